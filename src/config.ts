@@ -3,9 +3,10 @@
  * (its settings, defaults and docs); this file gathers them and fails with every problem
  * listed when something is wrong.
  */
+
+import { engineSettings } from './engines/settings.js';
 import { platformSettings } from './platform/config/platform-settings.js';
 import { readSection, type Section, type SectionValues } from './platform/config/settings.js';
-import { engineSettings } from './engines/settings.js';
 
 export const SECTIONS = {
   platform: platformSettings,

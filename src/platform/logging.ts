@@ -10,10 +10,23 @@ export function createLogger(level: string, destination?: pino.DestinationStream
       level,
       base: { service: 'parley' },
       redact: {
-        paths: ['req.headers["x-api-key"]', 'req.headers.authorization', 'req.headers["sec-websocket-protocol"]', '*.api_key', '*.webhook_secret'],
+        paths: [
+          'req.headers["x-api-key"]',
+          'req.headers.authorization',
+          'req.headers["sec-websocket-protocol"]',
+          '*.api_key',
+          '*.webhook_secret',
+        ],
         censor: '[redacted]',
       },
       timestamp: pino.stdTimeFunctions.isoTime,
+      serializers: {
+        // Fastify's request serializer, with secrets stripped from the URL.
+        req(req: { method?: string; url?: string; id?: string; ip?: string }) {
+          return { method: req.method, url: req.url ? redactSecrets(req.url) : undefined, id: req.id, ip: req.ip };
+        },
+        err: pino.stdSerializers.err,
+      },
     },
     destination,
   );

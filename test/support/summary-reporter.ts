@@ -1,6 +1,10 @@
+import { writeFileSync } from 'node:fs';
 import type { Reporter, TestModule } from 'vitest/node';
 
-/** Prints the plain closing line "N passed, N failed, N skipped" that CI reads. */
+/**
+ * Writes the plain closing line "N passed, N failed, N skipped" that CI reads; scripts/test.sh
+ * prints it last (PARLEY_TEST_SUMMARY_FILE), or it goes to stdout when no file is given.
+ */
 export default class SummaryReporter implements Reporter {
   onTestRunEnd(modules: ReadonlyArray<TestModule>): void {
     let passed = 0;
@@ -14,6 +18,9 @@ export default class SummaryReporter implements Reporter {
         else skipped++;
       }
     }
-    process.stdout.write(`\n${passed} passed, ${failed} failed, ${skipped} skipped\n`);
+    const line = `${passed} passed, ${failed} failed, ${skipped} skipped\n`;
+    const file = process.env.PARLEY_TEST_SUMMARY_FILE;
+    if (file) writeFileSync(file, line);
+    else process.stdout.write(`\n${line}`);
   }
 }

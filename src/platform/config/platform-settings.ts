@@ -11,18 +11,20 @@ export const platformSettings = defineSection({
     'Data folder of the embedded default (SQLite database, audio, models). Used by the service and the admin CLI.',
     './data',
   ),
-  databaseUrl: settings.url(
-    'DATABASE_URL',
-    'PostgreSQL connection string (postgres://...). Unset: SQLite in PARLEY_DATA_DIR.',
-    ['postgres:', 'postgresql:'],
-  ),
+  databaseUrl: settings.url('DATABASE_URL', 'PostgreSQL connection string (postgres://...). Unset: SQLite in PARLEY_DATA_DIR.', [
+    'postgres:',
+    'postgresql:',
+  ]),
   redisUrl: settings.url('REDIS_URL', 'Redis connection string (redis://...). Unset: in-process jobs and pub/sub.', ['redis:', 'rediss:']),
   roles: settings.custom(
     'PARLEY_ROLES',
     'Comma-separated roles this process runs: api (REST, SSE), realtime (WebSocket), worker (jobs).',
     [...ROLES] as Role[],
     (raw) => {
-      const list = raw.split(',').map((s) => s.trim()).filter(Boolean);
+      const list = raw
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean);
       const bad = list.filter((r) => !(ROLES as readonly string[]).includes(r));
       if (bad.length || list.length === 0) throw new SettingError(`PARLEY_ROLES must list roles from ${ROLES.join(', ')}, got "${raw}"`);
       return [...new Set(list)] as Role[];
@@ -38,17 +40,12 @@ export const platformSettings = defineSection({
   ),
   bodyLimitBytes: settings.int('PARLEY_BODY_LIMIT_BYTES', 'Largest JSON request body accepted.', 1024 * 1024, { min: 1024 }),
   shutdownGraceMs: settings.int('PARLEY_SHUTDOWN_GRACE_MS', 'How long shutdown waits for in-flight requests.', 10000, { min: 0 }),
-  timeZone: settings.custom(
-    'PARLEY_TIME_ZONE',
-    'Time zone of the plan day boundary (daily limits), IANA name.',
-    'UTC',
-    (raw) => {
-      try {
-        new Intl.DateTimeFormat('en-US', { timeZone: raw });
-      } catch {
-        throw new SettingError(`PARLEY_TIME_ZONE must be an IANA time zone, got "${raw}"`);
-      }
-      return raw;
-    },
-  ),
+  timeZone: settings.custom('PARLEY_TIME_ZONE', 'Time zone of the plan day boundary (daily limits), IANA name.', 'UTC', (raw) => {
+    try {
+      new Intl.DateTimeFormat('en-US', { timeZone: raw });
+    } catch {
+      throw new SettingError(`PARLEY_TIME_ZONE must be an IANA time zone, got "${raw}"`);
+    }
+    return raw;
+  }),
 });

@@ -15,13 +15,7 @@ export interface Setting<T> {
 
 export class SettingError extends Error {}
 
-function make<T>(
-  env: string,
-  description: string,
-  defaultValue: T,
-  parse: (raw: string) => T,
-  defaultText?: string,
-): Setting<T> {
+function make<T>(env: string, description: string, defaultValue: T, parse: (raw: string) => T, defaultText?: string): Setting<T> {
   return {
     env,
     description,
@@ -77,7 +71,11 @@ export const settings = {
       env,
       description,
       defaultValue,
-      (raw) => raw.split(',').map((s) => s.trim()).filter(Boolean),
+      (raw) =>
+        raw
+          .split(',')
+          .map((s) => s.trim())
+          .filter(Boolean),
       defaultValue.length ? defaultValue.join(',') : undefined,
     );
   },
@@ -119,11 +117,7 @@ export function defineSection<S extends Section>(section: S): S {
 }
 
 /** Reads a section; collects every problem instead of stopping at the first. */
-export function readSection<S extends Section>(
-  section: S,
-  env: Record<string, string | undefined>,
-  problems: string[],
-): SectionValues<S> {
+export function readSection<S extends Section>(section: S, env: Record<string, string | undefined>, problems: string[]): SectionValues<S> {
   const out: Record<string, unknown> = {};
   for (const [key, s] of Object.entries(section)) {
     try {

@@ -99,7 +99,12 @@ export const ERRORS = {
   // --- Recording type restrictions ------------------------------------------------
   record_translation_not_allowed: def(400, 'error', 'recording', 'Recordings of type "record" cannot be translated.'),
   record_tts_not_allowed: def(400, 'error', 'recording', 'Recordings of type "record" cannot use TTS.'),
-  record_summary_requires_template: def(400, 'error', 'recording', 'A summary for type "record" needs a template or a custom summary mode.'),
+  record_summary_requires_template: def(
+    400,
+    'error',
+    'recording',
+    'A summary for type "record" needs a template or a custom summary mode.',
+  ),
 
   // --- Glossary configuration ----------------------------------------------------
   config_empty: def(400, 'error', 'glossary', 'The glossary configuration is empty.'),
@@ -131,7 +136,9 @@ export const ERRORS = {
   invalid_parameter: def(null, 'error', 'request', 'A parameter is not valid.'),
   invalid_data: def(null, 'error', 'request', 'The data is not valid.'),
   invalid_recognition_mode: def(null, 'error', 'request', 'The recognition mode is not valid.'),
-  summary_mode_field_mismatch: def(400, 'error', 'summary', 'The summary fields do not match the summary mode.', { statusBy: { sse: 422 } }),
+  summary_mode_field_mismatch: def(400, 'error', 'summary', 'The summary fields do not match the summary mode.', {
+    statusBy: { sse: 422 },
+  }),
   internal_error: def(500, 'error', 'server', 'An internal error occurred.'),
   validation_failed: def(422, 'error', 'request', 'The request is not valid.', { statusBy: { voices: 400 } }),
   too_many_requests: def(429, 'error', 'request', 'Too many requests; retry later.'),

@@ -1,0 +1,114 @@
+/**
+ * The composition root: reads nothing from the environment itself (it gets a Config), opens
+ * the backends configuration selects (SQLite or PostgreSQL; in-process or Redis bus and
+ * jobs), builds the engine registry, and registers each feature's routes for the roles this
+ * process runs. `src/main.ts` starts it; tests call `buildApp` directly.
+ */
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Logger } from 'pino';
+import { InProcessBus } from './bus/in-process.js';
+import type { EventBus } from './bus/types.js';
+import type { Config } from './config.js';
+import { EngineRegistry } from './engines/registry.js';
+import { createHttpServer } from './platform/http/server.js';
+import type { HttpApp } from './platform/http/types.js';
+import { createLogger } from './platform/logging.js';
+import { InMemoryRateLimiter, type RateLimiter } from './platform/rate-limit.js';
+import { type Database, openDatabase } from './store/database.js';
+import { migrate } from './store/migrate.js';
+import { registerVersionRoutes } from './version/routes.js';
+
+/** Everything a feature may depend on. Features get what they need from here, nothing global. */
+export interface AppDeps {
+  config: Config;
+  logger: Logger;
+  database: Database;
+  bus: EventBus;
+  rateLimiter: RateLimiter;
+  engines: EngineRegistry;
+  /** Injectable clock (tests move time; production uses the system clock). */
+  now: () => Date;
+  build: string;
+}
+
+export interface ParleyApp {
+  http: HttpApp;
+  deps: AppDeps;
+  /** Stops accepting work, finishes in-flight requests, closes backends. */
+  close(): Promise<void>;
+}
+
+export interface BuildOverrides {
+  logger?: Logger;
+  engines?: EngineRegistry;
+  now?: () => Date;
+  /** PostgreSQL schema (tests isolate themselves). */
+  pgSchema?: string;
+}
+
+export async function buildApp(config: Config, overrides: BuildOverrides = {}): Promise<ParleyApp> {
+  const logger = overrides.logger ?? createLogger(config.platform.logLevel);
+  const database = openDatabase({
+    databaseUrl: config.platform.databaseUrl,
+    sqlitePath: join(config.platform.dataDir, 'parley.db'),
+    pgSchema: overrides.pgSchema,
+  });
+  await migrate(database);
+  const build = buildString();
+  const deps: AppDeps = {
+    config,
+    logger,
+    database,
+    bus: new InProcessBus(),
+    rateLimiter: new InMemoryRateLimiter(),
+    engines: overrides.engines ?? EngineRegistry.fromEngines([]),
+    now: overrides.now ?? (() => new Date()),
+    build,
+  };
+
+  const http = await createHttpServer({
+    logger,
+    bodyLimitBytes: config.platform.bodyLimitBytes,
+    trustProxy: config.platform.trustProxy,
+    corsOrigins: config.platform.corsOrigins,
+    version: build,
+  });
+  const roles = config.platform.roles;
+  registerVersionRoutes(http, { build, roles });
+  // Feature routes are registered here, one line per feature (see ARCHITECTURE.md).
+
+  let closed = false;
+  return {
+    http,
+    deps,
+    async close() {
+      if (closed) return;
+      closed = true;
+      await http.close();
+      await deps.bus.close();
+      await deps.engines.close();
+      await database.close();
+    },
+  };
+}
+
+/** "<package version>+<commit>" (commit from PARLEY_BUILD_COMMIT at build time, else git). */
+function buildString(): string {
+  const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };
+  let commit = process.env.PARLEY_BUILD_COMMIT ?? '';
+  if (!commit) {
+    try {
+      commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], {
+        cwd: new URL('..', import.meta.url),
+        stdio: ['ignore', 'pipe', 'ignore'],
+      })
+        .toString()
+        .trim();
+    } catch {
+      commit = 'unknown';
+    }
+  }
+  return `${pkg.version}+${commit}`;
+}

@@ -1,0 +1,42 @@
+/**
+ * A durable job queue: a job enqueued survives a restart and runs at least once. Handlers
+ * must be idempotent (they get the attempt number and the job id to make that easy).
+ * The embedded implementation keeps jobs in the database; Redis (BullMQ) or PostgreSQL
+ * implementations share this interface.
+ */
+export interface JobOptions {
+  /** Run no earlier than this time. */
+  runAt?: Date;
+  /** Total attempts including the first (default 5). */
+  maxAttempts?: number;
+  /** Delay before attempt n+1, in ms (default: exponential from 1 s with jitter). */
+  backoffMs?: (attempt: number) => number;
+  /** A second enqueue with the same key while the first is pending is dropped. */
+  dedupeKey?: string;
+}
+
+export interface JobContext {
+  id: string;
+  name: string;
+  attempt: number;
+  maxAttempts: number;
+  signal: AbortSignal;
+}
+
+/** Throw this from a handler to fail the job at once, without further attempts. */
+export class PermanentJobError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'PermanentJobError';
+  }
+}
+
+export type JobHandler<P = unknown> = (payload: P, context: JobContext) => Promise<void>;
+
+export interface JobQueue {
+  enqueue<P>(name: string, payload: P, options?: JobOptions): Promise<string>;
+  /** Registers the handler for `name` and starts working it (worker role). */
+  work<P>(name: string, handler: JobHandler<P>, options?: { concurrency?: number }): void;
+  /** Stops taking jobs and waits for running ones (up to the grace period). */
+  close(graceMs?: number): Promise<void>;
+}

@@ -1,0 +1,45 @@
+/**
+ * Start-up: read configuration (every problem reported at once), build the app, listen, and
+ * shut down gracefully on SIGTERM/SIGINT (in-flight requests finish, up to the grace period).
+ */
+import { buildApp } from './app.js';
+import { ConfigError, loadConfig } from './config.js';
+
+async function main(): Promise<void> {
+  let config: ReturnType<typeof loadConfig>;
+  try {
+    config = loadConfig();
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      process.stderr.write(`${err.message}\nSee README.md, "Configuration".\n`);
+      process.exit(2);
+    }
+    throw err;
+  }
+  const app = await buildApp(config);
+  const { logger } = app.deps;
+  await app.http.listen({ port: config.platform.port, host: config.platform.host });
+  logger.info({ roles: config.platform.roles, port: config.platform.port, build: app.deps.build }, 'parley listening');
+
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, 'shutting down: finishing in-flight requests');
+    const force = setTimeout(() => {
+      logger.warn('shutdown grace period over; exiting');
+      process.exit(1);
+    }, config.platform.shutdownGraceMs);
+    force.unref();
+    await app.close();
+    logger.info('stopped');
+    process.exit(0);
+  };
+  process.on('SIGTERM', () => void stop('SIGTERM'));
+  process.on('SIGINT', () => void stop('SIGINT'));
+}
+
+main().catch((err) => {
+  process.stderr.write(`parley failed to start: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,92 @@
+/**
+ * The HTTP server factory: Fastify with request ids, the error registry mapping, CORS per
+ * route family, OpenAPI, and the JSON conventions of the spec. Start-up (listen, signals)
+ * is elsewhere (`src/main.ts`), so tests build the same server in-process.
+ */
+import { randomUUID } from 'node:crypto';
+import cors from '@fastify/cors';
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import Fastify from 'fastify';
+import type { Logger } from 'pino';
+import { installErrorHandling } from './errors.js';
+import type { HttpApp } from './types.js';
+
+export interface HttpServerOptions {
+  logger: Logger;
+  bodyLimitBytes: number;
+  trustProxy: boolean;
+  /** Origins allowed on private (authenticated) routes; "*" allows any. */
+  corsOrigins: string[];
+  version: string;
+}
+
+const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
+
+/**
+ * Routes that browsers on any domain may call without credentials (viewer pages, public
+ * token exchange, version). Decided by path so CORS preflight requests match too.
+ */
+const PUBLIC_PREFIXES = ['/api/v1/viewer/', '/api/v1/public/', '/broadcast/', '/api/v1/version', '/version', '/tasks/'];
+
+export function isPublicPath(url: string): boolean {
+  const path = url.split('?')[0] ?? '';
+  return PUBLIC_PREFIXES.some((p) => path === p.replace(/\/$/, '') || path.startsWith(p));
+}
+
+export async function createHttpServer(options: HttpServerOptions): Promise<HttpApp> {
+  const app = Fastify({
+    loggerInstance: options.logger,
+    bodyLimit: options.bodyLimitBytes,
+    trustProxy: options.trustProxy,
+    requestIdHeader: false,
+    genReqId: (req) => {
+      const given = req.headers['x-request-id'];
+      return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
+    },
+    return503OnClosing: true,
+    ajv: { customOptions: { coerceTypes: 'array', removeAdditional: false, allErrors: false } },
+  }).withTypeProvider<TypeBoxTypeProvider>() as unknown as HttpApp;
+
+  app.addHook('onSend', async (request, reply, payload) => {
+    reply.header('X-Request-Id', request.id);
+    return payload;
+  });
+  installErrorHandling(app);
+
+  const allowAny = options.corsOrigins.includes('*');
+  await app.register(cors, {
+    delegator: (req, cb) => {
+      const exposedHeaders = ['Retry-After', 'X-Request-Id', 'Content-Length', 'Content-Range', 'Accept-Ranges'];
+      if (isPublicPath(req.url ?? '')) {
+        cb(null, { origin: '*', credentials: false, methods: ['GET', 'POST', 'OPTIONS'], allowedHeaders: undefined, exposedHeaders });
+        return;
+      }
+      const origin = req.headers.origin;
+      const allowed = origin !== undefined && (allowAny || options.corsOrigins.includes(origin));
+      cb(null, {
+        origin: allowed ? origin : false,
+        credentials: false,
+        exposedHeaders,
+        methods: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'],
+      });
+    },
+  });
+
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'Parley API',
+        version: options.version,
+        description: 'Speech transcription, translation and broadcast service (interface v1.24.1).',
+      },
+      components: { securitySchemes: { apiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' } } },
+    },
+  });
+  await app.register(swaggerUi, { routePrefix: '/api/v1/docs' });
+  app.get('/api/v1/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+
+  return app;
+}

@@ -1,0 +1,59 @@
+/**
+ * Opens the database chosen by configuration: SQLite in PARLEY_DATA_DIR by default, or
+ * PostgreSQL when DATABASE_URL is set. Both are driven through one Kysely query builder, so
+ * every store operation is written once; the few dialect differences (row locks, upserts)
+ * are decided by `db.dialect`. SQL lives only in the store layer (`src/store/` and each
+ * feature's `store.ts`).
+ *
+ * Portable column conventions (see ARCHITECTURE.md): ids are UUID text; timestamps are ISO
+ * 8601 UTC text with milliseconds (sortable as text); flags are integers 0/1; money is
+ * integer milli-points (bigint) so sums are exact.
+ */
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import SQLiteDatabase from 'better-sqlite3';
+import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
+import pg from 'pg';
+import type { Schema } from './schema.js';
+
+export type Dialect = 'sqlite' | 'postgres';
+
+export interface Database {
+  readonly db: Kysely<Schema>;
+  readonly dialect: Dialect;
+  close(): Promise<void>;
+}
+
+// bigint (int8) columns hold milli-points and counters well inside 2^53: read them as numbers.
+pg.types.setTypeParser(20, (v) => Number(v));
+
+export interface OpenOptions {
+  /** postgres:// URL, or undefined for SQLite. */
+  databaseUrl?: string;
+  /** SQLite file path (":memory:" for tests). */
+  sqlitePath: string;
+  /** PostgreSQL schema to use (tests isolate themselves in their own schema). */
+  pgSchema?: string;
+  poolSize?: number;
+}
+
+export function openDatabase(options: OpenOptions): Database {
+  if (options.databaseUrl) {
+    const pool = new pg.Pool({
+      connectionString: options.databaseUrl,
+      max: options.poolSize ?? 10,
+      // Each connection uses the configured schema (tests run in their own schema).
+      options: options.pgSchema ? `-c search_path=${options.pgSchema}` : undefined,
+    });
+    const db = new Kysely<Schema>({ dialect: new PostgresDialect({ pool }) });
+    return { db, dialect: 'postgres', close: () => db.destroy() };
+  }
+  if (options.sqlitePath !== ':memory:') mkdirSync(dirname(options.sqlitePath), { recursive: true });
+  const sqlite = new SQLiteDatabase(options.sqlitePath);
+  sqlite.pragma('journal_mode = WAL');
+  sqlite.pragma('foreign_keys = ON');
+  sqlite.pragma('busy_timeout = 5000');
+  sqlite.pragma('synchronous = NORMAL');
+  const db = new Kysely<Schema>({ dialect: new SqliteDialect({ database: sqlite }) });
+  return { db, dialect: 'sqlite', close: () => db.destroy() };
+}

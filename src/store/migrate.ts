@@ -1,0 +1,53 @@
+/**
+ * Versioned migrations, applied at start (and by the admin CLI) in id order, each in its own
+ * transaction, recorded in `parley_migrations`. On PostgreSQL an advisory lock makes
+ * concurrent starts of several processes safe. Migrations are append-only: never edit one
+ * that has shipped; add a new one.
+ */
+import { type Kysely, sql } from 'kysely';
+import type { Database, Dialect } from './database.js';
+import { MIGRATIONS } from './migrations/index.js';
+
+export interface MigrationTables {
+  parley_migrations: { id: string; applied_at: string };
+}
+
+export interface Migration {
+  /** Sortable id, "0001_accounts". Ranges: 0001-0099 platform, 0100+ features in issue order. */
+  id: string;
+  // biome-ignore lint/suspicious/noExplicitAny: migrations run against the schema as it was then
+  up(db: Kysely<any>, dialect: Dialect): Promise<void>;
+}
+
+const LOCK_ID = 7_202_611; // arbitrary constant for pg_advisory_lock
+
+export async function migrate(database: Database, migrations: Migration[] = MIGRATIONS): Promise<string[]> {
+  const { db, dialect } = database;
+  const ids = migrations.map((m) => m.id);
+  if (new Set(ids).size !== ids.length) throw new Error('duplicate migration id');
+  const sorted = [...migrations].sort((a, b) => a.id.localeCompare(b.id));
+  return db.connection().execute(async (conn) => {
+    if (dialect === 'postgres') await sql`select pg_advisory_lock(${LOCK_ID})`.execute(conn);
+    try {
+      await conn.schema
+        .createTable('parley_migrations')
+        .ifNotExists()
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('applied_at', 'text', (c) => c.notNull())
+        .execute();
+      const done = new Set((await conn.selectFrom('parley_migrations').select('id').execute()).map((r) => r.id));
+      const applied: string[] = [];
+      for (const m of sorted) {
+        if (done.has(m.id)) continue;
+        await conn.transaction().execute(async (trx) => {
+          await m.up(trx, dialect);
+          await trx.insertInto('parley_migrations').values({ id: m.id, applied_at: new Date().toISOString() }).execute();
+        });
+        applied.push(m.id);
+      }
+      return applied;
+    } finally {
+      if (dialect === 'postgres') await sql`select pg_advisory_unlock(${LOCK_ID})`.execute(conn);
+    }
+  });
+}

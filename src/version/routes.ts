@@ -1,0 +1,26 @@
+import { Type } from 'typebox';
+import { ok } from '../platform/http/reply.js';
+import type { HttpApp } from '../platform/http/types.js';
+
+export const INTERFACE_VERSION = '1.24.1';
+
+const VersionSchema = Type.Object({ data: Type.Object({ service: Type.String(), version: Type.String(), build: Type.String() }) });
+
+/**
+ * `GET /api/v1/version` (svc-api) and `GET /version` (svc-realtime): both report the
+ * interface version this server implements and the build (package version + commit).
+ * Wrapped in `data` like every success body ("unless stated", and the spec states no exception).
+ */
+export function registerVersionRoutes(app: HttpApp, options: { build: string; roles: readonly string[] }): void {
+  const schema = { response: { 200: VersionSchema }, security: [] };
+  if (options.roles.includes('api')) {
+    app.get('/api/v1/version', { schema: { ...schema, tags: ['version'] } }, async () =>
+      ok({ service: 'svc-api', version: INTERFACE_VERSION, build: options.build }),
+    );
+  }
+  if (options.roles.includes('realtime')) {
+    app.get('/version', { schema: { ...schema, tags: ['version'] } }, async () =>
+      ok({ service: 'svc-realtime', version: INTERFACE_VERSION, build: options.build }),
+    );
+  }
+}

@@ -13,8 +13,8 @@ export class InProcessBus implements EventBus {
   }
 
   subscribe(topic: string, handler: BusHandler): () => void {
-    let set = this.handlers.get(topic);
-    if (!set) this.handlers.set(topic, (set = new Set()));
+    const set = this.handlers.get(topic) ?? new Set<BusHandler>();
+    this.handlers.set(topic, set);
     set.add(handler);
     return () => {
       set.delete(handler);

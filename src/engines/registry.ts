@@ -70,7 +70,16 @@ export class EngineRegistry {
         result = { unavailable: err instanceof Error ? err.message : String(err) };
       }
       if ('unavailable' in result) {
-        status.push({ id: f.id, kind: f.kind, tier: f.tier, summary: f.summary, available: false, reason: result.unavailable, languages: [], capabilities: {} });
+        status.push({
+          id: f.id,
+          kind: f.kind,
+          tier: f.tier,
+          summary: f.summary,
+          available: false,
+          reason: result.unavailable,
+          languages: [],
+          capabilities: {},
+        });
         continue;
       }
       engines.push(result);
@@ -132,8 +141,7 @@ export class EngineRegistry {
   private directTranslator(from: string, to: string): Translator | undefined {
     return this.engines.find(
       (e): e is Translator =>
-        e.kind === 'translator' &&
-        (e.capabilities.pairs ?? []).some(([f, t]) => languageServes(f, from) && languageServes(t, to)),
+        e.kind === 'translator' && (e.capabilities.pairs ?? []).some(([f, t]) => languageServes(f, from) && languageServes(t, to)),
     );
   }
 

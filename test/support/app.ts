@@ -111,6 +111,7 @@ export async function api(
   method: string,
   path: string,
   options: { key?: string; body?: unknown; headers?: Record<string, string> } = {},
+  // biome-ignore lint/suspicious/noExplicitAny: tests read response bodies freely
 ): Promise<{ status: number; body: any; headers: Headers }> {
   const headers: Record<string, string> = { ...(options.headers ?? {}) };
   if (options.key !== undefined) headers['x-api-key'] = options.key;

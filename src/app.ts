@@ -16,6 +16,8 @@ import { createHttpServer } from './platform/http/server.js';
 import type { HttpApp } from './platform/http/types.js';
 import { createLogger } from './platform/logging.js';
 import { InMemoryRateLimiter, type RateLimiter } from './platform/rate-limit.js';
+import { LocalDiskBlobStore } from './storage/local-disk.js';
+import type { BlobStore } from './storage/types.js';
 import { type Database, openDatabase } from './store/database.js';
 import { migrate } from './store/migrate.js';
 import { registerVersionRoutes } from './version/routes.js';
@@ -28,6 +30,8 @@ export interface AppDeps {
   bus: EventBus;
   rateLimiter: RateLimiter;
   engines: EngineRegistry;
+  /** Audio and other large files (local disk under PARLEY_DATA_DIR/blobs by default). */
+  blobs: BlobStore;
   /** Injectable clock (tests move time; production uses the system clock). */
   now: () => Date;
   build: string;
@@ -64,6 +68,7 @@ export async function buildApp(config: Config, overrides: BuildOverrides = {}): 
     bus: new InProcessBus(),
     rateLimiter: new InMemoryRateLimiter(),
     engines: overrides.engines ?? EngineRegistry.fromEngines([]),
+    blobs: new LocalDiskBlobStore(join(config.platform.dataDir, 'blobs')),
     now: overrides.now ?? (() => new Date()),
     build,
   };

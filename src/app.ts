@@ -12,6 +12,8 @@ import { InProcessBus } from './bus/in-process.js';
 import type { EventBus } from './bus/types.js';
 import type { Config } from './config.js';
 import { EngineRegistry } from './engines/registry.js';
+import { StoreJobQueue } from './jobs/store-queue.js';
+import type { JobQueue } from './jobs/types.js';
 import { createHttpServer } from './platform/http/server.js';
 import type { HttpApp } from './platform/http/types.js';
 import { createLogger } from './platform/logging.js';
@@ -28,6 +30,8 @@ export interface AppDeps {
   logger: Logger;
   database: Database;
   bus: EventBus;
+  /** Durable jobs; handlers are registered only in processes with the worker role. */
+  jobs: JobQueue;
   rateLimiter: RateLimiter;
   engines: EngineRegistry;
   /** Audio and other large files (local disk under PARLEY_DATA_DIR/blobs by default). */
@@ -66,6 +70,7 @@ export async function buildApp(config: Config, overrides: BuildOverrides = {}): 
     logger,
     database,
     bus: new InProcessBus(),
+    jobs: new StoreJobQueue(database, { logger: logger.child({ component: 'jobs' }), now: overrides.now }),
     rateLimiter: new InMemoryRateLimiter(),
     engines: overrides.engines ?? EngineRegistry.fromEngines([]),
     blobs: new LocalDiskBlobStore(join(config.platform.dataDir, 'blobs')),
@@ -92,6 +97,7 @@ export async function buildApp(config: Config, overrides: BuildOverrides = {}): 
       if (closed) return;
       closed = true;
       await http.close();
+      await deps.jobs.close(config.platform.shutdownGraceMs);
       await deps.bus.close();
       await deps.engines.close();
       await database.close();

@@ -9,8 +9,6 @@ export interface JobOptions {
   runAt?: Date;
   /** Total attempts including the first (default 5). */
   maxAttempts?: number;
-  /** Delay before attempt n+1, in ms (default: exponential from 1 s with jitter). */
-  backoffMs?: (attempt: number) => number;
   /** A second enqueue with the same key while the first is pending is dropped. */
   dedupeKey?: string;
 }
@@ -31,12 +29,19 @@ export class PermanentJobError extends Error {
   }
 }
 
+export interface WorkOptions {
+  /** Jobs of this name run at once in this process (default 1). */
+  concurrency?: number;
+  /** Delay before attempt n+1, in ms (default: exponential from 1 s with jitter, capped at 5 min). */
+  backoffMs?: (attempt: number) => number;
+}
+
 export type JobHandler<P = unknown> = (payload: P, context: JobContext) => Promise<void>;
 
 export interface JobQueue {
   enqueue<P>(name: string, payload: P, options?: JobOptions): Promise<string>;
   /** Registers the handler for `name` and starts working it (worker role). */
-  work<P>(name: string, handler: JobHandler<P>, options?: { concurrency?: number }): void;
+  work<P>(name: string, handler: JobHandler<P>, options?: WorkOptions): void;
   /** Stops taking jobs and waits for running ones (up to the grace period). */
   close(graceMs?: number): Promise<void>;
 }

@@ -2,6 +2,7 @@
  * The database schema as Kysely table types. Each feature declares its own tables next to
  * its store (`src/<feature>/tables.ts`) and they are composed here, one line per feature.
  */
+import type { JobTables } from '../jobs/tables.js';
 import type { MigrationTables } from './migrate.js';
 
-export interface Schema extends MigrationTables {}
+export interface Schema extends MigrationTables, JobTables {}

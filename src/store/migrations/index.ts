@@ -1,4 +1,7 @@
 /** All migrations, one import line each (ids must be unique; order is by id). */
 import type { Migration } from '../migrate.js';
+import { jobsMigration } from './0050_jobs.js';
 
-export const MIGRATIONS: Migration[] = [];
+export const MIGRATIONS: Migration[] = [
+  jobsMigration,
+];

@@ -1,0 +1,239 @@
+/**
+ * The embedded durable job queue: jobs are rows in the database (SQLite or PostgreSQL), so
+ * an enqueued job survives a restart. A worker claims a job with a lease (`locked_until`)
+ * that it renews while the handler runs; a process that dies leaves its lease to expire
+ * and the job is claimed again (at-least-once). Claiming is one atomic UPDATE: on
+ * PostgreSQL `FOR UPDATE SKIP LOCKED` lets several worker processes share the table; on
+ * SQLite the single writer serializes claims.
+ */
+import { randomUUID } from 'node:crypto';
+import { sql } from 'kysely';
+import type { Logger } from 'pino';
+import type { Database } from '../store/database.js';
+import type { JobContext, JobHandler, JobOptions, JobQueue, WorkOptions } from './types.js';
+import { PermanentJobError } from './types.js';
+
+export interface StoreQueueOptions {
+  logger: Logger;
+  now?: () => Date;
+  /** How often idle workers look for due jobs. */
+  pollMs?: number;
+  /** Lease length; renewed every third of it while a handler runs. */
+  leaseMs?: number;
+}
+
+const DEFAULT_ATTEMPTS = 5;
+
+export function defaultBackoff(attempt: number): number {
+  const base = Math.min(1000 * 2 ** (attempt - 1), 5 * 60_000);
+  return Math.round(base * (0.75 + Math.random() * 0.5));
+}
+
+interface Worker {
+  name: string;
+  handler: JobHandler<unknown>;
+  concurrency: number;
+  running: number;
+}
+
+export class StoreJobQueue implements JobQueue {
+  private readonly workers = new Map<string, Worker>();
+  private readonly backoffs = new Map<string, (attempt: number) => number>();
+  private readonly inFlight = new Set<Promise<void>>();
+  private readonly controllers = new Set<AbortController>();
+  private readonly renewals = new Set<NodeJS.Timeout>();
+  private readonly workerId = randomUUID();
+  private timer: NodeJS.Timeout | undefined;
+  private closing = false;
+  private ticking = false;
+  private readonly now: () => Date;
+  private readonly pollMs: number;
+  private readonly leaseMs: number;
+
+  constructor(
+    private readonly database: Database,
+    private readonly options: StoreQueueOptions,
+  ) {
+    this.now = options.now ?? (() => new Date());
+    this.pollMs = options.pollMs ?? 500;
+    this.leaseMs = options.leaseMs ?? 60_000;
+  }
+
+  async enqueue<P>(name: string, payload: P, options: JobOptions = {}): Promise<string> {
+    const { db } = this.database;
+    const now = this.now().toISOString();
+    if (options.dedupeKey) {
+      const existing = await db
+        .selectFrom('jobs')
+        .select('id')
+        .where('dedupe_key', '=', options.dedupeKey)
+        .where('status', 'in', ['pending', 'running'])
+        .executeTakeFirst();
+      if (existing) return existing.id;
+    }
+    const id = randomUUID();
+    await db
+      .insertInto('jobs')
+      .values({
+        id,
+        name,
+        payload: JSON.stringify(payload ?? null),
+        status: 'pending',
+        max_attempts: options.maxAttempts ?? DEFAULT_ATTEMPTS,
+        run_at: (options.runAt ?? this.now()).toISOString(),
+        locked_until: null,
+        locked_by: null,
+        last_error: null,
+        dedupe_key: options.dedupeKey ?? null,
+        created_at: now,
+        updated_at: now,
+      })
+      .execute();
+    if (this.workers.has(name)) queueMicrotask(() => void this.tick());
+    return id;
+  }
+
+  work<P>(name: string, handler: JobHandler<P>, options: WorkOptions = {}): void {
+    if (options.backoffMs) this.backoffs.set(name, options.backoffMs);
+    this.workers.set(name, { name, handler: handler as JobHandler<unknown>, concurrency: options.concurrency ?? 1, running: 0 });
+    if (!this.timer) {
+      this.timer = setInterval(() => void this.tick(), this.pollMs);
+      this.timer.unref();
+    }
+    queueMicrotask(() => void this.tick());
+  }
+
+  /** Claims and starts due jobs until every worker is at its concurrency. */
+  private async tick(): Promise<void> {
+    if (this.closing || this.ticking) return;
+    this.ticking = true;
+    try {
+      for (const w of this.workers.values()) {
+        while (!this.closing && w.running < w.concurrency) {
+          const job = await this.claim(w.name);
+          if (!job) break;
+          w.running++;
+          const p = this.run(w, job).finally(() => {
+            w.running--;
+            this.inFlight.delete(p);
+            queueMicrotask(() => void this.tick());
+          });
+          this.inFlight.add(p);
+        }
+      }
+    } catch (err) {
+      this.options.logger.error({ err }, 'job queue: claiming failed');
+    } finally {
+      this.ticking = false;
+    }
+  }
+
+  private async claim(name: string) {
+    const { db, dialect } = this.database;
+    const now = this.now();
+    const nowIso = now.toISOString();
+    const lease = new Date(now.getTime() + this.leaseMs).toISOString();
+    // Due pending jobs, or running jobs whose lease expired (their worker died).
+    const due = db
+      .selectFrom('jobs')
+      .select('id')
+      .where('name', '=', name)
+      .where((eb) =>
+        eb.or([
+          eb.and([eb('status', '=', 'pending'), eb('run_at', '<=', nowIso)]),
+          eb.and([eb('status', '=', 'running'), eb('locked_until', '<', nowIso)]),
+        ]),
+      )
+      .orderBy('run_at')
+      .limit(1);
+    const candidate = dialect === 'postgres' ? due.forUpdate().skipLocked() : due;
+    const row = await db
+      .updateTable('jobs')
+      .set({ status: 'running', locked_until: lease, locked_by: this.workerId, attempts: sql`attempts + 1`, updated_at: nowIso })
+      .where('id', '=', (eb) => eb.selectFrom(candidate.as('c')).select('c.id'))
+      .returningAll()
+      .executeTakeFirst();
+    return row ?? null;
+  }
+
+  private async run(w: Worker, job: { id: string; name: string; payload: string; attempts: number; max_attempts: number }): Promise<void> {
+    const { db } = this.database;
+    const controller = new AbortController();
+    this.controllers.add(controller);
+    const renew = setInterval(() => {
+      const until = new Date(this.now().getTime() + this.leaseMs).toISOString();
+      db.updateTable('jobs')
+        .set({ locked_until: until })
+        .where('id', '=', job.id)
+        .where('locked_by', '=', this.workerId)
+        .execute()
+        .catch((err: unknown) => this.options.logger.warn({ err, job_id: job.id }, 'job queue: lease renewal failed'));
+    }, this.leaseMs / 3);
+    renew.unref();
+    this.renewals.add(renew);
+    const context: JobContext = {
+      id: job.id,
+      name: job.name,
+      attempt: job.attempts,
+      maxAttempts: job.max_attempts,
+      signal: controller.signal,
+    };
+    try {
+      await w.handler(JSON.parse(job.payload) as unknown, context);
+      await this.finish(job.id, { status: 'done', last_error: null });
+    } catch (err) {
+      await this.recordFailure(job, err).catch((e: unknown) =>
+        this.options.logger.error({ err: e, job_id: job.id }, 'job queue: recording a failure failed'),
+      );
+    } finally {
+      clearInterval(renew);
+      this.renewals.delete(renew);
+      this.controllers.delete(controller);
+    }
+  }
+
+  private async recordFailure(job: { id: string; name: string; attempts: number; max_attempts: number }, err: unknown): Promise<void> {
+    const message = err instanceof Error ? err.message : String(err);
+    const permanent = err instanceof PermanentJobError;
+    if (permanent || job.attempts >= job.max_attempts) {
+      this.options.logger.warn({ job_id: job.id, job: job.name, attempt: job.attempts, err }, 'job failed for good');
+      await this.finish(job.id, { status: 'failed', last_error: message });
+    } else {
+      const delay = (this.backoffs.get(job.name) ?? defaultBackoff)(job.attempts);
+      this.options.logger.info(
+        { job_id: job.id, job: job.name, attempt: job.attempts, retry_in_ms: delay, error: message },
+        'job will retry',
+      );
+      await this.finish(job.id, { status: 'pending', last_error: message, run_at: new Date(this.now().getTime() + delay).toISOString() });
+    }
+  }
+
+  private async finish(id: string, values: { status: string; last_error: string | null; run_at?: string }): Promise<void> {
+    await this.database.db
+      .updateTable('jobs')
+      .set({ ...values, locked_until: null, locked_by: null, updated_at: this.now().toISOString() })
+      .where('id', '=', id)
+      .where('locked_by', '=', this.workerId)
+      .execute();
+  }
+
+  /** A job's state, for status endpoints and tests. */
+  async get(id: string) {
+    return (await this.database.db.selectFrom('jobs').selectAll().where('id', '=', id).executeTakeFirst()) ?? null;
+  }
+
+  async close(graceMs = 10_000): Promise<void> {
+    this.closing = true;
+    if (this.timer) clearInterval(this.timer);
+    const all = Promise.allSettled([...this.inFlight]);
+    const timeout = new Promise<'timeout'>((r) => setTimeout(() => r('timeout'), graceMs).unref());
+    if ((await Promise.race([all, timeout])) === 'timeout') {
+      // Handlers still running are told to stop and their leases are no longer renewed: they
+      // lapse and another worker (or this one after a restart) takes the jobs up again.
+      for (const c of this.controllers) c.abort();
+      for (const t of this.renewals) clearInterval(t);
+      this.renewals.clear();
+      await Promise.race([all, new Promise((r) => setTimeout(r, 1000).unref())]);
+    }
+  }
+}

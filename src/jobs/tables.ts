@@ -1,0 +1,22 @@
+import type { Generated } from 'kysely';
+
+export interface JobsTable {
+  id: string;
+  name: string;
+  payload: string;
+  /** pending | running | done | failed */
+  status: string;
+  attempts: Generated<number>;
+  max_attempts: number;
+  run_at: string;
+  locked_until: string | null;
+  locked_by: string | null;
+  last_error: string | null;
+  dedupe_key: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface JobTables {
+  jobs: JobsTable;
+}

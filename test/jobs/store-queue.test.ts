@@ -1,0 +1,169 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { StoreJobQueue } from '../../src/jobs/store-queue.js';
+import { PermanentJobError } from '../../src/jobs/types.js';
+import { createLogger } from '../../src/platform/logging.js';
+import { type Database, openDatabase } from '../../src/store/database.js';
+import { migrate } from '../../src/store/migrate.js';
+import { backends, createPgSchema, dropPgSchema } from '../support/app.js';
+
+const logger = createLogger('silent');
+
+async function waitFor<T>(fn: () => Promise<T | null | undefined | false>, timeoutMs = 5000): Promise<T> {
+  const start = Date.now();
+  for (;;) {
+    const v = await fn();
+    if (v) return v;
+    if (Date.now() - start > timeoutMs) throw new Error('timed out waiting');
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+describe.each(backends())('durable job queue on %s', (backend) => {
+  const cleanups: Array<() => Promise<void>> = [];
+  afterEach(async () => {
+    for (const c of cleanups.splice(0).reverse()) await c();
+  });
+
+  async function database(): Promise<Database> {
+    if (backend === 'postgres') {
+      const schema = await createPgSchema();
+      const db = openDatabase({ databaseUrl: process.env.DATABASE_URL, sqlitePath: '', pgSchema: schema });
+      cleanups.push(async () => {
+        await db.close();
+        await dropPgSchema(schema);
+      });
+      await migrate(db);
+      return db;
+    }
+    const { mkdtempSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const { join } = await import('node:path');
+    const db = openDatabase({ sqlitePath: join(mkdtempSync(join(tmpdir(), 'parley-jobs-')), 'db.sqlite') });
+    cleanups.push(() => db.close());
+    await migrate(db);
+    return db;
+  }
+
+  function queue(db: Database, leaseMs = 60_000) {
+    const q = new StoreJobQueue(db, { logger, pollMs: 20, leaseMs });
+    cleanups.push(() => q.close(200));
+    return q;
+  }
+
+  it('runs a job once and marks it done', async () => {
+    const db = await database();
+    const q = queue(db);
+    const seen: unknown[] = [];
+    q.work<{ n: number }>('echo', async (p) => {
+      seen.push(p.n);
+    });
+    const id = await q.enqueue('echo', { n: 7 });
+    const job = await waitFor(async () => ((await q.get(id))?.status === 'done' ? q.get(id) : null));
+    expect(seen).toEqual([7]);
+    expect(job?.attempts).toBe(1);
+  });
+
+  it('retries a failing job with backoff, then succeeds', async () => {
+    const db = await database();
+    const q = queue(db);
+    let calls = 0;
+    q.work(
+      'flaky',
+      async (_p, ctx) => {
+        calls++;
+        if (ctx.attempt < 3) throw new Error(`temporary ${ctx.attempt}`);
+      },
+      { backoffMs: () => 10 },
+    );
+    const id = await q.enqueue('flaky', {}, { maxAttempts: 5 });
+    const job = await waitFor(async () => ((await q.get(id))?.status === 'done' ? q.get(id) : null));
+    expect(calls).toBe(3);
+    expect(job?.attempts).toBe(3);
+  });
+
+  it('fails for good after max attempts, or at once on a permanent error', async () => {
+    const db = await database();
+    const q = queue(db);
+    q.work(
+      'always',
+      async () => {
+        throw new Error('nope');
+      },
+      { backoffMs: () => 5 },
+    );
+    q.work('fatal', async () => {
+      throw new PermanentJobError('bad input');
+    });
+    const a = await q.enqueue('always', {}, { maxAttempts: 2 });
+    const b = await q.enqueue('fatal', {}, { maxAttempts: 5 });
+    const ja = await waitFor(async () => ((await q.get(a))?.status === 'failed' ? q.get(a) : null));
+    const jb = await waitFor(async () => ((await q.get(b))?.status === 'failed' ? q.get(b) : null));
+    expect(ja).toMatchObject({ attempts: 2, last_error: 'nope' });
+    expect(jb).toMatchObject({ attempts: 1, last_error: 'bad input' });
+  });
+
+  it('a job enqueued before a restart runs after it', async () => {
+    const db = await database();
+    const before = new StoreJobQueue(db, { logger, pollMs: 20 });
+    const id = await before.enqueue('later', { x: 1 });
+    await before.close();
+    const after = queue(db);
+    const got: unknown[] = [];
+    after.work('later', async (p) => {
+      got.push(p);
+    });
+    await waitFor(async () => (await after.get(id))?.status === 'done');
+    expect(got).toEqual([{ x: 1 }]);
+  });
+
+  it('a job whose worker died is claimed again when its lease expires', async () => {
+    const db = await database();
+    const dying = new StoreJobQueue(db, { logger, pollMs: 20, leaseMs: 150 });
+    let started = false;
+    dying.work('long', async () => {
+      started = true;
+      await new Promise(() => {}); // never finishes: the process "dies" holding the job
+    });
+    const id = await dying.enqueue('long', {});
+    await waitFor(async () => started);
+    // The handler ignores the abort: like a crashed process, it never releases the job; its
+    // lease is no longer renewed once the queue has shut down.
+    await dying.close(0);
+    const survivor = queue(db, 150);
+    const attempts: number[] = [];
+    survivor.work('long', async (_p, ctx) => {
+      attempts.push(ctx.attempt);
+    });
+    await waitFor(async () => (await survivor.get(id))?.status === 'done', 8000);
+    expect(attempts).toEqual([2]);
+  });
+
+  it('dedupes by key while a job is pending', async () => {
+    const db = await database();
+    const q = queue(db);
+    const a = await q.enqueue('d', {}, { dedupeKey: 'k1' });
+    const b = await q.enqueue('d', {}, { dedupeKey: 'k1' });
+    expect(b).toBe(a);
+  });
+
+  it('two queues on one database never run the same job twice', async () => {
+    const db = await database();
+    const q1 = queue(db);
+    const q2 = queue(db);
+    const runs = new Map<number, number>();
+    const handler = async (p: { i: number }) => {
+      runs.set(p.i, (runs.get(p.i) ?? 0) + 1);
+      await new Promise((r) => setTimeout(r, 2));
+    };
+    q1.work('shared', handler, { concurrency: 2 });
+    q2.work('shared', handler, { concurrency: 2 });
+    const ids = [];
+    for (let i = 0; i < 30; i++) ids.push(await q1.enqueue('shared', { i }));
+    await waitFor(async () => {
+      const done = await db.db.selectFrom('jobs').select('id').where('status', '=', 'done').execute();
+      return done.length === 30;
+    }, 10_000);
+    expect([...runs.values()].every((n) => n === 1)).toBe(true);
+    expect(runs.size).toBe(30);
+  });
+});

@@ -11,6 +11,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify from 'fastify';
 import type { Logger } from 'pino';
 import { installErrorHandling } from './errors.js';
+import { closeAllSse } from './sse.js';
 import type { HttpApp } from './types.js';
 
 export interface HttpServerOptions {
@@ -49,8 +50,24 @@ export async function createHttpServer(options: HttpServerOptions): Promise<Http
     ajv: { customOptions: { coerceTypes: 'array', removeAdditional: false, allErrors: false } },
   }).withTypeProvider<TypeBoxTypeProvider>() as unknown as HttpApp;
 
+  // Graceful close: in-flight requests finish; their keep-alive connections are told to
+  // close with the response and idle ones are closed as they appear, so close() does not
+  // wait for clients' keep-alive timers.
+  let closing = false;
+  let reaper: NodeJS.Timeout | undefined;
+  app.addHook('preClose', async () => {
+    closing = true;
+    closeAllSse(app);
+    app.server.closeIdleConnections();
+    reaper = setInterval(() => app.server.closeIdleConnections(), 50);
+    reaper.unref();
+  });
+  app.addHook('onClose', async () => {
+    if (reaper) clearInterval(reaper);
+  });
   app.addHook('onSend', async (request, reply, payload) => {
     reply.header('X-Request-Id', request.id);
+    if (closing) reply.header('Connection', 'close');
     return payload;
   });
   installErrorHandling(app);

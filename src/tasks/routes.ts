@@ -1,0 +1,125 @@
+/**
+ * Task routes (spec "Tasks", "Speaker editing", SSE history and audio). The composition
+ * root passes the real Authenticator and the task services; everything else comes in
+ * through `TaskRouteDeps`.
+ */
+import type { Logger } from 'pino';
+import { principalOf, requireApiKey } from '../platform/auth/hooks.js';
+import type { Authenticator } from '../platform/auth/types.js';
+import { ok } from '../platform/http/reply.js';
+import type { HttpApp } from '../platform/http/types.js';
+import type { BlobStore } from '../storage/types.js';
+import { registerExportRoutes } from './export-routes.js';
+import { taskListItem, taskListItemSchema } from './format.js';
+import type { TaskService } from './service.js';
+import type { SpeakerService } from './speakers/service.js';
+import { registerTaskSseRoutes } from './sse-routes.js';
+import { bodyObject, listQuery, requireBoolean, taskName, uuidList } from './validate.js';
+
+export interface TaskRouteDeps {
+  auth: Authenticator;
+  tasks: TaskService;
+  speakers: SpeakerService;
+  blobs: BlobStore;
+  logger?: Logger;
+}
+
+type IdParams = { Params: { taskId: string } };
+
+/** Typed loosely on purpose: only the serializer uses it (long lists serialize much faster). */
+const LIST_RESPONSE: object = {
+  type: 'object',
+  properties: { data: { type: 'object', properties: { tasks: { type: 'array', items: taskListItemSchema } } } },
+};
+
+export function registerTaskRoutes(app: HttpApp, deps: TaskRouteDeps): void {
+  const { tasks, speakers } = deps;
+  const auth = requireApiKey(deps.auth, 'header');
+  const base = { preHandler: auth, schema: { tags: ['tasks'], security: [{ apiKey: [] }] } };
+
+  app.get(
+    '/api/v1/tasks',
+    {
+      ...base,
+      schema: {
+        ...base.schema,
+        response: { 200: LIST_RESPONSE },
+      },
+    },
+    async (request) => {
+      const { statuses, ids } = listQuery(request.query as Record<string, unknown>);
+      const list = await tasks.list(principalOf(request), statuses, ids);
+      return ok({ tasks: list.map(taskListItem) });
+    },
+  );
+
+  // Static batch paths are declared before the id routes; the router prefers them anyway.
+  app.put('/api/v1/tasks/batch/pin', base, async (request) => {
+    const body = bodyObject(request.body);
+    const ids = uuidList(body.task_ids, 'task_ids');
+    const pinned = requireBoolean(body, 'is_pinned');
+    return ok({ affected_count: await tasks.setPinnedMany(principalOf(request), ids, pinned) });
+  });
+
+  app.delete('/api/v1/tasks/batch', base, async (request) => {
+    const body = bodyObject(request.body);
+    const ids = uuidList(body.task_ids, 'task_ids');
+    const result = await tasks.deleteMany(principalOf(request), ids);
+    return { message: `${result.deleted_count} task(s) deleted.`, data: result };
+  });
+
+  app.delete<IdParams>('/api/v1/tasks/:taskId', base, async (request) => {
+    await tasks.delete(principalOf(request), request.params.taskId);
+    return { message: 'Task deleted.' };
+  });
+
+  app.put<IdParams>('/api/v1/tasks/:taskId/pin', base, async (request) => {
+    const body = bodyObject(request.body);
+    const principal = principalOf(request);
+    // Unknown task first (404), then the body (422), as a client fixing one thing at a time expects.
+    await tasks.owned(principal, request.params.taskId);
+    const pinned = requireBoolean(body, 'is_pinned');
+    return ok({ is_pinned: await tasks.setPinned(principal, request.params.taskId, pinned) });
+  });
+
+  app.put<IdParams>('/api/v1/tasks/:taskId/read', base, async (request) => {
+    await tasks.markRead(principalOf(request), request.params.taskId);
+    return ok({ is_unread: false });
+  });
+
+  app.patch<IdParams>('/api/v1/tasks/:taskId/name', base, async (request) => {
+    const principal = principalOf(request);
+    await tasks.owned(principal, request.params.taskId);
+    const name = taskName(bodyObject(request.body));
+    const task = await tasks.rename(principal, request.params.taskId, name);
+    return { message: 'Task renamed.', data: { task_id: task.taskId, name: task.title, name_source: task.nameSource } };
+  });
+
+  app.post<IdParams>('/api/v1/tasks/:taskId/force-fail', base, async (request) => {
+    const task = await tasks.forceFail(principalOf(request), request.params.taskId);
+    return {
+      message: 'Task marked failed.',
+      data: { task_id: task.taskId, processing_status: task.processingStatus, failure_source: task.failureSource },
+    };
+  });
+
+  app.post<IdParams>('/api/v1/tasks/:taskId/retry', base, async (request, reply) => {
+    const task = await tasks.retry(principalOf(request), request.params.taskId);
+    reply.code(202);
+    return { message: 'Task queued for reprocessing.', data: { task_id: task.taskId, processing_status: task.processingStatus } };
+  });
+
+  const speakerBase = { preHandler: auth, schema: { tags: ['speakers'], security: [{ apiKey: [] }] } };
+  app.patch<IdParams>('/api/v1/tasks/:taskId/speakers/rename', speakerBase, async (request) =>
+    ok(await speakers.rename(principalOf(request), request.params.taskId, bodyObject(request.body))),
+  );
+  app.patch<IdParams>('/api/v1/tasks/:taskId/speakers/reassign', speakerBase, async (request) =>
+    ok(await speakers.reassign(principalOf(request), request.params.taskId, bodyObject(request.body))),
+  );
+  app.patch<IdParams>('/api/v1/tasks/:taskId/speakers/merge', speakerBase, async (request) =>
+    ok(await speakers.merge(principalOf(request), request.params.taskId, bodyObject(request.body))),
+  );
+
+  registerExportRoutes(app, deps);
+  registerTaskSseRoutes(app, deps);
+}

@@ -1,0 +1,238 @@
+/**
+ * What a user does with tasks: list, pin, read, rename, delete (rows and blobs), force-fail
+ * and retry. Ownership is checked on every call: another account's task answers exactly as
+ * a task that does not exist. Two ports connect other features without importing them:
+ * `TaskReprocessor` (imports re-run a failed task from its audio) and `ImportStatusPort`
+ * (is the task's import still processing?).
+ */
+import type { Logger } from 'pino';
+import type { EventBus } from '../bus/types.js';
+import type { Principal } from '../platform/auth/types.js';
+import { AppError } from '../platform/errors/app-error.js';
+import type { BlobStore } from '../storage/types.js';
+import { IN_PROGRESS, type TaskStatus } from './status.js';
+import type { TaskRecord, TaskStore } from './store.js';
+
+/** Bus topic: a task failed (the webhook feature turns it into `recording.failed`). */
+export const TASK_FAILED_TOPIC = 'task.failed';
+/** Bus topic: end the live session of a task now (force-fail of a connected recording). */
+export const SESSION_FORCE_END_TOPIC = 'session.force_end';
+
+export interface TaskFailedEvent {
+  task_id: string;
+  account_id: string;
+  key_id: string;
+  failure_source: 'user_forced' | 'no_audio' | 'processing';
+}
+
+export interface SessionForceEndEvent {
+  task_id: string;
+  reason: 'user_forced';
+}
+
+/** Re-runs recognition (and what the task asked for) from the stored audio. */
+export interface TaskReprocessor {
+  /** Queues the work; the task is already `processing`. Throws if it cannot be queued. */
+  reprocess(task: TaskRecord): Promise<void>;
+}
+
+/** Answers whether the import that produced a task is still processing. */
+export interface ImportStatusPort {
+  isProcessing(importId: string): Promise<boolean>;
+}
+
+export interface TaskServiceDeps {
+  store: TaskStore;
+  blobs: BlobStore;
+  bus: EventBus;
+  logger?: Logger;
+  reprocessor?: TaskReprocessor;
+  imports?: ImportStatusPort;
+}
+
+export type SkipReason = 'not_found' | 'invalid_processing_status';
+
+export class TaskService {
+  reprocessor: TaskReprocessor | undefined;
+  imports: ImportStatusPort | undefined;
+
+  constructor(private readonly deps: TaskServiceDeps) {
+    this.reprocessor = deps.reprocessor;
+    this.imports = deps.imports;
+  }
+
+  get store(): TaskStore {
+    return this.deps.store;
+  }
+
+  /** The caller's task, or 404 `recording_not_found` (unknown, foreign and malformed ids alike). */
+  async owned(principal: Principal, taskId: string): Promise<TaskRecord> {
+    const task = UUID.test(taskId) ? await this.deps.store.getOwnedTask(principal.accountId, taskId.toLowerCase()) : null;
+    if (!task) throw new AppError('recording_not_found', { details: { task_id: taskId } });
+    return task;
+  }
+
+  list(principal: Principal, statuses: readonly TaskStatus[] | null, ids: readonly string[] | null): Promise<TaskRecord[]> {
+    return this.deps.store.listTasks(principal.accountId, statuses, ids);
+  }
+
+  async setPinned(principal: Principal, taskId: string, pinned: boolean): Promise<boolean> {
+    const task = await this.owned(principal, taskId);
+    await this.deps.store.setPinned(principal.accountId, [task.taskId], pinned);
+    return pinned;
+  }
+
+  async setPinnedMany(principal: Principal, ids: readonly string[], pinned: boolean): Promise<number> {
+    return this.deps.store.setPinned(principal.accountId, [...new Set(ids.map((i) => i.toLowerCase()))], pinned);
+  }
+
+  async markRead(principal: Principal, taskId: string): Promise<void> {
+    const task = await this.owned(principal, taskId);
+    await this.deps.store.markRead(principal.accountId, task.taskId);
+  }
+
+  async rename(principal: Principal, taskId: string, name: string): Promise<TaskRecord> {
+    const task = await this.owned(principal, taskId);
+    await this.deps.store.rename(principal.accountId, task.taskId, name);
+    return { ...task, title: name, nameSource: 'user' };
+  }
+
+  /** Why a task may not be deleted or force-failed right now, or null. */
+  private async importBusy(task: TaskRecord): Promise<boolean> {
+    return task.importId !== null && this.imports !== undefined && (await this.imports.isProcessing(task.importId));
+  }
+
+  async delete(principal: Principal, taskId: string): Promise<void> {
+    const task = await this.owned(principal, taskId);
+    const refusal = await this.deleteRefusal(task);
+    if (refusal) throw refusal;
+    await this.remove(task);
+  }
+
+  /** Deletes each own task it can; reports the others with a reason, in request order. */
+  async deleteMany(
+    principal: Principal,
+    ids: readonly string[],
+  ): Promise<{ deleted_count: number; skipped: { task_id: string; reason: SkipReason }[] }> {
+    let deleted = 0;
+    const skipped: { task_id: string; reason: SkipReason }[] = [];
+    for (const id of [...new Set(ids.map((i) => i.toLowerCase()))]) {
+      const task = await this.deps.store.getOwnedTask(principal.accountId, id);
+      if (!task) {
+        skipped.push({ task_id: id, reason: 'not_found' });
+        continue;
+      }
+      if (await this.deleteRefusal(task)) {
+        skipped.push({ task_id: id, reason: 'invalid_processing_status' });
+        continue;
+      }
+      if (await this.remove(task)) deleted++;
+      else skipped.push({ task_id: id, reason: 'invalid_processing_status' });
+    }
+    return { deleted_count: deleted, skipped };
+  }
+
+  private async deleteRefusal(task: TaskRecord): Promise<AppError | null> {
+    if (IN_PROGRESS.includes(task.processingStatus)) {
+      return new AppError('invalid_processing_status', {
+        message: `A ${task.processingStatus} task cannot be deleted; wait until it completes or fails (or force-fail it).`,
+        details: { processing_status: task.processingStatus },
+      });
+    }
+    if (await this.importBusy(task)) {
+      return new AppError('invalid_processing_status', {
+        message: 'The import of this task is still processing.',
+        details: { processing_status: task.processingStatus, import_id: task.importId },
+      });
+    }
+    return null;
+  }
+
+  /**
+   * Rows first (in the state we checked, so a task that just moved is left alone), then its
+   * blobs: a crash in between leaves unreferenced files, never a task without its audio.
+   */
+  private async remove(task: TaskRecord): Promise<boolean> {
+    if (!(await this.deps.store.deleteTaskRows(task.taskId, task.processingStatus))) return false;
+    const keys = [task.audioKey, task.sourceKey].filter((k): k is string => k !== null);
+    for (const key of keys) await this.deps.blobs.delete(key);
+    await this.deps.blobs.deletePrefix(`tasks/${task.taskId}/`);
+    return true;
+  }
+
+  /**
+   * Marks a stuck task failed (`user_forced`). A connected live session is told to end first,
+   * so its client gets the error and its recording stops; then the status moves, and the
+   * `task.failed` event lets the webhook feature send `recording.failed`.
+   */
+  async forceFail(principal: Principal, taskId: string): Promise<TaskRecord> {
+    const task = await this.owned(principal, taskId);
+    if (!IN_PROGRESS.includes(task.processingStatus)) {
+      throw new AppError('invalid_processing_status', {
+        message: `Only a task that is recording, importing, uploading, pending or processing can be force-failed; this one is ${task.processingStatus}.`,
+        details: { processing_status: task.processingStatus },
+      });
+    }
+    if (await this.importBusy(task)) {
+      throw new AppError('invalid_processing_status', {
+        message: 'The import of this task is still processing; it cannot be force-failed.',
+        details: { processing_status: task.processingStatus, import_id: task.importId },
+      });
+    }
+    if (task.processingStatus === 'recording') {
+      await this.deps.bus.publish(SESSION_FORCE_END_TOPIC, { task_id: task.taskId, reason: 'user_forced' } satisfies SessionForceEndEvent);
+    }
+    const failed = await this.deps.store.setStatus(task.taskId, 'failed', {
+      failure: { source: 'user_forced', code: 'user_forced', message: 'Marked failed by the user.' },
+    });
+    await this.deps.bus.publish(TASK_FAILED_TOPIC, {
+      task_id: task.taskId,
+      account_id: task.accountId,
+      key_id: task.keyId,
+      failure_source: 'user_forced',
+    } satisfies TaskFailedEvent);
+    return failed;
+  }
+
+  /** Moves a failed task with stored audio back to `processing` and queues its reprocessing. */
+  async retry(principal: Principal, taskId: string): Promise<TaskRecord> {
+    const task = await this.owned(principal, taskId);
+    if (task.processingStatus !== 'failed') {
+      throw new AppError('invalid_processing_status', {
+        message: `Only a failed task can be retried; this one is ${task.processingStatus}.`,
+        details: { processing_status: task.processingStatus },
+      });
+    }
+    const audio = task.audioKey ? await this.deps.blobs.stat(task.audioKey) : null;
+    if (!audio) {
+      throw new AppError('invalid_processing_status', {
+        message: 'This task has no stored audio to reprocess.',
+        details: { processing_status: task.processingStatus, reason: 'no_audio' },
+      });
+    }
+    if (!this.reprocessor) {
+      throw new AppError('invalid_processing_status', {
+        message: 'Reprocessing is not available on this deployment.',
+        details: { processing_status: task.processingStatus, reason: 'reprocessing_unavailable' },
+      });
+    }
+    const moved = await this.deps.store.setStatus(task.taskId, 'processing');
+    try {
+      await this.reprocessor.reprocess(moved);
+    } catch (err) {
+      // Not queued: put the task back so the user can retry again.
+      this.deps.logger?.error({ err, task_id: task.taskId }, 'queueing reprocessing failed');
+      await this.deps.store.setStatus(task.taskId, 'failed', {
+        failure: {
+          source: (task.failureSource as 'processing') ?? 'processing',
+          code: task.failureCode ?? undefined,
+          message: task.failureMessage ?? undefined,
+        },
+      });
+      throw new AppError('internal_error', { message: 'The task could not be queued for reprocessing; retry later.', cause: err });
+    }
+    return moved;
+  }
+}
+
+export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

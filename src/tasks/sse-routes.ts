@@ -1,0 +1,125 @@
+/**
+ * SSE routes of a task, keyed by header or `api_key` query:
+ * - `GET /api/v1/sse/history/transcribe/{id}`: connected, init_metadata, init_sentence...,
+ *   init_summary (always exactly one; null fields and empty text without a summary),
+ *   init_done {totalSentences}, then the stream ends.
+ * - `GET /api/v1/sse/audio/{id}`: the M4A, 200 whole or 206 for one byte range.
+ * Errors before the stream opens are JSON error responses (errorVariant `sse`).
+ */
+import { principalOf, requireApiKey } from '../platform/auth/hooks.js';
+import { AppError } from '../platform/errors/app-error.js';
+import { openSse } from '../platform/http/sse.js';
+import type { HttpApp } from '../platform/http/types.js';
+import { sentenceShape } from './format.js';
+import { parseRange } from './range.js';
+import type { TaskRouteDeps } from './routes.js';
+import { hasDiarization } from './status.js';
+import type { SummaryRecord } from './store.js';
+
+type IdParams = { Params: { taskId: string } };
+
+export function summaryPayload(s: SummaryRecord | null): Record<string, unknown> {
+  if (!s) return { text: '', mode: null, template: null, plain_text: null, summary_language: null };
+  const out: Record<string, unknown> = {
+    text: s.text,
+    mode: s.mode,
+    template: s.template,
+    plain_text: s.plainText,
+    summary_language: s.language,
+  };
+  if (s.mode === 'custom') out.prompt_snapshot = s.promptSnapshot ?? null;
+  if (s.fallbackLevel) {
+    out.fallback_level = s.fallbackLevel;
+    out.dropped_segments = s.fallbackLevel === 3 ? (s.droppedSegments ?? []) : [];
+  }
+  return out;
+}
+
+export function registerTaskSseRoutes(app: HttpApp, deps: TaskRouteDeps): void {
+  const { tasks } = deps;
+  const base = {
+    preHandler: requireApiKey(deps.auth, 'header-or-query'),
+    config: { errorVariant: 'sse' as const },
+    schema: { tags: ['sse'], security: [{ apiKey: [] }] },
+  };
+
+  app.get<IdParams>('/api/v1/sse/history/transcribe/:taskId', base, async (request, reply) => {
+    const task = await tasks.owned(principalOf(request), request.params.taskId);
+    const transcript = await tasks.store.getTranscript(task.taskId);
+    const labels = transcript?.speakerLabels ?? {};
+    const sse = openSse(request, reply);
+    sse.send('connected', { message: 'connected' });
+    sse.send('init_metadata', {
+      task_id: task.taskId,
+      title: task.title,
+      created_at: task.createdAt,
+      type: task.type,
+      has_speaker_diarization: hasDiarization(task.recognitionMode),
+      transcription_languages: task.transcriptionLanguages ?? [],
+      translation_languages: task.translationLanguages ?? [],
+      summary_template: transcript?.summary?.template ?? task.summaryTemplate ?? null,
+      summary_language: transcript?.summary?.language ?? task.summaryLanguage ?? null,
+    });
+    let total = 0;
+    try {
+      for await (const page of tasks.store.allSentences(task.taskId)) {
+        if (sse.closed) return;
+        for (const s of page) {
+          // Respect back-pressure: a slow client must not make us buffer a whole transcript.
+          if (!sse.send('init_sentence', sentenceShape(s, labels))) await drain(reply.raw);
+          total++;
+        }
+      }
+      sse.send('init_summary', summaryPayload(transcript?.summary ?? null));
+      sse.send('init_done', { totalSentences: total });
+    } catch (err) {
+      request.log.error({ err, task_id: task.taskId }, 'history stream failed');
+      const e = new AppError('internal_error');
+      sse.send('error', {
+        error_code: e.code,
+        severity: e.severity,
+        message: e.message,
+        context: e.context,
+        timestamp: new Date().toISOString(),
+      });
+    } finally {
+      sse.close();
+    }
+  });
+
+  app.get<IdParams>('/api/v1/sse/audio/:taskId', base, async (request, reply) => {
+    const task = await tasks.owned(principalOf(request), request.params.taskId);
+    const info = task.audioKey ? await deps.blobs.stat(task.audioKey) : null;
+    if (!task.audioKey || !info) throw new AppError('recording_audio_not_ready', { details: { task_id: task.taskId } });
+    const header = request.headers.range;
+    const range = parseRange(typeof header === 'string' ? header : undefined, info.size);
+    reply.header('Accept-Ranges', 'bytes').header('Cache-Control', 'private, no-cache');
+    if (range.kind === 'unsatisfiable') {
+      return reply.code(416).header('Content-Range', `bytes */${info.size}`).send();
+    }
+    reply.type('audio/mp4');
+    if (range.kind === 'partial') {
+      return reply
+        .code(206)
+        .header('Content-Range', `bytes ${range.start}-${range.end}/${info.size}`)
+        .header('Content-Length', range.end - range.start + 1)
+        .send(await deps.blobs.get(task.audioKey, { start: range.start, end: range.end }));
+    }
+    return reply
+      .code(200)
+      .header('Content-Length', info.size)
+      .send(await deps.blobs.get(task.audioKey));
+  });
+}
+
+function drain(res: NodeJS.WritableStream): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      res.off('drain', done);
+      res.off('close', done);
+      resolve();
+    };
+    res.once('drain', done);
+    res.once('close', done);
+  });
+}

@@ -1,0 +1,132 @@
+/**
+ * The real app with the task routes, for task tests: real database (SQLite or PostgreSQL),
+ * real blob store on disk, real HTTP server on port 0. Records are created through the
+ * task store, as imports and live sessions create them.
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { buildApp, type ParleyApp } from '../../src/app.js';
+import { createLogger } from '../../src/platform/logging.js';
+import { createTaskModule, type TaskModule } from '../../src/tasks/module.js';
+import { registerTaskRoutes } from '../../src/tasks/routes.js';
+import type { CreateTaskInput, SentenceInput, TaskRecord } from '../../src/tasks/store.js';
+import { type Backend, createPgSchema, dropPgSchema, testConfig } from '../support/app.js';
+import { ACCOUNT_A, FixedKeyAuthenticator } from '../support/fixed-keys-auth.js';
+
+export interface TaskTestApp {
+  app: ParleyApp;
+  url: string;
+  dataDir: string;
+  backend: Backend;
+  mod: TaskModule;
+  close(): Promise<void>;
+}
+
+export async function startTaskApp(backend: Backend): Promise<TaskTestApp> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'parley-tasks-'));
+  const pgSchema = backend === 'postgres' ? await createPgSchema() : undefined;
+  const config = testConfig(dataDir, backend);
+  const app = await buildApp(config, { logger: createLogger(config.platform.logLevel), pgSchema });
+  const mod = createTaskModule({ database: app.deps.database, blobs: app.deps.blobs, bus: app.deps.bus, now: app.deps.now });
+  registerTaskRoutes(app.http, { auth: new FixedKeyAuthenticator(), ...mod, blobs: app.deps.blobs });
+  await app.http.listen({ port: 0, host: '127.0.0.1' });
+  const address = app.http.server.address();
+  const port = typeof address === 'object' && address ? address.port : 0;
+  return {
+    app,
+    url: `http://127.0.0.1:${port}`,
+    dataDir,
+    backend,
+    mod,
+    async close() {
+      await app.close();
+      if (pgSchema) await dropPgSchema(pgSchema);
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+let audioCache: Buffer | null = null;
+
+/** A real 3-second M4A (AAC), made once by ffmpeg. */
+export function sampleM4a(): Buffer {
+  if (audioCache) return audioCache;
+  const dir = mkdtempSync(join(tmpdir(), 'parley-m4a-'));
+  const out = join(dir, 'a.m4a');
+  execFileSync('ffmpeg', [
+    '-hide_banner',
+    '-loglevel',
+    'error',
+    '-f',
+    'lavfi',
+    '-i',
+    'sine=frequency=440:duration=3',
+    '-c:a',
+    'aac',
+    '-b:a',
+    '64k',
+    out,
+  ]);
+  audioCache = readFileSync(out);
+  rmSync(dir, { recursive: true, force: true });
+  return audioCache;
+}
+
+export interface SeedOptions extends Partial<CreateTaskInput> {
+  status?: TaskRecord['processingStatus'];
+  sentences?: SentenceInput[];
+  audio?: boolean;
+  source?: boolean;
+}
+
+/** Creates a task as a writer would: create, fill, move through the states to `status`. */
+export async function seedTask(t: TaskTestApp, options: SeedOptions = {}): Promise<TaskRecord> {
+  const { store } = t.mod;
+  const status = options.status ?? 'completed';
+  const initial = status === 'recording' || status === 'importing' || status === 'uploading' ? status : 'processing';
+  const task = await store.createTask({
+    accountId: ACCOUNT_A.accountId,
+    keyId: ACCOUNT_A.keyId,
+    title: 'Meeting',
+    type: 'transcribe',
+    typeSource: 'realtime',
+    recognitionMode: 'single',
+    transcriptionLanguages: ['en-US'],
+    translationLanguages: null,
+    durationMs: 3000,
+    ...options,
+    processingStatus: initial,
+  });
+  if (options.sentences) await store.appendSentences(task.taskId, options.sentences);
+  if (options.audio) {
+    const key = `tasks/${task.taskId}/audio.m4a`;
+    await t.app.deps.blobs.put(key, sampleM4a());
+    await store.setAudio(task.taskId, key);
+  }
+  if (options.source) {
+    const key = `imports/${task.taskId}/source.m4a`;
+    await t.app.deps.blobs.put(key, sampleM4a());
+    await store.setSource(task.taskId, key);
+  }
+  if (status === 'completed' || status === 'failed') await store.setStatus(task.taskId, status);
+  return (await store.getTask(task.taskId)) as TaskRecord;
+}
+
+/** Reads a whole SSE response into its events. */
+export async function readSse(url: string, headers: Record<string, string> = {}) {
+  const res = await fetch(url, { headers });
+  const text = await res.text();
+  const events: { event: string; data: unknown }[] = [];
+  for (const block of text.split('\n\n')) {
+    const lines = block.split('\n');
+    const event = lines.find((l) => l.startsWith('event: '))?.slice(7);
+    const data = lines
+      .filter((l) => l.startsWith('data: '))
+      .map((l) => l.slice(6))
+      .join('\n');
+    if (event) events.push({ event, data: JSON.parse(data) });
+  }
+  return { status: res.status, headers: res.headers, events, text };
+}

@@ -168,9 +168,7 @@ export class EngineRegistry {
 
   /** Every directed pair reachable (directly or through one pivot), for docs and validation. */
   translationPairs(): Array<[string, string]> {
-    const langs = new Set(
-      this.engines.filter((e) => e.kind === 'translator').flatMap((e) => (e.capabilities.pairs ?? []).flatMap(([f, t]) => [f, t])),
-    );
+    const langs = new Set(this.engines.filter((e) => e.kind === 'translator').flatMap((e) => (e.capabilities.pairs ?? []).flat()));
     const out: Array<[string, string]> = [];
     for (const f of langs) for (const t of langs) if (f !== t && this.translator(f, t)) out.push([f, t]);
     return out;

@@ -450,20 +450,16 @@ export class TaskStore {
   }
 
   /** Sentences in sid order, a page at a time (long transcripts are streamed, not loaded whole). */
-  async listSentences(taskId: string, afterSid = Number.MIN_SAFE_INTEGER, limit = 1000): Promise<SentenceRecord[]> {
-    const rows = await this.db
-      .selectFrom('sentences')
-      .selectAll()
-      .where('task_id', '=', taskId)
-      .where('sid', '>', afterSid)
-      .orderBy('sid')
-      .limit(limit)
-      .execute();
+  async listSentences(taskId: string, afterSid: number | null = null, limit = 1000): Promise<SentenceRecord[]> {
+    let q = this.db.selectFrom('sentences').selectAll().where('task_id', '=', taskId);
+    // sid is a 32-bit integer column on PostgreSQL: no sentinel values out of its range.
+    if (afterSid !== null) q = q.where('sid', '>', afterSid);
+    const rows = await q.orderBy('sid').limit(limit).execute();
     return rows.map(toSentence);
   }
 
   async *allSentences(taskId: string, pageSize = 2000): AsyncGenerator<SentenceRecord[]> {
-    let after = Number.MIN_SAFE_INTEGER;
+    let after: number | null = null;
     for (;;) {
       const page = await this.listSentences(taskId, after, pageSize);
       if (page.length === 0) return;

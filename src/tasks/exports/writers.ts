@@ -68,8 +68,14 @@ function cues(input: ExportInput): Cue[] {
     const start = Math.max(0, s.startMs);
     // A cue must end after it starts; a zero-length sentence gets one second.
     const end = s.endMs > start ? s.endMs : start + 1000;
-    out.push({ index: out.length + 1, start, end, speaker: input.speakers ? label(s, input.labels) : null, lines: ls });
+    out.push({ index: 0, start, end, speaker: input.speakers ? label(s, input.labels) : null, lines: ls });
   }
+  // Subtitle cues must come in start-time order (WebVTT requires it; players assume it),
+  // while sids of different speakers or channels may interleave in time. Sort is stable.
+  out.sort((a, b) => a.start - b.start);
+  out.forEach((c, i) => {
+    c.index = i + 1;
+  });
   return out;
 }
 

@@ -9,6 +9,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { InProcessBus } from './bus/in-process.js';
+import { RedisBus } from './bus/redis.js';
 import type { EventBus } from './bus/types.js';
 import type { Config } from './config.js';
 import { EngineRegistry } from './engines/registry.js';
@@ -18,6 +19,7 @@ import { createHttpServer } from './platform/http/server.js';
 import type { HttpApp } from './platform/http/types.js';
 import { createLogger } from './platform/logging.js';
 import { InMemoryRateLimiter, type RateLimiter } from './platform/rate-limit.js';
+import { RedisRateLimiter } from './platform/redis-rate-limit.js';
 import { LocalDiskBlobStore } from './storage/local-disk.js';
 import type { BlobStore } from './storage/types.js';
 import { type Database, openDatabase } from './store/database.js';
@@ -65,13 +67,24 @@ export async function buildApp(config: Config, overrides: BuildOverrides = {}): 
   });
   await migrate(database);
   const build = buildString();
+  // Redis, when configured, carries pub/sub and rate limits across processes; jobs stay in
+  // the database (PostgreSQL's SKIP LOCKED lets every worker process share them).
+  const redisUrl = config.platform.redisUrl;
+  let bus: EventBus = new InProcessBus();
+  let rateLimiter: RateLimiter = new InMemoryRateLimiter();
+  if (redisUrl) {
+    const redisBus = new RedisBus(redisUrl, logger.child({ component: 'bus' }));
+    await redisBus.ready();
+    bus = redisBus;
+    rateLimiter = new RedisRateLimiter(redisUrl);
+  }
   const deps: AppDeps = {
     config,
     logger,
     database,
-    bus: new InProcessBus(),
+    bus,
     jobs: new StoreJobQueue(database, { logger: logger.child({ component: 'jobs' }), now: overrides.now }),
-    rateLimiter: new InMemoryRateLimiter(),
+    rateLimiter,
     engines: overrides.engines ?? EngineRegistry.fromEngines([]),
     blobs: new LocalDiskBlobStore(join(config.platform.dataDir, 'blobs')),
     now: overrides.now ?? (() => new Date()),
@@ -99,6 +112,7 @@ export async function buildApp(config: Config, overrides: BuildOverrides = {}): 
       await http.close();
       await deps.jobs.close(config.platform.shutdownGraceMs);
       await deps.bus.close();
+      await (deps.rateLimiter as { close?: () => Promise<void> }).close?.();
       await deps.engines.close();
       await database.close();
     },

@@ -15,7 +15,11 @@ export const platformSettings = defineSection({
     'postgres:',
     'postgresql:',
   ]),
-  redisUrl: settings.url('REDIS_URL', 'Redis connection string (redis://...). Unset: in-process jobs and pub/sub.', ['redis:', 'rediss:']),
+  redisUrl: settings.url(
+    'REDIS_URL',
+    'Redis connection string (redis://...): pub/sub and rate limits shared by every process. Unset: in-process. Jobs always live in the database.',
+    ['redis:', 'rediss:'],
+  ),
   roles: settings.custom(
     'PARLEY_ROLES',
     'Comma-separated roles this process runs: api (REST, SSE), realtime (WebSocket), worker (jobs).',

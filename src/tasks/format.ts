@@ -70,37 +70,3 @@ export function sentenceShape(s: SentenceRecord, labels: Record<string, string>)
   if (s.translationErrors && Object.keys(s.translationErrors).length) out.translation_errors = s.translationErrors;
   return out;
 }
-
-/** The list-item JSON schema, so Fastify serializes long lists with a compiled serializer. */
-export const taskListItemSchema = {
-  type: 'object',
-  properties: {
-    task_id: { type: 'string' },
-    title: { type: 'string' },
-    type: { type: 'string' },
-    type_source: { type: 'string' },
-    duration_ms: { type: 'number' },
-    duration_formatted: { type: 'string' },
-    transcription_languages: { type: ['array', 'null'], items: { type: 'string' } },
-    translation_languages: { type: ['array', 'null'], items: { type: 'string' } },
-    created_at: { type: 'string' },
-    processing_status: { type: 'string' },
-    is_pinned: { type: 'boolean' },
-    is_unread: { type: 'boolean' },
-    summary_mode: { type: ['string', 'null'] },
-    summary_template: { type: ['string', 'null'] },
-    summary_language: { type: ['string', 'null'] },
-  },
-  required: [
-    'task_id',
-    'title',
-    'type',
-    'type_source',
-    'duration_ms',
-    'duration_formatted',
-    'created_at',
-    'processing_status',
-    'is_pinned',
-    'is_unread',
-  ],
-} as const;

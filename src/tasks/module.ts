@@ -28,6 +28,7 @@ export function createTaskModule(deps: {
   const store = new TaskStore(deps.database, deps.now);
   const tasks = new TaskService({
     store,
+    database: deps.database,
     blobs: deps.blobs,
     bus: deps.bus,
     logger: deps.logger,

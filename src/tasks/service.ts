@@ -10,6 +10,8 @@ import type { EventBus } from '../bus/types.js';
 import type { Principal } from '../platform/auth/types.js';
 import { AppError } from '../platform/errors/app-error.js';
 import type { BlobStore } from '../storage/types.js';
+import type { Database } from '../store/database.js';
+import { listTasksJson } from './list-json.js';
 import { IN_PROGRESS, type TaskStatus } from './status.js';
 import type { TaskRecord, TaskStore } from './store.js';
 
@@ -43,6 +45,7 @@ export interface ImportStatusPort {
 
 export interface TaskServiceDeps {
   store: TaskStore;
+  database: Database;
   blobs: BlobStore;
   bus: EventBus;
   logger?: Logger;
@@ -70,6 +73,11 @@ export class TaskService {
     const task = UUID.test(taskId) ? await this.deps.store.getOwnedTask(principal.accountId, taskId.toLowerCase()) : null;
     if (!task) throw new AppError('recording_not_found', { details: { task_id: taskId } });
     return task;
+  }
+
+  /** The list as JSON text, built by the database (see list-json.ts). */
+  listJson(principal: Principal, statuses: readonly TaskStatus[] | null, ids: readonly string[] | null): Promise<string> {
+    return listTasksJson(this.deps.database, principal.accountId, statuses, ids);
   }
 
   list(principal: Principal, statuses: readonly TaskStatus[] | null, ids: readonly string[] | null): Promise<TaskRecord[]> {

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { taskListItem } from '../../src/tasks/format.js';
 import { SESSION_FORCE_END_TOPIC, TASK_FAILED_TOPIC } from '../../src/tasks/service.js';
 import { api, backends } from '../support/app.js';
 import { ACCOUNT_B, KEY_A, KEY_B } from '../support/fixed-keys-auth.js';
@@ -335,5 +336,47 @@ describe.each(backends())('tasks (%s)', (backend) => {
         t.mod.tasks.reprocessor = undefined;
       }
     });
+  });
+});
+
+describe.each(backends())('list JSON built by the database (%s)', (backend) => {
+  let t: TaskTestApp;
+  beforeAll(async () => {
+    t = await startTaskApp(backend);
+  });
+  afterAll(() => t?.close());
+
+  it('equals the Task list item shape for every kind of value', async () => {
+    const tasks = [
+      await seedTask(t, { durationMs: 0, transcriptionLanguages: null, createdAt: new Date(Date.UTC(2026, 1, 1, 0, 0, 1)) }),
+      await seedTask(t, {
+        createdAt: new Date(Date.UTC(2026, 1, 1, 0, 0, 2)),
+        durationMs: 59_999,
+        translationLanguages: ['fr', 'zh-TW'],
+        title: 'Ünïcode "quoted" \\ 會議',
+      }),
+      await seedTask(t, {
+        createdAt: new Date(Date.UTC(2026, 1, 1, 0, 0, 3)),
+        durationMs: 7_260_500,
+        type: 'broadcast',
+        typeSource: 'broadcast',
+        recognitionMode: 'multi_speaker',
+      }),
+      await seedTask(t, { createdAt: new Date(Date.UTC(2026, 1, 1, 0, 0, 4)), durationMs: 600_000, status: 'failed' }),
+    ];
+    await t.mod.store.setSummary(tasks[1]!.taskId, { text: 's', language: 'fr', mode: 'custom', template: 'x', plainText: true });
+    await t.mod.store.setPinned(tasks[2]!.accountId, [tasks[2]!.taskId], true);
+    await t.mod.store.markRead(tasks[0]!.accountId, tasks[0]!.taskId);
+    const r = await api(t.url, 'GET', '/api/v1/tasks?status=all', { key: KEY_A });
+    const expected = (await t.mod.store.listTasks(tasks[0]!.accountId, null, null)).map(taskListItem);
+    expect(r.body.data.tasks).toEqual(expected);
+    expect(r.body.data.tasks.map((x: { duration_formatted: string }) => x.duration_formatted)).toEqual([
+      '121:00',
+      '10:00',
+      '00:59',
+      '00:00',
+    ]);
+    const none = await api(t.url, 'GET', '/api/v1/tasks', { key: KEY_B });
+    expect(none.body).toEqual({ data: { tasks: [] } });
   });
 });

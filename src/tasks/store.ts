@@ -84,6 +84,8 @@ export interface CreateTaskInput {
   accountId: string;
   keyId: string;
   title: string;
+  /** `user` when the caller named the task at start; default `auto`. */
+  nameSource?: 'auto' | 'user';
   type: TaskType;
   typeSource: TypeSource;
   recognitionMode: RecognitionMode;
@@ -208,7 +210,7 @@ export class TaskStore {
       account_id: input.accountId,
       key_id: input.keyId,
       title: input.title,
-      name_source: 'auto',
+      name_source: input.nameSource ?? 'auto',
       type: input.type,
       type_source: input.typeSource,
       recognition_mode: input.recognitionMode,

@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { speakerTopic } from '../../src/tasks/speakers/service.js';
 import { api, backends } from '../support/app.js';
@@ -51,6 +52,8 @@ describe.each(backends())('speaker editing (%s)', (backend) => {
     const cases: [unknown, number, string][] = [
       [{ speaker_id: 'B', new_label: 'Alice' }, 422, 'speaker_name_duplicate'],
       [{ speaker_id: 'B', new_label: 'C' }, 422, 'speaker_name_duplicate'],
+      // Another speaker's original id is taken even when that speaker shows an alias.
+      [{ speaker_id: 'B', new_label: 'A' }, 422, 'speaker_name_duplicate'],
       [{ speaker_id: 'B', new_label: '   ' }, 422, 'speaker_name_empty'],
       [{ speaker_id: 'B', new_label: 'a\nb' }, 422, 'validation_failed'],
       [{ speaker_id: 'B', new_label: 'a\u0007b' }, 422, 'validation_failed'],
@@ -177,6 +180,35 @@ describe.each(backends())('speaker editing (%s)', (backend) => {
       ['First', 'B', 'First', 'C'],
       ['B', 'B', 'B', 'C'],
     ]).toContainEqual(labels);
+  });
+
+  it('a failing database write is 500 storage_upload_failed and changes nothing', async () => {
+    const id = await diarized();
+    const db = t.app.deps.database.db;
+    // A real write failure: the database itself refuses updates of this transcript.
+    if (backend === 'sqlite') {
+      await sql
+        .raw(`create trigger fail_tr before update on transcripts when old.task_id = '${id}' begin select raise(abort, 'disk full'); end`)
+        .execute(db);
+    } else {
+      await sql
+        .raw(
+          `create function fail_tr() returns trigger language plpgsql as $$ begin if old.task_id = '${id}' then raise exception 'disk full'; end if; return new; end $$`,
+        )
+        .execute(db);
+      await sql.raw('create trigger fail_tr before update on transcripts for each row execute function fail_tr()').execute(db);
+    }
+    try {
+      const r = await patch(id, 'rename', { speaker_id: 'A', new_label: 'Alice' });
+      expect(r.status).toBe(500);
+      expect(r.body.data.error_code).toBe('storage_upload_failed');
+      expect(await labelsInHistory(id)).toEqual(['A', 'B', 'A', 'C']);
+    } finally {
+      await sql
+        .raw(backend === 'sqlite' ? 'drop trigger fail_tr' : 'drop trigger fail_tr on transcripts; drop function fail_tr()')
+        .execute(db);
+    }
+    expect((await patch(id, 'rename', { speaker_id: 'A', new_label: 'Alice' })).status).toBe(200);
   });
 
   it('concurrent HTTP edits: each is applied whole or answered 409, never half-applied', async () => {

@@ -100,8 +100,10 @@ export class SpeakerService {
     if (newLabel === '') throw new AppError('speaker_name_empty');
     const s = await this.snapshot(principal, taskId, 'rename');
     const id = SpeakerService.resolve(s, speakerGiven, 'speaker_id');
+    // Another speaker's name or original id is taken: either would make later lookups by
+    // "original id or display label" ambiguous.
     for (const other of s.speakers.keys()) {
-      if (other !== id && SpeakerService.display(s, other) === newLabel) {
+      if (other !== id && (SpeakerService.display(s, other) === newLabel || other === newLabel)) {
         throw new AppError('speaker_name_duplicate', { details: { new_label: newLabel, speaker_id: other } });
       }
     }

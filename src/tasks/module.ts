@@ -1,6 +1,7 @@
 /**
- * Builds the task feature from the app's dependencies. The composition root keeps the
- * result on AppDeps-like wiring so imports and live sessions write through `store`.
+ * Builds the task feature from the app's dependencies: the store (the records' only
+ * writer), the task service and speaker editing. `tasksOf(deps)` gives every feature of an
+ * app the same instance.
  */
 import type { Logger } from 'pino';
 import type { EventBus } from '../bus/types.js';
@@ -36,4 +37,26 @@ export function createTaskModule(deps: {
     imports: deps.imports,
   });
   return { store, tasks, speakers: new SpeakerService(tasks, store, deps.bus) };
+}
+
+const shared = new WeakMap<object, TaskModule>();
+
+/**
+ * The one task module of an app (created on first use from its dependencies). Imports and
+ * live sessions call `tasksOf(deps).store` to write tasks, and set `tasksOf(deps).tasks.reprocessor`
+ * / `.imports` to plug in retry and the import-processing check.
+ */
+export function tasksOf(deps: { database: Database; blobs: BlobStore; bus: EventBus; now: () => Date; logger?: Logger }): TaskModule {
+  let mod = shared.get(deps);
+  if (!mod) {
+    mod = createTaskModule({
+      database: deps.database,
+      blobs: deps.blobs,
+      bus: deps.bus,
+      now: deps.now,
+      logger: deps.logger?.child({ component: 'tasks' }),
+    });
+    shared.set(deps, mod);
+  }
+  return mod;
 }

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildApp, type ParleyApp } from '../../src/app.js';
 import { createLogger } from '../../src/platform/logging.js';
-import { createTaskModule, type TaskModule } from '../../src/tasks/module.js';
+import { type TaskModule, tasksOf } from '../../src/tasks/module.js';
 import { registerTaskRoutes } from '../../src/tasks/routes.js';
 import type { CreateTaskInput, SentenceInput, TaskRecord } from '../../src/tasks/store.js';
 import { type Backend, createPgSchema, dropPgSchema, testConfig } from '../support/app.js';
@@ -29,7 +29,7 @@ export async function startTaskApp(backend: Backend): Promise<TaskTestApp> {
   const pgSchema = backend === 'postgres' ? await createPgSchema() : undefined;
   const config = testConfig(dataDir, backend);
   const app = await buildApp(config, { logger: createLogger(config.platform.logLevel), pgSchema });
-  const mod = createTaskModule({ database: app.deps.database, blobs: app.deps.blobs, bus: app.deps.bus, now: app.deps.now });
+  const mod = tasksOf(app.deps);
   registerTaskRoutes(app.http, { auth: new FixedKeyAuthenticator(), ...mod, blobs: app.deps.blobs });
   await app.http.listen({ port: 0, host: '127.0.0.1' });
   const address = app.http.server.address();

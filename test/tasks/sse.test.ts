@@ -148,6 +148,14 @@ describe.each(backends())('task SSE: history and audio (%s)', (backend) => {
       expect(Buffer.from(await r.arrayBuffer()).equals(audio())).toBe(true);
     });
 
+    it('HEAD answers the same headers without a body (players probe with it)', async () => {
+      const r = await fetch(`${t.url}/api/v1/sse/audio/${taskId}`, { method: 'HEAD', headers: { 'x-api-key': KEY_A } });
+      expect(r.status).toBe(200);
+      expect(r.headers.get('content-type')).toBe('audio/mp4');
+      expect(Number(r.headers.get('content-length'))).toBe(audio().length);
+      expect((await r.arrayBuffer()).byteLength).toBe(0);
+    });
+
     it('206 for one range (first-last, open-ended, suffix, last past the end)', async () => {
       const size = audio().length;
       const cases: [string, number, number][] = [

@@ -12,7 +12,7 @@ import { AppError } from '../platform/errors/app-error.js';
 import type { BlobStore } from '../storage/types.js';
 import type { Database } from '../store/database.js';
 import { listTasksJson } from './list-json.js';
-import { IN_PROGRESS, type TaskStatus } from './status.js';
+import { type FailureSource, IN_PROGRESS, type TaskStatus } from './status.js';
 import type { TaskRecord, TaskStore } from './store.js';
 
 /** Bus topic: a task failed (the webhook feature turns it into `recording.failed`). */
@@ -232,7 +232,7 @@ export class TaskService {
       this.deps.logger?.error({ err, task_id: task.taskId }, 'queueing reprocessing failed');
       await this.deps.store.setStatus(task.taskId, 'failed', {
         failure: {
-          source: (task.failureSource as 'processing') ?? 'processing',
+          source: (task.failureSource ?? 'processing') as FailureSource,
           code: task.failureCode ?? undefined,
           message: task.failureMessage ?? undefined,
         },

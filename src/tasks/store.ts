@@ -11,15 +11,7 @@ import { AppError } from '../platform/errors/app-error.js';
 import { flag, nowIso, parseJson } from '../store/columns.js';
 import type { Database } from '../store/database.js';
 import type { Schema } from '../store/schema.js';
-import {
-  canTransition,
-  type FailureSource,
-  type RecognitionMode,
-  sourcesOf,
-  type TaskStatus,
-  type TaskType,
-  type TypeSource,
-} from './status.js';
+import { canTransition, type FailureSource, type RecognitionMode, type TaskStatus, type TaskType, type TypeSource } from './status.js';
 import type { SentencesTable, TasksTable, TranscriptsTable } from './tables.js';
 
 export interface TaskRecord {
@@ -371,7 +363,7 @@ export class TaskStore {
         ...(change.durationMs !== undefined ? { duration_ms: Math.round(change.durationMs) } : {}),
       })
       .where('task_id', '=', taskId)
-      .where('processing_status', 'in', sourcesOf(to))
+      // Still in the state checked above: a concurrent writer that moved it first wins.
       .where('processing_status', '=', current.processingStatus)
       .executeTakeFirst();
     if (Number(result.numUpdatedRows) !== 1) {

@@ -2,8 +2,11 @@
  * The database schema as Kysely table types. Each feature declares its own tables next to
  * its store (`src/<feature>/tables.ts`) and they are composed here, one line per feature.
  */
+import type { BillingTables } from '../billing/tables.js';
 import type { JobTables } from '../jobs/tables.js';
+import type { PlanTables } from '../plans/tables.js';
 import type { TaskTables } from '../tasks/tables.js';
+import type { TicketTables } from '../tickets/tables.js';
 import type { MigrationTables } from './migrate.js';
 
-export interface Schema extends MigrationTables, JobTables, TaskTables {}
+export interface Schema extends MigrationTables, JobTables, TaskTables, BillingTables, PlanTables, TicketTables {}

@@ -1,6 +1,8 @@
 /** All migrations, one import line each (ids must be unique; order is by id). */
 import type { Migration } from '../migrate.js';
+import { billingMigration } from './0002_billing.js';
+import { ticketsMigration } from './0003_tickets.js';
 import { jobsMigration } from './0050_jobs.js';
 import { tasksMigration } from './0100_tasks.js';
 
-export const MIGRATIONS: Migration[] = [jobsMigration, tasksMigration];
+export const MIGRATIONS: Migration[] = [jobsMigration, tasksMigration, billingMigration, ticketsMigration];

@@ -1,0 +1,78 @@
+/**
+ * The one place that turns usage into points, from the price table in configuration
+ * (settings.ts). Live recordings and broadcasts are charged per started minute; imports per
+ * minute rounded up; one-off operations per unit. The import quota check's estimate uses
+ * `importEstimate` (speech recognition only, as the spec says).
+ */
+import type { SectionValues } from '../platform/config/settings.js';
+import type { billingSettings } from './settings.js';
+
+export type PriceTable = SectionValues<typeof billingSettings>;
+
+export interface MinuteOptions {
+  /** Number of translation target languages. */
+  translationLanguages?: number;
+  /** multi_speaker recognition. */
+  diarization?: boolean;
+  tts?: boolean;
+}
+
+export type OneOffType = 'summary' | 'regen_summary' | 'retranslate' | 'summary_translate';
+
+export class Prices {
+  constructor(private readonly table: PriceTable) {}
+
+  /** One minute of a live recording. */
+  recordingMinute(o: MinuteOptions = {}): number {
+    const t = this.table;
+    return round(
+      t.recordingPerMin +
+        (o.translationLanguages ?? 0) * t.translationPerMinPerLang +
+        (o.diarization ? t.diarizationPerMin : 0) +
+        (o.tts ? t.ttsPerMin : 0),
+    );
+  }
+
+  /** One minute of a broadcast (broadcasts always translate in real time). */
+  broadcastMinute(o: MinuteOptions = {}): number {
+    const t = this.table;
+    return round(t.broadcastPerMin + (o.translationLanguages ?? 0) * t.translationPerMinPerLang + (o.tts ? t.ttsPerMin : 0));
+  }
+
+  /** Whole minutes billed for a duration: rounded up, at least one. */
+  static billableMinutes(durationMs: number): number {
+    return Math.max(1, Math.ceil(durationMs / 60_000));
+  }
+
+  /** The full charge of an import of `durationMs`. */
+  importCost(durationMs: number, o: MinuteOptions = {}): number {
+    const t = this.table;
+    const perMin = t.importPerMin + (o.translationLanguages ?? 0) * t.translationPerMinPerLang + (o.diarization ? t.diarizationPerMin : 0);
+    return round(Prices.billableMinutes(durationMs) * perMin);
+  }
+
+  /** The check-quota estimate: speech recognition only (translation and diarization come on top). */
+  importEstimate(durationMs: number): number {
+    return round(Prices.billableMinutes(durationMs) * this.table.importPerMin);
+  }
+
+  /** A one-off operation; `units` is the number of target languages where the price is per language. */
+  oneOff(type: OneOffType, units = 1): number {
+    const t = this.table;
+    switch (type) {
+      case 'summary':
+        return t.summary;
+      case 'regen_summary':
+        return t.regenSummary;
+      case 'retranslate':
+        return round(t.retranslate * Math.max(1, units));
+      case 'summary_translate':
+        return round(t.summaryTranslate * Math.max(1, units));
+    }
+  }
+}
+
+/** Prices are whole milli-points. */
+function round(points: number): number {
+  return Math.round(points * 1000) / 1000;
+}

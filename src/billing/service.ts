@@ -1,0 +1,226 @@
+/**
+ * Billing: credit lots, usage rows and charges, refunds, the monthly spend limit per key,
+ * and the credit-crossing events. Other features call this service (never the store):
+ * - one-off operations (summary, retranslation, import): `chargeOneOff`;
+ * - live recordings and broadcasts: `startUsage`, then `charge` at the start of each minute
+ *   with an idempotency key per minute, then `endUsage` (or `refund(id, 'no_audio')`);
+ * - chargeable endpoints: `assertCanCharge` first (402 auth_insufficient_credit).
+ * Under an unlimited authorization charges record 0 points (minutes still count for limits).
+ */
+import type { Logger } from 'pino';
+import type { EventBus } from '../bus/types.js';
+import type { ActivePlan, PlanService } from '../plans/service.js';
+import type { Principal } from '../platform/auth/types.js';
+import { AppError } from '../platform/errors/app-error.js';
+import { fromMilli, toMilli } from '../store/columns.js';
+import type { Database } from '../store/database.js';
+import { CREDIT_EXHAUSTED, CREDIT_LOW, type CreditExhaustedEvent, type CreditLowEvent } from './events.js';
+import { type KeyPolicy, type KeyPolicySource, OPEN_KEY_POLICY, openKeyPolicySource } from './key-policy.js';
+import { Prices, type PriceTable } from './prices.js';
+import { BillingStore, type ChargeOutcome, type CreditLot, type Pool, type RefundReason, type UsageRecord } from './store.js';
+
+export interface GrantCreditInput {
+  accountId: string;
+  points: number;
+  pool: Pool;
+  /** Required for pool `key`: the key whose dedicated allotment this is. */
+  keyId?: string;
+  /** ISO 8601, or null/undefined for never. */
+  expiresAt?: string | null;
+}
+
+export interface ChargeInput {
+  /** Unique per charge within the usage row, e.g. `m0`, `m1` per minute: retries are charged once. */
+  idempotencyKey: string;
+  points: number;
+  /** Billable minutes this charge covers (plan limits count them). */
+  minutes?: number;
+}
+
+export interface OneOffInput {
+  type: string;
+  taskId?: string | null;
+  points: number;
+  minutes?: number;
+  /** Globally unique for this operation (e.g. `summary:<task id>:<revision>`). */
+  idempotencyKey: string;
+}
+
+export interface ChargeResult {
+  usage: UsageRecord;
+  /** Points taken by this call (0 for a duplicate or under an unlimited authorization). */
+  charged: number;
+  duplicate: boolean;
+}
+
+export interface BillingServiceOptions {
+  database: Database;
+  plans: PlanService;
+  bus: EventBus;
+  prices: PriceTable;
+  lowThreshold: number;
+  keyPolicies?: KeyPolicySource;
+  now?: () => Date;
+  logger?: Logger;
+}
+
+export class BillingService {
+  readonly store: BillingStore;
+  readonly prices: Prices;
+  private readonly plans: PlanService;
+  private readonly bus: EventBus;
+  private keyPolicies: KeyPolicySource;
+  private readonly lowThresholdMilli: number;
+  private readonly now: () => Date;
+  private readonly logger: Logger | undefined;
+
+  constructor(options: BillingServiceOptions) {
+    this.store = new BillingStore(options.database);
+    this.prices = new Prices(options.prices);
+    this.plans = options.plans;
+    this.bus = options.bus;
+    this.keyPolicies = options.keyPolicies ?? openKeyPolicySource;
+    this.lowThresholdMilli = toMilli(options.lowThreshold);
+    this.now = options.now ?? (() => new Date());
+    this.logger = options.logger;
+  }
+
+  /** Wires the keys feature's settings in (composition root; keys are built after billing). */
+  useKeyPolicies(source: KeyPolicySource): void {
+    this.keyPolicies = source;
+  }
+
+  async policy(keyId: string): Promise<KeyPolicy> {
+    return (await this.keyPolicies.keyPolicy(keyId)) ?? OPEN_KEY_POLICY;
+  }
+
+  async grantCredit(input: GrantCreditInput): Promise<void> {
+    await this.grantLot(input);
+  }
+
+  async grantLot(input: GrantCreditInput): Promise<CreditLot> {
+    if (!Number.isFinite(input.points) || input.points <= 0) {
+      throw new AppError('validation_failed', { message: 'points must be a positive number.', details: { field: 'points' } });
+    }
+    if (input.pool === 'key' && !input.keyId) {
+      throw new AppError('validation_failed', { message: 'A key allotment needs the key id.', details: { field: 'key_id' } });
+    }
+    let expiresAt: string | null = null;
+    if (input.expiresAt) {
+      const t = Date.parse(input.expiresAt);
+      if (Number.isNaN(t))
+        throw new AppError('validation_failed', { message: 'expires_at must be ISO 8601.', details: { field: 'expires_at' } });
+      expiresAt = new Date(t).toISOString();
+    }
+    return this.store.grantLot({
+      accountId: input.accountId,
+      pool: input.pool,
+      keyId: input.keyId ?? null,
+      milli: toMilli(input.points),
+      expiresAt,
+      now: this.now(),
+      lowThresholdMilli: this.lowThresholdMilli,
+    });
+  }
+
+  /** Points the key spent this calendar month (UTC); null when the key has no monthly limit. */
+  async monthlySpent(keyId: string): Promise<number | null> {
+    const policy = await this.policy(keyId);
+    if (policy.monthlySpendLimit === null) return null;
+    return fromMilli(await this.store.monthlySpentMilli(keyId, this.now()));
+  }
+
+  /** Points the key can spend now (its allotment plus account lots when allowed). */
+  async available(principal: Principal, policy?: KeyPolicy): Promise<number> {
+    const p = policy ?? (await this.policy(principal.keyId));
+    return fromMilli(await this.store.availableMilli(principal.accountId, principal.keyId, p.allowAccountPool, this.now()));
+  }
+
+  /** 402 auth_insufficient_credit when the balance is zero or less and no unlimited authorization is active. */
+  async assertCanCharge(principal: Principal, plan?: ActivePlan): Promise<void> {
+    const active = plan ?? (await this.plans.activePlan(principal.accountId));
+    if (active.mode !== 'credit') return;
+    if ((await this.available(principal)) <= 0) {
+      throw new AppError('auth_insufficient_credit', { details: { available_credit: 0 } });
+    }
+  }
+
+  /** Opens the usage row of a recording or broadcast (0 points, in progress, occurred_at = start). */
+  async startUsage(principal: Principal, input: { type: string; taskId?: string | null; id?: string }): Promise<UsageRecord> {
+    return this.store.createUsage({ ...input, accountId: principal.accountId, keyId: principal.keyId, inProgress: true }, this.now());
+  }
+
+  /** Charges a usage row; throws auth_quota_exceeded (details.budget_scope, remaining_budget) when a budget is short. */
+  async charge(usageId: string, input: ChargeInput): Promise<ChargeResult> {
+    const usage = await this.store.getUsage(usageId);
+    if (!usage) throw new AppError('not_found', { details: { usage_id: usageId } });
+    const ctx = await this.context(usage.accountId, usage.keyId);
+    const outcome = await this.store.charge(
+      usageId,
+      { idempotencyKey: input.idempotencyKey, milli: toMilli(input.points), minutes: input.minutes },
+      ctx,
+    );
+    return this.after(outcome);
+  }
+
+  /** A one-off charge (summary, retranslation, import...): the usage row exists only if the charge succeeds. */
+  async chargeOneOff(principal: Principal, input: OneOffInput): Promise<ChargeResult> {
+    const ctx = await this.context(principal.accountId, principal.keyId);
+    const outcome = await this.store.createAndCharge(
+      { accountId: principal.accountId, keyId: principal.keyId, type: input.type, taskId: input.taskId ?? null },
+      { idempotencyKey: input.idempotencyKey, milli: toMilli(input.points), minutes: input.minutes },
+      ctx,
+    );
+    return this.after(outcome);
+  }
+
+  async endUsage(usageId: string): Promise<UsageRecord | null> {
+    return this.store.endUsage(usageId, this.now());
+  }
+
+  /** Full refund to the lots the points came from; a second refund changes nothing. */
+  async refund(usageId: string, reason: RefundReason): Promise<{ usage: UsageRecord; refunded: number }> {
+    const r = await this.store.refund(usageId, reason, this.now(), this.lowThresholdMilli);
+    if (!r) throw new AppError('not_found', { message: 'Usage record not found.', details: { usage_id: usageId } });
+    return { usage: r.usage, refunded: fromMilli(r.refundedMilli) };
+  }
+
+  /** A recording could not start or continue for lack of credit: credit.exhausted (same 24 h gate). */
+  async notifyExhausted(accountId: string): Promise<void> {
+    if (!(await this.store.claimExhaustedNotice(accountId, this.now()))) return;
+    const balance = fromMilli(await this.store.accountBalanceMilli(accountId, this.now()));
+    await this.publish(CREDIT_EXHAUSTED, {
+      accountId,
+      balance,
+      cause: 'refused',
+      at: this.now().toISOString(),
+    } satisfies CreditExhaustedEvent);
+  }
+
+  private async context(accountId: string, keyId: string) {
+    const [plan, policy] = await Promise.all([this.plans.activePlan(accountId), this.policy(keyId)]);
+    return { policy, unlimited: plan.mode !== 'credit', now: this.now(), lowThresholdMilli: this.lowThresholdMilli };
+  }
+
+  private async after(outcome: ChargeOutcome): Promise<ChargeResult> {
+    const accountId = outcome.usage.accountId;
+    const balance = fromMilli(outcome.accountBalanceMilli);
+    const at = this.now().toISOString();
+    if (outcome.crossings.includes('low')) {
+      await this.publish(CREDIT_LOW, { accountId, balance, threshold: fromMilli(this.lowThresholdMilli), at } satisfies CreditLowEvent);
+    }
+    if (outcome.crossings.includes('exhausted')) {
+      await this.publish(CREDIT_EXHAUSTED, { accountId, balance, cause: 'charge', at } satisfies CreditExhaustedEvent);
+    }
+    return { usage: outcome.usage, charged: fromMilli(outcome.chargedMilli), duplicate: outcome.duplicate };
+  }
+
+  private async publish(topic: string, message: unknown): Promise<void> {
+    try {
+      await this.bus.publish(topic, message);
+    } catch (err) {
+      // The charge is committed; a lost notification must not undo it.
+      this.logger?.error({ err, topic }, 'credit event not published');
+    }
+  }
+}

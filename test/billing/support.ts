@@ -1,0 +1,59 @@
+/**
+ * Billing test helpers: the real app (real database, port 0) with a movable clock, and
+ * direct access to its billing and plan services, as the features that charge use them.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Principal } from '../../src/platform/auth/types.js';
+import { type Backend, startTestApp, type TestApp } from '../support/app.js';
+
+export interface Clock {
+  now: () => Date;
+  set(iso: string): void;
+  advance(ms: number): void;
+}
+
+export function clock(start = '2026-03-10T12:00:00.000Z'): Clock {
+  let t = Date.parse(start);
+  return {
+    now: () => new Date(t),
+    set(iso) {
+      t = Date.parse(iso);
+    },
+    advance(ms) {
+      t += ms;
+    },
+  };
+}
+
+export async function startBillingApp(backend: Backend, c: Clock, env: Record<string, string> = {}): Promise<TestApp> {
+  return startTestApp({ backend, now: c.now, env });
+}
+
+export function principal(): Principal {
+  return { accountId: randomUUID(), keyId: randomUUID() };
+}
+
+/** Sum of usage points and sum taken from lots, for the ledger invariant. */
+export async function ledger(t: TestApp, accountId: string) {
+  const db = t.app.deps.database.db;
+  const usage = await db
+    .selectFrom('usage_records')
+    .select((eb) => eb.fn.sum<number | string | null>('points_milli').as('s'))
+    .where('account_id', '=', accountId)
+    .executeTakeFirst();
+  const lots = await db
+    .selectFrom('credit_lots')
+    .select((eb) => [
+      eb.fn.sum<number | string | null>('granted_milli').as('g'),
+      eb.fn.sum<number | string | null>('remaining_milli').as('r'),
+    ])
+    .where('account_id', '=', accountId)
+    .executeTakeFirst();
+  const neg = await db
+    .selectFrom('credit_lots')
+    .select('id')
+    .where('account_id', '=', accountId)
+    .where('remaining_milli', '<', 0)
+    .execute();
+  return { usageMilli: Number(usage?.s ?? 0), takenMilli: Number(lots?.g ?? 0) - Number(lots?.r ?? 0), negativeLots: neg.length };
+}

@@ -8,7 +8,7 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
-import { BillingService } from './billing/service.js';
+import { type BillingModule, createBillingModule } from './billing/module.js';
 import { InProcessBus } from './bus/in-process.js';
 import { RedisBus } from './bus/redis.js';
 import type { EventBus } from './bus/types.js';
@@ -16,7 +16,6 @@ import type { Config } from './config.js';
 import { EngineRegistry } from './engines/registry.js';
 import { StoreJobQueue } from './jobs/store-queue.js';
 import type { JobQueue } from './jobs/types.js';
-import { PlanService } from './plans/service.js';
 import { createHttpServer } from './platform/http/server.js';
 import type { HttpApp } from './platform/http/types.js';
 import { createLogger } from './platform/logging.js';
@@ -43,10 +42,11 @@ export interface AppDeps {
   /** Injectable clock (tests move time; production uses the system clock). */
   now: () => Date;
   build: string;
-  /** Plan assignment per account (src/plans). */
-  plans: PlanService;
-  /** Credit lots, usage, charges, refunds (src/billing). */
-  billing: BillingService;
+  /** Billing, plans, the limits calculator and tickets (src/billing/module.ts). */
+  plans: BillingModule['plans'];
+  billing: BillingModule['billing'];
+  limits: BillingModule['limits'];
+  tickets: BillingModule['tickets'];
 }
 
 export interface ParleyApp {
@@ -95,7 +95,7 @@ export async function buildApp(config: Config, overrides: BuildOverrides = {}): 
     blobs: new LocalDiskBlobStore(join(config.platform.dataDir, 'blobs')),
     now: overrides.now ?? (() => new Date()),
     build,
-    ...billingDeps(config, database, bus, logger, overrides.now),
+    ...createBillingModule({ config, database, bus, logger, now: overrides.now }),
   };
 
   const http = await createHttpServer({
@@ -124,20 +124,6 @@ export async function buildApp(config: Config, overrides: BuildOverrides = {}): 
       await database.close();
     },
   };
-}
-
-function billingDeps(config: Config, database: Database, bus: EventBus, logger: Logger, now?: () => Date) {
-  const plans = new PlanService(database, { catalogue: config.plans.catalogue, now });
-  const billing = new BillingService({
-    database,
-    plans,
-    bus,
-    prices: config.billing,
-    lowThreshold: config.billing.lowThreshold,
-    now,
-    logger: logger.child({ component: 'billing' }),
-  });
-  return { plans, billing };
 }
 
 /** "<package version>+<commit>" (commit from PARLEY_BUILD_COMMIT at build time, else git). */

@@ -1,0 +1,59 @@
+/**
+ * Builds billing, plans, the limits calculator and tickets from the app's configuration and
+ * backends (the composition root spreads the result into AppDeps), and registers their
+ * routes once an Authenticator exists.
+ */
+import type { Logger } from 'pino';
+import { registerAccountRoutes } from '../account/routes.js';
+import { AccountService } from '../account/service.js';
+import type { EventBus } from '../bus/types.js';
+import type { Config } from '../config.js';
+import { LimitsCalculator } from '../plans/limits.js';
+import { PlanService } from '../plans/service.js';
+import type { Authenticator } from '../platform/auth/types.js';
+import type { HttpApp } from '../platform/http/types.js';
+import type { Database } from '../store/database.js';
+import { registerTicketRoutes } from '../tickets/routes.js';
+import { createTicketService, type TicketService } from '../tickets/service.js';
+import { BillingService } from './service.js';
+
+export interface BillingModule {
+  plans: PlanService;
+  billing: BillingService;
+  limits: LimitsCalculator;
+  tickets: TicketService;
+}
+
+export function createBillingModule(d: {
+  config: Config;
+  database: Database;
+  bus: EventBus;
+  logger: Logger;
+  now?: () => Date;
+}): BillingModule {
+  const now = d.now ?? (() => new Date());
+  const plans = new PlanService(d.database, { catalogue: d.config.plans.catalogue, now });
+  const billing = new BillingService({
+    database: d.database,
+    plans,
+    bus: d.bus,
+    prices: d.config.billing,
+    lowThreshold: d.config.billing.lowThreshold,
+    now,
+    logger: d.logger.child({ component: 'billing' }),
+  });
+  const limits = new LimitsCalculator({
+    minutes: billing.store,
+    sessions: billing.store,
+    timeZone: d.config.platform.timeZone,
+    rollingWindowDays: d.config.plans.rollingWindowDays,
+  });
+  const tickets = createTicketService({ database: d.database, billing, plans, limits, now });
+  return { plans, billing, limits, tickets };
+}
+
+/** POST /api/v1/auth/ticket and GET /api/v1/me/plan, /me/credit-lots, /me/usage. */
+export function registerBillingRoutes(app: HttpApp, m: BillingModule & { now: () => Date }, auth: Authenticator): void {
+  registerTicketRoutes(app, { auth, tickets: m.tickets });
+  registerAccountRoutes(app, { auth, account: new AccountService({ billing: m.billing, plans: m.plans, limits: m.limits, now: m.now }) });
+}

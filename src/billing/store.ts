@@ -255,9 +255,14 @@ export class BillingStore {
 
   /** Charges a usage row (see the class comment for the guarantees). Throws auth_quota_exceeded when a budget is short. */
   async charge(usageId: string, req: ChargeRequest, ctx: ChargeContext): Promise<ChargeOutcome> {
+    // The row's account never changes, so it is read before the transaction; inside, the
+    // account lock comes first (on SQLite a write first takes the write lock at once, so a
+    // concurrent writer in another process waits on busy_timeout instead of failing).
+    const owner = await this.getUsage(usageId);
+    if (!owner) throw new AppError('not_found', { details: { usage_id: usageId } });
     return this.db.transaction().execute(async (trx) => {
-      const usage = await this.getUsage(usageId, trx);
-      if (!usage) throw new AppError('not_found', { details: { usage_id: usageId } });
+      await this.lockAccount(trx, owner.accountId, ctx.now);
+      const usage = (await this.getUsage(usageId, trx))!;
       return this.chargeLocked(trx, usage, req, ctx);
     });
   }
@@ -439,9 +444,9 @@ export class BillingStore {
     now: Date,
     lowThresholdMilli: number,
   ): Promise<{ usage: UsageRecord; refundedMilli: number } | null> {
+    const usage = await this.getUsage(usageId);
+    if (!usage) return null;
     return this.db.transaction().execute(async (trx) => {
-      const usage = await this.getUsage(usageId, trx);
-      if (!usage) return null;
       await this.lockAccount(trx, usage.accountId, now);
       const fresh = (await this.getUsage(usageId, trx))!;
       if (fresh.refunded) return { usage: fresh, refundedMilli: 0 };

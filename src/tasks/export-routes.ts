@@ -21,7 +21,7 @@ type IdParams = { Params: { taskId: string } };
 
 export function registerExportRoutes(app: HttpApp, deps: TaskRouteDeps): void {
   const { tasks } = deps;
-  const base = { preHandler: requireApiKey(deps.auth, 'header'), schema: { tags: ['tasks'], security: [{ apiKey: [] }] } };
+  const base = { onRequest: requireApiKey(deps.auth, 'header'), schema: { tags: ['tasks'], security: [{ apiKey: [] }] } };
 
   app.get<IdParams>('/api/v1/tasks/:taskId/transcript/export', base, async (request, reply) => {
     const task = await tasks.owned(principalOf(request), request.params.taskId);

@@ -28,7 +28,7 @@ type IdParams = { Params: { taskId: string } };
 export function registerTaskRoutes(app: HttpApp, deps: TaskRouteDeps): void {
   const { tasks, speakers } = deps;
   const auth = requireApiKey(deps.auth, 'header');
-  const base = { preHandler: auth, schema: { tags: ['tasks'], security: [{ apiKey: [] }] } };
+  const base = { onRequest: auth, schema: { tags: ['tasks'], security: [{ apiKey: [] }] } };
 
   app.get('/api/v1/tasks', base, async (request, reply) => {
     const { statuses, ids } = listQuery(request.query as Record<string, unknown>);
@@ -92,7 +92,7 @@ export function registerTaskRoutes(app: HttpApp, deps: TaskRouteDeps): void {
     return { message: 'Task queued for reprocessing.', data: { task_id: task.taskId, processing_status: task.processingStatus } };
   });
 
-  const speakerBase = { preHandler: auth, schema: { tags: ['speakers'], security: [{ apiKey: [] }] } };
+  const speakerBase = { onRequest: auth, schema: { tags: ['speakers'], security: [{ apiKey: [] }] } };
   app.patch<IdParams>('/api/v1/tasks/:taskId/speakers/rename', speakerBase, async (request) =>
     ok(await speakers.rename(principalOf(request), request.params.taskId, bodyObject(request.body))),
   );

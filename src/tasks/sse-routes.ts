@@ -38,7 +38,7 @@ export function summaryPayload(s: SummaryRecord | null): Record<string, unknown>
 export function registerTaskSseRoutes(app: HttpApp, deps: TaskRouteDeps): void {
   const { tasks } = deps;
   const base = {
-    preHandler: requireApiKey(deps.auth, 'header-or-query'),
+    onRequest: requireApiKey(deps.auth, 'header-or-query'),
     config: { errorVariant: 'sse' as const },
     schema: { tags: ['sse'], security: [{ apiKey: [] }] },
   };

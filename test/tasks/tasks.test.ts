@@ -103,7 +103,10 @@ describe.each(backends())('tasks (%s)', (backend) => {
       expect((await api(t.url, 'GET', `/api/v1/tasks?${hundred}`, { key: KEY_A })).status).toBe(200);
     });
 
-    it('needs an API key', async () => {
+    it('needs an API key, checked before the body is read', async () => {
+      const r = await api(t.url, 'PUT', '/api/v1/tasks/batch/pin', { body: '{not json' });
+      expect(r.status).toBe(401);
+      expect(r.body.data.error_code).toBe('auth_missing_api_key');
       expect((await api(t.url, 'GET', '/api/v1/tasks')).body.data.error_code).toBe('auth_missing_api_key');
       expect((await api(t.url, 'GET', '/api/v1/tasks', { key: 'svc_nope' })).status).toBe(401);
     });

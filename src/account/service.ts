@@ -51,13 +51,8 @@ export class AccountService {
 
   async plan(principal: Principal): Promise<PlanView> {
     const now = this.deps.now();
-    const [plan, policy] = await Promise.all([
-      this.deps.plans.activePlan(principal.accountId, now),
-      this.deps.billing.policy(principal.keyId),
-    ]);
-    if (plan.mode === 'credit') {
-      return { mode: 'credit', plan: null, available_credit: await this.deps.billing.available(principal, policy) };
-    }
+    const { plan, policy, available } = await this.deps.billing.standing(principal);
+    if (plan.mode === 'credit') return { mode: 'credit', plan: null, available_credit: available };
     if (plan.mode === 'unlimited') return { mode: 'unlimited', plan: null, features: { all: true }, expired_at: plan.expiresAt };
     const report = await this.deps.limits.evaluate(principal.accountId, plan, now, policy);
     const features = plan.plan.features as Record<string, boolean>;

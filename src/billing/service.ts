@@ -53,6 +53,13 @@ export interface ChargeResult {
   duplicate: boolean;
 }
 
+export interface Standing {
+  plan: ActivePlan;
+  policy: KeyPolicy;
+  /** Points the key can spend now. */
+  available: number;
+}
+
 export interface BillingServiceOptions {
   database: Database;
   plans: PlanService;
@@ -94,6 +101,14 @@ export class BillingService {
     return (await this.keyPolicies.keyPolicy(keyId)) ?? OPEN_KEY_POLICY;
   }
 
+  /**
+   * The key's settings for a request: an Authenticator that already read them may attach
+   * them to the principal (`policy`), which saves a query on hot paths.
+   */
+  async policyOf(principal: Principal & { policy?: KeyPolicy }): Promise<KeyPolicy> {
+    return principal.policy ?? this.policy(principal.keyId);
+  }
+
   async grantCredit(input: GrantCreditInput): Promise<void> {
     await this.grantLot(input);
   }
@@ -132,17 +147,32 @@ export class BillingService {
 
   /** Points the key can spend now (its allotment plus account lots when allowed). */
   async available(principal: Principal, policy?: KeyPolicy): Promise<number> {
-    const p = policy ?? (await this.policy(principal.keyId));
+    const p = policy ?? (await this.policyOf(principal));
     return fromMilli(await this.store.availableMilli(principal.accountId, principal.keyId, p.allowAccountPool, this.now()));
   }
 
-  /** 402 auth_insufficient_credit when the balance is zero or less and no unlimited authorization is active. */
-  async assertCanCharge(principal: Principal, plan?: ActivePlan): Promise<void> {
-    const active = plan ?? (await this.plans.activePlan(principal.accountId));
-    if (active.mode !== 'credit') return;
-    if ((await this.available(principal)) <= 0) {
-      throw new AppError('auth_insufficient_credit', { details: { available_credit: 0 } });
-    }
+  /** Plan in force, key settings and the key's available credit, in one statement (plus the key's settings). */
+  async standing(principal: Principal): Promise<Standing> {
+    const now = this.now();
+    const [snap, policy] = await Promise.all([
+      this.store.planAndBalances(principal.accountId, principal.keyId, now),
+      this.policyOf(principal),
+    ]);
+    return {
+      plan: this.plans.fromRow(snap.plan, now),
+      policy,
+      available: fromMilli(snap.keyMilli + (policy.allowAccountPool ? snap.accountMilli : 0)),
+    };
+  }
+
+  /**
+   * For chargeable endpoints: 402 auth_insufficient_credit when the balance is zero or less
+   * and no unlimited authorization is active. Never called on /me/*.
+   */
+  async assertCanCharge(principal: Principal, standing?: Standing): Promise<void> {
+    const s = standing ?? (await this.standing(principal));
+    if (s.plan.mode !== 'credit') return;
+    if (s.available <= 0) throw new AppError('auth_insufficient_credit', { details: { available_credit: 0 } });
   }
 
   /** Opens the usage row of a recording or broadcast (0 points, in progress, occurred_at = start). */

@@ -9,11 +9,13 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Kysely, Transaction } from 'kysely';
+import type { AccountPlansTable } from '../plans/tables.js';
 import { AppError } from '../platform/errors/app-error.js';
 import { flag, fromMilli } from '../store/columns.js';
 import type { Database } from '../store/database.js';
 import type { Schema } from '../store/schema.js';
 import type { KeyPolicy } from './key-policy.js';
+import { precompile } from './precompiled.js';
 import type { CreditLotsTable, UsageRecordsTable } from './tables.js';
 
 type Db = Kysely<Schema> | Transaction<Schema>;
@@ -224,6 +226,100 @@ export class BillingStore {
       .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', now.toISOString())]))
       .executeTakeFirst();
     return Number(row?.total ?? 0);
+  }
+
+  /**
+   * One statement for the hot read path (GET /me/plan, ticket, assertCanCharge): the plan
+   * assignment row and the key's and the account pool's unexpired balances. Precompiled.
+   */
+  private planAndBalancesQuery?: ReturnType<typeof precompile<'account' | 'key' | 'now'>>;
+
+  private planAndBalancesCompiled() {
+    if (this.planAndBalancesQuery) return this.planAndBalancesQuery;
+    this.planAndBalancesQuery = precompile<'account' | 'key' | 'now'>((param) => {
+      const lotSum = (pool: Pool) => {
+        const q = this.db
+          .selectFrom('credit_lots')
+          .select((eb) => eb.fn.sum<number | string | null>('remaining_milli').as('s'))
+          .where('account_id', '=', param('account'))
+          .where('pool', '=', pool)
+          .where('remaining_milli', '>', 0)
+          .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', param('now'))]));
+        return pool === 'key' ? q.where('key_id', '=', param('key')) : q;
+      };
+      const planCol = (c: 'mode' | 'plan_name' | 'expires_at' | 'granted_at') =>
+        this.db.selectFrom('account_plans').select(c).where('account_id', '=', param('account'));
+      return this.db.selectNoFrom([
+        planCol('mode').as('mode'),
+        planCol('plan_name').as('plan_name'),
+        planCol('expires_at').as('expires_at'),
+        planCol('granted_at').as('granted_at'),
+        lotSum('key').as('key_milli'),
+        lotSum('account').as('account_milli'),
+      ]);
+    });
+    return this.planAndBalancesQuery;
+  }
+
+  async planAndBalances(
+    accountId: string,
+    keyId: string,
+    now: Date,
+  ): Promise<{
+    plan: Pick<AccountPlansTable, 'mode' | 'plan_name' | 'expires_at' | 'granted_at'> | null;
+    keyMilli: number;
+    accountMilli: number;
+  }> {
+    const { rows } = await this.db.executeQuery<{
+      mode: string | null;
+      plan_name: string | null;
+      expires_at: string | null;
+      granted_at: string | null;
+      key_milli: number | string | null;
+      account_milli: number | string | null;
+    }>(this.planAndBalancesCompiled()({ account: accountId, key: keyId, now: now.toISOString() }));
+    const row = rows[0]!;
+    return {
+      plan: row.mode
+        ? { mode: row.mode, plan_name: row.plan_name ?? null, expires_at: row.expires_at ?? null, granted_at: row.granted_at ?? '' }
+        : null,
+      keyMilli: Number(row.key_milli ?? 0),
+      accountMilli: Number(row.account_milli ?? 0),
+    };
+  }
+
+  private readonly minuteSumQueries = new Map<string, ReturnType<typeof precompile<string>>>();
+
+  /** Billable minutes in several [from, to) ranges at once (refunds excluded): one precompiled statement per set of range names. */
+  async minuteSums<K extends string>(accountId: string, ranges: Record<K, [string, string]>): Promise<Record<K, number>> {
+    const names = (Object.keys(ranges) as K[]).sort();
+    const shape = names.join(',');
+    let query = this.minuteSumQueries.get(shape);
+    if (!query) {
+      query = precompile<string>((param) =>
+        this.db.selectNoFrom(
+          names.map((name) =>
+            this.db
+              .selectFrom('billing_charges')
+              .select((eb) => eb.fn.sum<number | string | null>('minutes').as('s'))
+              .where('account_id', '=', param('account'))
+              .where('refunded', '=', 0)
+              .where('created_at', '>=', param(`${name}:from`))
+              .where('created_at', '<', param(`${name}:to`))
+              .as(name),
+          ),
+        ),
+      );
+      this.minuteSumQueries.set(shape, query);
+    }
+    const values: Record<string, unknown> = { account: accountId };
+    for (const name of names) {
+      values[`${name}:from`] = ranges[name][0];
+      values[`${name}:to`] = ranges[name][1];
+    }
+    const { rows } = await this.db.executeQuery<Record<string, number | string | null>>(query(values));
+    const row = rows[0] ?? {};
+    return Object.fromEntries(names.map((name) => [name, Number(row[name] ?? 0)])) as Record<K, number>;
   }
 
   async createUsage(input: NewUsage, now: Date, db: Db = this.db): Promise<UsageRecord> {
@@ -508,19 +604,6 @@ export class BillingStore {
       .where('key_id', '=', keyId)
       .where('refunded', '=', 0)
       .where('created_at', '>=', monthStart)
-      .executeTakeFirst();
-    return Number(row?.total ?? 0);
-  }
-
-  /** Billable minutes of the account charged in [from, to), refunds excluded. */
-  async usedMinutes(accountId: string, from: string, to: string): Promise<number> {
-    const row = await this.db
-      .selectFrom('billing_charges')
-      .select((eb) => eb.fn.sum<number | string | null>('minutes').as('total'))
-      .where('account_id', '=', accountId)
-      .where('refunded', '=', 0)
-      .where('created_at', '>=', from)
-      .where('created_at', '<', to)
       .executeTakeFirst();
     return Number(row?.total ?? 0);
   }

@@ -23,7 +23,8 @@ import { dayBounds } from './day.js';
 import type { ActivePlan } from './service.js';
 
 export interface UsageMinutesSource {
-  usedMinutes(accountId: string, fromIso: string, toIso: string): Promise<number>;
+  /** Minutes in several [from, to) ranges at once. */
+  minuteSums<K extends string>(accountId: string, ranges: Record<K, [string, string]>): Promise<Record<K, number>>;
   minuteTimeline(accountId: string, fromIso: string, toIso: string): Promise<{ at: string; minutes: number }[]>;
 }
 
@@ -85,13 +86,15 @@ export class LimitsCalculator {
     const day = dayBounds(now, this.deps.timeZone);
     const windowMs = this.deps.rollingWindowDays * 86_400_000;
     const windowStart = new Date(now.getTime() - windowMs).toISOString();
-    // Only the queries a limit needs; the day count is always shown.
-    const [daily, timeline, total] = await Promise.all([
-      this.deps.minutes.usedMinutes(accountId, day.start.toISOString(), day.end.toISOString()),
-      l.rolling_limit_minutes === null ? Promise.resolve(null) : this.deps.minutes.minuteTimeline(accountId, windowStart, until),
-      l.auth_total_limit_minutes === null ? Promise.resolve(null) : this.deps.minutes.usedMinutes(accountId, plan.grantedAt, until),
-    ]);
-    const rolling = timeline === null ? null : timeline.reduce((s, e) => s + e.minutes, 0);
+    // One statement for every count a limit needs (the day count is always shown); the
+    // per-charge timeline only when the rolling limit blocks and its recovery is needed.
+    const ranges: Record<string, [string, string]> = { daily: [day.start.toISOString(), day.end.toISOString()] };
+    if (l.rolling_limit_minutes !== null) ranges.rolling = [windowStart, until];
+    if (l.auth_total_limit_minutes !== null) ranges.total = [plan.grantedAt, until];
+    const sums = await this.deps.minutes.minuteSums(accountId, ranges);
+    const daily = sums.daily ?? 0;
+    const rolling = l.rolling_limit_minutes === null ? null : (sums.rolling ?? 0);
+    const total = l.auth_total_limit_minutes === null ? null : (sums.total ?? 0);
 
     let blocked: BlockingLimit | null = null;
     let recovery: string | null = null;
@@ -99,7 +102,12 @@ export class LimitsCalculator {
       blocked = 'auth_total_limit_minutes';
     } else if (l.rolling_limit_minutes !== null && rolling !== null && rolling >= l.rolling_limit_minutes) {
       blocked = 'rolling_limit_minutes';
-      recovery = rollingRecovery(timeline!, rolling, l.rolling_limit_minutes, windowMs);
+      recovery = rollingRecovery(
+        await this.deps.minutes.minuteTimeline(accountId, windowStart, until),
+        rolling,
+        l.rolling_limit_minutes,
+        windowMs,
+      );
     }
     if (l.daily_hard_limit_minutes !== null && daily >= l.daily_hard_limit_minutes && blocked !== 'auth_total_limit_minutes') {
       const dayRecovery = day.end.toISOString();

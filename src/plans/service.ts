@@ -10,6 +10,7 @@
 import { AppError } from '../platform/errors/app-error.js';
 import type { Database } from '../store/database.js';
 import { DEFAULT_CATALOGUE, DEFAULT_PLAN_NAME, type PlanCatalogue, type PlanDefinition } from './catalogue.js';
+import type { AccountPlansTable } from './tables.js';
 
 export type PlanMode = 'credit' | 'unlimited' | 'unlimited-plan';
 
@@ -66,6 +67,11 @@ export class PlanService {
   /** The authorization in force now (credit when none, expired, or naming a removed plan). */
   async activePlan(accountId: string, at: Date = this.now()): Promise<ActivePlan> {
     const row = await this.database.db.selectFrom('account_plans').selectAll().where('account_id', '=', accountId).executeTakeFirst();
+    return this.fromRow(row ?? null, at);
+  }
+
+  /** Interprets an assignment row (callers that read it together with other data use this). */
+  fromRow(row: Pick<AccountPlansTable, 'mode' | 'plan_name' | 'expires_at' | 'granted_at'> | null, at: Date = this.now()): ActivePlan {
     if (!row || row.mode === 'credit') return { mode: 'credit' };
     if (row.expires_at !== null && row.expires_at <= at.toISOString()) return { mode: 'credit' };
     if (row.mode === 'unlimited') return { mode: 'unlimited', expiresAt: row.expires_at, grantedAt: row.granted_at };

@@ -54,6 +54,28 @@ export function openDatabase(options: OpenOptions): Database {
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma('busy_timeout = 5000');
   sqlite.pragma('synchronous = NORMAL');
-  const db = new Kysely<Schema>({ dialect: new SqliteDialect({ database: sqlite }) });
+  const db = new Kysely<Schema>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
   return { db, dialect: 'sqlite', close: () => db.destroy() };
+}
+
+/**
+ * Kysely prepares every query anew; on SQLite preparing costs several times more than
+ * running a small indexed query, so prepared statements are kept by SQL text (bounded). A
+ * statement is used by one query at a time: Kysely runs SQLite queries one after another
+ * on its single connection. SQLite re-prepares a cached statement itself after a schema change.
+ */
+function withStatementCache(sqlite: SQLiteDatabase.Database, max = 500) {
+  const cache = new Map<string, SQLiteDatabase.Statement>();
+  return {
+    close: () => sqlite.close(),
+    prepare(sql: string) {
+      let stmt = cache.get(sql);
+      if (!stmt) {
+        if (cache.size >= max) cache.clear();
+        stmt = sqlite.prepare(sql);
+        cache.set(sql, stmt);
+      }
+      return stmt;
+    },
+  };
 }

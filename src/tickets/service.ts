@@ -46,12 +46,9 @@ export class TicketService {
 
   async issue(principal: Principal): Promise<{ ticket: string; expires_in: number }> {
     const now = this.deps.now();
-    const [plan, policy] = await Promise.all([
-      this.deps.plans.activePlan(principal.accountId, now),
-      this.deps.billing.policy(principal.keyId),
-    ]);
-    await this.deps.limits.assertCanStart(principal, plan, policy, { transport: 'rest' }, now);
-    await this.deps.billing.assertCanCharge(principal, plan);
+    const standing = await this.deps.billing.standing(principal);
+    await this.deps.limits.assertCanStart(principal, standing.plan, standing.policy, { transport: 'rest' }, now);
+    await this.deps.billing.assertCanCharge(principal, standing);
     const ticket = newTicket();
     await this.store.issue(ticket, { ...principal, expiresAt: new Date(now.getTime() + TICKET_TTL_SECONDS * 1000), now });
     if (now.getTime() - this.lastSweep > SWEEP_EVERY_MS) {

@@ -1,0 +1,155 @@
+/**
+ * REST benchmark: requests/s and p99 of authenticated GET /api/v1/me/plan next to a bare
+ * route (GET /api/v1/version) in the same run, against the real app on port 0 with a
+ * temporary SQLite database (or DATABASE_URL). Target: the authenticated route keeps at
+ * least 50 % of the bare route's throughput.
+ *
+ *   npm run -s bench:rest                      # 5 s per route, 10 connections
+ *   BENCH_SECONDS=10 BENCH_CONNECTIONS=20 npm run -s bench:rest
+ */
+import { randomBytes, randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import autocannon from 'autocannon';
+import pg from 'pg';
+import { buildApp, type ParleyApp } from '../src/app.js';
+import { registerBillingRoutes } from '../src/billing/module.js';
+import { loadConfig } from '../src/config.js';
+import type { Authenticator, Principal } from '../src/platform/auth/types.js';
+
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
+const TARGET = 0.5;
+
+interface Result {
+  name: string;
+  rps: number;
+  p99: number;
+  errors: number;
+  non2xx: number;
+}
+
+async function measure(name: string, url: string, headers: Record<string, string>, seconds = SECONDS): Promise<Result> {
+  const r = await autocannon({ url, connections: CONNECTIONS, duration: seconds, headers });
+  return { name, rps: r.requests.average, p99: r.latency.p99, errors: r.errors, non2xx: r.non2xx };
+}
+
+/**
+ * The key the benchmark authenticates with. The app's own Authenticator (keys feature) is
+ * used when the app exposes one; otherwise an in-memory stand-in that hashes the key as a
+ * real lookup would (the output says which).
+ */
+async function authFor(app: ParleyApp, principal: Principal): Promise<{ auth: Authenticator; key: string; kind: string }> {
+  const deps = app.deps as unknown as { auth?: Authenticator };
+  const key = `svc_${randomBytes(24).toString('base64url').slice(0, 32)}`;
+  if (deps.auth) return { auth: deps.auth, key, kind: 'app' };
+  const { createHash } = await import('node:crypto');
+  const hashed = createHash('sha256').update(key).digest('hex');
+  return {
+    kind: 'stand-in (in-memory, hashed)',
+    key,
+    auth: {
+      async authenticate(input) {
+        if (!input.apiKey || createHash('sha256').update(input.apiKey).digest('hex') !== hashed) throw new Error('invalid key');
+        return principal;
+      },
+    },
+  };
+}
+
+async function main(): Promise<void> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'parley-bench-rest-'));
+  const databaseUrl = process.env.DATABASE_URL;
+  let schema: string | undefined;
+  if (databaseUrl) {
+    schema = `bench_${randomBytes(4).toString('hex')}`;
+    const c = new pg.Client({ connectionString: databaseUrl });
+    await c.connect();
+    await c.query(`create schema ${schema}`);
+    await c.end();
+  }
+  const config = loadConfig({
+    PORT: '0',
+    HOST: '127.0.0.1',
+    PARLEY_DATA_DIR: dataDir,
+    LOG_LEVEL: 'silent',
+    ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
+  });
+  const app = await buildApp(config, { pgSchema: schema });
+  const credit: Principal = { accountId: randomUUID(), keyId: randomUUID() };
+  const { auth, key, kind } = await authFor(app, credit);
+  const planned: Principal = { accountId: randomUUID(), keyId: randomUUID() };
+  const plannedKey = `svc_${randomBytes(24).toString('base64url').slice(0, 32)}`;
+  const routesAuth: Authenticator = {
+    authenticate: async (input) => (input.apiKey === plannedKey ? planned : auth.authenticate(input)),
+  };
+  if (!(app.deps as unknown as { auth?: Authenticator }).auth) registerBillingRoutes(app.http, app.deps, routesAuth);
+  await app.http.listen({ port: 0, host: '127.0.0.1' });
+  const address = app.http.server.address();
+  const base = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
+
+  // A realistic account: a few lots, some usage; and a plan-bound account with minutes today.
+  const b = app.deps.billing;
+  await b.grantCredit({ accountId: credit.accountId, points: 500, pool: 'account' });
+  await b.grantCredit({
+    accountId: credit.accountId,
+    points: 100,
+    pool: 'account',
+    expiresAt: new Date(Date.now() + 30 * 86_400_000).toISOString(),
+  });
+  await b.grantCredit({ accountId: credit.accountId, points: 50, pool: 'key', keyId: credit.keyId });
+  for (let i = 0; i < 50; i++) await b.chargeOneOff(credit, { type: 'summary', points: 1, idempotencyKey: `bench:${i}` });
+  await app.deps.plans.setPlan(planned.accountId, 'unlimited-plan');
+  const rec = await b.startUsage(planned, { type: 'recording' });
+  for (let m = 0; m < 120; m++) await b.charge(rec.id, { idempotencyKey: `m${m}`, points: 1, minutes: 1 });
+  await b.endUsage(rec.id);
+
+  const check = await fetch(`${base}/api/v1/me/plan`, { headers: { 'x-api-key': key } });
+  if (check.status !== 200) throw new Error(`GET /api/v1/me/plan answered ${check.status}: ${await check.text()}`);
+
+  // Warm up both paths (JIT, statement caches), then measure in the same run.
+  await measure('warm-up', `${base}/api/v1/version`, {}, 1);
+  await measure('warm-up', `${base}/api/v1/me/plan`, { 'x-api-key': key }, 1);
+  const results = [
+    await measure('GET /api/v1/version (bare)', `${base}/api/v1/version`, {}),
+    await measure('GET /api/v1/me/plan (auth, credit)', `${base}/api/v1/me/plan`, { 'x-api-key': key }),
+    await measure('GET /api/v1/me/plan (auth, plan-bound)', `${base}/api/v1/me/plan`, { 'x-api-key': plannedKey }),
+  ];
+  await app.close();
+  rmSync(dataDir, { recursive: true, force: true });
+  if (schema && databaseUrl) {
+    const c = new pg.Client({ connectionString: databaseUrl });
+    await c.connect();
+    await c.query(`drop schema ${schema} cascade`);
+    await c.end();
+  }
+
+  console.log(
+    `REST benchmark: ${databaseUrl ? 'PostgreSQL' : 'SQLite'}, ${CONNECTIONS} connections, ${SECONDS} s per route, auth: ${kind}`,
+  );
+  console.log(`${'route'.padEnd(42)} ${'req/s'.padStart(9)} ${'p99 ms'.padStart(8)} ${'errors'.padStart(7)}`);
+  for (const r of results)
+    console.log(
+      `${r.name.padEnd(42)} ${r.rps.toFixed(0).padStart(9)} ${String(r.p99).padStart(8)} ${String(r.errors + r.non2xx).padStart(7)}`,
+    );
+  const [bare, credited, plan] = results as [Result, Result, Result];
+  const ratio = credited.rps / bare.rps;
+  console.log(
+    `ratio /me/plan (credit) / version: ${(ratio * 100).toFixed(1)} % (target >= ${TARGET * 100} %); plan-bound: ${((plan.rps / bare.rps) * 100).toFixed(1)} %`,
+  );
+  if (results.some((r) => r.errors + r.non2xx > 0)) {
+    console.log('FAIL: some requests failed');
+    process.exitCode = 1;
+  } else if (ratio < TARGET) {
+    console.log('FAIL: below target');
+    process.exitCode = 1;
+  } else {
+    console.log('PASS');
+  }
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});

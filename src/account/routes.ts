@@ -74,14 +74,14 @@ const UsageQuery = Type.Object({
 });
 
 export function registerAccountRoutes(app: HttpApp, deps: { auth: Authenticator; account: AccountService }): void {
-  // Authentication runs before validation, so a request without a key is 401 whatever its query.
-  const preValidation = requireApiKey(deps.auth, 'header');
+  // Authentication runs first, so a request without a key is 401 whatever its query.
+  const onRequest = requireApiKey(deps.auth, 'header');
   const base = { tags: ['account'], security: [{ apiKey: [] }] };
 
   app.get(
     '/api/v1/me/plan',
     {
-      preValidation,
+      onRequest,
       schema: {
         ...base,
         summary: 'The plan of the key (three shapes); works at zero balance',
@@ -94,7 +94,7 @@ export function registerAccountRoutes(app: HttpApp, deps: { auth: Authenticator;
   app.get(
     '/api/v1/me/credit-lots',
     {
-      preValidation,
+      onRequest,
       schema: {
         ...base,
         summary: 'Credit lots with credit left, soonest expiry first',
@@ -107,7 +107,7 @@ export function registerAccountRoutes(app: HttpApp, deps: { auth: Authenticator;
   app.get<{ Querystring: { page: number; per_page: number } }>(
     '/api/v1/me/usage',
     {
-      preValidation,
+      onRequest,
       schema: {
         ...base,
         summary: 'Usage records, newest first',

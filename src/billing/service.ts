@@ -175,6 +175,39 @@ export class BillingService {
     if (s.available <= 0) throw new AppError('auth_insufficient_credit', { details: { available_credit: 0 } });
   }
 
+  /**
+   * Before a start that will be charged `points` (e.g. one minute of a recording): throws
+   * auth_quota_exceeded with details.budget_scope (`key_monthly_limit`, `key_allotment` or
+   * `account_credit`) and details.remaining_budget when a budget cannot cover it. Nothing is
+   * charged; an unlimited authorization always passes.
+   */
+  async assertCanAfford(principal: Principal, points: number, standing?: Standing): Promise<void> {
+    const s = standing ?? (await this.standing(principal));
+    if (s.plan.mode !== 'credit') return;
+    const limit = s.policy.monthlySpendLimit;
+    if (limit !== null) {
+      const spent = fromMilli(await this.store.monthlySpentMilli(principal.keyId, this.now()));
+      if (spent + points > limit) {
+        throw new AppError('auth_quota_exceeded', {
+          details: {
+            budget_scope: 'key_monthly_limit',
+            remaining_budget: Math.max(0, fromMilli(toMilli(limit - spent))),
+            required: points,
+          },
+        });
+      }
+    }
+    if (s.available < points) {
+      throw new AppError('auth_quota_exceeded', {
+        details: {
+          budget_scope: s.policy.allowAccountPool ? 'account_credit' : 'key_allotment',
+          remaining_budget: s.available,
+          required: points,
+        },
+      });
+    }
+  }
+
   /** Opens the usage row of a recording or broadcast (0 points, in progress, occurred_at = start). */
   async startUsage(principal: Principal, input: { type: string; taskId?: string | null; id?: string }): Promise<UsageRecord> {
     return this.store.createUsage({ ...input, accountId: principal.accountId, keyId: principal.keyId, inProgress: true }, this.now());

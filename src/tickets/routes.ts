@@ -17,7 +17,7 @@ export function registerTicketRoutes(app: HttpApp, deps: { auth: Authenticator; 
   app.post(
     '/api/v1/auth/ticket',
     {
-      preValidation: requireApiKey(deps.auth, 'header'),
+      onRequest: requireApiKey(deps.auth, 'header'),
       schema: {
         tags: ['authentication'],
         summary: 'Obtain a WebSocket ticket (32 characters, 60 seconds, single use)',

@@ -168,5 +168,22 @@ describe.each(backends())('billing charges (%s)', (backend) => {
     for (const off of offs) off();
   });
 
+  it('assertCanAfford checks a start against credit and the monthly limit without charging', async () => {
+    const p = principal();
+    await billing().grantCredit({ accountId: p.accountId, points: 1.5, pool: 'account' });
+    await billing().assertCanAfford(p, 1.5);
+    const short = await refusal(billing().assertCanAfford(p, 2));
+    expect(short.details).toEqual({ budget_scope: 'account_credit', remaining_budget: 1.5, required: 2 });
+    b2().useKeyPolicies({
+      keyPolicy: async (id) => (id === p.keyId ? { allowAccountPool: true, monthlySpendLimit: 1, maxConcurrentSessions: null } : null),
+    });
+    const capped = await refusal(billing().assertCanAfford(p, 1.5));
+    expect(capped.details).toEqual({ budget_scope: 'key_monthly_limit', remaining_budget: 1, required: 1.5 });
+    b2().useKeyPolicies({ keyPolicy: async () => null });
+    await t.app.deps.plans.setPlan(p.accountId, 'unlimited');
+    await billing().assertCanAfford(p, 1000);
+    expect(await billing().available(p)).toBe(1.5);
+  });
+
   const b2 = () => billing();
 });

@@ -75,6 +75,14 @@ describe.each(backends())('POST /api/v1/auth/ticket and ticket consumption (%s)'
     expect(rows[0]!.ticket_hash).toMatch(/^[0-9a-f]{64}$/);
   });
 
+  it('accepts an empty JSON object as the (absent) body', async () => {
+    const k = newKey();
+    await t.app.deps.billing.grantCredit({ accountId: k.accountId, points: 5, pool: 'account' });
+    const r = await api(t.url, 'POST', '/api/v1/auth/ticket', { key: k.key, body: {} });
+    expect(r.status).toBe(200);
+    expect(r.body.data.ticket).toHaveLength(32);
+  });
+
   it('401 without a key', async () => {
     const r = await ticket();
     expect(r.status).toBe(401);

@@ -53,6 +53,9 @@ export class PlanService {
     if (!['credit', 'unlimited', 'unlimited-plan'].includes(input.mode)) {
       throw new AppError('validation_failed', { details: { field: 'plan', valid_values: ['credit', 'unlimited', 'unlimited-plan'] } });
     }
+    if (input.expiresAt && Number.isNaN(Date.parse(input.expiresAt))) {
+      throw new AppError('validation_failed', { message: 'expires_at must be ISO 8601.', details: { field: 'expires_at' } });
+    }
     const expiresAt = input.expiresAt ? new Date(input.expiresAt).toISOString() : null;
     const now = this.now().toISOString();
     const row = { mode: input.mode, plan_name: planName, expires_at: expiresAt, granted_at: now, updated_at: now };

@@ -73,6 +73,15 @@ export class LimitsCalculator {
     },
   ) {}
 
+  /**
+   * Replaces the live-session count (default: in-progress recording/broadcast usage rows).
+   * The realtime feature plugs its own registry in, which also knows about sessions that
+   * ended with a crash (their usage rows stay in progress until recovered).
+   */
+  useSessionCounter(sessions: ActiveSessionCounter): void {
+    this.deps.sessions = sessions;
+  }
+
   /** The limits of a plan-bound unlimited authorization at `now`. */
   async evaluate(
     accountId: string,
@@ -171,6 +180,17 @@ export class LimitsCalculator {
     }
     return report;
   }
+}
+
+/**
+ * Minutes a running session may still go on: the report's remaining minutes (soft, hard,
+ * rolling and total limits) and the plan's max_session_minutes less what this session used.
+ * Null: unbounded. The WebSocket feature calls this at each minute.
+ */
+export function sessionBudget(report: LimitsReport | null, sessionMinutes: number): number | null {
+  if (!report) return null;
+  const perSession = report.view.max_session_minutes === null ? null : Math.max(0, report.view.max_session_minutes - sessionMinutes);
+  return minNullable(report.remainingMinutes, perSession);
 }
 
 function minNullable(a: number | null, b: number | null): number | null {

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OPEN_KEY_POLICY } from '../../src/billing/key-policy.js';
 import { dayBounds } from '../../src/plans/day.js';
+import { sessionBudget } from '../../src/plans/limits.js';
 import type { ActivePlan } from '../../src/plans/service.js';
 import type { Principal } from '../../src/platform/auth/types.js';
 import { AppError } from '../../src/platform/errors/app-error.js';
@@ -88,6 +89,8 @@ describe.each(backends())('limits calculator (%s)', (backend) => {
     expect(r.dailySoftReached).toBe(true);
     expect(r.blocked).toBeNull();
     expect(r.remainingMinutes).toBe(0); // the soft limit stops a running recording
+    expect(sessionBudget(r, 1)).toBe(0);
+    expect(sessionBudget(null, 100)).toBeNull();
     await minutes(p, 2);
     r = await limits.evaluate(p.accountId, plan, c.now());
     expect(r.blocked).toBe('daily_hard_limit_minutes');
@@ -156,5 +159,28 @@ describe.each(backends())('limits calculator (%s)', (backend) => {
       limits.assertCanStart(q, credit, OPEN_KEY_POLICY, { transport: 'websocket', transcriptionLanguages: 11 }, c.now()),
     );
     expect(many.details).toEqual({ max: 10, received: 11 });
+  });
+});
+
+describe('session budget', () => {
+  it('is the smaller of the remaining plan minutes and max_session_minutes less the session so far', () => {
+    const view = {
+      daily_soft_limit_minutes: 100,
+      daily_hard_limit_minutes: 120,
+      max_concurrent_sessions: null,
+      max_transcription_languages: null,
+      max_session_minutes: 30,
+      rolling_limit_minutes: null,
+      auth_total_limit_minutes: null,
+      daily_used_minutes: 10,
+      rolling_used_minutes: null,
+      auth_total_used_minutes: null,
+      restriction_recovery_at: null,
+    };
+    expect(sessionBudget({ view, blocked: null, dailySoftReached: false, remainingMinutes: 90 }, 12)).toBe(18);
+    expect(sessionBudget({ view, blocked: null, dailySoftReached: false, remainingMinutes: 5 }, 12)).toBe(5);
+    expect(
+      sessionBudget({ view: { ...view, max_session_minutes: null }, blocked: null, dailySoftReached: false, remainingMinutes: null }, 12),
+    ).toBeNull();
   });
 });

@@ -1,7 +1,7 @@
 /**
  * Ticket storage. Tickets are stored as SHA-256 hashes (a leaked table cannot be replayed).
- * Consumption is one statement (DELETE ... RETURNING on both dialects), so two connects
- * racing with one ticket cannot both win. The used or expired ticket leaves a tombstone
+ * Consumption is one DELETE ... RETURNING (both dialects), so two connects racing with one
+ * ticket cannot both win. The used or expired ticket leaves a tombstone
  * for `tombstoneMs`, which tells `ticket_already_used` / `ticket_expired` apart from
  * `ticket_invalid`.
  */
@@ -37,23 +37,31 @@ export class TicketStore {
 
   async consume(ticket: string, now: Date): Promise<ConsumeResult> {
     const hash = hashTicket(ticket);
-    const { db } = this.database;
-    const row = await db
-      .deleteFrom('tickets')
-      .where('ticket_hash', '=', hash)
-      .returning(['account_id', 'key_id', 'expires_at'])
-      .executeTakeFirst();
     const forgetAt = new Date(now.getTime() + this.tombstoneMs).toISOString();
-    if (row) {
-      const expired = row.expires_at <= now.toISOString();
-      await db
+    // The delete and its tombstone commit together: a racing use waits on the deleted row
+    // (PostgreSQL row lock; SQLite runs one transaction at a time), then finds the tombstone
+    // and is told `ticket_already_used`, never `ticket_invalid`.
+    const claimed = await this.database.db.transaction().execute(async (trx) => {
+      const row = await trx
+        .deleteFrom('tickets')
+        .where('ticket_hash', '=', hash)
+        .returning(['account_id', 'key_id', 'expires_at'])
+        .executeTakeFirst();
+      if (!row) return null;
+      const reason = row.expires_at <= now.toISOString() ? 'expired' : 'used';
+      await trx
         .insertInto('ticket_tombstones')
-        .values({ ticket_hash: hash, reason: expired ? 'expired' : 'used', forget_at: forgetAt })
-        .onConflict((oc) => oc.column('ticket_hash').doUpdateSet({ reason: expired ? 'expired' : 'used', forget_at: forgetAt }))
+        .values({ ticket_hash: hash, reason, forget_at: forgetAt })
+        .onConflict((oc) => oc.column('ticket_hash').doUpdateSet({ reason, forget_at: forgetAt }))
         .execute();
-      return expired ? { ok: false, reason: 'ticket_expired' } : { ok: true, accountId: row.account_id, keyId: row.key_id };
+      return { ...row, reason };
+    });
+    if (claimed) {
+      return claimed.reason === 'expired'
+        ? { ok: false, reason: 'ticket_expired' }
+        : { ok: true, accountId: claimed.account_id, keyId: claimed.key_id };
     }
-    const tomb = await db
+    const tomb = await this.database.db
       .selectFrom('ticket_tombstones')
       .select(['reason', 'forget_at'])
       .where('ticket_hash', '=', hash)

@@ -1,0 +1,297 @@
+/**
+ * Billing reads: lots, balances, usage pages, monthly spend, minutes for plan limits, live
+ * sessions. The hot-path reads (plan with balances, minute sums) are precompiled statements
+ * (precompiled.ts). BillingStore (store.ts) adds the writes on top.
+ */
+import type { Kysely, Transaction } from 'kysely';
+import type { AccountPlansTable } from '../plans/tables.js';
+import type { Database } from '../store/database.js';
+import type { Schema } from '../store/schema.js';
+import { precompile } from './precompiled.js';
+import type { CreditLotsTable, UsageRecordsTable } from './tables.js';
+
+export type Db = Kysely<Schema> | Transaction<Schema>;
+
+export type Pool = 'account' | 'key';
+export type RefundReason = 'no_audio' | 'manual';
+
+export interface CreditLot {
+  id: string;
+  pool: Pool;
+  keyId: string | null;
+  grantedMilli: number;
+  remainingMilli: number;
+  expiresAt: string | null;
+  grantedAt: string;
+}
+
+export interface UsageRecord {
+  id: string;
+  accountId: string;
+  keyId: string;
+  taskId: string | null;
+  type: string;
+  pointsMilli: number;
+  minutes: number;
+  inProgress: boolean;
+  refunded: boolean;
+  refundReason: RefundReason | null;
+  occurredAt: string;
+  endedAt: string | null;
+}
+
+export function toLot(r: CreditLotsTable): CreditLot {
+  return {
+    id: r.id,
+    pool: r.pool as Pool,
+    keyId: r.key_id,
+    grantedMilli: Number(r.granted_milli),
+    remainingMilli: Number(r.remaining_milli),
+    expiresAt: r.expires_at,
+    grantedAt: r.granted_at,
+  };
+}
+
+export function toUsage(r: UsageRecordsTable): UsageRecord {
+  return {
+    id: r.id,
+    accountId: r.account_id,
+    keyId: r.key_id,
+    taskId: r.task_id,
+    type: r.type,
+    pointsMilli: Number(r.points_milli),
+    minutes: Number(r.minutes),
+    inProgress: Number(r.in_progress) === 1,
+    refunded: Number(r.refunded) === 1,
+    refundReason: r.refund_reason as RefundReason | null,
+    occurredAt: r.occurred_at,
+    endedAt: r.ended_at,
+  };
+}
+
+/** Draw order: the key's dedicated allotment first, then soonest expiry, never-expiring last, oldest grant first. */
+export function drawOrder(a: CreditLot, b: CreditLot): number {
+  if (a.pool !== b.pool) return a.pool === 'key' ? -1 : 1;
+  if (a.expiresAt !== b.expiresAt) {
+    if (a.expiresAt === null) return 1;
+    if (b.expiresAt === null) return -1;
+    return a.expiresAt < b.expiresAt ? -1 : 1;
+  }
+  return a.grantedAt < b.grantedAt ? -1 : a.grantedAt > b.grantedAt ? 1 : a.id < b.id ? -1 : 1;
+}
+
+export class BillingReads {
+  constructor(protected readonly database: Database) {}
+
+  protected get db(): Kysely<Schema> {
+    return this.database.db;
+  }
+
+  /** Lots with credit left and unexpired that `keyId` can draw on, in draw order. */
+  async usableLots(db: Db, accountId: string, keyId: string | null, allowAccountPool: boolean, now: Date): Promise<CreditLot[]> {
+    const rows = await db
+      .selectFrom('credit_lots')
+      .selectAll()
+      .where('account_id', '=', accountId)
+      .where('remaining_milli', '>', 0)
+      .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', now.toISOString())]))
+      .where((eb) => {
+        const ors = [];
+        if (keyId !== null) ors.push(eb.and([eb('pool', '=', 'key'), eb('key_id', '=', keyId)]));
+        if (allowAccountPool) ors.push(eb('pool', '=', 'account'));
+        return ors.length ? eb.or(ors) : eb.val(false);
+      })
+      .execute();
+    return rows.map(toLot).sort(drawOrder);
+  }
+
+  async lotsFor(accountId: string, keyId: string, allowAccountPool: boolean, now: Date): Promise<CreditLot[]> {
+    return this.usableLots(this.db, accountId, keyId, allowAccountPool, now);
+  }
+
+  /** Balance available to a key (its allotment, plus account lots when allowed), in one aggregate query. */
+  async availableMilli(accountId: string, keyId: string, allowAccountPool: boolean, now: Date, db: Db = this.db): Promise<number> {
+    const row = await db
+      .selectFrom('credit_lots')
+      .select((eb) => eb.fn.sum<number | string | null>('remaining_milli').as('total'))
+      .where('account_id', '=', accountId)
+      .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', now.toISOString())]))
+      .where((eb) => {
+        const ors = [eb.and([eb('pool', '=', 'key'), eb('key_id', '=', keyId)])];
+        if (allowAccountPool) ors.push(eb('pool', '=', 'account'));
+        return eb.or(ors);
+      })
+      .executeTakeFirst();
+    return Number(row?.total ?? 0);
+  }
+
+  /** The account's whole balance (every pool, unexpired): what credit.low / credit.exhausted watch. */
+  async accountBalanceMilli(accountId: string, now: Date, db: Db = this.db): Promise<number> {
+    const row = await db
+      .selectFrom('credit_lots')
+      .select((eb) => eb.fn.sum<number | string | null>('remaining_milli').as('total'))
+      .where('account_id', '=', accountId)
+      .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', now.toISOString())]))
+      .executeTakeFirst();
+    return Number(row?.total ?? 0);
+  }
+
+  /**
+   * One statement for the hot read path (GET /me/plan, ticket, assertCanCharge): the plan
+   * assignment row and the key's and the account pool's unexpired balances. Precompiled.
+   */
+  private planAndBalancesQuery?: ReturnType<typeof precompile<'account' | 'key' | 'now'>>;
+
+  private planAndBalancesCompiled() {
+    if (this.planAndBalancesQuery) return this.planAndBalancesQuery;
+    this.planAndBalancesQuery = precompile<'account' | 'key' | 'now'>((param) => {
+      const lotSum = (pool: Pool) => {
+        const q = this.db
+          .selectFrom('credit_lots')
+          .select((eb) => eb.fn.sum<number | string | null>('remaining_milli').as('s'))
+          .where('account_id', '=', param('account'))
+          .where('pool', '=', pool)
+          .where('remaining_milli', '>', 0)
+          .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', param('now'))]));
+        return pool === 'key' ? q.where('key_id', '=', param('key')) : q;
+      };
+      const planCol = (c: 'mode' | 'plan_name' | 'expires_at' | 'granted_at') =>
+        this.db.selectFrom('account_plans').select(c).where('account_id', '=', param('account'));
+      return this.db.selectNoFrom([
+        planCol('mode').as('mode'),
+        planCol('plan_name').as('plan_name'),
+        planCol('expires_at').as('expires_at'),
+        planCol('granted_at').as('granted_at'),
+        lotSum('key').as('key_milli'),
+        lotSum('account').as('account_milli'),
+      ]);
+    });
+    return this.planAndBalancesQuery;
+  }
+
+  async planAndBalances(
+    accountId: string,
+    keyId: string,
+    now: Date,
+  ): Promise<{
+    plan: Pick<AccountPlansTable, 'mode' | 'plan_name' | 'expires_at' | 'granted_at'> | null;
+    keyMilli: number;
+    accountMilli: number;
+  }> {
+    const { rows } = await this.db.executeQuery<{
+      mode: string | null;
+      plan_name: string | null;
+      expires_at: string | null;
+      granted_at: string | null;
+      key_milli: number | string | null;
+      account_milli: number | string | null;
+    }>(this.planAndBalancesCompiled()({ account: accountId, key: keyId, now: now.toISOString() }));
+    const row = rows[0]!;
+    return {
+      plan: row.mode
+        ? { mode: row.mode, plan_name: row.plan_name ?? null, expires_at: row.expires_at ?? null, granted_at: row.granted_at ?? '' }
+        : null,
+      keyMilli: Number(row.key_milli ?? 0),
+      accountMilli: Number(row.account_milli ?? 0),
+    };
+  }
+
+  private readonly minuteSumQueries = new Map<string, ReturnType<typeof precompile<string>>>();
+
+  /** Billable minutes in several [from, to) ranges at once (refunds excluded): one precompiled statement per set of range names. */
+  async minuteSums<K extends string>(accountId: string, ranges: Record<K, [string, string]>): Promise<Record<K, number>> {
+    const names = (Object.keys(ranges) as K[]).sort();
+    const shape = names.join(',');
+    let query = this.minuteSumQueries.get(shape);
+    if (!query) {
+      query = precompile<string>((param) =>
+        this.db.selectNoFrom(
+          names.map((name) =>
+            this.db
+              .selectFrom('billing_charges')
+              .select((eb) => eb.fn.sum<number | string | null>('minutes').as('s'))
+              .where('account_id', '=', param('account'))
+              .where('refunded', '=', 0)
+              .where('created_at', '>=', param(`${name}:from`))
+              .where('created_at', '<', param(`${name}:to`))
+              .as(name),
+          ),
+        ),
+      );
+      this.minuteSumQueries.set(shape, query);
+    }
+    const values: Record<string, unknown> = { account: accountId };
+    for (const name of names) {
+      values[`${name}:from`] = ranges[name][0];
+      values[`${name}:to`] = ranges[name][1];
+    }
+    const { rows } = await this.db.executeQuery<Record<string, number | string | null>>(query(values));
+    const row = rows[0] ?? {};
+    return Object.fromEntries(names.map((name) => [name, Number(row[name] ?? 0)])) as Record<K, number>;
+  }
+
+  async getUsage(id: string, db: Db = this.db): Promise<UsageRecord | null> {
+    const r = await db.selectFrom('usage_records').selectAll().where('id', '=', id).executeTakeFirst();
+    return r ? toUsage(r) : null;
+  }
+
+  /** Usage rows of the account, newest first, and the total count. */
+  async listUsage(accountId: string, page: number, perPage: number): Promise<{ rows: UsageRecord[]; total: number }> {
+    const [count, rows] = await Promise.all([
+      this.db
+        .selectFrom('usage_records')
+        .select((eb) => eb.fn.countAll<number | string>().as('n'))
+        .where('account_id', '=', accountId)
+        .executeTakeFirst(),
+      this.db
+        .selectFrom('usage_records')
+        .selectAll()
+        .where('account_id', '=', accountId)
+        .orderBy('occurred_at', 'desc')
+        .orderBy('id', 'desc')
+        .limit(perPage)
+        .offset((page - 1) * perPage)
+        .execute(),
+    ]);
+    return { rows: rows.map(toUsage), total: Number(count?.n ?? 0) };
+  }
+
+  /** Points charged to a key this calendar month (UTC), refunds excluded. */
+  async monthlySpentMilli(keyId: string, now: Date, db: Db = this.db): Promise<number> {
+    const monthStart = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1)).toISOString();
+    const row = await db
+      .selectFrom('billing_charges')
+      .select((eb) => eb.fn.sum<number | string | null>('milli').as('total'))
+      .where('key_id', '=', keyId)
+      .where('refunded', '=', 0)
+      .where('created_at', '>=', monthStart)
+      .executeTakeFirst();
+    return Number(row?.total ?? 0);
+  }
+
+  /** Minute charges in [from, to), oldest first (the rolling window's recovery time needs them). */
+  async minuteTimeline(accountId: string, from: string, to: string): Promise<{ at: string; minutes: number }[]> {
+    const rows = await this.db
+      .selectFrom('billing_charges')
+      .select(['created_at', 'minutes'])
+      .where('account_id', '=', accountId)
+      .where('refunded', '=', 0)
+      .where('minutes', '>', 0)
+      .where('created_at', '>=', from)
+      .where('created_at', '<', to)
+      .orderBy('created_at', 'asc')
+      .execute();
+    return rows.map((r) => ({ at: r.created_at, minutes: Number(r.minutes) }));
+  }
+
+  /** Recordings and broadcasts in progress: the account's and the key's. */
+  async liveSessions(accountId: string, keyId: string): Promise<{ account: number; key: number }> {
+    const rows = await this.db
+      .selectFrom('usage_records')
+      .select(['key_id'])
+      .where('account_id', '=', accountId)
+      .where('in_progress', '=', 1)
+      .execute();
+    return { account: rows.length, key: rows.filter((r) => r.key_id === keyId).length };
+  }
+}

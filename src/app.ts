@@ -8,7 +8,7 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
-import { type BillingModule, createBillingModule } from './billing/module.js';
+import { type BillingModule, createBillingModule, registerBillingRoutes } from './billing/module.js';
 import { InProcessBus } from './bus/in-process.js';
 import { RedisBus } from './bus/redis.js';
 import type { EventBus } from './bus/types.js';
@@ -16,6 +16,9 @@ import type { Config } from './config.js';
 import { EngineRegistry } from './engines/registry.js';
 import { StoreJobQueue } from './jobs/store-queue.js';
 import type { JobQueue } from './jobs/types.js';
+import { createKeysModule, type KeysModule } from './keys/module.js';
+import { registerKeyRoutes } from './keys/routes.js';
+import type { Authenticator } from './platform/auth/types.js';
 import { createHttpServer } from './platform/http/server.js';
 import type { HttpApp } from './platform/http/types.js';
 import { createLogger } from './platform/logging.js';
@@ -25,6 +28,8 @@ import { LocalDiskBlobStore } from './storage/local-disk.js';
 import type { BlobStore } from './storage/types.js';
 import { type Database, openDatabase } from './store/database.js';
 import { migrate } from './store/migrate.js';
+import { tasksOf } from './tasks/module.js';
+import { registerTaskRoutes } from './tasks/routes.js';
 import { registerVersionRoutes } from './version/routes.js';
 
 /** Everything a feature may depend on. Features get what they need from here, nothing global. */
@@ -47,6 +52,9 @@ export interface AppDeps {
   billing: BillingModule['billing'];
   limits: BillingModule['limits'];
   tickets: BillingModule['tickets'];
+  /** Accounts and API keys; the Authenticator every route uses (src/keys). */
+  keys: KeysModule['keys'];
+  authenticator: KeysModule['authenticator'];
 }
 
 export interface ParleyApp {
@@ -62,6 +70,8 @@ export interface BuildOverrides {
   now?: () => Date;
   /** PostgreSQL schema (tests isolate themselves). */
   pgSchema?: string;
+  /** Replaces the keys feature's Authenticator on every route (feature tests with fixed principals). */
+  authenticator?: Authenticator;
 }
 
 export async function buildApp(config: Config, overrides: BuildOverrides = {}): Promise<ParleyApp> {
@@ -96,7 +106,9 @@ export async function buildApp(config: Config, overrides: BuildOverrides = {}): 
     now: overrides.now ?? (() => new Date()),
     build,
     ...createBillingModule({ config, database, bus, logger, now: overrides.now }),
+    ...createKeysModule({ database, now: overrides.now ?? (() => new Date()) }),
   };
+  deps.billing.useKeyPolicies(deps.keys);
 
   const http = await createHttpServer({
     logger,
@@ -107,7 +119,14 @@ export async function buildApp(config: Config, overrides: BuildOverrides = {}): 
   });
   const roles = config.platform.roles;
   registerVersionRoutes(http, { build, roles });
-  // Feature routes are registered here, one line per feature (see ARCHITECTURE.md).
+  // Feature routes, one line per feature (see ARCHITECTURE.md).
+  if (roles.includes('api')) {
+    const auth = overrides.authenticator ?? deps.authenticator;
+    registerKeyRoutes(http, { auth, keys: deps.keys, monthlySpent: (keyId) => deps.billing.monthlySpent(keyId) });
+    registerBillingRoutes(http, deps, auth);
+    const tasks = tasksOf(deps);
+    registerTaskRoutes(http, { auth, tasks: tasks.tasks, speakers: tasks.speakers, blobs: deps.blobs, logger });
+  }
 
   let closed = false;
   return {

@@ -8,7 +8,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildApp } from '../../src/app.js';
 import type { KeyPolicy } from '../../src/billing/key-policy.js';
-import { registerBillingRoutes } from '../../src/billing/module.js';
 import type { Authenticator, AuthInput, Principal } from '../../src/platform/auth/types.js';
 import { AppError } from '../../src/platform/errors/app-error.js';
 import { createLogger } from '../../src/platform/logging.js';
@@ -50,10 +49,14 @@ export async function startRoutesApp(
   const dataDir = mkdtempSync(join(tmpdir(), 'parley-billing-'));
   const pgSchema = backend === 'postgres' ? await createPgSchema() : undefined;
   const config = testConfig(dataDir, backend, options.env);
-  const app = await buildApp(config, { logger: createLogger(config.platform.logLevel), pgSchema, now: c.now });
+  const app = await buildApp(config, {
+    logger: createLogger(config.platform.logLevel),
+    pgSchema,
+    now: c.now,
+    authenticator: options.auth ?? new FixedKeyAuthenticator(),
+  });
   const policies = options.policies ?? new Map<string, KeyPolicy>();
   app.deps.billing.useKeyPolicies({ keyPolicy: async (id) => policies.get(id) ?? null });
-  registerBillingRoutes(app.http, app.deps, options.auth ?? new FixedKeyAuthenticator());
   await app.http.listen({ port: 0, host: '127.0.0.1' });
   const address = app.http.server.address();
   const port = typeof address === 'object' && address ? address.port : 0;

@@ -10,7 +10,6 @@ import { join } from 'node:path';
 import { buildApp, type ParleyApp } from '../../src/app.js';
 import { createLogger } from '../../src/platform/logging.js';
 import { type TaskModule, tasksOf } from '../../src/tasks/module.js';
-import { registerTaskRoutes } from '../../src/tasks/routes.js';
 import type { CreateTaskInput, SentenceInput, TaskRecord } from '../../src/tasks/store.js';
 import { type Backend, createPgSchema, dropPgSchema, testConfig } from '../support/app.js';
 import { ACCOUNT_A, FixedKeyAuthenticator } from '../support/fixed-keys-auth.js';
@@ -28,9 +27,12 @@ export async function startTaskApp(backend: Backend): Promise<TaskTestApp> {
   const dataDir = mkdtempSync(join(tmpdir(), 'parley-tasks-'));
   const pgSchema = backend === 'postgres' ? await createPgSchema() : undefined;
   const config = testConfig(dataDir, backend);
-  const app = await buildApp(config, { logger: createLogger(config.platform.logLevel), pgSchema });
+  const app = await buildApp(config, {
+    logger: createLogger(config.platform.logLevel),
+    pgSchema,
+    authenticator: new FixedKeyAuthenticator(),
+  });
   const mod = tasksOf(app.deps);
-  registerTaskRoutes(app.http, { auth: new FixedKeyAuthenticator(), ...mod, blobs: app.deps.blobs });
   await app.http.listen({ port: 0, host: '127.0.0.1' });
   const address = app.http.server.address();
   const port = typeof address === 'object' && address ? address.port : 0;

@@ -1,8 +1,9 @@
 /** All migrations, one import line each (ids must be unique; order is by id). */
 import type { Migration } from '../migrate.js';
+import { accountsKeysMigration } from './0001_accounts_keys.js';
 import { billingMigration } from './0002_billing.js';
 import { ticketsMigration } from './0003_tickets.js';
 import { jobsMigration } from './0050_jobs.js';
 import { tasksMigration } from './0100_tasks.js';
 
-export const MIGRATIONS: Migration[] = [jobsMigration, tasksMigration, billingMigration, ticketsMigration];
+export const MIGRATIONS: Migration[] = [accountsKeysMigration, jobsMigration, tasksMigration, billingMigration, ticketsMigration];

@@ -1,0 +1,15 @@
+/** Builds the keys feature (store, service, authenticator) from the app's backends. */
+import type { Database } from '../store/database.js';
+import { KeyAuthenticator } from './authenticator.js';
+import { KeyService } from './service.js';
+import { KeyStore } from './store.js';
+
+export interface KeysModule {
+  keys: KeyService;
+  authenticator: KeyAuthenticator;
+}
+
+export function createKeysModule(d: { database: Database; now: () => Date }): KeysModule {
+  const store = new KeyStore(d.database);
+  return { keys: new KeyService(store, d.now), authenticator: new KeyAuthenticator(store, d.now) };
+}

@@ -1,0 +1,112 @@
+/** Store operations for accounts and API keys (the only SQL of this feature). */
+import { randomUUID } from 'node:crypto';
+import type { Selectable, Updateable } from 'kysely';
+import type { Database } from '../store/database.js';
+import type { AccountsTable, ApiKeysTable } from './tables.js';
+
+export type AccountRow = Selectable<AccountsTable>;
+export type KeyRow = Selectable<ApiKeysTable>;
+export type KeyPatch = Omit<Updateable<ApiKeysTable>, 'id' | 'account_id' | 'key_hash' | 'key_prefix' | 'created_at'>;
+
+/** What authentication needs in one read: the key and its account's flags. */
+export interface KeyForAuth extends KeyRow {
+  account_blocked: number;
+  account_user_disabled: number;
+}
+
+export class KeyStore {
+  constructor(private readonly database: Database) {}
+
+  private get db() {
+    return this.database.db;
+  }
+
+  async createAccount(name: string, now: Date): Promise<AccountRow> {
+    const row: AccountRow = { id: randomUUID(), name, blocked: 0, user_disabled: 0, created_at: now.toISOString() };
+    await this.db.insertInto('accounts').values(row).execute();
+    return row;
+  }
+
+  async findAccount(id: string): Promise<AccountRow | null> {
+    return (await this.db.selectFrom('accounts').selectAll().where('id', '=', id).executeTakeFirst()) ?? null;
+  }
+
+  async countAccounts(): Promise<number> {
+    const r = await this.db
+      .selectFrom('accounts')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .executeTakeFirstOrThrow();
+    return Number(r.n);
+  }
+
+  async setAccountFlags(id: string, flags: { blocked?: boolean; userDisabled?: boolean }): Promise<boolean> {
+    const set: Partial<AccountsTable> = {};
+    if (flags.blocked !== undefined) set.blocked = flags.blocked ? 1 : 0;
+    if (flags.userDisabled !== undefined) set.user_disabled = flags.userDisabled ? 1 : 0;
+    const r = await this.db.updateTable('accounts').set(set).where('id', '=', id).executeTakeFirst();
+    return Number(r.numUpdatedRows) > 0;
+  }
+
+  async insertKey(row: KeyRow): Promise<void> {
+    await this.db.insertInto('api_keys').values(row).execute();
+  }
+
+  /** The key with this hash and its account's flags, deleted keys included (the caller decides). */
+  async findForAuth(keyHash: string): Promise<KeyForAuth | null> {
+    const r = await this.db
+      .selectFrom('api_keys')
+      .innerJoin('accounts', 'accounts.id', 'api_keys.account_id')
+      .selectAll('api_keys')
+      .select(['accounts.blocked as account_blocked', 'accounts.user_disabled as account_user_disabled'])
+      .where('api_keys.key_hash', '=', keyHash)
+      .executeTakeFirst();
+    return r ?? null;
+  }
+
+  /** A key that is not deleted. */
+  async getKey(id: string): Promise<KeyRow | null> {
+    return (
+      (await this.db.selectFrom('api_keys').selectAll().where('id', '=', id).where('deleted_at', 'is', null).executeTakeFirst()) ?? null
+    );
+  }
+
+  async listKeys(accountId?: string): Promise<KeyRow[]> {
+    let q = this.db.selectFrom('api_keys').selectAll().where('deleted_at', 'is', null);
+    if (accountId) q = q.where('account_id', '=', accountId);
+    return q.orderBy('created_at').orderBy('id').execute();
+  }
+
+  /** Active keys of an account that have a webhook URL (credit notifications go to each). */
+  async keysWithWebhook(accountId: string, now: Date): Promise<KeyRow[]> {
+    return this.db
+      .selectFrom('api_keys')
+      .selectAll()
+      .where('account_id', '=', accountId)
+      .where('deleted_at', 'is', null)
+      .where('disabled', '=', 0)
+      .where('webhook_url', 'is not', null)
+      .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', now.toISOString())]))
+      .execute();
+  }
+
+  async updateKey(id: string, patch: KeyPatch, now: Date): Promise<boolean> {
+    const r = await this.db
+      .updateTable('api_keys')
+      .set({ ...patch, updated_at: now.toISOString() })
+      .where('id', '=', id)
+      .where('deleted_at', 'is', null)
+      .executeTakeFirst();
+    return Number(r.numUpdatedRows) > 0;
+  }
+
+  /** Soft delete: the row stays for usage history; the key no longer authenticates or gets notifications. */
+  async deleteKey(id: string, now: Date): Promise<boolean> {
+    const r = await this.db
+      .updateTable('api_keys')
+      .set({ deleted_at: now.toISOString(), updated_at: now.toISOString() })
+      .where('id', '=', id)
+      .where('deleted_at', 'is', null)
+      .executeTakeFirst();
+    return Number(r.numUpdatedRows) > 0;
+  }
+}

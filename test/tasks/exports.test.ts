@@ -7,7 +7,6 @@ import { parse as parseCsv } from 'csv-parse/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type VttNode, WebVTTParser } from 'webvtt-parser';
 import { api, backends } from '../support/app.js';
-import { KEY_A, KEY_B } from '../support/fixed-keys-auth.js';
 import { sampleM4a, seedTask, startTaskApp, type TaskTestApp } from './harness.js';
 
 /** Text that breaks naive writers: commas, quotes, a line break, markup, an arrow, Chinese. */
@@ -67,14 +66,14 @@ describe.each(backends())('transcript and audio export (%s)', (backend) => {
     ]);
     // A current alias: exports show it instead of the original id.
     const r = await api(t.url, 'PATCH', `/api/v1/tasks/${taskId}/speakers/rename`, {
-      key: KEY_A,
+      key: t.keyA,
       body: { speaker_id: 'spk_0', new_label: '主持人 Anna' },
     });
     expect(r.status).toBe(200);
   });
   afterAll(() => t?.close());
 
-  const get = (query: string, key = KEY_A) =>
+  const get = (query: string, key = t.keyA) =>
     fetch(`${t.url}/api/v1/tasks/${taskId}/transcript/export${query}`, { headers: { 'x-api-key': key } });
 
   it('SRT is read by ffmpeg with every cue, the current labels and the Chinese text', async () => {
@@ -158,16 +157,16 @@ describe.each(backends())('transcript and audio export (%s)', (backend) => {
       expect(bad.status, q).toBe(422);
       expect(((await bad.json()) as { data: { error_code: string } }).data.error_code).toBe('validation_failed');
     }
-    expect((await get('?format=srt', KEY_B)).status).toBe(404);
+    expect((await get('?format=srt', t.keyB)).status).toBe(404);
   });
 
   it('audio export: the stored M4A as is, MP3 made by ffmpeg; 425 before audio exists; 404 for others', async () => {
-    const m4a = await fetch(`${t.url}/api/v1/tasks/${taskId}/audio/export`, { headers: { 'x-api-key': KEY_A } });
+    const m4a = await fetch(`${t.url}/api/v1/tasks/${taskId}/audio/export`, { headers: { 'x-api-key': t.keyA } });
     expect(m4a.status).toBe(200);
     expect(m4a.headers.get('content-type')).toBe('audio/mp4');
     expect(m4a.headers.get('content-disposition')).toContain('.m4a');
     expect(Buffer.from(await m4a.arrayBuffer()).equals(sampleM4a())).toBe(true);
-    const mp3 = await fetch(`${t.url}/api/v1/tasks/${taskId}/audio/export?format=mp3`, { headers: { 'x-api-key': KEY_A } });
+    const mp3 = await fetch(`${t.url}/api/v1/tasks/${taskId}/audio/export?format=mp3`, { headers: { 'x-api-key': t.keyA } });
     expect(mp3.status).toBe(200);
     expect(mp3.headers.get('content-type')).toBe('audio/mpeg');
     const path = tmp('a.mp3', Buffer.from(await mp3.arrayBuffer()));
@@ -176,12 +175,12 @@ describe.each(backends())('transcript and audio export (%s)', (backend) => {
     ) as { format: { format_name: string; duration: string } };
     expect(probe.format.format_name).toBe('mp3');
     expect(Number(probe.format.duration)).toBeGreaterThan(2.5);
-    const bad = await api(t.url, 'GET', `/api/v1/tasks/${taskId}/audio/export?format=wav`, { key: KEY_A });
+    const bad = await api(t.url, 'GET', `/api/v1/tasks/${taskId}/audio/export?format=wav`, { key: t.keyA });
     expect(bad.status).toBe(422);
     const noAudio = await seedTask(t);
-    const r = await api(t.url, 'GET', `/api/v1/tasks/${noAudio.taskId}/audio/export`, { key: KEY_A });
+    const r = await api(t.url, 'GET', `/api/v1/tasks/${noAudio.taskId}/audio/export`, { key: t.keyA });
     expect(r.status).toBe(425);
     expect(r.body.data.error_code).toBe('recording_audio_not_ready');
-    expect((await api(t.url, 'GET', `/api/v1/tasks/${taskId}/audio/export`, { key: KEY_B })).status).toBe(404);
+    expect((await api(t.url, 'GET', `/api/v1/tasks/${taskId}/audio/export`, { key: t.keyB })).status).toBe(404);
   });
 });

@@ -8,11 +8,11 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildApp, type ParleyApp } from '../../src/app.js';
+import type { Principal } from '../../src/platform/auth/types.js';
 import { createLogger } from '../../src/platform/logging.js';
 import { type TaskModule, tasksOf } from '../../src/tasks/module.js';
 import type { CreateTaskInput, SentenceInput, TaskRecord } from '../../src/tasks/store.js';
 import { type Backend, createPgSchema, dropPgSchema, testConfig } from '../support/app.js';
-import { ACCOUNT_A, FixedKeyAuthenticator } from '../support/fixed-keys-auth.js';
 
 export interface TaskTestApp {
   app: ParleyApp;
@@ -20,6 +20,11 @@ export interface TaskTestApp {
   dataDir: string;
   backend: Backend;
   mod: TaskModule;
+  /** Real API keys of two accounts (created through the keys service). */
+  keyA: string;
+  keyB: string;
+  principalA: Principal;
+  principalB: Principal;
   close(): Promise<void>;
 }
 
@@ -27,12 +32,10 @@ export async function startTaskApp(backend: Backend): Promise<TaskTestApp> {
   const dataDir = mkdtempSync(join(tmpdir(), 'parley-tasks-'));
   const pgSchema = backend === 'postgres' ? await createPgSchema() : undefined;
   const config = testConfig(dataDir, backend);
-  const app = await buildApp(config, {
-    logger: createLogger(config.platform.logLevel),
-    pgSchema,
-    authenticator: new FixedKeyAuthenticator(),
-  });
+  const app = await buildApp(config, { logger: createLogger(config.platform.logLevel), pgSchema });
   const mod = tasksOf(app.deps);
+  const a = await app.deps.keys.createKey({ name: 'A' });
+  const b = await app.deps.keys.createKey({ name: 'B' });
   await app.http.listen({ port: 0, host: '127.0.0.1' });
   const address = app.http.server.address();
   const port = typeof address === 'object' && address ? address.port : 0;
@@ -42,6 +45,10 @@ export async function startTaskApp(backend: Backend): Promise<TaskTestApp> {
     dataDir,
     backend,
     mod,
+    keyA: a.api_key,
+    keyB: b.api_key,
+    principalA: { accountId: a.account_id, keyId: a.key_id },
+    principalB: { accountId: b.account_id, keyId: b.key_id },
     async close() {
       await app.close();
       if (pgSchema) await dropPgSchema(pgSchema);
@@ -89,8 +96,8 @@ export async function seedTask(t: TaskTestApp, options: SeedOptions = {}): Promi
   const status = options.status ?? 'completed';
   const initial = status === 'recording' || status === 'importing' || status === 'uploading' ? status : 'processing';
   const task = await store.createTask({
-    accountId: ACCOUNT_A.accountId,
-    keyId: ACCOUNT_A.keyId,
+    accountId: t.principalA.accountId,
+    keyId: t.principalA.keyId,
     title: 'Meeting',
     type: 'transcribe',
     typeSource: 'realtime',

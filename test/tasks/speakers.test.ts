@@ -2,7 +2,6 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { speakerTopic } from '../../src/tasks/speakers/service.js';
 import { api, backends } from '../support/app.js';
-import { ACCOUNT_A, KEY_A, KEY_B } from '../support/fixed-keys-auth.js';
 import { readSse, seedTask, startTaskApp, type TaskTestApp } from './harness.js';
 
 const SENTENCES = [
@@ -21,10 +20,10 @@ describe.each(backends())('speaker editing (%s)', (backend) => {
 
   const diarized = (mode: 'multi_speaker' | 'multi_channel' = 'multi_speaker') =>
     seedTask(t, { recognitionMode: mode, sentences: SENTENCES }).then((x) => x.taskId);
-  const patch = (id: string, op: string, body: unknown, key = KEY_A) =>
+  const patch = (id: string, op: string, body: unknown, key = t.keyA) =>
     api(t.url, 'PATCH', `/api/v1/tasks/${id}/speakers/${op}`, { key, body });
   const labelsInHistory = async (id: string) => {
-    const r = await readSse(`${t.url}/api/v1/sse/history/transcribe/${id}`, { 'x-api-key': KEY_A });
+    const r = await readSse(`${t.url}/api/v1/sse/history/transcribe/${id}`, { 'x-api-key': t.keyA });
     return r.events.filter((e) => e.event === 'init_sentence').map((e) => (e.data as { speaker_label: string }).speaker_label);
   };
 
@@ -158,7 +157,7 @@ describe.each(backends())('speaker editing (%s)', (backend) => {
     expect(e.body.data.error_code).toBe('speaker_transcript_not_found');
 
     const id = await diarized();
-    const f = await patch(id, 'rename', { speaker_id: 'A', new_label: 'x' }, KEY_B);
+    const f = await patch(id, 'rename', { speaker_id: 'A', new_label: 'x' }, t.keyB);
     expect(f.status).toBe(404);
     expect(f.body.data.error_code).toBe('recording_not_found');
     expect((await patch('not-a-uuid', 'rename', { speaker_id: 'A', new_label: 'x' })).status).toBe(404);
@@ -167,8 +166,8 @@ describe.each(backends())('speaker editing (%s)', (backend) => {
   it('of two edits planned on the same revision exactly one applies; the other is 409', async () => {
     const id = await diarized();
     const { speakers } = t.mod;
-    const p1 = await speakers.planRename(ACCOUNT_A, id, { speaker_id: 'A', new_label: 'First' });
-    const p2 = await speakers.planMerge(ACCOUNT_A, id, { source_speaker_id: 'A', target_speaker_id: 'B' });
+    const p1 = await speakers.planRename(t.principalA, id, { speaker_id: 'A', new_label: 'First' });
+    const p2 = await speakers.planMerge(t.principalA, id, { source_speaker_id: 'A', target_speaker_id: 'B' });
     const results = await Promise.allSettled([speakers.commit(p1), speakers.commit(p2)]);
     expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
     const rejected = results.filter((r) => r.status === 'rejected') as PromiseRejectedResult[];

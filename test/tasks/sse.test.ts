@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api, backends } from '../support/app.js';
-import { KEY_A, KEY_B } from '../support/fixed-keys-auth.js';
 import { readSse, sampleM4a, seedTask, startTaskApp, type TaskTestApp } from './harness.js';
 
 describe.each(backends())('task SSE: history and audio (%s)', (backend) => {
@@ -38,10 +37,10 @@ describe.each(backends())('task SSE: history and audio (%s)', (backend) => {
         droppedSegments: [1],
       });
       await api(t.url, 'PATCH', `/api/v1/tasks/${task.taskId}/speakers/rename`, {
-        key: KEY_A,
+        key: t.keyA,
         body: { speaker_id: '2', new_label: 'Bob' },
       });
-      const r = await readSse(`${t.url}/api/v1/sse/history/transcribe/${task.taskId}`, { 'x-api-key': KEY_A });
+      const r = await readSse(`${t.url}/api/v1/sse/history/transcribe/${task.taskId}`, { 'x-api-key': t.keyA });
       expect(r.status).toBe(200);
       expect(r.headers.get('content-type')).toContain('text/event-stream');
       expect(r.events.map((e) => e.event)).toEqual([
@@ -96,7 +95,7 @@ describe.each(backends())('task SSE: history and audio (%s)', (backend) => {
 
     it('works for a task without transcript or summary: init_summary with null fields and empty text', async () => {
       const task = await seedTask(t, { type: 'record', status: 'recording' });
-      const r = await readSse(`${t.url}/api/v1/sse/history/transcribe/${task.taskId}?api_key=${KEY_A}`);
+      const r = await readSse(`${t.url}/api/v1/sse/history/transcribe/${task.taskId}?api_key=${t.keyA}`);
       expect(r.events.map((e) => e.event)).toEqual(['connected', 'init_metadata', 'init_summary', 'init_done']);
       expect(r.events[1]!.data).toMatchObject({ has_speaker_diarization: false, summary_template: null, summary_language: null });
       expect(r.events[2]!.data).toEqual({ text: '', mode: null, template: null, plain_text: null, summary_language: null });
@@ -109,7 +108,7 @@ describe.each(backends())('task SSE: history and audio (%s)', (backend) => {
       expect(none.status).toBe(401);
       expect(none.body.data.error_code).toBe('auth_missing_api_key');
       for (const path of [task.taskId, '00000000-0000-4000-8000-000000000000', 'nope']) {
-        const r = await api(t.url, 'GET', `/api/v1/sse/history/transcribe/${path}`, { key: KEY_B });
+        const r = await api(t.url, 'GET', `/api/v1/sse/history/transcribe/${path}`, { key: t.keyB });
         expect(r.status).toBe(404);
         expect(r.body.data.error_code).toBe('recording_not_found');
       }
@@ -123,7 +122,7 @@ describe.each(backends())('task SSE: history and audio (%s)', (backend) => {
         endMs: i * 1000 + 900,
       }));
       const task = await seedTask(t, { sentences });
-      const r = await readSse(`${t.url}/api/v1/sse/history/transcribe/${task.taskId}`, { 'x-api-key': KEY_A });
+      const r = await readSse(`${t.url}/api/v1/sse/history/transcribe/${task.taskId}`, { 'x-api-key': t.keyA });
       const sids = r.events.filter((e) => e.event === 'init_sentence').map((e) => (e.data as { sid: number }).sid);
       expect(sids).toEqual(sentences.map((s) => s.sid));
       expect(r.events.at(-1)).toEqual({ event: 'init_done', data: { totalSentences: 4500 } });
@@ -136,7 +135,7 @@ describe.each(backends())('task SSE: history and audio (%s)', (backend) => {
     beforeAll(async () => {
       taskId = (await seedTask(t, { audio: true })).taskId;
     });
-    const get = (headers: Record<string, string> = {}, key = KEY_A) =>
+    const get = (headers: Record<string, string> = {}, key = t.keyA) =>
       fetch(`${t.url}/api/v1/sse/audio/${taskId}`, { headers: { 'x-api-key': key, ...headers } });
 
     it('200 with the whole M4A, audio/mp4, Content-Length and Accept-Ranges', async () => {
@@ -149,7 +148,7 @@ describe.each(backends())('task SSE: history and audio (%s)', (backend) => {
     });
 
     it('HEAD answers the same headers without a body (players probe with it)', async () => {
-      const r = await fetch(`${t.url}/api/v1/sse/audio/${taskId}`, { method: 'HEAD', headers: { 'x-api-key': KEY_A } });
+      const r = await fetch(`${t.url}/api/v1/sse/audio/${taskId}`, { method: 'HEAD', headers: { 'x-api-key': t.keyA } });
       expect(r.status).toBe(200);
       expect(r.headers.get('content-type')).toBe('audio/mp4');
       expect(Number(r.headers.get('content-length'))).toBe(audio().length);
@@ -191,14 +190,14 @@ describe.each(backends())('task SSE: history and audio (%s)', (backend) => {
     });
 
     it('accepts the key as api_key query; 425 before audio exists; 404 for foreign tasks', async () => {
-      const q = await fetch(`${t.url}/api/v1/sse/audio/${taskId}?api_key=${KEY_A}`);
+      const q = await fetch(`${t.url}/api/v1/sse/audio/${taskId}?api_key=${t.keyA}`);
       expect(q.status).toBe(200);
       await q.arrayBuffer();
       const pending = await seedTask(t, { status: 'recording' });
-      const r = await api(t.url, 'GET', `/api/v1/sse/audio/${pending.taskId}`, { key: KEY_A });
+      const r = await api(t.url, 'GET', `/api/v1/sse/audio/${pending.taskId}`, { key: t.keyA });
       expect(r.status).toBe(425);
       expect(r.body.data.error_code).toBe('recording_audio_not_ready');
-      const foreign = await api(t.url, 'GET', `/api/v1/sse/audio/${taskId}`, { key: KEY_B });
+      const foreign = await api(t.url, 'GET', `/api/v1/sse/audio/${taskId}`, { key: t.keyB });
       expect(foreign.status).toBe(404);
       expect(foreign.body.data.error_code).toBe('recording_not_found');
     });

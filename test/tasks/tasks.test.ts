@@ -5,7 +5,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { taskListItem } from '../../src/tasks/format.js';
 import { SESSION_FORCE_END_TOPIC, TASK_FAILED_TOPIC } from '../../src/tasks/service.js';
 import { api, backends } from '../support/app.js';
-import { ACCOUNT_B, KEY_A, KEY_B } from '../support/fixed-keys-auth.js';
 import { seedTask, startTaskApp, type TaskTestApp } from './harness.js';
 
 function filesUnder(dir: string): string[] {
@@ -37,11 +36,11 @@ describe.each(backends())('tasks (%s)', (backend) => {
       await t.mod.store.setPinned((await t.mod.store.getTask(pinned))!.accountId, [pinned], true);
       active = (await seedTask(t, { status: 'recording', createdAt: new Date(base + 120_000) })).taskId;
       failed = (await seedTask(t, { status: 'failed', createdAt: new Date(base + 180_000) })).taskId;
-      foreign = (await seedTask(t, { accountId: ACCOUNT_B.accountId, keyId: ACCOUNT_B.keyId })).taskId;
+      foreign = (await seedTask(t, { accountId: t.principalB.accountId, keyId: t.principalB.keyId })).taskId;
     });
 
     it('lists completed tasks by default, pinned first then newest, in the Task shape', async () => {
-      const r = await api(t.url, 'GET', '/api/v1/tasks', { key: KEY_A });
+      const r = await api(t.url, 'GET', '/api/v1/tasks', { key: t.keyA });
       expect(r.status).toBe(200);
       const ids = r.body.data.tasks.map((x: { task_id: string }) => x.task_id);
       expect(ids.slice(0, 3)).toEqual([pinned, completedNew, completedOld]);
@@ -67,40 +66,46 @@ describe.each(backends())('tasks (%s)', (backend) => {
     });
 
     it('status=active lists in-progress tasks; status=all lists every state; other values are 422', async () => {
-      const act = await api(t.url, 'GET', '/api/v1/tasks?status=active', { key: KEY_A });
+      const act = await api(t.url, 'GET', '/api/v1/tasks?status=active', { key: t.keyA });
       expect(act.body.data.tasks.map((x: { task_id: string }) => x.task_id)).toEqual([active]);
-      const all = await api(t.url, 'GET', '/api/v1/tasks?status=all', { key: KEY_A });
+      const all = await api(t.url, 'GET', '/api/v1/tasks?status=all', { key: t.keyA });
       const ids = all.body.data.tasks.map((x: { task_id: string }) => x.task_id);
       expect(ids).toEqual(expect.arrayContaining([active, failed, completedNew, pinned]));
       expect(ids).not.toContain(foreign);
-      const bad = await api(t.url, 'GET', '/api/v1/tasks?status=done', { key: KEY_A });
+      const bad = await api(t.url, 'GET', '/api/v1/tasks?status=done', { key: t.keyA });
       expect(bad.status).toBe(422);
       expect(bad.body.data.error_code).toBe('validation_failed');
     });
 
     it('task_ids[] returns only own listed tasks, skips unknown and foreign ids, and status still applies', async () => {
       const q = [completedNew, active, foreign, randomUUID()].map((id) => `task_ids[]=${id}`).join('&');
-      const r = await api(t.url, 'GET', `/api/v1/tasks?${q}`, { key: KEY_A });
+      const r = await api(t.url, 'GET', `/api/v1/tasks?${q}`, { key: t.keyA });
       expect(r.status).toBe(200);
       expect(r.body.data.tasks.map((x: { task_id: string }) => x.task_id)).toEqual([completedNew]);
-      const all = await api(t.url, 'GET', `/api/v1/tasks?status=all&${q}`, { key: KEY_A });
+      const all = await api(t.url, 'GET', `/api/v1/tasks?status=all&${q}`, { key: t.keyA });
       expect(all.body.data.tasks.map((x: { task_id: string }) => x.task_id).sort()).toEqual([completedNew, active].sort());
-      const single = await api(t.url, 'GET', `/api/v1/tasks?task_ids[]=${completedOld}`, { key: KEY_A });
+      const single = await api(t.url, 'GET', `/api/v1/tasks?task_ids[]=${completedOld}`, { key: t.keyA });
       expect(single.body.data.tasks.map((x: { task_id: string }) => x.task_id)).toEqual([completedOld]);
       // B sees its own task only through its own key.
-      const b = await api(t.url, 'GET', `/api/v1/tasks?${q}`, { key: KEY_B });
+      const b = await api(t.url, 'GET', `/api/v1/tasks?${q}`, { key: t.keyB });
       expect(b.body.data.tasks.map((x: { task_id: string }) => x.task_id)).toEqual([foreign]);
     });
 
     it('more than 100 ids, a non-UUID, or task_ids without [] is 422 validation_failed', async () => {
       const many = Array.from({ length: 101 }, () => `task_ids[]=${randomUUID()}`).join('&');
       for (const q of [many, 'task_ids[]=nope', `task_ids=${completedNew}`, `task_ids[0]=${completedNew}`, 'task_ids[]=']) {
-        const r = await api(t.url, 'GET', `/api/v1/tasks?${q}`, { key: KEY_A });
+        const r = await api(t.url, 'GET', `/api/v1/tasks?${q}`, { key: t.keyA });
         expect(r.status, q.slice(0, 40)).toBe(422);
         expect(r.body.data.error_code).toBe('validation_failed');
       }
       const hundred = Array.from({ length: 100 }, () => `task_ids[]=${randomUUID()}`).join('&');
-      expect((await api(t.url, 'GET', `/api/v1/tasks?${hundred}`, { key: KEY_A })).status).toBe(200);
+      expect((await api(t.url, 'GET', `/api/v1/tasks?${hundred}`, { key: t.keyA })).status).toBe(200);
+    });
+
+    it('tasks belong to the account: another key of the same account sees them', async () => {
+      const second = await t.app.deps.keys.createKey({ accountId: t.principalA.accountId, name: 'A2' });
+      const r = await api(t.url, 'GET', `/api/v1/tasks?task_ids[]=${completedNew}`, { key: second.api_key });
+      expect(r.body.data.tasks.map((x: { task_id: string }) => x.task_id)).toEqual([completedNew]);
     });
 
     it('needs an API key, checked before the body is read', async () => {
@@ -115,55 +120,55 @@ describe.each(backends())('tasks (%s)', (backend) => {
   describe('pin, read, name', () => {
     it('PUT pin sets the flag; a missing or non-boolean is_pinned is 422; foreign or unknown ids are 404', async () => {
       const task = await seedTask(t);
-      const r = await api(t.url, 'PUT', `/api/v1/tasks/${task.taskId}/pin`, { key: KEY_A, body: { is_pinned: true } });
+      const r = await api(t.url, 'PUT', `/api/v1/tasks/${task.taskId}/pin`, { key: t.keyA, body: { is_pinned: true } });
       expect(r.status).toBe(200);
       expect(r.body).toEqual({ data: { is_pinned: true } });
       expect((await t.mod.store.getTask(task.taskId))!.isPinned).toBe(true);
       for (const body of [{}, { is_pinned: 'true' }, { is_pinned: 1 }, { is_pinned: null }]) {
-        const bad = await api(t.url, 'PUT', `/api/v1/tasks/${task.taskId}/pin`, { key: KEY_A, body });
+        const bad = await api(t.url, 'PUT', `/api/v1/tasks/${task.taskId}/pin`, { key: t.keyA, body });
         expect(bad.status).toBe(422);
         expect(bad.body.data.error_code).toBe('validation_failed');
       }
-      const foreign = await api(t.url, 'PUT', `/api/v1/tasks/${task.taskId}/pin`, { key: KEY_B, body: { is_pinned: false } });
+      const foreign = await api(t.url, 'PUT', `/api/v1/tasks/${task.taskId}/pin`, { key: t.keyB, body: { is_pinned: false } });
       expect(foreign.status).toBe(404);
       expect(foreign.body.data.error_code).toBe('recording_not_found');
       expect((await t.mod.store.getTask(task.taskId))!.isPinned).toBe(true);
-      expect((await api(t.url, 'PUT', '/api/v1/tasks/not-a-uuid/pin', { key: KEY_A, body: { is_pinned: true } })).status).toBe(404);
+      expect((await api(t.url, 'PUT', '/api/v1/tasks/not-a-uuid/pin', { key: t.keyA, body: { is_pinned: true } })).status).toBe(404);
     });
 
     it('PUT read answers is_unread false and clears the flag', async () => {
       const task = await seedTask(t);
-      const r = await api(t.url, 'PUT', `/api/v1/tasks/${task.taskId}/read`, { key: KEY_A });
+      const r = await api(t.url, 'PUT', `/api/v1/tasks/${task.taskId}/read`, { key: t.keyA });
       expect(r.body).toEqual({ data: { is_unread: false } });
       expect((await t.mod.store.getTask(task.taskId))!.isUnread).toBe(false);
-      expect((await api(t.url, 'PUT', `/api/v1/tasks/${task.taskId}/read`, { key: KEY_B })).status).toBe(404);
+      expect((await api(t.url, 'PUT', `/api/v1/tasks/${task.taskId}/read`, { key: t.keyB })).status).toBe(404);
     });
 
     it('PATCH name trims, allows 60 characters, refuses 61, empty and line breaks; name_source becomes user', async () => {
       const task = await seedTask(t);
       const sixty = '會'.repeat(60);
-      const r = await api(t.url, 'PATCH', `/api/v1/tasks/${task.taskId}/name`, { key: KEY_A, body: { name: `  ${sixty} ` } });
+      const r = await api(t.url, 'PATCH', `/api/v1/tasks/${task.taskId}/name`, { key: t.keyA, body: { name: `  ${sixty} ` } });
       expect(r.status).toBe(200);
       expect(r.body).toEqual({ message: expect.any(String), data: { task_id: task.taskId, name: sixty, name_source: 'user' } });
-      const listed = await api(t.url, 'GET', `/api/v1/tasks?task_ids[]=${task.taskId}`, { key: KEY_A });
+      const listed = await api(t.url, 'GET', `/api/v1/tasks?task_ids[]=${task.taskId}`, { key: t.keyA });
       expect(listed.body.data.tasks[0].title).toBe(sixty);
       for (const name of ['x'.repeat(61), '   ', 'a\nb', 42]) {
-        const bad = await api(t.url, 'PATCH', `/api/v1/tasks/${task.taskId}/name`, { key: KEY_A, body: { name } });
+        const bad = await api(t.url, 'PATCH', `/api/v1/tasks/${task.taskId}/name`, { key: t.keyA, body: { name } });
         expect(bad.status).toBe(422);
         expect(bad.body.data.error_code).toBe('validation_failed');
       }
-      expect((await api(t.url, 'PATCH', `/api/v1/tasks/${task.taskId}/name`, { key: KEY_B, body: { name: 'x' } })).status).toBe(404);
+      expect((await api(t.url, 'PATCH', `/api/v1/tasks/${task.taskId}/name`, { key: t.keyB, body: { name: 'x' } })).status).toBe(404);
       expect((await t.mod.store.getTask(task.taskId))!.title).toBe(sixty);
     });
 
     it('PUT batch/pin counts only own tasks actually updated', async () => {
       const a1 = await seedTask(t);
       const a2 = await seedTask(t);
-      const b1 = await seedTask(t, { accountId: ACCOUNT_B.accountId, keyId: ACCOUNT_B.keyId });
+      const b1 = await seedTask(t, { accountId: t.principalB.accountId, keyId: t.principalB.keyId });
       const body = { task_ids: [a1.taskId, a2.taskId, b1.taskId, randomUUID()], is_pinned: true };
-      const r = await api(t.url, 'PUT', '/api/v1/tasks/batch/pin', { key: KEY_A, body });
+      const r = await api(t.url, 'PUT', '/api/v1/tasks/batch/pin', { key: t.keyA, body });
       expect(r.body).toEqual({ data: { affected_count: 2 } });
-      const again = await api(t.url, 'PUT', '/api/v1/tasks/batch/pin', { key: KEY_A, body });
+      const again = await api(t.url, 'PUT', '/api/v1/tasks/batch/pin', { key: t.keyA, body });
       expect(again.body.data.affected_count).toBe(0);
       expect((await t.mod.store.getTask(b1.taskId))!.isPinned).toBe(false);
       for (const bad of [
@@ -172,10 +177,10 @@ describe.each(backends())('tasks (%s)', (backend) => {
         { task_ids: ['x'], is_pinned: true },
         { task_ids: [], is_pinned: true },
       ]) {
-        expect((await api(t.url, 'PUT', '/api/v1/tasks/batch/pin', { key: KEY_A, body: bad })).status).toBe(422);
+        expect((await api(t.url, 'PUT', '/api/v1/tasks/batch/pin', { key: t.keyA, body: bad })).status).toBe(422);
       }
       const tooMany = { task_ids: Array.from({ length: 101 }, () => randomUUID()), is_pinned: true };
-      expect((await api(t.url, 'PUT', '/api/v1/tasks/batch/pin', { key: KEY_A, body: tooMany })).status).toBe(422);
+      expect((await api(t.url, 'PUT', '/api/v1/tasks/batch/pin', { key: t.keyA, body: tooMany })).status).toBe(422);
     });
   });
 
@@ -191,8 +196,8 @@ describe.each(backends())('tasks (%s)', (backend) => {
       await t.mod.store.setSummary(task.taskId, { text: 'S', language: 'en', mode: 'builtin', template: 'general', plainText: false });
       const before = filesUnder(join(t.dataDir, 'blobs')).filter((f) => f.includes(task.taskId));
       expect(before.length).toBe(2);
-      expect((await api(t.url, 'DELETE', `/api/v1/tasks/${task.taskId}`, { key: KEY_B })).status).toBe(404);
-      const r = await api(t.url, 'DELETE', `/api/v1/tasks/${task.taskId}`, { key: KEY_A });
+      expect((await api(t.url, 'DELETE', `/api/v1/tasks/${task.taskId}`, { key: t.keyB })).status).toBe(404);
+      const r = await api(t.url, 'DELETE', `/api/v1/tasks/${task.taskId}`, { key: t.keyA });
       expect(r.status).toBe(200);
       expect(r.body).toEqual({ message: expect.any(String) });
       expect(filesUnder(join(t.dataDir, 'blobs')).filter((f) => f.includes(task.taskId))).toEqual([]);
@@ -201,13 +206,15 @@ describe.each(backends())('tasks (%s)', (backend) => {
         const rows = await db.selectFrom(table).select('task_id').where('task_id', '=', task.taskId).execute();
         expect(rows, table).toEqual([]);
       }
-      expect((await api(t.url, 'DELETE', `/api/v1/tasks/${task.taskId}`, { key: KEY_A })).body.data.error_code).toBe('recording_not_found');
+      expect((await api(t.url, 'DELETE', `/api/v1/tasks/${task.taskId}`, { key: t.keyA })).body.data.error_code).toBe(
+        'recording_not_found',
+      );
     });
 
     it('is refused with 422 invalid_processing_status while the task is in progress or its import is processing', async () => {
       for (const status of ['recording', 'importing', 'uploading', 'processing'] as const) {
         const task = await seedTask(t, { status });
-        const r = await api(t.url, 'DELETE', `/api/v1/tasks/${task.taskId}`, { key: KEY_A });
+        const r = await api(t.url, 'DELETE', `/api/v1/tasks/${task.taskId}`, { key: t.keyA });
         expect(r.status, status).toBe(422);
         expect(r.body.data.error_code).toBe('invalid_processing_status');
         expect(await t.mod.store.getTask(task.taskId)).not.toBeNull();
@@ -216,23 +223,23 @@ describe.each(backends())('tasks (%s)', (backend) => {
       const task = await seedTask(t, { importId, typeSource: 'import' });
       t.mod.tasks.imports = { isProcessing: async (id) => id === importId };
       try {
-        const r = await api(t.url, 'DELETE', `/api/v1/tasks/${task.taskId}`, { key: KEY_A });
+        const r = await api(t.url, 'DELETE', `/api/v1/tasks/${task.taskId}`, { key: t.keyA });
         expect(r.status).toBe(422);
         expect(r.body.data.error_code).toBe('invalid_processing_status');
       } finally {
         t.mod.tasks.imports = undefined;
       }
-      expect((await api(t.url, 'DELETE', `/api/v1/tasks/${task.taskId}`, { key: KEY_A })).status).toBe(200);
+      expect((await api(t.url, 'DELETE', `/api/v1/tasks/${task.taskId}`, { key: t.keyA })).status).toBe(200);
     });
 
     it('DELETE batch deletes own finished tasks and reports the rest as skipped', async () => {
       const done = await seedTask(t, { audio: true });
       const failed = await seedTask(t, { status: 'failed' });
       const busy = await seedTask(t, { status: 'processing' });
-      const foreign = await seedTask(t, { accountId: ACCOUNT_B.accountId, keyId: ACCOUNT_B.keyId });
+      const foreign = await seedTask(t, { accountId: t.principalB.accountId, keyId: t.principalB.keyId });
       const unknown = randomUUID();
       const r = await api(t.url, 'DELETE', '/api/v1/tasks/batch', {
-        key: KEY_A,
+        key: t.keyA,
         body: { task_ids: [done.taskId, failed.taskId, busy.taskId, foreign.taskId, unknown] },
       });
       expect(r.status).toBe(200);
@@ -250,8 +257,8 @@ describe.each(backends())('tasks (%s)', (backend) => {
       expect(await t.mod.store.getTask(done.taskId)).toBeNull();
       expect(await t.mod.store.getTask(foreign.taskId)).not.toBeNull();
       expect(filesUnder(join(t.dataDir, 'blobs')).filter((f) => f.includes(done.taskId))).toEqual([]);
-      expect((await api(t.url, 'DELETE', '/api/v1/tasks/batch', { key: KEY_A, body: { task_ids: ['x'] } })).status).toBe(422);
-      expect((await api(t.url, 'DELETE', '/api/v1/tasks/batch', { key: KEY_A, body: {} })).status).toBe(422);
+      expect((await api(t.url, 'DELETE', '/api/v1/tasks/batch', { key: t.keyA, body: { task_ids: ['x'] } })).status).toBe(422);
+      expect((await api(t.url, 'DELETE', '/api/v1/tasks/batch', { key: t.keyA, body: {} })).status).toBe(422);
     });
   });
 
@@ -262,8 +269,8 @@ describe.each(backends())('tasks (%s)', (backend) => {
       const off1 = t.app.deps.bus.subscribe(SESSION_FORCE_END_TOPIC, (message, topic) => seen.push({ topic, message }));
       const off2 = t.app.deps.bus.subscribe(TASK_FAILED_TOPIC, (message, topic) => seen.push({ topic, message }));
       try {
-        expect((await api(t.url, 'POST', `/api/v1/tasks/${task.taskId}/force-fail`, { key: KEY_B })).status).toBe(404);
-        const r = await api(t.url, 'POST', `/api/v1/tasks/${task.taskId}/force-fail`, { key: KEY_A });
+        expect((await api(t.url, 'POST', `/api/v1/tasks/${task.taskId}/force-fail`, { key: t.keyB })).status).toBe(404);
+        const r = await api(t.url, 'POST', `/api/v1/tasks/${task.taskId}/force-fail`, { key: t.keyA });
         expect(r.status).toBe(200);
         expect(r.body).toEqual({
           message: expect.any(String),
@@ -283,7 +290,7 @@ describe.each(backends())('tasks (%s)', (backend) => {
       }
       // The ended session's own "stop" can no longer move the task.
       await expect(t.mod.store.setStatus(task.taskId, 'uploading')).rejects.toMatchObject({ code: 'invalid_processing_status' });
-      const again = await api(t.url, 'POST', `/api/v1/tasks/${task.taskId}/force-fail`, { key: KEY_A });
+      const again = await api(t.url, 'POST', `/api/v1/tasks/${task.taskId}/force-fail`, { key: t.keyA });
       expect(again.status).toBe(422);
       expect(again.body.data.error_code).toBe('invalid_processing_status');
     });
@@ -291,15 +298,15 @@ describe.each(backends())('tasks (%s)', (backend) => {
     it('force-fail works in every in-progress state, not on completed tasks nor while the import processes', async () => {
       for (const status of ['importing', 'uploading', 'processing'] as const) {
         const task = await seedTask(t, { status });
-        expect((await api(t.url, 'POST', `/api/v1/tasks/${task.taskId}/force-fail`, { key: KEY_A })).status, status).toBe(200);
+        expect((await api(t.url, 'POST', `/api/v1/tasks/${task.taskId}/force-fail`, { key: t.keyA })).status, status).toBe(200);
       }
       const done = await seedTask(t);
-      expect((await api(t.url, 'POST', `/api/v1/tasks/${done.taskId}/force-fail`, { key: KEY_A })).status).toBe(422);
+      expect((await api(t.url, 'POST', `/api/v1/tasks/${done.taskId}/force-fail`, { key: t.keyA })).status).toBe(422);
       const importId = randomUUID();
       const importing = await seedTask(t, { status: 'importing', importId });
       t.mod.tasks.imports = { isProcessing: async () => true };
       try {
-        const r = await api(t.url, 'POST', `/api/v1/tasks/${importing.taskId}/force-fail`, { key: KEY_A });
+        const r = await api(t.url, 'POST', `/api/v1/tasks/${importing.taskId}/force-fail`, { key: t.keyA });
         expect(r.status).toBe(422);
         expect((await t.mod.store.getTask(importing.taskId))!.processingStatus).toBe('importing');
       } finally {
@@ -309,22 +316,22 @@ describe.each(backends())('tasks (%s)', (backend) => {
 
     it('retry: 422 without a reprocessor, without audio, or when not failed; otherwise 202 and processing', async () => {
       const task = await seedTask(t, { status: 'failed', audio: true });
-      const none = await api(t.url, 'POST', `/api/v1/tasks/${task.taskId}/retry`, { key: KEY_A });
+      const none = await api(t.url, 'POST', `/api/v1/tasks/${task.taskId}/retry`, { key: t.keyA });
       expect(none.status).toBe(422);
       expect(none.body.data).toMatchObject({ error_code: 'invalid_processing_status', details: { reason: 'reprocessing_unavailable' } });
       const queued: string[] = [];
       t.mod.tasks.reprocessor = { reprocess: async (x) => void queued.push(x.taskId) };
       try {
-        expect((await api(t.url, 'POST', `/api/v1/tasks/${task.taskId}/retry`, { key: KEY_B })).status).toBe(404);
-        const r = await api(t.url, 'POST', `/api/v1/tasks/${task.taskId}/retry`, { key: KEY_A });
+        expect((await api(t.url, 'POST', `/api/v1/tasks/${task.taskId}/retry`, { key: t.keyB })).status).toBe(404);
+        const r = await api(t.url, 'POST', `/api/v1/tasks/${task.taskId}/retry`, { key: t.keyA });
         expect(r.status).toBe(202);
         expect(r.body).toEqual({ message: expect.any(String), data: { task_id: task.taskId, processing_status: 'processing' } });
         expect(queued).toEqual([task.taskId]);
         expect((await t.mod.store.getTask(task.taskId))!.processingStatus).toBe('processing');
-        const twice = await api(t.url, 'POST', `/api/v1/tasks/${task.taskId}/retry`, { key: KEY_A });
+        const twice = await api(t.url, 'POST', `/api/v1/tasks/${task.taskId}/retry`, { key: t.keyA });
         expect(twice.status).toBe(422);
         const noAudio = await seedTask(t, { status: 'failed' });
-        const na = await api(t.url, 'POST', `/api/v1/tasks/${noAudio.taskId}/retry`, { key: KEY_A });
+        const na = await api(t.url, 'POST', `/api/v1/tasks/${noAudio.taskId}/retry`, { key: t.keyA });
         expect(na.body.data).toMatchObject({ error_code: 'invalid_processing_status', details: { reason: 'no_audio' } });
         // A reprocessor that cannot queue leaves the task failed.
         const broken = await seedTask(t, { status: 'failed', audio: true });
@@ -333,7 +340,7 @@ describe.each(backends())('tasks (%s)', (backend) => {
             throw new Error('queue down');
           },
         };
-        expect((await api(t.url, 'POST', `/api/v1/tasks/${broken.taskId}/retry`, { key: KEY_A })).status).toBe(500);
+        expect((await api(t.url, 'POST', `/api/v1/tasks/${broken.taskId}/retry`, { key: t.keyA })).status).toBe(500);
         expect((await t.mod.store.getTask(broken.taskId))!.processingStatus).toBe('failed');
       } finally {
         t.mod.tasks.reprocessor = undefined;
@@ -370,7 +377,7 @@ describe.each(backends())('list JSON built by the database (%s)', (backend) => {
     await t.mod.store.setSummary(tasks[1]!.taskId, { text: 's', language: 'fr', mode: 'custom', template: 'x', plainText: true });
     await t.mod.store.setPinned(tasks[2]!.accountId, [tasks[2]!.taskId], true);
     await t.mod.store.markRead(tasks[0]!.accountId, tasks[0]!.taskId);
-    const r = await api(t.url, 'GET', '/api/v1/tasks?status=all', { key: KEY_A });
+    const r = await api(t.url, 'GET', '/api/v1/tasks?status=all', { key: t.keyA });
     const expected = (await t.mod.store.listTasks(tasks[0]!.accountId, null, null)).map(taskListItem);
     expect(r.body.data.tasks).toEqual(expected);
     expect(r.body.data.tasks.map((x: { duration_formatted: string }) => x.duration_formatted)).toEqual([
@@ -379,7 +386,7 @@ describe.each(backends())('list JSON built by the database (%s)', (backend) => {
       '00:59',
       '00:00',
     ]);
-    const none = await api(t.url, 'GET', '/api/v1/tasks', { key: KEY_B });
+    const none = await api(t.url, 'GET', '/api/v1/tasks', { key: t.keyB });
     expect(none.body).toEqual({ data: { tasks: [] } });
   });
 });

@@ -14,15 +14,11 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { buildApp } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
-import { AppError } from '../src/platform/errors/app-error.js';
-import { createTaskModule } from '../src/tasks/module.js';
-import { registerTaskRoutes } from '../src/tasks/routes.js';
+import { tasksOf } from '../src/tasks/module.js';
 
 const TASKS = 10_000;
 const LIST_RUNS = 200;
 const EXPORT_RUNS = 5;
-const KEY = `svc_${'b'.repeat(32)}`;
-const principal = { accountId: '00000000-0000-4000-8000-0000000000a1', keyId: '00000000-0000-4000-8000-0000000000b1' };
 
 function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? Number.NaN;
@@ -53,14 +49,10 @@ async function main(): Promise<void> {
     ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
   });
   const app = await buildApp(config, { pgSchema: schema });
-  const mod = createTaskModule({ database: app.deps.database, blobs: app.deps.blobs, bus: app.deps.bus });
-  const auth = {
-    async authenticate(input: { apiKey: string | undefined }) {
-      if (input.apiKey !== KEY) throw new AppError('auth_invalid_api_key');
-      return principal;
-    },
-  };
-  registerTaskRoutes(app.http, { auth, ...mod, blobs: app.deps.blobs });
+  const mod = tasksOf(app.deps);
+  const created = await app.deps.keys.createKey({ name: 'bench' });
+  const KEY = created.api_key;
+  const principal = { accountId: created.account_id, keyId: created.key_id };
   await app.http.listen({ port: 0, host: '127.0.0.1' });
   const addr = app.http.server.address();
   const base = `http://127.0.0.1:${typeof addr === 'object' && addr ? addr.port : 0}`;

@@ -3,6 +3,7 @@
  * shut down gracefully on SIGTERM/SIGINT (in-flight requests finish, up to the grace period).
  */
 import { buildApp } from './app.js';
+import { createFirstAccountIfEmpty } from './bootstrap/first-start.js';
 import { ConfigError, loadConfig } from './config.js';
 
 async function main(): Promise<void> {
@@ -18,6 +19,7 @@ async function main(): Promise<void> {
   }
   const app = await buildApp(config);
   const { logger } = app.deps;
+  await createFirstAccountIfEmpty(app.deps, config.platform.starterCredit);
   await app.http.listen({ port: config.platform.port, host: config.platform.host });
   logger.info({ roles: config.platform.roles, port: config.platform.port, build: app.deps.build }, 'parley listening');
 

@@ -10,51 +10,12 @@ import type { BillingService } from '../../billing/service.js';
 import type { PlanMode, PlanService } from '../../plans/service.js';
 import { AppError } from '../../platform/errors/app-error.js';
 import { fromMilli } from '../../store/columns.js';
+import { type AdminIo, isoOrNull, runCommand as run, STDIO } from './run.js';
 
 export interface BillingAdminContext {
   billing: BillingService;
   plans: PlanService;
   close(): Promise<void>;
-}
-
-export interface AdminIo {
-  out(text: string): void;
-  err(text: string): void;
-}
-
-const STDIO: AdminIo = { out: (t) => process.stdout.write(`${t}\n`), err: (t) => process.stderr.write(`${t}\n`) };
-
-function isoOrNull(raw: string | undefined, flag: string): string | null {
-  if (raw === undefined) return null;
-  const t = Date.parse(raw);
-  if (Number.isNaN(t))
-    throw new AppError('validation_failed', { message: `${flag} must be an ISO 8601 date-time, got "${raw}".`, details: { field: flag } });
-  return new Date(t).toISOString();
-}
-
-/** Runs one command: opens the services, prints the result (JSON or text), maps errors to exit code 1. */
-async function run(
-  open: () => Promise<BillingAdminContext>,
-  io: AdminIo,
-  json: boolean,
-  fn: (ctx: BillingAdminContext) => Promise<{ result: Record<string, unknown>; text: string }>,
-): Promise<void> {
-  let ctx: BillingAdminContext | undefined;
-  try {
-    ctx = await open();
-    const { result, text } = await fn(ctx);
-    io.out(json ? JSON.stringify(result) : text);
-  } catch (err) {
-    const e = err instanceof AppError ? err : null;
-    if (json)
-      io.out(
-        JSON.stringify({ error: { code: e?.code ?? 'internal_error', message: e?.message ?? String(err), details: e?.details ?? null } }),
-      );
-    else io.err(`error: ${e ? `${e.message}${e.details ? ` ${JSON.stringify(e.details)}` : ''}` : String(err)}`);
-    process.exitCode = 1;
-  } finally {
-    await ctx?.close();
-  }
 }
 
 export function registerBillingCommands(program: Command, open: () => Promise<BillingAdminContext>, io: AdminIo = STDIO): void {

@@ -47,18 +47,18 @@ export async function listTasksJson(
       from (select ${LIST_COLUMNS} from tasks where ${where} order by ${ORDER})`.execute(database.db);
     return r.rows[0]?.j ?? '[]';
   }
+  // json_agg of the subquery's rows (faster than json_build_object per row), ordered by the
+  // aggregate itself: a subquery's ORDER BY is not guaranteed to reach the aggregate.
   const r = await sql<{ j: string | null }>`
-    select json_agg(json_build_object(
-      'task_id', task_id, 'title', title, 'type', type, 'type_source', type_source,
-      'duration_ms', duration_ms,
-      'duration_formatted', case when duration_ms / 60000 < 10 then '0' else '' end || (duration_ms / 60000)::text || ':'
-        || lpad(((duration_ms / 1000) % 60)::text, 2, '0'),
-      'transcription_languages', transcription_languages::json,
-      'translation_languages', translation_languages::json,
-      'created_at', created_at, 'processing_status', processing_status,
-      'is_pinned', is_pinned = 1, 'is_unread', is_unread = 1,
-      'summary_mode', summary_mode, 'summary_template', summary_template, 'summary_language', summary_language
-    ) order by ${ORDER})::text as j
-    from tasks where ${where}`.execute(database.db);
+    select json_agg(x order by x.is_pinned desc, x.created_at desc, x.task_id desc)::text as j from (
+      select task_id, title, type, type_source, duration_ms,
+        case when duration_ms / 60000 < 10 then '0' else '' end || (duration_ms / 60000)::text || ':'
+          || lpad(((duration_ms / 1000) % 60)::text, 2, '0') as duration_formatted,
+        transcription_languages::json as transcription_languages,
+        translation_languages::json as translation_languages,
+        created_at, processing_status, is_pinned = 1 as is_pinned, is_unread = 1 as is_unread,
+        summary_mode, summary_template, summary_language
+      from tasks where ${where}
+    ) x`.execute(database.db);
   return r.rows[0]?.j ?? '[]';
 }

@@ -15,7 +15,7 @@ import { attachment, CONTENT_TYPES, EXPORT_FORMATS, safeBaseName, WRITERS } from
 import type { TaskRouteDeps } from './routes.js';
 import { hasDiarization } from './status.js';
 import type { SentenceRecord } from './store.js';
-import { invalid, oneOf, optionalBool } from './validate.js';
+import { doc, invalid, oneOf, optionalBool } from './validate.js';
 
 type IdParams = { Params: { taskId: string } };
 
@@ -23,45 +23,53 @@ export function registerExportRoutes(app: HttpApp, deps: TaskRouteDeps): void {
   const { tasks } = deps;
   const base = { onRequest: requireApiKey(deps.auth, 'header'), schema: { tags: ['tasks'], security: [{ apiKey: [] }] } };
 
-  app.get<IdParams>('/api/v1/tasks/:taskId/transcript/export', base, async (request, reply) => {
-    const task = await tasks.owned(principalOf(request), request.params.taskId);
-    const query = request.query as Record<string, unknown>;
-    const format = oneOf(query, 'format', EXPORT_FORMATS, 'txt');
-    let language: string | null = null;
-    if (query.language !== undefined && query.language !== '') {
-      const tag = typeof query.language === 'string' ? normalizeLanguage(query.language) : null;
-      const known = task.translationLanguages ?? [];
-      language = known.find((l) => normalizeLanguage(l) === tag) ?? null;
-      if (!language) throw invalid('language', 'language must be one of the translation languages of this task.', { allowed: known });
-    }
-    const speakers = optionalBool(query, 'speakers') ?? hasDiarization(task.recognitionMode);
-    const transcript = await tasks.store.getTranscript(task.taskId);
-    const sentences: SentenceRecord[] = [];
-    for await (const page of tasks.store.allSentences(task.taskId)) sentences.push(...page);
-    const text = WRITERS[format]({
-      sentences,
-      labels: transcript?.speakerLabels ?? {},
-      language,
-      speakers,
-      translationColumns: language ? [language] : (task.translationLanguages ?? []),
-    });
-    const name = `${safeBaseName(task.title, task.taskId)}${language ? `.${language}` : ''}.${format}`;
-    return reply.type(CONTENT_TYPES[format]).header('Content-Disposition', attachment(name)).send(text);
-  });
+  app.get<IdParams>(
+    '/api/v1/tasks/:taskId/transcript/export',
+    doc(base, 'Download the transcript: format txt|srt|sbv|vtt|csv, language (a translation language), speakers true|false.'),
+    async (request, reply) => {
+      const task = await tasks.owned(principalOf(request), request.params.taskId);
+      const query = request.query as Record<string, unknown>;
+      const format = oneOf(query, 'format', EXPORT_FORMATS, 'txt');
+      let language: string | null = null;
+      if (query.language !== undefined && query.language !== '') {
+        const tag = typeof query.language === 'string' ? normalizeLanguage(query.language) : null;
+        const known = task.translationLanguages ?? [];
+        language = known.find((l) => normalizeLanguage(l) === tag) ?? null;
+        if (!language) throw invalid('language', 'language must be one of the translation languages of this task.', { allowed: known });
+      }
+      const speakers = optionalBool(query, 'speakers') ?? hasDiarization(task.recognitionMode);
+      const transcript = await tasks.store.getTranscript(task.taskId);
+      const sentences: SentenceRecord[] = [];
+      for await (const page of tasks.store.allSentences(task.taskId)) sentences.push(...page);
+      const text = WRITERS[format]({
+        sentences,
+        labels: transcript?.speakerLabels ?? {},
+        language,
+        speakers,
+        translationColumns: language ? [language] : (task.translationLanguages ?? []),
+      });
+      const name = `${safeBaseName(task.title, task.taskId)}${language ? `.${language}` : ''}.${format}`;
+      return reply.type(CONTENT_TYPES[format]).header('Content-Disposition', attachment(name)).send(text);
+    },
+  );
 
-  app.get<IdParams>('/api/v1/tasks/:taskId/audio/export', base, async (request, reply) => {
-    const task = await tasks.owned(principalOf(request), request.params.taskId);
-    const format = oneOf(request.query as Record<string, unknown>, 'format', AUDIO_FORMATS, 'm4a');
-    const info = task.audioKey ? await deps.blobs.stat(task.audioKey) : null;
-    if (!task.audioKey || !info) throw new AppError('recording_audio_not_ready', { details: { task_id: task.taskId } });
-    const name = `${safeBaseName(task.title, task.taskId)}.${format}`;
-    reply.type(AUDIO_TYPES[format]).header('Content-Disposition', attachment(name));
-    if (format === 'm4a') {
-      return reply.header('Content-Length', info.size).send(await deps.blobs.get(task.audioKey));
-    }
-    const stream = await mp3Stream(deps.blobs, task.audioKey, (err) =>
-      request.log.error({ err, task_id: task.taskId }, 'mp3 export failed'),
-    );
-    return reply.send(stream);
-  });
+  app.get<IdParams>(
+    '/api/v1/tasks/:taskId/audio/export',
+    doc(base, 'Download the audio: format m4a (stored file) or mp3 (encoded on the fly).'),
+    async (request, reply) => {
+      const task = await tasks.owned(principalOf(request), request.params.taskId);
+      const format = oneOf(request.query as Record<string, unknown>, 'format', AUDIO_FORMATS, 'm4a');
+      const info = task.audioKey ? await deps.blobs.stat(task.audioKey) : null;
+      if (!task.audioKey || !info) throw new AppError('recording_audio_not_ready', { details: { task_id: task.taskId } });
+      const name = `${safeBaseName(task.title, task.taskId)}.${format}`;
+      reply.type(AUDIO_TYPES[format]).header('Content-Disposition', attachment(name));
+      if (format === 'm4a') {
+        return reply.header('Content-Length', info.size).send(await deps.blobs.get(task.audioKey));
+      }
+      const stream = await mp3Stream(deps.blobs, task.audioKey, (err) =>
+        request.log.error({ err, task_id: task.taskId }, 'mp3 export failed'),
+      );
+      return reply.send(stream);
+    },
+  );
 }

@@ -15,6 +15,7 @@ import { parseRange } from './range.js';
 import type { TaskRouteDeps } from './routes.js';
 import { hasDiarization } from './status.js';
 import type { SummaryRecord } from './store.js';
+import { doc } from './validate.js';
 
 type IdParams = { Params: { taskId: string } };
 
@@ -43,73 +44,81 @@ export function registerTaskSseRoutes(app: HttpApp, deps: TaskRouteDeps): void {
     schema: { tags: ['sse'], security: [{ apiKey: [] }] },
   };
 
-  app.get<IdParams>('/api/v1/sse/history/transcribe/:taskId', base, async (request, reply) => {
-    const task = await tasks.owned(principalOf(request), request.params.taskId);
-    const transcript = await tasks.store.getTranscript(task.taskId);
-    const labels = transcript?.speakerLabels ?? {};
-    const sse = openSse(request, reply);
-    sse.send('connected', { message: 'connected' });
-    sse.send('init_metadata', {
-      task_id: task.taskId,
-      title: task.title,
-      created_at: task.createdAt,
-      type: task.type,
-      has_speaker_diarization: hasDiarization(task.recognitionMode),
-      transcription_languages: task.transcriptionLanguages ?? [],
-      translation_languages: task.translationLanguages ?? [],
-      summary_template: transcript?.summary?.template ?? task.summaryTemplate ?? null,
-      summary_language: transcript?.summary?.language ?? task.summaryLanguage ?? null,
-    });
-    let total = 0;
-    try {
-      for await (const page of tasks.store.allSentences(task.taskId)) {
-        if (sse.closed) return;
-        for (const s of page) {
-          // Respect back-pressure: a slow client must not make us buffer a whole transcript.
-          if (!sse.send('init_sentence', sentenceShape(s, labels))) await drain(reply.raw);
-          total++;
-        }
-      }
-      sse.send('init_summary', summaryPayload(transcript?.summary ?? null));
-      sse.send('init_done', { totalSentences: total });
-    } catch (err) {
-      request.log.error({ err, task_id: task.taskId }, 'history stream failed');
-      const e = new AppError('internal_error');
-      sse.send('error', {
-        error_code: e.code,
-        severity: e.severity,
-        message: e.message,
-        context: e.context,
-        timestamp: new Date().toISOString(),
+  app.get<IdParams>(
+    '/api/v1/sse/history/transcribe/:taskId',
+    doc(base, 'History stream: connected, init_metadata, init_sentence..., init_summary, init_done.'),
+    async (request, reply) => {
+      const task = await tasks.owned(principalOf(request), request.params.taskId);
+      const transcript = await tasks.store.getTranscript(task.taskId);
+      const labels = transcript?.speakerLabels ?? {};
+      const sse = openSse(request, reply);
+      sse.send('connected', { message: 'connected' });
+      sse.send('init_metadata', {
+        task_id: task.taskId,
+        title: task.title,
+        created_at: task.createdAt,
+        type: task.type,
+        has_speaker_diarization: hasDiarization(task.recognitionMode),
+        transcription_languages: task.transcriptionLanguages ?? [],
+        translation_languages: task.translationLanguages ?? [],
+        summary_template: transcript?.summary?.template ?? task.summaryTemplate ?? null,
+        summary_language: transcript?.summary?.language ?? task.summaryLanguage ?? null,
       });
-    } finally {
-      sse.close();
-    }
-  });
+      let total = 0;
+      try {
+        for await (const page of tasks.store.allSentences(task.taskId)) {
+          if (sse.closed) return;
+          for (const s of page) {
+            // Respect back-pressure: a slow client must not make us buffer a whole transcript.
+            if (!sse.send('init_sentence', sentenceShape(s, labels))) await drain(reply.raw);
+            total++;
+          }
+        }
+        sse.send('init_summary', summaryPayload(transcript?.summary ?? null));
+        sse.send('init_done', { totalSentences: total });
+      } catch (err) {
+        request.log.error({ err, task_id: task.taskId }, 'history stream failed');
+        const e = new AppError('internal_error');
+        sse.send('error', {
+          error_code: e.code,
+          severity: e.severity,
+          message: e.message,
+          context: e.context,
+          timestamp: new Date().toISOString(),
+        });
+      } finally {
+        sse.close();
+      }
+    },
+  );
 
-  app.get<IdParams>('/api/v1/sse/audio/:taskId', base, async (request, reply) => {
-    const task = await tasks.owned(principalOf(request), request.params.taskId);
-    const info = task.audioKey ? await deps.blobs.stat(task.audioKey) : null;
-    if (!task.audioKey || !info) throw new AppError('recording_audio_not_ready', { details: { task_id: task.taskId } });
-    const header = request.headers.range;
-    const range = parseRange(typeof header === 'string' ? header : undefined, info.size);
-    reply.header('Accept-Ranges', 'bytes').header('Cache-Control', 'private, no-cache');
-    if (range.kind === 'unsatisfiable') {
-      return reply.code(416).header('Content-Range', `bytes */${info.size}`).send();
-    }
-    reply.type('audio/mp4');
-    if (range.kind === 'partial') {
+  app.get<IdParams>(
+    '/api/v1/sse/audio/:taskId',
+    doc(base, 'Task audio (M4A) for playback: 200 whole or 206 for one byte range.'),
+    async (request, reply) => {
+      const task = await tasks.owned(principalOf(request), request.params.taskId);
+      const info = task.audioKey ? await deps.blobs.stat(task.audioKey) : null;
+      if (!task.audioKey || !info) throw new AppError('recording_audio_not_ready', { details: { task_id: task.taskId } });
+      const header = request.headers.range;
+      const range = parseRange(typeof header === 'string' ? header : undefined, info.size);
+      reply.header('Accept-Ranges', 'bytes').header('Cache-Control', 'private, no-cache');
+      if (range.kind === 'unsatisfiable') {
+        return reply.code(416).header('Content-Range', `bytes */${info.size}`).send();
+      }
+      reply.type('audio/mp4');
+      if (range.kind === 'partial') {
+        return reply
+          .code(206)
+          .header('Content-Range', `bytes ${range.start}-${range.end}/${info.size}`)
+          .header('Content-Length', range.end - range.start + 1)
+          .send(await deps.blobs.get(task.audioKey, { start: range.start, end: range.end }));
+      }
       return reply
-        .code(206)
-        .header('Content-Range', `bytes ${range.start}-${range.end}/${info.size}`)
-        .header('Content-Length', range.end - range.start + 1)
-        .send(await deps.blobs.get(task.audioKey, { start: range.start, end: range.end }));
-    }
-    return reply
-      .code(200)
-      .header('Content-Length', info.size)
-      .send(await deps.blobs.get(task.audioKey));
-  });
+        .code(200)
+        .header('Content-Length', info.size)
+        .send(await deps.blobs.get(task.audioKey));
+    },
+  );
 }
 
 function drain(res: NodeJS.WritableStream): Promise<void> {

@@ -87,3 +87,8 @@ export function optionalBool(query: Record<string, unknown>, field: string): boo
   if (v === 'false' || v === '0') return false;
   throw invalid(field, `${field} must be true or false.`, { value: v });
 }
+
+/** Route options with an OpenAPI summary. */
+export function doc<T extends { schema: Record<string, unknown> }>(options: T, summary: string): T {
+  return { ...options, schema: { ...options.schema, summary } };
+}

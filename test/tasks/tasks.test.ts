@@ -108,6 +108,15 @@ describe.each(backends())('tasks (%s)', (backend) => {
       expect(r.body.data.tasks.map((x: { task_id: string }) => x.task_id)).toEqual([completedNew]);
     });
 
+    it('the task routes are in the OpenAPI document with summaries', async () => {
+      const r = await api(t.url, 'GET', '/api/v1/openapi.json');
+      const paths = r.body.paths as Record<string, Record<string, { summary?: string }>>;
+      expect(paths['/api/v1/tasks']!.get!.summary).toContain('pinned first');
+      expect(Object.keys(paths)).toEqual(
+        expect.arrayContaining(['/api/v1/tasks/batch', '/api/v1/tasks/{taskId}/speakers/merge', '/api/v1/sse/audio/{taskId}']),
+      );
+    });
+
     it('needs an API key, checked before the body is read', async () => {
       const r = await api(t.url, 'PUT', '/api/v1/tasks/batch/pin', { body: '{not json' });
       expect(r.status).toBe(401);

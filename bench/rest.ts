@@ -7,16 +7,15 @@
  *   npm run -s bench:rest          # 6 s per route in 3 alternating rounds, 10 connections
  *   BENCH_SECONDS=12 BENCH_ROUNDS=4 BENCH_CONNECTIONS=20 npm run -s bench:rest
  */
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
 import pg from 'pg';
-import { buildApp, type ParleyApp } from '../src/app.js';
-import { registerBillingRoutes } from '../src/billing/module.js';
+import { buildApp } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
-import type { Authenticator, Principal } from '../src/platform/auth/types.js';
+import type { Principal } from '../src/platform/auth/types.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 6);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
@@ -43,29 +42,6 @@ async function measure(name: string, url: string, headers: Record<string, string
   return { name, rps: r.requests.average, p99: r.latency.p99, errors: r.errors, non2xx: r.non2xx };
 }
 
-/**
- * The key the benchmark authenticates with. The app's own Authenticator (keys feature) is
- * used when the app exposes one; otherwise an in-memory stand-in that hashes the key as a
- * real lookup would (the output says which).
- */
-async function authFor(app: ParleyApp, principal: Principal): Promise<{ auth: Authenticator; key: string; kind: string }> {
-  const deps = app.deps as unknown as { auth?: Authenticator };
-  const key = `svc_${randomBytes(24).toString('base64url').slice(0, 32)}`;
-  if (deps.auth) return { auth: deps.auth, key, kind: 'app' };
-  const { createHash } = await import('node:crypto');
-  const hashed = createHash('sha256').update(key).digest('hex');
-  return {
-    kind: 'stand-in (in-memory, hashed)',
-    key,
-    auth: {
-      async authenticate(input) {
-        if (!input.apiKey || createHash('sha256').update(input.apiKey).digest('hex') !== hashed) throw new Error('invalid key');
-        return principal;
-      },
-    },
-  };
-}
-
 async function main(): Promise<void> {
   const dataDir = mkdtempSync(join(tmpdir(), 'parley-bench-rest-'));
   const databaseUrl = process.env.DATABASE_URL;
@@ -85,14 +61,13 @@ async function main(): Promise<void> {
     ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
   });
   const app = await buildApp(config, { pgSchema: schema });
-  const credit: Principal = { accountId: randomUUID(), keyId: randomUUID() };
-  const { auth, key, kind } = await authFor(app, credit);
-  const planned: Principal = { accountId: randomUUID(), keyId: randomUUID() };
-  const plannedKey = `svc_${randomBytes(24).toString('base64url').slice(0, 32)}`;
-  const routesAuth: Authenticator = {
-    authenticate: async (input) => (input.apiKey === plannedKey ? planned : auth.authenticate(input)),
-  };
-  if (!(app.deps as unknown as { auth?: Authenticator }).auth) registerBillingRoutes(app.http, app.deps, routesAuth);
+  // Real keys through the app's own Authenticator (one indexed read per request).
+  const creditKey = await app.deps.keys.createKey({ name: 'bench credit' });
+  const plannedKeyRow = await app.deps.keys.createKey({ name: 'bench plan-bound' });
+  const credit: Principal = { accountId: creditKey.account_id, keyId: creditKey.key_id };
+  const planned: Principal = { accountId: plannedKeyRow.account_id, keyId: plannedKeyRow.key_id };
+  const key = creditKey.api_key;
+  const plannedKey = plannedKeyRow.api_key;
   await app.http.listen({ port: 0, host: '127.0.0.1' });
   const address = app.http.server.address();
   const base = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
@@ -141,7 +116,7 @@ async function main(): Promise<void> {
   }
 
   console.log(
-    `REST benchmark: ${databaseUrl ? 'PostgreSQL' : 'SQLite'}, ${CONNECTIONS} connections, ${SECONDS} s per route in ${ROUNDS} alternating rounds (median round shown), auth: ${kind}`,
+    `REST benchmark: ${databaseUrl ? 'PostgreSQL' : 'SQLite'}, ${CONNECTIONS} connections, ${SECONDS} s per route in ${ROUNDS} alternating rounds (median round shown), real keys`,
   );
   console.log(`${'route'.padEnd(42)} ${'req/s'.padStart(9)} ${'p99 ms'.padStart(8)} ${'errors'.padStart(7)}`);
   for (const r of results)

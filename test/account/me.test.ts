@@ -1,20 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { KeyPolicy } from '../../src/billing/key-policy.js';
-import type { Principal } from '../../src/platform/auth/types.js';
-import { clock, MapAuthenticator, startRoutesApp } from '../billing/support.js';
+import { clock, realKey, startBillingApp } from '../billing/support.js';
 import { api, backends, type TestApp } from '../support/app.js';
 
-/** A fresh account with two keys; the test Authenticator knows both. */
-function account(keys: Map<string, Principal>) {
-  const accountId = randomUUID();
-  const make = () => {
-    const key = `svc_${randomUUID().replace(/-/g, '')}`;
-    const p = { accountId, keyId: randomUUID() };
-    keys.set(key, p);
-    return { key, ...p };
-  };
-  return { accountId, k1: make(), k2: make() };
+/** A fresh account with two real keys. */
+async function account(t: TestApp) {
+  const k1 = await realKey(t, { name: 'first' });
+  const k2 = await realKey(t, { name: 'second', accountId: k1.accountId });
+  return { accountId: k1.accountId, k1, k2 };
 }
 
 const ERROR_OBJECT = (code: string, severity: string, details: unknown = expect.any(Object)) => ({
@@ -31,11 +24,9 @@ const ERROR_OBJECT = (code: string, severity: string, details: unknown = expect.
 
 describe.each(backends())('account endpoints /me/* (%s)', (backend) => {
   const c = clock('2026-03-10T12:00:00.000Z');
-  const keys = new Map<string, Principal>();
-  const policies = new Map<string, KeyPolicy>();
   let t: TestApp;
   beforeAll(async () => {
-    t = await startRoutesApp(backend, c, { auth: new MapAuthenticator(keys), policies });
+    t = await startBillingApp(backend, c);
   });
   afterAll(() => t?.close());
 
@@ -54,7 +45,7 @@ describe.each(backends())('account endpoints /me/* (%s)', (backend) => {
   });
 
   it('GET /me/plan in credit mode: plan null, available_credit; works at zero balance', async () => {
-    const a = account(keys);
+    const a = await account(t);
     const zero = await get('/api/v1/me/plan', a.k1.key);
     expect(zero.status).toBe(200);
     expect(zero.body).toEqual({ data: { mode: 'credit', plan: null, available_credit: 0 } });
@@ -63,19 +54,19 @@ describe.each(backends())('account endpoints /me/* (%s)', (backend) => {
     await billing().grantCredit({ accountId: a.accountId, points: 100, pool: 'account', expiresAt: '2026-03-01T00:00:00Z' });
     expect((await get('/api/v1/me/plan', a.k1.key)).body.data.available_credit).toBe(15.5);
     expect((await get('/api/v1/me/plan', a.k2.key)).body.data.available_credit).toBe(12.5);
-    policies.set(a.k2.keyId, { allowAccountPool: false, monthlySpendLimit: null, maxConcurrentSessions: null });
+    await t.app.deps.keys.updateKey(a.k2.keyId, { allowAccountPool: false });
     expect((await get('/api/v1/me/plan', a.k2.key)).body.data.available_credit).toBe(0);
   });
 
   it('GET /me/plan unlimited without plan restrictions: features {all: true}, expired_at', async () => {
-    const a = account(keys);
+    const a = await account(t);
     await t.app.deps.plans.setPlan(a.accountId, { mode: 'unlimited', expiresAt: '2027-01-01T00:00:00Z' });
     const r = await get('/api/v1/me/plan', a.k1.key);
     expect(r.body).toEqual({ data: { mode: 'unlimited', plan: null, features: { all: true }, expired_at: '2027-01-01T00:00:00.000Z' } });
   });
 
   it('GET /me/plan plan-bound unlimited: plan, features (broadcast false), one-off features, all eleven limits', async () => {
-    const a = account(keys);
+    const a = await account(t);
     await t.app.deps.plans.setPlan(a.accountId, { mode: 'unlimited-plan', planName: 'standard', expiresAt: null });
     const usage = await billing().startUsage(a.k1, { type: 'recording' });
     for (let m = 0; m < 7; m++) await billing().charge(usage.id, { idempotencyKey: `m${m}`, points: 1, minutes: 1 });
@@ -118,13 +109,13 @@ describe.each(backends())('account endpoints /me/* (%s)', (backend) => {
   });
 
   it('an expired unlimited authorization falls back to credit mode', async () => {
-    const a = account(keys);
+    const a = await account(t);
     await t.app.deps.plans.setPlan(a.accountId, { mode: 'unlimited', expiresAt: '2026-03-01T00:00:00Z' });
     expect((await get('/api/v1/me/plan', a.k1.key)).body.data).toEqual({ mode: 'credit', plan: null, available_credit: 0 });
   });
 
   it('GET /me/credit-lots: only lots with credit left and unexpired, soonest expiry first, never-expiring last', async () => {
-    const a = account(keys);
+    const a = await account(t);
     const b = billing();
     await b.grantCredit({ accountId: a.accountId, points: 10, pool: 'account', expiresAt: null });
     await b.grantCredit({ accountId: a.accountId, points: 20, pool: 'account', expiresAt: '2026-05-01T00:00:00Z' });
@@ -149,7 +140,7 @@ describe.each(backends())('account endpoints /me/* (%s)', (backend) => {
       { pool: 'key', remaining_points: 7, expires_at: null, granted_at: expect.any(String) },
     ]);
     // Without allow_account_pool only the allotment shows.
-    policies.set(a.k2.keyId, { allowAccountPool: false, monthlySpendLimit: null, maxConcurrentSessions: null });
+    await t.app.deps.keys.updateKey(a.k2.keyId, { allowAccountPool: false });
     expect((await get('/api/v1/me/credit-lots', a.k2.key)).body.data).toHaveLength(1);
     // Unlimited without restrictions: account lots visible; plan-bound unlimited: [].
     await t.app.deps.plans.setPlan(a.accountId, 'unlimited');
@@ -159,7 +150,7 @@ describe.each(backends())('account endpoints /me/* (%s)', (backend) => {
   });
 
   it('GET /me/usage: newest first, meta, every key of the account sees them, empty past the last page', async () => {
-    const a = account(keys);
+    const a = await account(t);
     const b = billing();
     await b.grantCredit({ accountId: a.accountId, points: 1000, pool: 'account' });
     const task = randomUUID();
@@ -219,7 +210,7 @@ describe.each(backends())('account endpoints /me/* (%s)', (backend) => {
   });
 
   it('GET /me/usage: 422 validation_failed on out-of-range or non-integer paging', async () => {
-    const a = account(keys);
+    const a = await account(t);
     for (const q of [
       'page=0',
       'page=100001',

@@ -126,7 +126,7 @@ describe.each(backends())('billing charges (%s)', (backend) => {
     c.set(saved);
     // A key without a limit reports null.
     expect(await billing().monthlySpent(principal().keyId)).toBeNull();
-    b2().useKeyPolicies({ keyPolicy: async () => null });
+    b2().useKeyPolicies(t.app.deps.keys);
   });
 
   it('a key without account pool access draws only its allotment (budget_scope key_allotment)', async () => {
@@ -138,7 +138,7 @@ describe.each(backends())('billing charges (%s)', (backend) => {
     await billing().grantCredit({ accountId: p.accountId, points: 1, pool: 'key', keyId: p.keyId });
     const err = await refusal(billing().chargeOneOff(p, { type: 'summary', points: 2, idempotencyKey: `k:${p.keyId}` }));
     expect(err.details).toMatchObject({ budget_scope: 'key_allotment', remaining_budget: 1 });
-    b2().useKeyPolicies({ keyPolicy: async () => null });
+    b2().useKeyPolicies(t.app.deps.keys);
   });
 
   it('publishes credit.low and credit.exhausted once per 24 h, re-armed when credit rises', async () => {
@@ -179,7 +179,7 @@ describe.each(backends())('billing charges (%s)', (backend) => {
     });
     const capped = await refusal(billing().assertCanAfford(p, 1.5));
     expect(capped.details).toEqual({ budget_scope: 'key_monthly_limit', remaining_budget: 1, required: 1.5 });
-    b2().useKeyPolicies({ keyPolicy: async () => null });
+    b2().useKeyPolicies(t.app.deps.keys);
     await t.app.deps.plans.setPlan(p.accountId, 'unlimited');
     await billing().assertCanAfford(p, 1000);
     expect(await billing().available(p)).toBe(1.5);

@@ -1,18 +1,12 @@
 /**
- * Billing test helpers: the real app (real database, port 0) with a movable clock, and
- * direct access to its billing and plan services, as the features that charge use them.
+ * Billing test helpers: the real app (real database, real keys, port 0) with a movable
+ * clock, and direct access to its billing and plan services, as the features that charge
+ * use them.
  */
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { buildApp } from '../../src/app.js';
-import type { KeyPolicy } from '../../src/billing/key-policy.js';
-import type { Authenticator, AuthInput, Principal } from '../../src/platform/auth/types.js';
-import { AppError } from '../../src/platform/errors/app-error.js';
-import { createLogger } from '../../src/platform/logging.js';
-import { type Backend, createPgSchema, dropPgSchema, startTestApp, type TestApp, testConfig } from '../support/app.js';
-import { FixedKeyAuthenticator } from '../support/fixed-keys-auth.js';
+import type { KeySettingsInput } from '../../src/keys/service.js';
+import type { Principal } from '../../src/platform/auth/types.js';
+import { type Backend, startTestApp, type TestApp } from '../support/app.js';
 
 export interface Clock {
   now: () => Date;
@@ -37,53 +31,10 @@ export async function startBillingApp(backend: Backend, c: Clock, env: Record<st
   return startTestApp({ backend, now: c.now, env });
 }
 
-/**
- * The real app with the billing routes registered behind `auth` (a test Authenticator until
- * the keys feature is wired into the app), and key settings from `policies`.
- */
-export async function startRoutesApp(
-  backend: Backend,
-  c: Clock,
-  options: { auth?: Authenticator; policies?: Map<string, KeyPolicy>; env?: Record<string, string> } = {},
-): Promise<TestApp> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'parley-billing-'));
-  const pgSchema = backend === 'postgres' ? await createPgSchema() : undefined;
-  const config = testConfig(dataDir, backend, options.env);
-  const app = await buildApp(config, {
-    logger: createLogger(config.platform.logLevel),
-    pgSchema,
-    now: c.now,
-    authenticator: options.auth ?? new FixedKeyAuthenticator(),
-  });
-  const policies = options.policies ?? new Map<string, KeyPolicy>();
-  app.deps.billing.useKeyPolicies({ keyPolicy: async (id) => policies.get(id) ?? null });
-  await app.http.listen({ port: 0, host: '127.0.0.1' });
-  const address = app.http.server.address();
-  const port = typeof address === 'object' && address ? address.port : 0;
-  return {
-    app,
-    url: `http://127.0.0.1:${port}`,
-    config,
-    dataDir,
-    backend,
-    async close() {
-      await app.close();
-      if (pgSchema) await dropPgSchema(pgSchema);
-      rmSync(dataDir, { recursive: true, force: true });
-    },
-  };
-}
-
-/** Test Authenticator over a mutable key map (tests add keys as they go). */
-export class MapAuthenticator implements Authenticator {
-  constructor(readonly keys: Map<string, Principal>) {}
-
-  async authenticate(input: AuthInput): Promise<Principal> {
-    if (!input.apiKey) throw new AppError('auth_missing_api_key');
-    const p = this.keys.get(input.apiKey);
-    if (!p) throw new AppError('auth_invalid_api_key');
-    return p;
-  }
+/** A real key (keys service) in a new account, or in `accountId`; used over HTTP with X-API-Key. */
+export async function realKey(t: TestApp, input: KeySettingsInput & { accountId?: string } = {}): Promise<Principal & { key: string }> {
+  const k = await t.app.deps.keys.createKey(input);
+  return { key: k.api_key, accountId: k.account_id, keyId: k.key_id };
 }
 
 export function principal(): Principal {

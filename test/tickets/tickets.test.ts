@@ -1,28 +1,20 @@
-import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Principal } from '../../src/platform/auth/types.js';
-import { clock, MapAuthenticator, startRoutesApp } from '../billing/support.js';
+import { clock, realKey, startBillingApp } from '../billing/support.js';
 import { api, backends, type TestApp } from '../support/app.js';
 
 describe.each(backends())('POST /api/v1/auth/ticket and ticket consumption (%s)', (backend) => {
   const c = clock('2026-03-10T23:30:00.000Z');
-  const keys = new Map<string, Principal>();
   let t: TestApp;
   beforeAll(async () => {
-    t = await startRoutesApp(backend, c, { auth: new MapAuthenticator(keys) });
+    t = await startBillingApp(backend, c);
   });
   afterAll(() => t?.close());
 
-  function newKey(accountId = randomUUID()) {
-    const key = `svc_${randomUUID().replace(/-/g, '')}`;
-    const p = { accountId, keyId: randomUUID() };
-    keys.set(key, p);
-    return { key, ...p };
-  }
+  const newKey = () => realKey(t);
   const ticket = (key?: string) => api(t.url, 'POST', '/api/v1/auth/ticket', { key });
 
   it('issues a 32-character ticket valid 60 seconds, recording the key', async () => {
-    const k = newKey();
+    const k = await newKey();
     await t.app.deps.billing.grantCredit({ accountId: k.accountId, points: 5, pool: 'account' });
     const r = await ticket(k.key);
     expect(r.status).toBe(200);
@@ -32,7 +24,7 @@ describe.each(backends())('POST /api/v1/auth/ticket and ticket consumption (%s)'
   });
 
   it('is single use: the second use is ticket_already_used, an unknown one ticket_invalid', async () => {
-    const k = newKey();
+    const k = await newKey();
     await t.app.deps.billing.grantCredit({ accountId: k.accountId, points: 5, pool: 'account' });
     const { ticket: tk } = (await ticket(k.key)).body.data;
     expect((await t.app.deps.tickets.consumeTicket(tk)).ok).toBe(true);
@@ -41,7 +33,7 @@ describe.each(backends())('POST /api/v1/auth/ticket and ticket consumption (%s)'
   });
 
   it('consumption is atomic: of many concurrent uses exactly one wins', async () => {
-    const k = newKey();
+    const k = await newKey();
     await t.app.deps.billing.grantCredit({ accountId: k.accountId, points: 5, pool: 'account' });
     const { ticket: tk } = (await ticket(k.key)).body.data;
     const results = await Promise.all(Array.from({ length: 8 }, () => t.app.deps.tickets.consumeTicket(tk)));
@@ -50,7 +42,7 @@ describe.each(backends())('POST /api/v1/auth/ticket and ticket consumption (%s)'
   });
 
   it('expires after 60 seconds (ticket_expired), also once swept', async () => {
-    const k = newKey();
+    const k = await newKey();
     await t.app.deps.billing.grantCredit({ accountId: k.accountId, points: 5, pool: 'account' });
     const a = (await ticket(k.key)).body.data.ticket;
     const b = (await ticket(k.key)).body.data.ticket;
@@ -66,7 +58,7 @@ describe.each(backends())('POST /api/v1/auth/ticket and ticket consumption (%s)'
   });
 
   it('tickets are stored hashed', async () => {
-    const k = newKey();
+    const k = await newKey();
     await t.app.deps.billing.grantCredit({ accountId: k.accountId, points: 5, pool: 'account' });
     const { ticket: tk } = (await ticket(k.key)).body.data;
     const rows = await t.app.deps.database.db.selectFrom('tickets').select('ticket_hash').where('key_id', '=', k.keyId).execute();
@@ -76,7 +68,7 @@ describe.each(backends())('POST /api/v1/auth/ticket and ticket consumption (%s)'
   });
 
   it('accepts an empty JSON object as the (absent) body', async () => {
-    const k = newKey();
+    const k = await newKey();
     await t.app.deps.billing.grantCredit({ accountId: k.accountId, points: 5, pool: 'account' });
     const r = await api(t.url, 'POST', '/api/v1/auth/ticket', { key: k.key, body: {} });
     expect(r.status).toBe(200);
@@ -90,7 +82,7 @@ describe.each(backends())('POST /api/v1/auth/ticket and ticket consumption (%s)'
   });
 
   it('402 auth_insufficient_credit at zero balance in credit mode; unlimited authorizations need no credit', async () => {
-    const k = newKey();
+    const k = await newKey();
     const r = await ticket(k.key);
     expect(r.status).toBe(402);
     expect(r.body).toEqual({
@@ -110,7 +102,7 @@ describe.each(backends())('POST /api/v1/auth/ticket and ticket consumption (%s)'
   });
 
   it('402 plan_daily_limit_reached once the daily hard limit is used, with the recovery time; free again next day', async () => {
-    const k = newKey();
+    const k = await newKey();
     await t.app.deps.plans.setPlan(k.accountId, { mode: 'unlimited-plan', planName: 'trial' });
     const usage = await t.app.deps.billing.startUsage(k, { type: 'recording' });
     for (let m = 0; m < 59; m++) await t.app.deps.billing.charge(usage.id, { idempotencyKey: `m${m}`, points: 1, minutes: 1 });

@@ -17,6 +17,20 @@ import type { TaskRecord, TaskStore } from './store.js';
 
 /** Bus topic: a task failed (the webhook feature turns it into `recording.failed`). */
 export const TASK_FAILED_TOPIC = 'task.failed';
+/** Bus topic: a task finished processing (the webhook feature sends `recording.completed`). */
+export const TASK_COMPLETED_TOPIC = 'task.completed';
+
+export interface TaskCompletedEvent {
+  task_id: string;
+  account_id: string;
+  key_id: string;
+  name: string;
+  duration_ms: number;
+  type_source: 'realtime' | 'import';
+  transcription_languages: string[] | null;
+  translation_languages: string[] | null;
+}
+
 /** Bus topic: end the live session of a task now (force-fail of a connected recording). */
 export const SESSION_FORCE_END_TOPIC = 'session.force_end';
 
@@ -24,7 +38,8 @@ export interface TaskFailedEvent {
   task_id: string;
   account_id: string;
   key_id: string;
-  failure_source: 'user_forced' | 'no_audio' | 'processing';
+  /** `processing` is Parley's value for ordinary failures; the webhook omits it (spec: optional field). */
+  failure_source: FailureSource;
 }
 
 export interface SessionForceEndEvent {
@@ -190,14 +205,38 @@ export class TaskService {
     if (task.processingStatus === 'recording') {
       await this.deps.bus.publish(SESSION_FORCE_END_TOPIC, { task_id: task.taskId, reason: 'user_forced' } satisfies SessionForceEndEvent);
     }
-    const failed = await this.deps.store.setStatus(task.taskId, 'failed', {
-      failure: { source: 'user_forced', code: 'user_forced', message: 'Marked failed by the user.' },
-    });
+    return this.fail(task.taskId, { source: 'user_forced', code: 'user_forced', message: 'Marked failed by the user.' });
+  }
+
+  // --- Outcomes for writers (live sessions, imports, reprocessing) -------------------------
+
+  /**
+   * Ends processing successfully: `processing` -> `completed`, then `task.completed` (the
+   * webhook feature sends `recording.completed` with exactly this data).
+   */
+  async complete(taskId: string, change: { durationMs?: number } = {}): Promise<TaskRecord> {
+    const done = await this.deps.store.setStatus(taskId, 'completed', change);
+    await this.deps.bus.publish(TASK_COMPLETED_TOPIC, {
+      task_id: done.taskId,
+      account_id: done.accountId,
+      key_id: done.keyId,
+      name: done.title,
+      duration_ms: done.durationMs,
+      type_source: done.typeSource === 'import' ? 'import' : 'realtime',
+      transcription_languages: done.transcriptionLanguages,
+      translation_languages: done.translationLanguages,
+    } satisfies TaskCompletedEvent);
+    return done;
+  }
+
+  /** Fails a task from any in-progress state, then publishes `task.failed` (`recording.failed`). */
+  async fail(taskId: string, failure: { source: FailureSource; code?: string; message?: string }): Promise<TaskRecord> {
+    const failed = await this.deps.store.setStatus(taskId, 'failed', { failure });
     await this.deps.bus.publish(TASK_FAILED_TOPIC, {
-      task_id: task.taskId,
-      account_id: task.accountId,
-      key_id: task.keyId,
-      failure_source: 'user_forced',
+      task_id: failed.taskId,
+      account_id: failed.accountId,
+      key_id: failed.keyId,
+      failure_source: failure.source,
     } satisfies TaskFailedEvent);
     return failed;
   }

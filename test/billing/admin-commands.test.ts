@@ -1,6 +1,7 @@
 import { Command } from 'commander';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { registerBillingCommands } from '../../src/cli/admin/billing-commands.js';
+import { AppError } from '../../src/platform/errors/app-error.js';
 import { backends, type TestApp } from '../support/app.js';
 import { clock, principal, startBillingApp } from './support.js';
 
@@ -13,14 +14,29 @@ describe.each(backends())('admin billing commands (%s)', (backend) => {
   afterAll(() => t?.close());
 
   /** Runs the commands as the admin CLI does, capturing what they print. */
+  const knownAccounts: string[] = [];
   async function admin(...args: string[]) {
     const out: string[] = [];
     const err: string[] = [];
     const program = new Command().exitOverride().configureOutput({ writeOut: (s) => out.push(s), writeErr: (s) => err.push(s) });
-    registerBillingCommands(program, async () => ({ billing: t.app.deps.billing, plans: t.app.deps.plans, close: async () => {} }), {
-      out: (s) => out.push(s),
-      err: (s) => err.push(s),
-    });
+    const known = new Set(knownAccounts);
+    registerBillingCommands(
+      program,
+      async () => ({
+        billing: t.app.deps.billing,
+        plans: t.app.deps.plans,
+        // As the admin CLI may wire it: only accounts in `knownAccounts` exist.
+        checkAccount: async (id) => {
+          if (knownAccounts.length && !known.has(id))
+            throw new AppError('validation_failed', { message: `No account ${id}.`, details: { field: 'account' } });
+        },
+        close: async () => {},
+      }),
+      {
+        out: (s) => out.push(s),
+        err: (s) => err.push(s),
+      },
+    );
     process.exitCode = undefined;
     let exit: number | undefined;
     try {
@@ -72,6 +88,16 @@ describe.each(backends())('admin billing commands (%s)', (backend) => {
     const bad = await admin('grant-credit', '--account', p.accountId, '--points', '-1', '--json');
     expect(bad.exit).toBe(1);
     expect(JSON.parse(bad.out).error.code).toBe('validation_failed');
+  });
+
+  it('an account check supplied by the CLI refuses unknown accounts', async () => {
+    const p = principal();
+    knownAccounts.push(principal().accountId);
+    const r = await admin('grant-credit', '--account', p.accountId, '--points', '1', '--json');
+    knownAccounts.length = 0;
+    expect(r.exit).toBe(1);
+    expect(JSON.parse(r.out).error).toMatchObject({ code: 'validation_failed', details: { field: 'account' } });
+    expect(await t.app.deps.billing.available(p)).toBe(0);
   });
 
   it('set-plan --json sets the three modes', async () => {

@@ -15,6 +15,13 @@ import { type AdminIo, isoOrNull, runCommand as run, STDIO } from './run.js';
 export interface BillingAdminContext {
   billing: BillingService;
   plans: PlanService;
+  /**
+   * Optional checks the admin CLI can supply (the keys feature owns accounts and keys): throw
+   * when the account does not exist, or when the key does not belong to the account. Billing
+   * itself accepts any id, so without them a typo grants credit nobody can use.
+   */
+  checkAccount?(accountId: string): Promise<void>;
+  checkKey?(keyId: string, accountId: string): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -28,7 +35,9 @@ export function registerBillingCommands(program: Command, open: () => Promise<Bi
     .option('--expires <iso>', 'expiry of the lot (ISO 8601); default never')
     .option('--json', 'print one JSON object')
     .action(async (o: { account: string; key?: string; points: string; expires?: string; json?: boolean }) =>
-      run(open, io, !!o.json, async ({ billing }) => {
+      run(open, io, !!o.json, async ({ billing, checkAccount, checkKey }) => {
+        await checkAccount?.(o.account);
+        if (o.key) await checkKey?.(o.key, o.account);
         const points = Number(o.points);
         const lot = await billing.grantLot({
           accountId: o.account,
@@ -64,7 +73,8 @@ export function registerBillingCommands(program: Command, open: () => Promise<Bi
     .option('--expires <iso>', 'expiry of the unlimited authorization (ISO 8601); default never')
     .option('--json', 'print one JSON object')
     .action(async (o: { account: string; plan: string; planName?: string; expires?: string; json?: boolean }) =>
-      run(open, io, !!o.json, async ({ plans }) => {
+      run(open, io, !!o.json, async ({ plans, checkAccount }) => {
+        await checkAccount?.(o.account);
         if (!['credit', 'unlimited', 'unlimited-plan'].includes(o.plan)) {
           throw new AppError('validation_failed', {
             message: `--plan must be credit, unlimited or unlimited-plan, got "${o.plan}".`,

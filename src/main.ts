@@ -5,6 +5,8 @@
 import { buildApp } from './app.js';
 import { createFirstAccountIfEmpty } from './bootstrap/first-start.js';
 import { ConfigError, loadConfig } from './config.js';
+import { createEngines } from './engines/index.js';
+import { createLogger } from './platform/logging.js';
 
 async function main(): Promise<void> {
   let config: ReturnType<typeof loadConfig>;
@@ -17,7 +19,12 @@ async function main(): Promise<void> {
     }
     throw err;
   }
-  const app = await buildApp(config);
+  // Engines load only where they are used: live sessions (realtime) and jobs (worker).
+  const needsEngines = config.platform.roles.some((r) => r === 'realtime' || r === 'worker');
+  const engines = needsEngines
+    ? await createEngines(config, createLogger(config.platform.logLevel).child({ component: 'engines' }))
+    : undefined;
+  const app = await buildApp(config, { engines });
   const { logger } = app.deps;
   await createFirstAccountIfEmpty(app.deps, config.platform.starterCredit);
   await app.http.listen({ port: config.platform.port, host: config.platform.host });

@@ -2,10 +2,12 @@
  * Every engine Parley knows, one line each. Adding an engine = one file under
  * builtin/, neural/ or remote/ exporting an `EngineFactory`, plus one line here.
  * Order matters: for each (kind, language) the registry picks the first enabled engine
- * that serves it, so stronger engines come first; a factory returns null when it cannot
- * run on this host (no model downloaded, no base URL configured, binary missing), with
- * the reason logged.
+ * that serves it, so stronger engines come first; a factory returns `{unavailable}` when it
+ * cannot run on this host (no model downloaded, no base URL configured, binary missing),
+ * and `npm run -s engines -- list` shows why.
  */
+import { pocketsphinxFileFactory, pocketsphinxStreamingFactory } from './builtin/pocketsphinx/index.js';
+import { sileroVadFactory } from './builtin/silero-vad.js';
 import type { EngineFactory } from './registry.js';
 
-export const CATALOG: EngineFactory[] = [];
+export const CATALOG: EngineFactory[] = [sileroVadFactory, pocketsphinxStreamingFactory, pocketsphinxFileFactory];

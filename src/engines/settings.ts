@@ -6,5 +6,42 @@ import { defineSection, settings } from '../platform/config/settings.js';
  */
 export const engineSettings = defineSection({
   ffmpegPath: settings.string('PARLEY_FFMPEG', 'ffmpeg binary used for decoding and encoding audio.', 'ffmpeg'),
+  pocketsphinxDecoders: settings.int(
+    'PARLEY_POCKETSPHINX_DECODERS',
+    'PocketSphinx decoders kept loaded (~60 MB each): the number of English live streams and file jobs recognized at once.',
+    4,
+    { min: 1, max: 64 },
+  ),
   modelsDir: settings.optionalString('PARLEY_MODELS_DIR', 'Folder of downloaded neural models (default: PARLEY_DATA_DIR/models).'),
+  // --- Neural tier (models pulled with `npm run -s models -- pull NAME`) ---
+  modelsMirror: settings.optionalString(
+    'PARLEY_MODELS_MIRROR',
+    'Base URL that replaces the official download hosts for `models pull` (a mirror holding the same file names).',
+  ),
+  neuralThreads: settings.int('PARLEY_NEURAL_THREADS', 'CPU threads per sherpa-onnx / llama.cpp model.', 2, { min: 1, max: 64 }),
+  sherpaStreamingModel: settings.string('PARLEY_SHERPA_STREAMING_MODEL', 'Model for neural/sherpa-streaming (see `models list`).', 'zipformer-en-2023-06-26'),
+  sherpaOfflineModel: settings.string('PARLEY_SHERPA_OFFLINE_MODEL', 'Model for neural/sherpa-offline (see `models list`).', 'sense-voice-zh-en-ja-ko-yue'),
+  sherpaDiarizationModels: settings.string(
+    'PARLEY_SHERPA_DIARIZATION_MODELS',
+    'Segmentation and embedding models for neural/sherpa-diarization, "SEGMENTATION,EMBEDDING".',
+    'pyannote-segmentation-3-0,3dspeaker-eres2net-base',
+  ),
+  sherpaLanguageIdModel: settings.string('PARLEY_SHERPA_LID_MODEL', 'Whisper model for neural/sherpa-language-id.', 'whisper-tiny'),
+  sherpaTtsModel: settings.string('PARLEY_SHERPA_TTS_MODEL', 'Voice model for neural/sherpa-tts (see `models list`).', 'piper-en-us-amy-low'),
+  llamaModel: settings.string('PARLEY_LLAMA_MODEL', 'GGUF model for neural/llama-cpp (a `models list` name or a file path).', 'qwen2.5-1.5b-instruct-q4'),
+  // --- Remote tier (OpenAI-compatible HTTP APIs) ---
+  remoteLlmUrl: settings.url('PARLEY_REMOTE_LLM_URL', 'OpenAI-compatible base URL for chat (e.g. http://localhost:11434/v1); enables remote/openai-chat.', ['http:', 'https:']),
+  remoteLlmKey: settings.optionalString('PARLEY_REMOTE_LLM_KEY', 'API key sent as Bearer token to the chat endpoint.'),
+  remoteLlmModel: settings.string('PARLEY_REMOTE_LLM_MODEL', 'Chat model name.', 'gpt-4o-mini'),
+  remoteLlmTimeoutMs: settings.int('PARLEY_REMOTE_LLM_TIMEOUT_MS', 'Timeout of one chat request (ms).', 120_000, { min: 100 }),
+  remoteSttUrl: settings.url('PARLEY_REMOTE_STT_URL', 'OpenAI-compatible base URL for /audio/transcriptions; enables remote/openai-transcription.', ['http:', 'https:']),
+  remoteSttKey: settings.optionalString('PARLEY_REMOTE_STT_KEY', 'API key for the transcription endpoint.'),
+  remoteSttModel: settings.string('PARLEY_REMOTE_STT_MODEL', 'Transcription model name.', 'whisper-1'),
+  remoteSttTimeoutMs: settings.int('PARLEY_REMOTE_STT_TIMEOUT_MS', 'Timeout of one transcription request (ms).', 300_000, { min: 100 }),
+  remoteTtsUrl: settings.url('PARLEY_REMOTE_TTS_URL', 'OpenAI-compatible base URL for /audio/speech; enables remote/openai-speech.', ['http:', 'https:']),
+  remoteTtsKey: settings.optionalString('PARLEY_REMOTE_TTS_KEY', 'API key for the speech endpoint.'),
+  remoteTtsModel: settings.string('PARLEY_REMOTE_TTS_MODEL', 'Speech model name.', 'tts-1'),
+  remoteTtsVoices: settings.list('PARLEY_REMOTE_TTS_VOICES', 'Voice names offered by remote/openai-speech (first is the default).', ['alloy', 'echo']),
+  remoteTtsTimeoutMs: settings.int('PARLEY_REMOTE_TTS_TIMEOUT_MS', 'Timeout of one speech request (ms).', 60_000, { min: 100 }),
+  remoteRetries: settings.int('PARLEY_REMOTE_RETRIES', 'Retries of a remote request on 408, 429, 5xx and network errors.', 3, { min: 0, max: 10 }),
 });

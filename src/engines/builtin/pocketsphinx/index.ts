@@ -1,0 +1,46 @@
+/** Registry entries for PocketSphinx (English, Debian packages pocketsphinx + pocketsphinx-en-us). */
+import type { EngineFactory } from '../../registry.js';
+import type { VoiceActivityDetector } from '../../types.js';
+import { sileroVadFactory } from '../silero-vad.js';
+import { DecoderPool, modelsInstalled, pocketsphinxApi } from './native.js';
+import { PocketSphinxFileRecognizer, PocketSphinxStreamingRecognizer } from './recognizers.js';
+
+let shared: { pool: DecoderPool; vad: VoiceActivityDetector } | null = null;
+
+/** One decoder pool and VAD for both recognizers (a decoder is ~60 MB). */
+async function resources(poolSize: number): Promise<{ pool: DecoderPool; vad: VoiceActivityDetector } | { unavailable: string }> {
+  if (shared) return shared;
+  if (!modelsInstalled())
+    return { unavailable: 'PocketSphinx English models missing (Debian package pocketsphinx-en-us); run npm run setup' };
+  try {
+    pocketsphinxApi();
+  } catch (err) {
+    return { unavailable: `libpocketsphinx not loadable (Debian package libpocketsphinx3): ${String(err)}` };
+  }
+  const vad = await sileroVadFactory.create({} as never);
+  if ('unavailable' in vad) return vad;
+  shared = { pool: new DecoderPool(poolSize), vad: vad as VoiceActivityDetector };
+  return shared;
+}
+
+export const pocketsphinxStreamingFactory: EngineFactory = {
+  id: 'builtin/pocketsphinx',
+  kind: 'streaming-stt',
+  tier: 'builtin',
+  summary: 'PocketSphinx en-US streaming recognition (Debian pocketsphinx), silero VAD endpoints',
+  async create(ctx) {
+    const r = await resources(ctx.config.engines.pocketsphinxDecoders);
+    return 'unavailable' in r ? r : new PocketSphinxStreamingRecognizer(r.pool, r.vad);
+  },
+};
+
+export const pocketsphinxFileFactory: EngineFactory = {
+  id: 'builtin/pocketsphinx',
+  kind: 'file-stt',
+  tier: 'builtin',
+  summary: 'PocketSphinx en-US file recognition with word times, segmented by silero VAD',
+  async create(ctx) {
+    const r = await resources(ctx.config.engines.pocketsphinxDecoders);
+    return 'unavailable' in r ? r : new PocketSphinxFileRecognizer(r.pool, r.vad);
+  },
+};

@@ -1,0 +1,183 @@
+/**
+ * PocketSphinx (Debian's libpocketsphinx 0.8/5-prealpha API) through koffi. Decoding calls
+ * run on koffi's worker threads (`.async`), so recognition never blocks the event loop.
+ * One decoder holds ~60 MB of models and takes ~2 s to load: decoders are pooled and reused.
+ */
+import { existsSync } from 'node:fs';
+import koffi from 'koffi';
+
+export const MODEL_DIR = '/usr/share/pocketsphinx/model/en-us';
+
+export interface PsWord {
+  word: string;
+  /** Frames of 10 ms from the start of the utterance. */
+  startFrame: number;
+  endFrame: number;
+}
+
+type AsyncFn = { async: (...args: unknown[]) => void } & ((...args: unknown[]) => unknown);
+
+interface Api {
+  ps_args: () => unknown;
+  cmd_ln_parse_r: (a: unknown, b: unknown, argc: number, argv: string[], strict: number) => unknown;
+  ps_init: AsyncFn;
+  ps_free: (ps: unknown) => number;
+  ps_start_utt: (ps: unknown) => number;
+  ps_end_utt: AsyncFn;
+  ps_process_raw: AsyncFn;
+  ps_get_hyp: (ps: unknown, score: number[]) => string | null;
+  ps_seg_iter: (ps: unknown) => unknown;
+  ps_seg_next: (seg: unknown) => unknown;
+  ps_seg_word: (seg: unknown) => string;
+  ps_seg_frames: (seg: unknown, sf: number[], ef: number[]) => void;
+}
+
+let api: Api | null = null;
+
+/** Loads the library once; throws with a clear message when it is not installed. */
+export function pocketsphinxApi(): Api {
+  if (api) return api;
+  const lib = koffi.load('libpocketsphinx.so.3');
+  const sb = koffi.load('libsphinxbase.so.3');
+  api = {
+    ps_args: lib.func('void *ps_args()'),
+    cmd_ln_parse_r: sb.func('void *cmd_ln_parse_r(void *, void *, int, const char **, int)'),
+    ps_init: lib.func('void *ps_init(void *)') as AsyncFn,
+    ps_free: lib.func('int ps_free(void *)'),
+    ps_start_utt: lib.func('int ps_start_utt(void *)'),
+    ps_end_utt: lib.func('int ps_end_utt(void *)') as AsyncFn,
+    ps_process_raw: lib.func('int ps_process_raw(void *, const int16_t *, size_t, int, int)') as AsyncFn,
+    ps_get_hyp: lib.func('const char *ps_get_hyp(void *, _Out_ int *)'),
+    ps_seg_iter: lib.func('void *ps_seg_iter(void *)'),
+    ps_seg_next: lib.func('void *ps_seg_next(void *)'),
+    ps_seg_word: lib.func('const char *ps_seg_word(void *)'),
+    ps_seg_frames: lib.func('void ps_seg_frames(void *, _Out_ int *, _Out_ int *)'),
+  };
+  return api;
+}
+
+export function modelsInstalled(dir = MODEL_DIR): boolean {
+  return existsSync(`${dir}/en-us/mdef`) && existsSync(`${dir}/en-us.lm.bin`) && existsSync(`${dir}/cmudict-en-us.dict`);
+}
+
+function callAsync<T>(fn: AsyncFn, ...args: unknown[]): Promise<T> {
+  return new Promise((resolve, reject) => fn.async(...args, (err: unknown, res: T) => (err ? reject(err) : resolve(res))));
+}
+
+/** Words that are not speech: sentence marks, silence and filler/noise tokens. */
+function isFiller(word: string): boolean {
+  return word === '<s>' || word === '</s>' || word === '<sil>' || word.startsWith('[') || word.startsWith('++');
+}
+
+/** One decoder: an utterance at a time. */
+export class PsDecoder {
+  private constructor(private readonly handle: unknown) {}
+
+  static async create(modelDir = MODEL_DIR, extra: string[] = []): Promise<PsDecoder> {
+    const a = pocketsphinxApi();
+    const argv = [
+      '-hmm',
+      `${modelDir}/en-us`,
+      '-lm',
+      `${modelDir}/en-us.lm.bin`,
+      '-dict',
+      `${modelDir}/cmudict-en-us.dict`,
+      '-logfn',
+      '/dev/null',
+      ...extra,
+    ];
+    const config = a.cmd_ln_parse_r(null, a.ps_args(), argv.length, argv, 1);
+    if (!config) throw new Error('pocketsphinx rejected its configuration');
+    const handle = await callAsync<unknown>(a.ps_init, config);
+    if (!handle) throw new Error('pocketsphinx could not load its models');
+    return new PsDecoder(handle);
+  }
+
+  startUtterance(): void {
+    if (pocketsphinxApi().ps_start_utt(this.handle) < 0) throw new Error('ps_start_utt failed');
+  }
+
+  /** Feeds samples (16 kHz s16 mono) on a worker thread. `fullUtterance` when the whole utterance is given at once. */
+  async process(pcm: Int16Array, fullUtterance = false): Promise<void> {
+    const r = await callAsync<number>(pocketsphinxApi().ps_process_raw, this.handle, pcm, pcm.length, 0, fullUtterance ? 1 : 0);
+    if (r < 0) throw new Error('ps_process_raw failed');
+  }
+
+  /** The current best hypothesis, filler words removed. */
+  hypothesis(): string {
+    const h = pocketsphinxApi().ps_get_hyp(this.handle, [0]) ?? '';
+    return h
+      .split(' ')
+      .filter((w) => w && !isFiller(w))
+      .join(' ');
+  }
+
+  async endUtterance(): Promise<void> {
+    await callAsync<number>(pocketsphinxApi().ps_end_utt, this.handle);
+  }
+
+  /**
+   * Words of the last utterance ("(2)" pronunciation variants folded), with frames from the
+   * utterance start. This library version numbers frames across all utterances of a
+   * decoder, so they are rebased: the last segment ends where the utterance's audio ends.
+   */
+  words(utteranceSamples: number): PsWord[] {
+    const a = pocketsphinxApi();
+    const all: PsWord[] = [];
+    for (let seg = a.ps_seg_iter(this.handle); seg; seg = a.ps_seg_next(seg)) {
+      const sf = [0];
+      const ef = [0];
+      a.ps_seg_frames(seg, sf, ef);
+      all.push({ word: a.ps_seg_word(seg).replace(/\(\d+\)$/, ''), startFrame: sf[0]!, endFrame: ef[0]! });
+    }
+    if (!all.length) return [];
+    const lastFrame = Math.max(...all.map((w) => w.endFrame));
+    const base = Math.max(0, lastFrame + 1 - Math.round(utteranceSamples / 160));
+    return all.filter((w) => !isFiller(w.word)).map((w) => ({ ...w, startFrame: w.startFrame - base, endFrame: w.endFrame - base }));
+  }
+
+  free(): void {
+    pocketsphinxApi().ps_free(this.handle);
+  }
+}
+
+/** A small pool: decoders are created on demand up to `size` and reused. */
+export class DecoderPool {
+  private readonly idle: PsDecoder[] = [];
+  private readonly waiters: Array<(d: PsDecoder) => void> = [];
+  private created = 0;
+  private closed = false;
+
+  constructor(
+    private readonly size: number,
+    private readonly modelDir = MODEL_DIR,
+  ) {}
+
+  async acquire(): Promise<PsDecoder> {
+    if (this.closed) throw new Error('pool closed');
+    const d = this.idle.pop();
+    if (d) return d;
+    if (this.created < this.size) {
+      this.created++;
+      try {
+        return await PsDecoder.create(this.modelDir);
+      } catch (err) {
+        this.created--;
+        throw err;
+      }
+    }
+    return new Promise((resolve) => this.waiters.push(resolve));
+  }
+
+  release(d: PsDecoder): void {
+    const w = this.waiters.shift();
+    if (w) w(d);
+    else if (this.closed) d.free();
+    else this.idle.push(d);
+  }
+
+  close(): void {
+    this.closed = true;
+    for (const d of this.idle.splice(0)) d.free();
+  }
+}

@@ -1,0 +1,81 @@
+import { execFileSync } from 'node:child_process';
+import { copyFileSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { decodeToPcm, encodeFile, encodePcmToMp3, measureDurationMs } from '../../src/engines/audio/ffmpeg.js';
+import { detectAudioFormat } from '../../src/engines/audio/format.js';
+import { convert, haveSharedAudio, JFK, STEREO } from '../support/audio.js';
+
+const ff = { ffmpegPath: 'ffmpeg' };
+const head = (p: string) => readFileSync(p).subarray(0, 4096);
+
+function ffmpegChildren(): number {
+  try {
+    return execFileSync('pgrep', ['-c', '-x', 'ffmpeg']).toString().trim() === ''
+      ? 0
+      : Number(execFileSync('pgrep', ['-c', '-x', 'ffmpeg']).toString());
+  } catch {
+    return 0;
+  }
+}
+
+describe.skipIf(!haveSharedAudio())('audio: formats, decoding, encoding', () => {
+  it('detects the container from content, not from the name', () => {
+    expect(detectAudioFormat(head(JFK))).toBe('flac');
+    expect(detectAudioFormat(head(STEREO))).toBe('wav');
+    expect(detectAudioFormat(head(convert(JFK, 'mp3')))).toBe('mp3');
+    expect(detectAudioFormat(head(convert(JFK, 'mp3', ['-write_id3v2', '0'])))).toBe('mp3');
+    expect(detectAudioFormat(head(convert(JFK, 'm4a')))).toBe('m4a');
+    expect(detectAudioFormat(head(convert(JFK, 'webm', ['-c:a', 'libopus'])))).toBe('webm');
+    expect(detectAudioFormat(head(convert(JFK, 'ogg', ['-c:a', 'libopus'])))).toBe('ogg');
+    // A FLAC renamed to .mp3 is still FLAC.
+    const lying = join(mkdtempSync(join(tmpdir(), 'parley-')), 'speech.mp3');
+    copyFileSync(JFK, lying);
+    expect(detectAudioFormat(head(lying))).toBe('flac');
+    expect(detectAudioFormat(Buffer.from('hello, this is not audio at all'))).toBe('unknown');
+    expect(detectAudioFormat(Buffer.alloc(0))).toBe('unknown');
+  });
+
+  it('decodes to 16 kHz mono with the right duration, and single channels of a stereo file', async () => {
+    const pcm = await decodeToPcm(JFK, ff);
+    expect(pcm.sampleRate).toBe(16000);
+    expect(pcm.samples.length / 16000).toBeCloseTo(11, 0);
+    expect(await measureDurationMs(JFK, ff)).toBeGreaterThan(10_900);
+    const left = await decodeToPcm(STEREO, { ...ff, channel: 0 });
+    const right = await decodeToPcm(STEREO, { ...ff, channel: 1 });
+    expect(left.samples.length).toBe(right.samples.length);
+    expect(left.samples.length / 16000).toBeCloseTo(5, 0);
+    // Different speakers on each channel: the signals differ.
+    let diff = 0;
+    for (let i = 0; i < left.samples.length; i += 97) diff += Math.abs(left.samples[i]! - right.samples[i]!);
+    expect(diff).toBeGreaterThan(1);
+  });
+
+  it('encodes MP3 and M4A that decode back with the same duration', async () => {
+    const pcm = await decodeToPcm(JFK, ff);
+    const mp3 = await encodePcmToMp3(pcm, ff);
+    expect(detectAudioFormat(mp3)).toBe('mp3');
+    const dir = mkdtempSync(join(tmpdir(), 'parley-enc-'));
+    writeFileSync(join(dir, 'a.mp3'), mp3);
+    expect(Math.abs((await measureDurationMs(join(dir, 'a.mp3'), ff)) - 11_000)).toBeLessThan(150);
+    await encodeFile({ pcm }, join(dir, 'a.m4a'), 'm4a', ff);
+    expect(detectAudioFormat(head(join(dir, 'a.m4a')))).toBe('m4a');
+    expect(Math.abs((await measureDurationMs(join(dir, 'a.m4a'), ff)) - 11_000)).toBeLessThan(150);
+  });
+
+  it('corrupt, truncated and empty input fail with a clear code and leave no process behind', async () => {
+    const before = ffmpegChildren();
+    await expect(decodeToPcm(Buffer.from('definitely not audio'.repeat(100)), ff)).rejects.toMatchObject({ code: 'audio_decode_failed' });
+    await expect(decodeToPcm(Buffer.alloc(0), ff)).rejects.toMatchObject({
+      code: expect.stringMatching(/^audio_(decode_failed|invalid_format)$/),
+    });
+    const truncated = readFileSync(convert(JFK, 'wav')).subarray(0, 30);
+    await expect(decodeToPcm(truncated, ff)).rejects.toMatchObject({
+      code: expect.stringMatching(/^audio_(decode_failed|invalid_format)$/),
+    });
+    await expect(decodeToPcm(JFK, { ...ff, timeoutMs: 1 })).rejects.toMatchObject({ code: 'audio_process_failed' });
+    await new Promise((r) => setTimeout(r, 100));
+    expect(ffmpegChildren()).toBeLessThanOrEqual(before);
+  });
+});

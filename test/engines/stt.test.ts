@@ -1,0 +1,90 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { decodeToPcm } from '../../src/engines/audio/ffmpeg.js';
+import { pocketsphinxFileFactory, pocketsphinxStreamingFactory } from '../../src/engines/builtin/pocketsphinx/index.js';
+import { toInt16 } from '../../src/engines/builtin/pocketsphinx/recognizers.js';
+import { sileroVadFactory } from '../../src/engines/builtin/silero-vad.js';
+import { wordErrorRate } from '../../src/engines/quality/wer.js';
+import type { FileRecognizer, PcmAudio, StreamingRecognizer, SttResult, VoiceActivityDetector } from '../../src/engines/types.js';
+import { haveSharedAudio, JFK, JFK_TEXT, librivoxClips } from '../support/audio.js';
+
+const ff = { ffmpegPath: 'ffmpeg' };
+const ctx = { config: { engines: { pocketsphinxDecoders: 2 } } } as never;
+
+describe.skipIf(!haveSharedAudio())('built-in speech engines on real speech', () => {
+  let vad: VoiceActivityDetector;
+  let file: FileRecognizer;
+  let stream: StreamingRecognizer;
+  let jfk: PcmAudio;
+  beforeAll(async () => {
+    vad = (await sileroVadFactory.create(ctx)) as VoiceActivityDetector;
+    file = (await pocketsphinxFileFactory.create(ctx)) as FileRecognizer;
+    stream = (await pocketsphinxStreamingFactory.create(ctx)) as StreamingRecognizer;
+    jfk = await decodeToPcm(JFK, ff);
+  }, 60_000);
+  afterAll(async () => {
+    await file?.close?.();
+  });
+
+  it('silero VAD finds the speech in jfk and nothing in silence', async () => {
+    const segs = await vad.segments(jfk);
+    expect(segs.length).toBeGreaterThanOrEqual(2);
+    expect(segs[0]!.startMs).toBeLessThan(1000);
+    expect(segs[segs.length - 1]!.endMs).toBeGreaterThan(9500);
+    expect(await vad.segments({ sampleRate: 16000, samples: new Float32Array(16000 * 3) })).toEqual([]);
+  });
+
+  it('file recognition: jfk mentions "country", WER under the limit, word times in order', async () => {
+    const r = await file.transcribe(jfk, { language: 'en-US' });
+    expect(r.text).toContain('country');
+    expect(wordErrorRate(JFK_TEXT, r.text)).toBeLessThan(0.6);
+    const words = r.segments.flatMap((s) => s.words);
+    for (let i = 1; i < words.length; i++) expect(words[i]!.startMs).toBeGreaterThanOrEqual(words[i - 1]!.startMs);
+    expect(words[0]!.startMs).toBeGreaterThanOrEqual(0);
+    expect(words[words.length - 1]!.endMs).toBeLessThanOrEqual(r.durationMs);
+  });
+
+  it('file recognition on the LibriVox clips stays under the WER limit', async () => {
+    const clips = librivoxClips();
+    expect(clips.length).toBeGreaterThan(0);
+    let errors = 0;
+    let words = 0;
+    for (const c of clips) {
+      const r = await file.transcribe(await decodeToPcm(c.path, ff), { language: 'en-US' });
+      const n = c.text.split(/\s+/).length;
+      errors += wordErrorRate(c.text, r.text) * n;
+      words += n;
+    }
+    // Measured 0.37-0.38 on this machine; the limit leaves room for decoder nondeterminism.
+    expect(errors / words).toBeLessThan(0.45);
+  }, 60_000);
+
+  it('streaming: interims at least every 200 ms of speech, each final preceded by interims, finals timed', async () => {
+    const results: SttResult[] = [];
+    const s = await stream.open({
+      language: 'en-US',
+      interimResults: true,
+      onResult: (r) => results.push(r),
+      onError: (e) => results.push({ text: `ERROR ${e.message}`, isFinal: true, startMs: 0, endMs: 0 }),
+    });
+    const pcm = toInt16(jfk.samples);
+    for (let i = 0; i < pcm.length; i += 1600) s.write(pcm.subarray(i, i + 1600));
+    await s.end();
+    const finals = results.filter((r) => r.isFinal);
+    expect(finals.length).toBeGreaterThanOrEqual(2);
+    expect(finals.map((f) => f.text).join(' ')).toContain('country');
+    let sinceFinal: SttResult[] = [];
+    for (const r of results) {
+      if (!r.isFinal) {
+        sinceFinal.push(r);
+        continue;
+      }
+      expect(sinceFinal.length).toBeGreaterThan(0);
+      // Consecutive interims of one utterance are at most 200 ms of audio apart (+ one 100 ms chunk).
+      for (let i = 1; i < sinceFinal.length; i++) expect(sinceFinal[i]!.endMs - sinceFinal[i - 1]!.endMs).toBeLessThanOrEqual(300);
+      expect(r.endMs).toBeGreaterThan(r.startMs);
+      expect(r.words?.length).toBeGreaterThan(0);
+      sinceFinal = [];
+    }
+    for (let i = 1; i < finals.length; i++) expect(finals[i]!.startMs).toBeGreaterThanOrEqual(finals[i - 1]!.endMs - 50);
+  }, 60_000);
+});

@@ -154,10 +154,11 @@ export class BillingService {
   /** Plan in force, key settings and the key's available credit, in one statement (plus the key's settings). */
   async standing(principal: Principal): Promise<Standing> {
     const now = this.now();
-    const [snap, policy] = await Promise.all([
-      this.store.planAndBalances(principal.accountId, principal.keyId, now),
-      this.policyOf(principal),
-    ]);
+    // The Authenticator usually attached the key's settings: then this is one statement.
+    const attached = (principal as Principal & { policy?: KeyPolicy }).policy;
+    const [snap, policy] = attached
+      ? [await this.store.planAndBalances(principal.accountId, principal.keyId, now), attached]
+      : await Promise.all([this.store.planAndBalances(principal.accountId, principal.keyId, now), this.policy(principal.keyId)]);
     return {
       plan: this.plans.fromRow(snap.plan, now),
       policy,

@@ -9,5 +9,17 @@
 import { pocketsphinxFileFactory, pocketsphinxStreamingFactory } from './builtin/pocketsphinx/index.js';
 import { sileroVadFactory } from './builtin/silero-vad.js';
 import type { EngineFactory } from './registry.js';
+import { openAiChatFactory } from './remote/openai-chat.js';
+import { openAiSpeechFactory } from './remote/openai-speech.js';
+import { openAiTranscriptionFactory } from './remote/openai-transcription.js';
+import { openAiTranslatorFactory } from './remote/openai-translator.js';
 
-export const CATALOG: EngineFactory[] = [sileroVadFactory, pocketsphinxStreamingFactory, pocketsphinxFileFactory];
+export const CATALOG: EngineFactory[] = [
+  openAiChatFactory,
+  openAiTranslatorFactory,
+  openAiTranscriptionFactory,
+  openAiSpeechFactory,
+  sileroVadFactory,
+  pocketsphinxStreamingFactory,
+  pocketsphinxFileFactory,
+];

@@ -28,8 +28,7 @@ export function llmError(err: unknown, engineId: string): EngineError {
 export function sttError(err: unknown, engineId: string): EngineError {
   if (err instanceof EngineError) return err;
   const f = asFailure(err);
-  if (f.status === 401 || f.status === 403)
-    return new EngineError('stt_auth_failed', f.message, { engineId, cause: f });
+  if (f.status === 401 || f.status === 403) return new EngineError('stt_auth_failed', f.message, { engineId, cause: f });
   const lost = f.kind === 'timeout' || f.kind === 'network' || f.status === 408 || f.status === 429 || (f.status ?? 0) >= 500;
   if (lost) return new EngineError('stt_connection_lost', f.message, { retryable: true, engineId, cause: f });
   return new EngineError('stt_start_failed', f.message, { engineId, cause: f });

@@ -40,7 +40,7 @@ export interface RemoteRequest {
   path: string;
   headers?: Record<string, string>;
   /** A function: FormData and streams cannot be sent twice, so each attempt builds its own. */
-  body?: () => BodyInit;
+  body?: () => string | FormData | Blob;
   signal?: AbortSignal;
 }
 
@@ -64,7 +64,8 @@ export async function remoteFetch(ep: RemoteEndpoint, req: RemoteRequest): Promi
       });
     } catch (err) {
       if (req.signal?.aborted) throw new RemoteFailure('aborted', 'request cancelled', undefined, undefined, { cause: err });
-      if (timeout.aborted) throw new RemoteFailure('timeout', `no answer from ${url} within ${ep.timeoutMs} ms`, undefined, undefined, { cause: err });
+      if (timeout.aborted)
+        throw new RemoteFailure('timeout', `no answer from ${url} within ${ep.timeoutMs} ms`, undefined, undefined, { cause: err });
       if (attempt < ep.retries) {
         await sleep(backoff(base, attempt), req.signal);
         continue;

@@ -49,7 +49,13 @@ export function createOpenAiChat(ep: RemoteEndpoint, id = 'remote/openai-chat'):
       let finish: string | null | undefined;
       let usage: ChatChunk['usage'];
       const take = (c: ChatChunk) => {
-        if (c.error) throw new RemoteFailure(c.error.code === 'content_filter' ? 'content_filter' : 'protocol', c.error.message ?? 'error in stream', undefined, c.error.code);
+        if (c.error)
+          throw new RemoteFailure(
+            c.error.code === 'content_filter' ? 'content_filter' : 'protocol',
+            c.error.message ?? 'error in stream',
+            undefined,
+            c.error.code,
+          );
         const choice = c.choices?.[0];
         const piece = choice?.delta?.content ?? choice?.message?.content ?? '';
         if (piece) {

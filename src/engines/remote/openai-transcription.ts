@@ -1,0 +1,120 @@
+/**
+ * 'remote/openai-transcription': POST /audio/transcriptions (multipart, WAV upload) with
+ * response_format=verbose_json and word + segment timestamps, as OpenAI, speaches,
+ * LocalAI and faster-whisper servers accept. Words are attached to the segment whose time
+ * span holds them.
+ */
+import { baseLanguage, normalizeLanguage } from '../../languages.js';
+import type { EngineFactory } from '../registry.js';
+import type { FileRecognizer, FileTranscript, FileTranscriptSegment, Word } from '../types.js';
+import { NOT_CONFIGURED, remoteEndpoint } from './endpoints.js';
+import { sttError } from './errors.js';
+import { bodyFailure, type RemoteEndpoint, remoteFetch } from './http.js';
+import { pcmToWav } from './wav.js';
+
+interface Verbose {
+  text?: string;
+  language?: string;
+  duration?: number;
+  segments?: Array<{ start: number; end: number; text: string }>;
+  words?: Array<{ word: string; start: number; end: number }>;
+}
+
+/** verbose_json reports the language as an English name ("english"); map it back to a tag. */
+function languageTag(reported: string | undefined, requested: string): string {
+  if (!reported) return requested;
+  const direct = normalizeLanguage(reported);
+  if (direct && direct.length <= 3) return direct;
+  const names = new Intl.DisplayNames(['en'], { type: 'language' });
+  for (const code of [
+    'en',
+    'zh',
+    'ja',
+    'ko',
+    'es',
+    'fr',
+    'de',
+    'it',
+    'pt',
+    'ru',
+    'ar',
+    'hi',
+    'nl',
+    'pl',
+    'tr',
+    'uk',
+    'vi',
+    'ca',
+    'sv',
+    'id',
+  ])
+    if (names.of(code)?.toLowerCase() === reported.toLowerCase()) return code;
+  return requested;
+}
+
+export function createOpenAiTranscription(ep: RemoteEndpoint, id = 'remote/openai-transcription'): FileRecognizer {
+  return {
+    id,
+    kind: 'file-stt',
+    tier: 'remote',
+    capabilities: { languages: ['*'], wordTimes: true },
+    async transcribe(audio, options): Promise<FileTranscript> {
+      const wav = pcmToWav(audio);
+      const durationMs = Math.round((audio.samples.length / audio.sampleRate) * 1000);
+      let body: Verbose;
+      try {
+        const res = await remoteFetch(ep, {
+          method: 'POST',
+          path: '/audio/transcriptions',
+          signal: options.signal,
+          body: () => {
+            const form = new FormData();
+            form.set('file', new Blob([wav], { type: 'audio/wav' }), 'audio.wav');
+            form.set('model', ep.model);
+            form.set('response_format', 'verbose_json');
+            form.append('timestamp_granularities[]', 'word');
+            form.append('timestamp_granularities[]', 'segment');
+            if (options.language && options.language !== '*') form.set('language', baseLanguage(options.language));
+            return form;
+          },
+        });
+        body = (await res.json().catch((err: unknown) => {
+          throw bodyFailure(err, ep, options.signal);
+        })) as Verbose;
+      } catch (err) {
+        throw sttError(err, id);
+      }
+      options.onProgress?.(1);
+      const words: Word[] = (body.words ?? []).map((w) => ({
+        text: w.word.trim(),
+        startMs: Math.round(w.start * 1000),
+        endMs: Math.round(w.end * 1000),
+      }));
+      const raw = body.segments?.length ? body.segments : [{ start: 0, end: body.duration ?? durationMs / 1000, text: body.text ?? '' }];
+      const segments: FileTranscriptSegment[] = raw
+        .map((s) => {
+          const startMs = Math.round(s.start * 1000);
+          const endMs = Math.round(s.end * 1000);
+          return { text: s.text.trim(), startMs, endMs, words: words.filter((w) => w.startMs >= startMs && w.startMs < endMs) };
+        })
+        .filter((s) => s.text);
+      return {
+        text: (body.text ?? segments.map((s) => s.text).join(' ')).trim(),
+        language: languageTag(body.language, options.language),
+        segments,
+        durationMs: body.duration ? Math.round(body.duration * 1000) : durationMs,
+      };
+    },
+  };
+}
+
+export const openAiTranscriptionFactory: EngineFactory = {
+  id: 'remote/openai-transcription',
+  kind: 'file-stt',
+  tier: 'remote',
+  summary: 'OpenAI-compatible /audio/transcriptions (PARLEY_REMOTE_STT_URL): Whisper servers such as speaches, LocalAI, OpenAI.',
+  async create(ctx) {
+    const ep = remoteEndpoint(ctx.config, 'stt');
+    return ep ? createOpenAiTranscription(ep) : { unavailable: NOT_CONFIGURED('PARLEY_REMOTE_STT_URL') };
+  },
+};

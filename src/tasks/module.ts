@@ -25,6 +25,8 @@ export function createTaskModule(deps: {
   logger?: Logger;
   reprocessor?: TaskReprocessor;
   imports?: ImportStatusPort;
+  /** ffmpeg binary for MP3 export (PARLEY_FFMPEG). */
+  ffmpegPath?: string;
 }): TaskModule {
   const store = new TaskStore(deps.database, deps.now);
   const tasks = new TaskService({
@@ -35,6 +37,7 @@ export function createTaskModule(deps: {
     logger: deps.logger,
     reprocessor: deps.reprocessor,
     imports: deps.imports,
+    ffmpegPath: deps.ffmpegPath,
   });
   return { store, tasks, speakers: new SpeakerService(tasks, store, deps.bus) };
 }
@@ -46,7 +49,14 @@ const shared = new WeakMap<object, TaskModule>();
  * live sessions call `tasksOf(deps).store` to write tasks, and set `tasksOf(deps).tasks.reprocessor`
  * / `.imports` to plug in retry and the import-processing check.
  */
-export function tasksOf(deps: { database: Database; blobs: BlobStore; bus: EventBus; now: () => Date; logger?: Logger }): TaskModule {
+export function tasksOf(deps: {
+  database: Database;
+  blobs: BlobStore;
+  bus: EventBus;
+  now: () => Date;
+  logger?: Logger;
+  config?: { engines: { ffmpegPath: string } };
+}): TaskModule {
   let mod = shared.get(deps);
   if (!mod) {
     mod = createTaskModule({
@@ -55,6 +65,7 @@ export function tasksOf(deps: { database: Database; blobs: BlobStore; bus: Event
       bus: deps.bus,
       now: deps.now,
       logger: deps.logger?.child({ component: 'tasks' }),
+      ffmpegPath: deps.config?.engines.ffmpegPath,
     });
     shared.set(deps, mod);
   }

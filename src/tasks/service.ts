@@ -66,6 +66,7 @@ export interface TaskServiceDeps {
   logger?: Logger;
   reprocessor?: TaskReprocessor;
   imports?: ImportStatusPort;
+  ffmpegPath?: string;
 }
 
 export type SkipReason = 'not_found' | 'invalid_processing_status';
@@ -74,7 +75,11 @@ export class TaskService {
   reprocessor: TaskReprocessor | undefined;
   imports: ImportStatusPort | undefined;
 
+  /** ffmpeg binary for MP3 export (PARLEY_FFMPEG). */
+  readonly ffmpegPath: string;
+
   constructor(private readonly deps: TaskServiceDeps) {
+    this.ffmpegPath = deps.ffmpegPath ?? 'ffmpeg';
     this.reprocessor = deps.reprocessor;
     this.imports = deps.imports;
   }

@@ -2,6 +2,8 @@
  * Audio export: the stored M4A as is, or MP3 made from it by ffmpeg on the fly (streamed, so
  * the download starts at once; nothing is cached). A remote blob store is first copied to a
  * temporary file, because an M4A's index may sit at its end and ffmpeg then needs to seek.
+ * Its own small ffmpeg call rather than the engine layer's runner: a download must follow the
+ * client's pace (pipe back-pressure), where the runner collects or pushes output at once.
  */
 import { spawn } from 'node:child_process';
 import { createWriteStream } from 'node:fs';
@@ -24,7 +26,7 @@ const MP3_BITRATE = '128k';
  * Streams `key` as MP3. The returned stream errors (and ends early) when ffmpeg fails, so a
  * broken download is never mistaken for a complete one.
  */
-export async function mp3Stream(blobs: BlobStore, key: string, onError: (err: Error) => void): Promise<Readable> {
+export async function mp3Stream(blobs: BlobStore, key: string, ffmpegPath: string, onError: (err: Error) => void): Promise<Readable> {
   let input = blobs.localPath(key);
   let tempDir: string | null = null;
   if (!input) {
@@ -33,7 +35,7 @@ export async function mp3Stream(blobs: BlobStore, key: string, onError: (err: Er
     await pipeline(await blobs.get(key), createWriteStream(input));
   }
   const ff = spawn(
-    'ffmpeg',
+    ffmpegPath,
     [
       '-hide_banner',
       '-loglevel',

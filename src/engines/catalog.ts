@@ -6,6 +6,8 @@
  * cannot run on this host (no model downloaded, no base URL configured, binary missing),
  * and `npm run -s engines -- list` shows why.
  */
+import { apertiumFactory } from './builtin/apertium.js';
+import { openccFactory } from './builtin/opencc.js';
 import { pocketsphinxFileFactory, pocketsphinxStreamingFactory } from './builtin/pocketsphinx/index.js';
 import { sileroVadFactory } from './builtin/silero-vad.js';
 import type { EngineFactory } from './registry.js';
@@ -22,4 +24,6 @@ export const CATALOG: EngineFactory[] = [
   sileroVadFactory,
   pocketsphinxStreamingFactory,
   pocketsphinxFileFactory,
+  apertiumFactory,
+  openccFactory,
 ];

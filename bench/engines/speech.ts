@@ -1,0 +1,208 @@
+/**
+ * Speech section of the engine benchmark: the engines the catalog gives on this machine for
+ * file recognition, streaming recognition, VAD and diarization, on real recordings
+ * (Debian's LibriVox clips and ../shared/audio).
+ *
+ * - File STT: WER (word-level, lowercase, no punctuation) and RTF (processing time over
+ *   audio time, decoders already loaded) on the LibriVox clips and on jfk.
+ * - Streaming: audio is written in 100 ms chunks at real-time pace; for each utterance
+ *   (a VAD segment of the clip) "time to first partial" is the wall time from the moment its
+ *   first speech was written to the arrival of its first interim result.
+ * - Diarization on stereo_diarization.wav mixed to mono; the reference is per-channel VAD
+ *   (left = one speaker, right = the other). The two voices overlap for ~2 s, and in overlap
+ *   either speaker counts as right, with the best mapping of found to reference speakers.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import pino from 'pino';
+import { loadConfig } from '../../src/config.js';
+import { decodeToPcm } from '../../src/engines/audio/ffmpeg.js';
+import { CATALOG } from '../../src/engines/catalog.js';
+import { wordErrorRate } from '../../src/engines/quality/wer.js';
+import { EngineRegistry } from '../../src/engines/registry.js';
+import type { PcmAudio, SpeechSegment, SttResult } from '../../src/engines/types.js';
+import { atLeast, atMost, type BenchRow } from './types.js';
+
+const LIBRIVOX = '/usr/share/pocketsphinx/test/data/librivox';
+const SHARED = join(import.meta.dirname, '..', '..', '..', 'shared', 'audio');
+const JFK_TEXT = 'And so my fellow Americans, ask not what your country can do for you, ask what you can do for your country.';
+const SPEECH_KINDS = new Set(['streaming-stt', 'file-stt', 'vad', 'diarizer']);
+
+interface Clip {
+  name: string;
+  audio: PcmAudio;
+  text: string;
+}
+
+function percentile(values: number[], p: number): number {
+  const s = [...values].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.max(0, Math.ceil((p / 100) * s.length) - 1))] ?? Number.NaN;
+}
+
+function toInt16(samples: Float32Array): Int16Array {
+  const out = new Int16Array(samples.length);
+  for (let i = 0; i < samples.length; i++) out[i] = Math.max(-32768, Math.min(32767, Math.round(samples[i]! * 32767)));
+  return out;
+}
+
+async function loadClips(ffmpegPath: string): Promise<{ librivox: Clip[]; jfk?: Clip }> {
+  const librivox: Clip[] = [];
+  const t = join(LIBRIVOX, 'transcription');
+  if (existsSync(t)) {
+    for (const line of readFileSync(t, 'utf8').trim().split('\n')) {
+      const m = /^<s> (.*) <\/s> \((.*)\)$/.exec(line.trim());
+      if (m) librivox.push({ name: m[2]!, text: m[1]!, audio: await decodeToPcm(join(LIBRIVOX, `${m[2]}.wav`), { ffmpegPath }) });
+    }
+  }
+  const jfkPath = join(SHARED, 'jfk.flac');
+  const jfk = existsSync(jfkPath) ? { name: 'jfk', text: JFK_TEXT, audio: await decodeToPcm(jfkPath, { ffmpegPath }) } : undefined;
+  return { librivox, jfk };
+}
+
+async function fileRows(registry: EngineRegistry, clips: Clip[], label: string): Promise<BenchRow[]> {
+  const rec = registry.fileRecognizer('en-US');
+  if (!rec || clips.length === 0) return [{ name: `file STT ${label}: no engine or no audio`, value: Number.NaN, unit: '' }];
+  let errors = 0;
+  let words = 0;
+  let audioS = 0;
+  let busyMs = 0;
+  for (const c of clips) {
+    const t0 = performance.now();
+    const r = await rec.transcribe(c.audio, { language: 'en-US' });
+    busyMs += performance.now() - t0;
+    const n = c.text.split(/\s+/).length;
+    errors += wordErrorRate(c.text, r.text) * n;
+    words += n;
+    audioS += c.audio.samples.length / c.audio.sampleRate;
+  }
+  const wer = (errors / words) * 100;
+  const rtf = busyMs / 1000 / audioS;
+  const rows: BenchRow[] = [];
+  const name = `${rec.id} file ${label} (${audioS.toFixed(1)} s)`;
+  rows.push(label.startsWith('LibriVox') ? atMost(`${name} WER`, wer, '%', 31) : { name: `${name} WER`, value: wer, unit: '%' });
+  rows.push(atMost(`${name} RTF`, rtf, 'x realtime', 0.35));
+  return rows;
+}
+
+/** Feeds one clip at real-time pace; returns first-partial latencies per utterance and interim lags. */
+async function streamClip(registry: EngineRegistry, clip: Clip, speech: SpeechSegment[]): Promise<{ first: number[]; lag: number[] }> {
+  const rec = registry.streamingRecognizer('en-US');
+  if (!rec) return { first: [], lag: [] };
+  const arrivals: Array<{ r: SttResult; at: number }> = [];
+  const stream = await rec.open({
+    language: 'en-US',
+    interimResults: true,
+    onResult: (r) => arrivals.push({ r, at: performance.now() }),
+    onError: () => {},
+  });
+  const pcm = toInt16(clip.audio.samples);
+  const chunk = 1600;
+  const t0 = performance.now();
+  for (let i = 0; i < pcm.length; i += chunk) {
+    // Absolute schedule: chunk k is written at t0 + k * 100 ms, like a live microphone.
+    const due = t0 + (i / chunk) * 100;
+    const wait = due - performance.now();
+    if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+    stream.write(pcm.subarray(i, i + chunk));
+  }
+  await stream.end();
+  const interims = arrivals.filter((a) => !a.r.isFinal);
+  const first: number[] = [];
+  speech.forEach((seg, k) => {
+    const next = speech[k + 1]?.startMs ?? Number.POSITIVE_INFINITY;
+    const hit = interims.find((a) => a.r.endMs > seg.startMs && a.r.endMs <= next);
+    // Speech onset was written at t0 + startMs (to the 100 ms chunk); an utterance without an interim is left out.
+    if (hit) first.push(hit.at - (t0 + seg.startMs));
+  });
+  // Lag: from the write of the chunk that completes an interim's audio to its arrival.
+  const lag = interims.map((a) => a.at - (t0 + Math.ceil(a.r.endMs / 100) * 100));
+  return { first, lag };
+}
+
+async function streamingRows(registry: EngineRegistry, clips: Clip[]): Promise<BenchRow[]> {
+  const vad = registry.vad();
+  const rec = registry.streamingRecognizer('en-US');
+  if (!vad || !rec || clips.length === 0) return [{ name: 'streaming STT: no engine or no audio', value: Number.NaN, unit: '' }];
+  const first: number[] = [];
+  const lag: number[] = [];
+  let audioS = 0;
+  for (const c of clips) {
+    const got = await streamClip(registry, c, await vad.segments(c.audio));
+    first.push(...got.first);
+    lag.push(...got.lag);
+    audioS += c.audio.samples.length / 16000;
+  }
+  const label = `${rec.id} streaming, real-time pace (${audioS.toFixed(0)} s, ${first.length} utterances)`;
+  return [
+    { name: `${label} first partial p50`, value: percentile(first, 50), unit: 'ms' },
+    atMost(`${label} first partial p95`, percentile(first, 95), 'ms', 300),
+    { name: `${label} interim lag p50`, value: percentile(lag, 50), unit: 'ms' },
+    { name: `${label} interim lag p95`, value: percentile(lag, 95), unit: 'ms' },
+  ];
+}
+
+async function diarizationRows(registry: EngineRegistry, ffmpegPath: string): Promise<BenchRow[]> {
+  const file = join(SHARED, 'stereo_diarization.wav');
+  const diarizer = registry.diarizer();
+  const vad = registry.vad();
+  if (!existsSync(file)) return [{ name: 'diarization: ../shared/audio absent', value: Number.NaN, unit: '' }];
+  if (!diarizer || !vad) return [atLeast('diarization stereo_diarization (mono): no diarizer configured', Number.NaN, '%', 90)];
+  const [mono, left, right] = await Promise.all([
+    decodeToPcm(file, { ffmpegPath }),
+    decodeToPcm(file, { ffmpegPath, channel: 0 }),
+    decodeToPcm(file, { ffmpegPath, channel: 1 }),
+  ]);
+  const ref = [await vad.segments(left), await vad.segments(right)];
+  const t0 = performance.now();
+  const turns = await diarizer.diarize(mono);
+  const ms = performance.now() - t0;
+  const ids = [...new Set(turns.map((t) => t.speakerId))];
+  const active = (segs: SpeechSegment[], at: number) => segs.some((s) => at >= s.startMs && at < s.endMs);
+  let best = 0;
+  // Every mapping of found speakers to the two channels; the best one is the score.
+  for (let mask = 0; mask < 1 << ids.length; mask++) {
+    let speech = 0;
+    let right_ = 0;
+    for (let at = 0; at < (mono.samples.length / 16000) * 1000; at += 10) {
+      const on = ref.map((r) => active(r, at));
+      if (!on[0] && !on[1]) continue;
+      speech++;
+      const who = turns.find((t) => at >= t.startMs && at < t.endMs)?.speakerId;
+      if (who === undefined) continue;
+      const channel = (mask >> ids.indexOf(who)) & 1;
+      if (on[channel]) right_++;
+    }
+    best = Math.max(best, (right_ / speech) * 100);
+  }
+  return [
+    {
+      ...atLeast(`${diarizer.id} stereo_diarization (mono) speakers found`, ids.length, 'speakers', 2),
+      target: '= 2',
+      ok: ids.length === 2,
+    },
+    atLeast(`${diarizer.id} stereo_diarization (mono) speech time to the right speaker`, ids.length === 2 ? best : 0, '%', 90),
+    { name: `${diarizer.id} stereo_diarization (mono) time`, value: ms, unit: 'ms' },
+  ];
+}
+
+export async function run(): Promise<BenchRow[]> {
+  const config = loadConfig();
+  const registry = await EngineRegistry.create(
+    { config, modelsDir: config.engines.modelsDir ?? '', logger: pino({ level: 'silent' }) },
+    CATALOG.filter((f) => SPEECH_KINDS.has(f.kind)),
+  );
+  try {
+    const { librivox, jfk } = await loadClips(config.engines.ffmpegPath);
+    // Warm-up: the first decoder of the pool loads its model (~1 s); that is start-up, not per file.
+    const warm = registry.fileRecognizer('en-US');
+    if (warm && librivox[0]) await warm.transcribe(librivox[0].audio, { language: 'en-US' });
+    const rows: BenchRow[] = [];
+    rows.push(...(await fileRows(registry, librivox, `LibriVox ${librivox.length} clips`)));
+    if (jfk) rows.push(...(await fileRows(registry, [jfk], 'jfk')));
+    rows.push(...(await streamingRows(registry, [...(jfk ? [jfk] : []), ...librivox.slice(0, 2)])));
+    rows.push(...(await diarizationRows(registry, config.engines.ffmpegPath)));
+    return rows;
+  } finally {
+    await registry.close();
+  }
+}

@@ -5,9 +5,10 @@
  *
  * - File STT: WER (word-level, lowercase, no punctuation) and RTF (processing time over
  *   audio time, decoders already loaded) on the LibriVox clips and on jfk.
- * - Streaming: audio is written in 100 ms chunks at real-time pace; for each utterance
- *   (a VAD segment of the clip) "time to first partial" is the wall time from the moment its
- *   first speech was written to the arrival of its first interim result.
+ * - Streaming: audio is written in 100 ms chunks at real-time pace, each when its last sample
+ *   "was spoken"; for each utterance (a VAD segment of the clip) "time to first partial" is
+ *   the wall time from its speech onset to the arrival of its first interim result, and
+ *   "interim lag" is the time from the end of the audio an interim covers to its arrival.
  * - Diarization on stereo_diarization.wav mixed to mono; the reference is per-channel VAD
  *   (left = one speaker, right = the other). The two voices overlap for ~2 s, and in overlap
  *   either speaker counts as right, with the best mapping of found to reference speakers.
@@ -99,8 +100,9 @@ async function streamClip(registry: EngineRegistry, clip: Clip, speech: SpeechSe
   const chunk = 1600;
   const t0 = performance.now();
   for (let i = 0; i < pcm.length; i += chunk) {
-    // Absolute schedule: chunk k is written at t0 + k * 100 ms, like a live microphone.
-    const due = t0 + (i / chunk) * 100;
+    // Like a live microphone: a chunk is written when its last sample has been spoken, so
+    // audio position p (ms) exists from t0 + p on.
+    const due = t0 + ((i + chunk) / chunk) * 100;
     const wait = due - performance.now();
     if (wait > 0) await new Promise((r) => setTimeout(r, wait));
     stream.write(pcm.subarray(i, i + chunk));
@@ -111,11 +113,11 @@ async function streamClip(registry: EngineRegistry, clip: Clip, speech: SpeechSe
   speech.forEach((seg, k) => {
     const next = speech[k + 1]?.startMs ?? Number.POSITIVE_INFINITY;
     const hit = interims.find((a) => a.r.endMs > seg.startMs && a.r.endMs <= next);
-    // Speech onset was written at t0 + startMs (to the 100 ms chunk); an utterance without an interim is left out.
+    // Speech onset was spoken at t0 + startMs; an utterance without any interim is left out.
     if (hit) first.push(hit.at - (t0 + seg.startMs));
   });
-  // Lag: from the write of the chunk that completes an interim's audio to its arrival.
-  const lag = interims.map((a) => a.at - (t0 + Math.ceil(a.r.endMs / 100) * 100));
+  // Lag: from the moment the last audio an interim covers was spoken to its arrival.
+  const lag = interims.map((a) => a.at - (t0 + a.r.endMs));
   return { first, lag };
 }
 

@@ -7,9 +7,12 @@
  * and `npm run -s engines -- list` shows why.
  */
 import { apertiumFactory } from './builtin/apertium.js';
+import { espeakFactory } from './builtin/espeak.js';
+import { extractiveSummarizerFactory } from './builtin/extractive-summarizer.js';
 import { openccFactory } from './builtin/opencc.js';
 import { pocketsphinxFileFactory, pocketsphinxStreamingFactory } from './builtin/pocketsphinx/index.js';
 import { sileroVadFactory } from './builtin/silero-vad.js';
+import { textLanguageIdFactory } from './builtin/text-language-id.js';
 import type { EngineFactory } from './registry.js';
 import { openAiChatFactory } from './remote/openai-chat.js';
 import { openAiSpeechFactory } from './remote/openai-speech.js';
@@ -26,4 +29,8 @@ export const CATALOG: EngineFactory[] = [
   pocketsphinxFileFactory,
   apertiumFactory,
   openccFactory,
+  textLanguageIdFactory,
+  espeakFactory,
+  // Last of the summarizers: used only when no LLM summarizer is configured.
+  extractiveSummarizerFactory,
 ];

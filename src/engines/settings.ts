@@ -6,6 +6,25 @@ import { defineSection, settings } from '../platform/config/settings.js';
  */
 export const engineSettings = defineSection({
   ffmpegPath: settings.string('PARLEY_FFMPEG', 'ffmpeg binary used for decoding and encoding audio.', 'ffmpeg'),
+  // --- Glossary limits (spec defaults; "the 422 message is authoritative") ---
+  glossaryTermMaxChars: settings.int('PARLEY_GLOSSARY_TERM_MAX_CHARS', 'Longest terminology term (characters).', 100, { min: 1 }),
+  glossaryTermsPerLanguage: settings.int('PARLEY_GLOSSARY_TERMS_PER_LANGUAGE', 'Terminology terms per language.', 500, { min: 1 }),
+  glossaryTermsTotal: settings.int('PARLEY_GLOSSARY_TERMS_TOTAL', 'Terminology terms across all languages.', 500, { min: 1 }),
+  glossaryFuzzyMaxChars: settings.int('PARLEY_GLOSSARY_FUZZY_MAX_CHARS', 'Longest fuzzy-correction correct/incorrect string.', 200, {
+    min: 1,
+  }),
+  glossaryFuzzyPerLanguage: settings.int('PARLEY_GLOSSARY_FUZZY_PER_LANGUAGE', 'Fuzzy-correction rules per language.', 4000, { min: 1 }),
+  glossaryFuzzyTotal: settings.int('PARLEY_GLOSSARY_FUZZY_TOTAL', 'Fuzzy-correction rules across all languages.', 4000, { min: 1 }),
+  glossaryDictMaxChars: settings.int('PARLEY_GLOSSARY_DICT_MAX_CHARS', 'Longest translation-dictionary source/target.', 200, { min: 1 }),
+  glossaryDictPerLanguage: settings.int('PARLEY_GLOSSARY_DICT_PER_LANGUAGE', 'Translation-dictionary entries per target language.', 3000, {
+    min: 1,
+  }),
+  glossaryMaxLanguages: settings.int('PARLEY_GLOSSARY_MAX_LANGUAGES', 'Languages one glossary may name (all three lists together).', 24, {
+    min: 1,
+  }),
+  glossaryMaxBytes: settings.int('PARLEY_GLOSSARY_MAX_BYTES', 'Largest glossary payload (bytes of the three fields together).', 1_048_576, {
+    min: 1024,
+  }),
   pocketsphinxDecoders: settings.int(
     'PARLEY_POCKETSPHINX_DECODERS',
     'PocketSphinx decoders kept loaded (~60 MB each): the number of English live streams and file jobs recognized at once.',

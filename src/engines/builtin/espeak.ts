@@ -1,0 +1,180 @@
+/**
+ * eSpeak NG text-to-speech (Debian libespeak-ng1 through koffi): robotic but instant, every
+ * common language, male and female variants, and exact word boundaries from the library's
+ * own word events. Audio is encoded to MP3 with ffmpeg (libmp3lame).
+ */
+import { normalizeLanguage } from '../../languages.js';
+import { runFfmpeg } from '../audio/ffmpeg.js';
+import { EngineError } from '../errors.js';
+import type { EngineFactory } from '../registry.js';
+import type { SynthesisResult, SynthesizeOptions, Synthesizer, Voice, WordBoundary } from '../types.js';
+import { espeakHasVoice, espeakSynthesize, type WordEvent } from './espeak-native.js';
+
+/** Served tag -> eSpeak voice. Chinese: Mandarin for zh-CN/zh-TW, Cantonese for zh-HK. */
+const LANGUAGE_VOICES: ReadonlyArray<readonly [tag: string, voice: string, name: string]> = [
+  ['en-US', 'en-us', 'English (US)'],
+  ['en-GB', 'en', 'English (UK)'],
+  ['es', 'es', 'Spanish'],
+  ['fr', 'fr', 'French'],
+  ['de', 'de', 'German'],
+  ['it', 'it', 'Italian'],
+  ['pt-BR', 'pt-br', 'Portuguese (Brazil)'],
+  ['pt', 'pt', 'Portuguese'],
+  ['ca', 'ca', 'Catalan'],
+  ['nl', 'nl', 'Dutch'],
+  ['ru', 'ru', 'Russian'],
+  ['pl', 'pl', 'Polish'],
+  ['sv', 'sv', 'Swedish'],
+  ['tr', 'tr', 'Turkish'],
+  ['ja', 'ja', 'Japanese'],
+  ['ko', 'ko', 'Korean'],
+  ['zh-CN', 'cmn', 'Mandarin (Simplified)'],
+  ['zh-TW', 'cmn', 'Mandarin (Traditional)'],
+  ['zh-HK', 'yue', 'Cantonese'],
+  ['ar', 'ar', 'Arabic'],
+  ['hi', 'hi', 'Hindi'],
+  ['vi', 'vi', 'Vietnamese'],
+  ['id', 'id', 'Indonesian'],
+  ['uk', 'uk', 'Ukrainian'],
+];
+
+/** Voice variants offered for every language; the first is the default. */
+const VARIANTS: ReadonlyArray<readonly [suffix: string, variant: string, gender: Voice['gender']]> = [
+  ['female-1', 'f3', 'Female'],
+  ['male-1', 'm3', 'Male'],
+  ['female-2', 'f2', 'Female'],
+  ['male-2', 'm1', 'Male'],
+];
+
+const DEFAULT_WPM = 175;
+
+interface VoiceEntry extends Voice {
+  espeakVoice: string;
+}
+
+/** Maps eSpeak word events (code-point positions) to boundaries indexing the JS string. */
+export function wordBoundaries(text: string, words: WordEvent[], totalMs: number): WordBoundary[] {
+  const cpToIndex: number[] = [];
+  let i = 0;
+  for (const ch of text) {
+    cpToIndex.push(i);
+    i += ch.length;
+  }
+  cpToIndex.push(i);
+  const out: WordBoundary[] = [];
+  let lastOffset = -1;
+  for (const w of words) {
+    const startCp = w.textPosition - 1;
+    if (startCp < 0 || startCp >= cpToIndex.length - 1 || w.length <= 0) continue;
+    const start = cpToIndex[startCp]!;
+    const end = cpToIndex[Math.min(startCp + w.length, cpToIndex.length - 1)]!;
+    if (start <= lastOffset) continue;
+    lastOffset = start;
+    out.push({ offset_ms: w.audioMs, duration_ms: 0, text: text.slice(start, end), text_offset: start, word_length: end - start });
+  }
+  for (let k = 0; k < out.length; k++) {
+    const next = out[k + 1]?.offset_ms ?? totalMs;
+    out[k]!.duration_ms = Math.max(0, next - out[k]!.offset_ms);
+  }
+  return out;
+}
+
+export class EspeakSynthesizer implements Synthesizer {
+  readonly id = 'builtin/espeak';
+  readonly kind = 'tts' as const;
+  readonly tier = 'builtin' as const;
+  readonly capabilities: { languages: string[]; wordTimes: true };
+  private readonly byLanguage = new Map<string, VoiceEntry[]>();
+  private readonly byName = new Map<string, VoiceEntry>();
+
+  constructor(
+    private readonly ffmpegPath: string,
+    languages: ReadonlyArray<readonly [string, string, string]>,
+  ) {
+    for (const [tag, espeakVoice, label] of languages) {
+      const voices = VARIANTS.map(([suffix, variant, gender], n) => ({
+        voice_name: `espeak-${tag}-${suffix}`,
+        display_name: `${label} ${gender} ${suffix.endsWith('1') ? 1 : 2} (eSpeak)`,
+        gender,
+        is_default: n === 0,
+        language: tag,
+        espeakVoice: `${espeakVoice}+${variant}`,
+      }));
+      this.byLanguage.set(tag, voices);
+      for (const v of voices) this.byName.set(v.voice_name, v);
+    }
+    this.capabilities = { languages: [...this.byLanguage.keys()], wordTimes: true };
+  }
+
+  /** The voice list of the served tag for `language`: exact tag first, then the base language. */
+  private entries(language: string): VoiceEntry[] {
+    const tag = normalizeLanguage(language);
+    if (!tag) return [];
+    const exact = this.byLanguage.get(tag);
+    if (exact) return exact;
+    const base = tag.split('-')[0]!;
+    if (base === 'zh') return [];
+    for (const [served, voices] of this.byLanguage) if (served.split('-')[0] === base) return voices;
+    return [];
+  }
+
+  voices(language: string): Voice[] {
+    return this.entries(language).map(({ espeakVoice: _e, ...v }) => v);
+  }
+
+  async synthesize(text: string, options: SynthesizeOptions): Promise<SynthesisResult> {
+    const voices = this.entries(options.language);
+    if (voices.length === 0)
+      throw new EngineError('tts_invalid_language', `eSpeak has no voice for ${options.language}`, { engineId: this.id });
+    const voice = options.voice === undefined ? voices[0]! : this.byName.get(options.voice);
+    if (!voice) throw new EngineError('tts_voice_not_found', `No eSpeak voice named ${options.voice}`, { engineId: this.id });
+    const rate = Math.min(2, Math.max(0.5, options.speakingRate ?? 1));
+    if (text.trim() === '') return { mp3: Buffer.alloc(0), durationMs: 0, boundaries: [] };
+    let raw: ReturnType<typeof espeakSynthesize>;
+    try {
+      raw = espeakSynthesize(text, voice.espeakVoice, Math.round(DEFAULT_WPM * rate));
+    } catch (err) {
+      throw new EngineError('tts_sample_generation_failed', `eSpeak failed: ${(err as Error).message}`, { engineId: this.id, cause: err });
+    }
+    const durationMs = Math.round((raw.pcm.length / raw.sampleRate) * 1000);
+    const { stdout } = await runFfmpeg(
+      [
+        '-f',
+        's16le',
+        '-ar',
+        String(raw.sampleRate),
+        '-ac',
+        '1',
+        '-i',
+        'pipe:0',
+        '-c:a',
+        'libmp3lame',
+        '-b:a',
+        '48k',
+        '-f',
+        'mp3',
+        'pipe:1',
+      ],
+      Buffer.from(raw.pcm.buffer, raw.pcm.byteOffset, raw.pcm.byteLength),
+      { ffmpegPath: this.ffmpegPath, timeoutMs: 60_000, signal: options.signal },
+    );
+    return { mp3: stdout, durationMs, boundaries: wordBoundaries(text, raw.words, durationMs) };
+  }
+}
+
+export const espeakFactory: EngineFactory = {
+  id: 'builtin/espeak',
+  kind: 'tts',
+  tier: 'builtin',
+  summary: 'eSpeak NG speech synthesis (Debian libespeak-ng1 via koffi; MP3 via ffmpeg), word boundaries from eSpeak word events',
+  async create(ctx) {
+    let installed: Array<readonly [string, string, string]>;
+    try {
+      installed = LANGUAGE_VOICES.filter(([, voice]) => espeakHasVoice(voice));
+    } catch (err) {
+      return { unavailable: `libespeak-ng is not usable: ${(err as Error).message} (apt-get install libespeak-ng1)` };
+    }
+    if (installed.length === 0) return { unavailable: 'no eSpeak voices installed (espeak-ng-data)' };
+    return new EspeakSynthesizer(ctx.config.engines.ffmpegPath, installed);
+  },
+};

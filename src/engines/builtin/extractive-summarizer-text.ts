@@ -1,0 +1,268 @@
+/**
+ * Text helpers of the extractive summarizer: a sentence splitter that knows Chinese and
+ * Japanese full-width punctuation, tokens (words for alphabetic scripts, character bigrams
+ * for CJK, which has no spaces), TextRank scores, and per-language cue words that mark
+ * decisions, action items and open questions.
+ */
+
+const CJK = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/u;
+/** Abbreviations whose final period does not end a sentence. */
+const ABBREVIATIONS = new Set([
+  'mr',
+  'mrs',
+  'ms',
+  'dr',
+  'prof',
+  'st',
+  'vs',
+  'etc',
+  'e.g',
+  'i.e',
+  'approx',
+  'no',
+  'sr',
+  'sra',
+  'mme',
+  'z.b',
+  'bzw',
+]);
+
+export function isCjkText(text: string): boolean {
+  const letters = [...text].filter((c) => /\p{L}/u.test(c));
+  return letters.length > 0 && letters.filter((c) => CJK.test(c)).length * 2 >= letters.length;
+}
+
+/** Splits text into sentences on 。！？；!?. and line breaks, keeping the punctuation. */
+export function splitSentences(text: string): string[] {
+  const out: string[] = [];
+  let cur = '';
+  const chars = [...text];
+  for (let i = 0; i < chars.length; i++) {
+    const c = chars[i]!;
+    if (c === '\n' || c === '\r') {
+      if (cur.trim()) out.push(cur.trim());
+      cur = '';
+      continue;
+    }
+    cur += c;
+    if ('。！？；!?…'.includes(c)) {
+      // Keep closing quotes and repeated marks with the sentence.
+      while (i + 1 < chars.length && '」』”’"\')）!?！？'.includes(chars[i + 1]!)) cur += chars[++i]!;
+      out.push(cur.trim());
+      cur = '';
+    } else if (c === '.') {
+      const next = chars[i + 1];
+      const word = /([\p{L}.]+)\.$/u.exec(cur)?.[1]?.toLowerCase() ?? '';
+      const endsHere = next === undefined || /\s/.test(next);
+      const abbreviation = ABBREVIATIONS.has(word) || (/^\p{Lu}$/u.test(word.toUpperCase()) && word.length === 1);
+      if (endsHere && !abbreviation) {
+        out.push(cur.trim());
+        cur = '';
+      }
+    }
+  }
+  if (cur.trim()) out.push(cur.trim());
+  return out.filter((s) => /[\p{L}\p{N}]/u.test(s));
+}
+
+const STOPWORDS: Record<string, string[]> = {
+  en: 'the a an and or but if of to in on at for with by from as is are was were be been being it its this that these those we you he she they i me my our your their them us do does did have has had not no so then than there here what which who will would can could should may might just also about into over very'.split(
+    ' ',
+  ),
+  es: 'el la los las un una unos unas y o pero de del al a en con por para que es son fue ser se lo le les nos su sus este esta estos estas eso muy más como ya no sí'.split(
+    ' ',
+  ),
+  fr: 'le la les un une des et ou mais de du au aux à en avec par pour que qui est sont était être se ce cet cette ces il elle ils elles nous vous je ne pas plus très comme'.split(
+    ' ',
+  ),
+  de: 'der die das ein eine einen und oder aber von zu im in an auf für mit durch als ist sind war sein sich es dies diese wir sie er ich nicht kein sehr auch noch'.split(
+    ' ',
+  ),
+  pt: 'o a os as um uma e ou mas de do da dos das em no na com por para que é são foi ser se ele ela eles nós não muito como'.split(' '),
+  it: 'il lo la i gli le un una e o ma di del della a in con per che è sono era essere si non molto come'.split(' '),
+};
+const STOP = new Set(Object.values(STOPWORDS).flat());
+
+/** Tokens for similarity: CJK character bigrams, or lower-case content words. */
+export function tokens(sentence: string): string[] {
+  if (isCjkText(sentence)) {
+    const han = [...sentence].filter((c) => CJK.test(c));
+    if (han.length < 2) return han;
+    return han.slice(1).map((c, i) => han[i]! + c);
+  }
+  return (sentence.toLowerCase().match(/[\p{L}\p{N}][\p{L}\p{N}'’-]*/gu) ?? []).filter((w) => w.length > 1 && !STOP.has(w));
+}
+
+/** TextRank over sentence similarity (shared tokens normalised by log lengths). */
+export function textRank(sentences: string[], iterations = 30, damping = 0.85): number[] {
+  const sets = sentences.map((s) => new Set(tokens(s)));
+  const n = sentences.length;
+  const w: number[][] = sets.map(() => new Array<number>(n).fill(0));
+  for (let i = 0; i < n; i++)
+    for (let j = i + 1; j < n; j++) {
+      const a = sets[i]!;
+      const b = sets[j]!;
+      let shared = 0;
+      for (const t of a) if (b.has(t)) shared++;
+      const norm = Math.log(a.size + 1) + Math.log(b.size + 1);
+      const sim = shared > 0 && norm > 0 ? shared / norm : 0;
+      w[i]![j] = sim;
+      w[j]![i] = sim;
+    }
+  const out = w.map((row) => row.reduce((x, y) => x + y, 0));
+  let score = new Array<number>(n).fill(1);
+  for (let it = 0; it < iterations; it++) {
+    score = score.map((_, i) => {
+      let sum = 0;
+      for (let j = 0; j < n; j++) if (w[j]![i]! > 0 && out[j]! > 0) sum += (w[j]![i]! / out[j]!) * score[j]!;
+      return 1 - damping + damping * sum;
+    });
+  }
+  return score;
+}
+
+export type SectionKind = 'decisions' | 'actions' | 'questions' | 'general';
+
+/** What a template heading asks for, from its words (several languages). */
+export function sectionKind(heading: string): SectionKind {
+  const h = heading.toLowerCase();
+  if (/decision|decided|resolution|decisi[oó]n|d[ée]cision|entscheid|beschl|decis[aã]o|决定|決定|决议|決議|結論|结论/.test(h))
+    return 'decisions';
+  if (
+    /action|next step|to-?do|task|follow|assign|acci[oó]n|tarea|pr[oó]xim|aufgabe|ma[sß]nahm|à faire|行动|行動|待办|待辦|任务|任務|后续|後續|跟进|跟進/.test(
+      h,
+    )
+  )
+    return 'actions';
+  if (/question|open issue|unresolved|risk|pregunta|pendiente|frage|offen|quest|问题|問題|疑问|疑問|风险|風險/.test(h)) return 'questions';
+  return 'general';
+}
+
+/** Word cues match whole words (Unicode-aware: `\b` is ASCII-only in JS); CJK cues match as substrings. */
+function cue(words: string[], cjk: string[], extra?: RegExp): RegExp {
+  const w = `(?<![\\p{L}\\p{N}])(?:${words.join('|')})(?![\\p{L}\\p{N}])`;
+  const parts = [w, ...cjk, ...(extra ? [extra.source] : [])];
+  return new RegExp(parts.join('|'), 'iu');
+}
+
+const CUES: Record<Exclude<SectionKind, 'general'>, RegExp> = {
+  decisions: cue(
+    [
+      'decided',
+      'decide to',
+      'agreed',
+      'we agree',
+      'decision',
+      'approved',
+      'settled on',
+      'we will go with',
+      'chose',
+      'concluded',
+      'decidimos',
+      'acordamos',
+      'decidió',
+      'decisión',
+      'aprobado',
+      'aprobamos',
+      'décidé',
+      'décidons',
+      'convenu',
+      'décision',
+      'approuvé',
+      'beschlossen',
+      'entschieden',
+      'vereinbart',
+      'entscheidung',
+      'genehmigt',
+    ],
+    ['决定', '決定', '同意', '通过了', '通過了', '确定', '確定', '批准', '定案'],
+  ),
+  actions: cue(
+    [
+      'action item',
+      'follow up',
+      'follow-up',
+      'needs? to',
+      'has to',
+      'have to',
+      'is going to',
+      'deadline',
+      'assigned',
+      'to-?do',
+      'next step',
+      'will (?:send|prepare|review|update|schedule|draft|check|write|call|share|finish|fix|book|contact)',
+      'by (?:monday|tuesday|wednesday|thursday|friday|tomorrow|next week|the end of)',
+      'se encargará',
+      'hay que',
+      'tiene que',
+      'tenemos que',
+      'enviará',
+      'preparará',
+      'revisará',
+      'antes del',
+      'próximo paso',
+      'doit',
+      'devra',
+      'doivent',
+      'se charge',
+      'va envoyer',
+      'enverra',
+      'préparera',
+      'avant le',
+      'prochaine étape',
+      'muss',
+      'müssen',
+      'bis (?:montag|dienstag|mittwoch|donnerstag|freitag)',
+      'nächster schritt',
+      'zuständig',
+    ],
+    [
+      '负责',
+      '負責',
+      '跟进',
+      '跟進',
+      '下周',
+      '下週',
+      '之前完成',
+      '需要',
+      '安排',
+      '截止',
+      '待办',
+      '待辦',
+      '会发',
+      '會發',
+      '将发',
+      '將發',
+      '准备',
+      '準備',
+    ],
+  ),
+  questions: cue(
+    ['open question', 'unclear', 'unresolved', 'tbd', 'not yet decided', 'pregunta', 'pendiente', 'question ouverte', 'offene frage'],
+    ['待定', '未决', '未決', '尚未确定', '尚未確定'],
+    /[?？]\s*$/,
+  ),
+};
+
+export function matchesCue(kind: Exclude<SectionKind, 'general'>, sentence: string): boolean {
+  return CUES[kind].test(sentence);
+}
+
+/** The honest "nothing of this kind" line, in the language the summary is written in. */
+export function noneNoted(language: string): string {
+  const base = language.split('-')[0];
+  // Same characters in Traditional and Simplified.
+  if (base === 'zh' || base === 'yue') return '（未提及）';
+  const lines: Record<string, string> = {
+    en: '(none noted)',
+    es: '(no se mencionó)',
+    fr: '(rien de mentionné)',
+    de: '(nichts erwähnt)',
+    pt: '(nada mencionado)',
+    it: '(nulla di menzionato)',
+    ca: '(no s’ha esmentat)',
+    ja: '（言及なし）',
+    ko: '(언급 없음)',
+  };
+  return lines[base ?? 'en'] ?? lines.en!;
+}

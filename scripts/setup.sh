@@ -11,6 +11,7 @@ DEB_PACKAGES=(
   espeak-ng libespeak-ng1
   apertium apertium-eng-spa apertium-eng-cat apertium-fr-es apertium-es-pt apertium-spa-ita
   apertium-spa-cat apertium-fra-cat apertium-es-gl
+  bzip2
 )
 
 missing=()

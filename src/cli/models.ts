@@ -1,0 +1,175 @@
+/**
+ * `npm run -s models -- list|pull|verify|path|enable-llama`: the neural tier's models.
+ * Downloads come from each model's official release address (or PARLEY_MODELS_MIRROR),
+ * resume after interruption, and are checked by sha256 before they are installed.
+ */
+import { spawnSync } from 'node:child_process';
+import { mkdirSync } from 'node:fs';
+import { arch, platform } from 'node:os';
+import { SingleBar } from 'cli-progress';
+import { Command } from 'commander';
+import { loadConfig } from '../config.js';
+import { downloadUrl, findModel, MODELS, type ModelEntry } from '../engines/models/catalog.js';
+import type { DownloadProgress } from '../engines/models/download.js';
+import { pullModel } from '../engines/models/install.js';
+import { llamaRuntimeDir, modelsDirFrom } from '../engines/models/paths.js';
+import { isInstalled, modelDir, readLock, verifyModel } from '../engines/models/store.js';
+
+const config = loadConfig();
+const modelsDir = modelsDirFrom(config);
+const out = (s: string) => process.stdout.write(`${s}\n`);
+const err = (s: string) => process.stderr.write(`${s}\n`);
+
+function model(name: string): ModelEntry {
+  const m = findModel(name);
+  if (!m) {
+    err(`unknown model "${name}"; known: ${MODELS.map((x) => x.name).join(', ')}`);
+    process.exit(2);
+  }
+  return m;
+}
+
+function checksumText(m: ModelEntry): string {
+  if (m.sha256) return `published sha256 ${m.sha256}`;
+  const rec = readLock(modelsDir)[m.name];
+  return rec
+    ? `no published checksum; trusted on first use: ${rec.sha256}`
+    : 'no published checksum; recorded at first pull (trust on first use)';
+}
+
+/** A bar on a terminal, one line per 10 % otherwise (logs, CI). */
+function progressReporter(name: string): { onProgress: (p: DownloadProgress) => void; done: () => void } {
+  if (process.stderr.isTTY) {
+    const bar = new SingleBar({ format: `${name} [{bar}] {percentage}% {value}/{total} MB`, stream: process.stderr, hideCursor: true });
+    let started = false;
+    return {
+      onProgress: (p) => {
+        const mb = (n: number) => Math.round(n / 1e5) / 10;
+        if (!started) bar.start(mb(p.total ?? 0), mb(p.received));
+        started = true;
+        bar.update(mb(p.received));
+      },
+      done: () => {
+        if (started) bar.stop();
+      },
+    };
+  }
+  let lastStep = -1;
+  return {
+    onProgress: (p) => {
+      const step = p.total ? Math.floor((p.received / p.total) * 10) : Math.floor(p.received / 50e6);
+      if (step !== lastStep) err(`${name}: ${(p.received / 1e6).toFixed(1)} MB${p.total ? ` of ${(p.total / 1e6).toFixed(1)} MB` : ''}`);
+      lastStep = step;
+    },
+    done: () => {},
+  };
+}
+
+const program = new Command('models').description(
+  'Neural models: list, download, verify. Models folder: PARLEY_MODELS_DIR (default PARLEY_DATA_DIR/models).',
+);
+
+program
+  .command('list')
+  .description('Every supported model, its download address, checksum status and whether it is installed.')
+  .option('--json', 'machine-readable output')
+  .action((o: { json?: boolean }) => {
+    const rows = MODELS.map((m) => ({
+      name: m.name,
+      role: m.role,
+      languages: m.languages,
+      size_mb: m.sizeMb,
+      installed: isInstalled(modelsDir, m),
+      url: downloadUrl(m, config.engines.modelsMirror),
+      sha256: m.sha256,
+      checksum: checksumText(m),
+      description: m.description,
+    }));
+    if (o.json) {
+      out(JSON.stringify({ models_dir: modelsDir, models: rows }, null, 2));
+      return;
+    }
+    out(`models folder: ${modelsDir}`);
+    for (const r of rows) {
+      out(`${r.installed ? '[x]' : '[ ]'} ${r.name.padEnd(30)} ${r.role.padEnd(20)} ${r.languages.join(',').padEnd(16)} ~${r.size_mb} MB`);
+      out(`      ${r.description}`);
+      out(`      ${r.url}`);
+      out(`      ${r.checksum}`);
+    }
+  });
+
+program
+  .command('pull')
+  .argument('<name>', 'model name (see list)')
+  .option('--from <file>', 'install from a local copy of the download (offline hosts)')
+  .description('Download (resuming a partial download), check the sha256, and install a model.')
+  .action(async (name: string, o: { from?: string }) => {
+    const m = model(name);
+    const progress = progressReporter(m.name);
+    try {
+      const r = await pullModel(modelsDir, m, {
+        from: o.from,
+        mirror: config.engines.modelsMirror,
+        onProgress: progress.onProgress,
+        log: err,
+      });
+      progress.done();
+      out(
+        `${r.name} installed at ${r.path} (sha256 ${r.sha256}, ${r.trust === 'published' ? 'matches the published checksum' : 'trust on first use'})`,
+      );
+    } catch (e) {
+      progress.done();
+      err(`pull failed: ${e instanceof Error ? e.message : String(e)}`);
+      process.exitCode = 1;
+    }
+  });
+
+program
+  .command('verify')
+  .argument('[names...]', 'models to check (default: every installed model)')
+  .option('--json', 'machine-readable output')
+  .description('Re-hash installed files against models.lock.json and the published checksums.')
+  .action(async (names: string[], o: { json?: boolean }) => {
+    const list = names.length ? names.map(model) : MODELS.filter((m) => isInstalled(modelsDir, m));
+    const results = [];
+    for (const m of list) results.push(await verifyModel(modelsDir, m));
+    if (o.json) out(JSON.stringify({ models_dir: modelsDir, results }, null, 2));
+    else if (!results.length) out('no models installed');
+    else for (const r of results) out(`${r.ok ? 'ok  ' : 'FAIL'} ${r.name}${r.problems.length ? `: ${r.problems.join('; ')}` : ''}`);
+    if (results.some((r) => !r.ok)) process.exitCode = 1;
+  });
+
+program
+  .command('path')
+  .argument('<name>')
+  .description('Print the folder of an installed model.')
+  .action((name: string) => {
+    const m = model(name);
+    if (!isInstalled(modelsDir, m)) {
+      err(`${name} is not installed; run npm run -s models -- pull ${name}`);
+      process.exitCode = 1;
+      return;
+    }
+    out(modelDir(modelsDir, m.name));
+  });
+
+program
+  .command('enable-llama')
+  .description('Install node-llama-cpp with only the CPU build for this platform (~60 MB instead of ~700 MB of GPU builds).')
+  .action(() => {
+    const prefix = llamaRuntimeDir(modelsDir);
+    mkdirSync(prefix, { recursive: true });
+    const pkgs = ['node-llama-cpp@3', `@node-llama-cpp/${platform()}-${arch()}@3`];
+    out(`installing ${pkgs.join(' ')} into ${prefix}`);
+    const r = spawnSync('npm', ['install', '--prefix', prefix, '--omit=optional', '--no-audit', '--no-fund', ...pkgs], {
+      stdio: 'inherit',
+    });
+    if (r.status !== 0) {
+      err('npm install failed');
+      process.exitCode = 1;
+      return;
+    }
+    out('node-llama-cpp installed; pull a GGUF model, e.g. npm run -s models -- pull qwen2.5-1.5b-instruct-q4');
+  });
+
+await program.parseAsync();

@@ -1,0 +1,206 @@
+/**
+ * Downloadable models: each with its official release address. sherpa-onnx models are
+ * GitHub release assets of k2-fsa/sherpa-onnx (tags asr-models, speaker-segmentation-models,
+ * speaker-recongition-models (sic), tts-models, punctuation-models); GGUF models come from
+ * their publishers' Hugging Face repositories.
+ *
+ * sha256: the value the publisher states, where one could be found. sherpa-onnx release
+ * assets come with no published checksums, so those are null: `models pull` records the
+ * sha256 of the first download in models.lock.json (trust on first use), `models list` says
+ * so, and `models verify` checks the installed files against that record.
+ */
+
+export type ModelRole =
+  | 'streaming-asr'
+  | 'offline-asr'
+  | 'speaker-segmentation'
+  | 'speaker-embedding'
+  | 'spoken-language-id'
+  | 'tts'
+  | 'punctuation'
+  | 'llm';
+
+export interface ModelEntry {
+  name: string;
+  role: ModelRole;
+  /** Languages the model serves (normalized tags; "*" = many). */
+  languages: string[];
+  description: string;
+  /** Official download address. */
+  url: string;
+  /** Published sha256 of the downloaded file, or null (trust on first use). */
+  sha256: string | null;
+  /** tar.bz2 archives are extracted (top folder stripped); files are stored as they are. */
+  format: 'tar.bz2' | 'file';
+  /** Approximate download size, for operators. */
+  sizeMb: number;
+}
+
+const SHERPA = 'https://github.com/k2-fsa/sherpa-onnx/releases/download';
+
+export const MODELS: ModelEntry[] = [
+  {
+    name: 'zipformer-en-2023-06-26',
+    role: 'streaming-asr',
+    languages: ['en'],
+    description: 'Streaming zipformer transducer, English (LibriSpeech + GigaSpeech), int8 and fp32 files.',
+    url: `${SHERPA}/asr-models/sherpa-onnx-streaming-zipformer-en-2023-06-26.tar.bz2`,
+    sha256: null,
+    format: 'tar.bz2',
+    sizeMb: 296,
+  },
+  {
+    name: 'zipformer-zh-en-2023-02-20',
+    role: 'streaming-asr',
+    languages: ['zh', 'en'],
+    description: 'Streaming zipformer transducer, bilingual Mandarin + English.',
+    url: `${SHERPA}/asr-models/sherpa-onnx-streaming-zipformer-bilingual-zh-en-2023-02-20.tar.bz2`,
+    sha256: null,
+    format: 'tar.bz2',
+    sizeMb: 488,
+  },
+  {
+    name: 'zipformer-ko-2024-06-16',
+    role: 'streaming-asr',
+    languages: ['ko'],
+    description: 'Streaming zipformer transducer, Korean.',
+    url: `${SHERPA}/asr-models/sherpa-onnx-streaming-zipformer-korean-2024-06-16.tar.bz2`,
+    sha256: null,
+    format: 'tar.bz2',
+    sizeMb: 390,
+  },
+  {
+    name: 'sense-voice-zh-en-ja-ko-yue',
+    role: 'offline-asr',
+    languages: ['zh', 'en', 'ja', 'ko', 'yue'],
+    description: 'SenseVoice small (non-streaming): Mandarin, English, Japanese, Korean, Cantonese; punctuation included.',
+    url: `${SHERPA}/asr-models/sherpa-onnx-sense-voice-zh-en-ja-ko-yue-2024-07-17.tar.bz2`,
+    sha256: null,
+    format: 'tar.bz2',
+    sizeMb: 1000,
+  },
+  {
+    name: 'whisper-tiny',
+    role: 'offline-asr',
+    languages: ['*'],
+    description: 'Whisper tiny (multilingual, ~99 languages): file transcription and spoken-language identification.',
+    url: `${SHERPA}/asr-models/sherpa-onnx-whisper-tiny.tar.bz2`,
+    sha256: null,
+    format: 'tar.bz2',
+    sizeMb: 111,
+  },
+  {
+    name: 'whisper-small',
+    role: 'offline-asr',
+    languages: ['*'],
+    description: 'Whisper small (multilingual): better accuracy than tiny, ~4x slower.',
+    url: `${SHERPA}/asr-models/sherpa-onnx-whisper-small.tar.bz2`,
+    sha256: null,
+    format: 'tar.bz2',
+    sizeMb: 610,
+  },
+  {
+    name: 'pyannote-segmentation-3-0',
+    role: 'speaker-segmentation',
+    languages: ['*'],
+    description: 'pyannote segmentation 3.0 (speaker change / overlap), for neural diarization.',
+    url: `${SHERPA}/speaker-segmentation-models/sherpa-onnx-pyannote-segmentation-3-0.tar.bz2`,
+    sha256: null,
+    format: 'tar.bz2',
+    sizeMb: 7,
+  },
+  {
+    name: '3dspeaker-eres2net-base',
+    role: 'speaker-embedding',
+    languages: ['*'],
+    description: '3D-Speaker ERes2Net base speaker embedding (16 kHz).',
+    url: `${SHERPA}/speaker-recongition-models/3dspeaker_speech_eres2net_base_sv_zh-cn_3dspeaker_16k.onnx`,
+    sha256: null,
+    format: 'file',
+    sizeMb: 38,
+  },
+  {
+    name: 'nemo-titanet-small-en',
+    role: 'speaker-embedding',
+    languages: ['en'],
+    description: 'NeMo TitaNet small speaker embedding (English-trained).',
+    url: `${SHERPA}/speaker-recongition-models/nemo_en_titanet_small.onnx`,
+    sha256: null,
+    format: 'file',
+    sizeMb: 38,
+  },
+  {
+    name: 'piper-en-us-amy-low',
+    role: 'tts',
+    languages: ['en'],
+    description: 'Piper VITS voice en_US amy (low), female.',
+    url: `${SHERPA}/tts-models/vits-piper-en_US-amy-low.tar.bz2`,
+    sha256: null,
+    format: 'tar.bz2',
+    sizeMb: 64,
+  },
+  {
+    name: 'piper-de-de-thorsten-medium',
+    role: 'tts',
+    languages: ['de'],
+    description: 'Piper VITS voice de_DE thorsten (medium), male.',
+    url: `${SHERPA}/tts-models/vits-piper-de_DE-thorsten-medium.tar.bz2`,
+    sha256: null,
+    format: 'tar.bz2',
+    sizeMb: 64,
+  },
+  {
+    name: 'kokoro-multi-lang-v1_0',
+    role: 'tts',
+    languages: ['en', 'zh'],
+    description: 'Kokoro v1.0 multi-speaker (English and Mandarin voices).',
+    url: `${SHERPA}/tts-models/kokoro-multi-lang-v1_0.tar.bz2`,
+    sha256: null,
+    format: 'tar.bz2',
+    sizeMb: 350,
+  },
+  {
+    name: 'punct-ct-transformer-zh-en',
+    role: 'punctuation',
+    languages: ['zh', 'en'],
+    description: 'CT-Transformer punctuation restoration for Mandarin and English.',
+    url: `${SHERPA}/punctuation-models/sherpa-onnx-punct-ct-transformer-zh-en-vocab272727-2024-04-12.tar.bz2`,
+    sha256: null,
+    format: 'tar.bz2',
+    sizeMb: 270,
+  },
+  {
+    name: 'qwen2.5-1.5b-instruct-q4',
+    role: 'llm',
+    languages: ['*'],
+    description: 'Qwen2.5 1.5B Instruct, GGUF Q4_K_M (summaries, translation; many languages incl. zh, ja, ko).',
+    url: 'https://huggingface.co/Qwen/Qwen2.5-1.5B-Instruct-GGUF/resolve/main/qwen2.5-1.5b-instruct-q4_k_m.gguf',
+    sha256: null,
+    format: 'file',
+    sizeMb: 1120,
+  },
+  {
+    name: 'qwen2.5-3b-instruct-q4',
+    role: 'llm',
+    languages: ['*'],
+    description: 'Qwen2.5 3B Instruct, GGUF Q4_K_M: better summaries than 1.5B, ~2x slower.',
+    url: 'https://huggingface.co/Qwen/Qwen2.5-3B-Instruct-GGUF/resolve/main/qwen2.5-3b-instruct-q4_k_m.gguf',
+    sha256: null,
+    format: 'file',
+    sizeMb: 2100,
+  },
+];
+
+export function findModel(name: string): ModelEntry | undefined {
+  return MODELS.find((m) => m.name === name);
+}
+
+/** The file name of the download (the last URL path segment). */
+export function downloadName(m: ModelEntry): string {
+  return decodeURIComponent(new URL(m.url).pathname.split('/').pop() ?? m.name);
+}
+
+/** The address to download from: the mirror (same file name) when one is configured. */
+export function downloadUrl(m: ModelEntry, mirror?: string): string {
+  return mirror ? `${mirror.replace(/\/+$/, '')}/${encodeURIComponent(downloadName(m))}` : m.url;
+}

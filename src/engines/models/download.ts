@@ -1,0 +1,87 @@
+/**
+ * Resumable download to `<dest>.part`: an interrupted transfer continues with an HTTP Range
+ * request from the .part's size (a server that answers 200 instead of 206 gets a fresh
+ * start), redirects are followed (GitHub release assets redirect to a CDN), and the caller
+ * verifies the sha256 before renaming the file into place.
+ */
+import { createWriteStream, existsSync, statSync, truncateSync } from 'node:fs';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+
+export interface DownloadProgress {
+  received: number;
+  /** Undefined when the server sends no length. */
+  total: number | undefined;
+}
+
+export interface DownloadOptions {
+  onProgress?: (p: DownloadProgress) => void;
+  /** Attempts after a dropped connection (each resumes with Range). */
+  retries?: number;
+  signal?: AbortSignal;
+  /** Delay between attempts; tests shorten it. */
+  retryDelayMs?: number;
+}
+
+export class DownloadError extends Error {
+  override name = 'DownloadError';
+}
+
+/** Downloads `url` into `part` (resuming what is there); resolves with the final size. */
+export async function downloadToPart(url: string, part: string, options: DownloadOptions = {}): Promise<number> {
+  const retries = options.retries ?? 5;
+  let lastError: unknown;
+  for (let attempt = 0; attempt <= retries; attempt++) {
+    if (attempt > 0) await new Promise((r) => setTimeout(r, (options.retryDelayMs ?? 1000) * attempt));
+    const have = existsSync(part) ? statSync(part).size : 0;
+    let res: Response;
+    try {
+      res = await fetch(url, { headers: have > 0 ? { range: `bytes=${have}-` } : {}, redirect: 'follow', signal: options.signal });
+    } catch (err) {
+      if (options.signal?.aborted) throw err;
+      lastError = err;
+      continue;
+    }
+    if (res.status === 416 && have > 0) {
+      // Range beyond the end: the .part already holds the whole file (or is junk; the checksum decides).
+      await res.body?.cancel();
+      return have;
+    }
+    if (res.status !== 200 && res.status !== 206) {
+      await res.body?.cancel();
+      const retryable = res.status === 408 || res.status === 429 || res.status >= 500;
+      lastError = new DownloadError(`${url} answered ${res.status} ${res.statusText}`);
+      if (retryable) continue;
+      throw lastError;
+    }
+    const resumed = res.status === 206 && have > 0;
+    if (!resumed && have > 0) truncateSync(part, 0); // 200: the server ignored Range; start over
+    const start = resumed ? have : 0;
+    const length = Number(res.headers.get('content-length') ?? Number.NaN);
+    const total = Number.isFinite(length) ? start + length : undefined;
+    let received = start;
+    options.onProgress?.({ received, total });
+    if (!res.body) throw new DownloadError(`${url} sent no body`);
+    const body = Readable.fromWeb(res.body as import('node:stream/web').ReadableStream<Uint8Array>);
+    body.on('data', (c: Buffer) => {
+      received += c.length;
+      options.onProgress?.({ received, total });
+    });
+    try {
+      await pipeline(body, createWriteStream(part, { flags: resumed ? 'a' : 'w' }));
+    } catch (err) {
+      if (options.signal?.aborted) throw err;
+      lastError = err;
+      continue;
+    }
+    const size = statSync(part).size;
+    if (total !== undefined && size < total) {
+      lastError = new DownloadError(`connection closed at ${size} of ${total} bytes`);
+      continue;
+    }
+    return size;
+  }
+  throw new DownloadError(
+    `download of ${url} failed after ${retries + 1} attempts: ${lastError instanceof Error ? lastError.message : String(lastError)}`,
+  );
+}

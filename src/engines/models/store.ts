@@ -1,0 +1,99 @@
+/**
+ * The models folder: `<modelsDir>/<name>/` per installed model, and `models.lock.json`,
+ * which records for each model the sha256 of the download and of every installed file.
+ * The lock makes trust-on-first-use checks possible for models whose publisher states no
+ * checksum, and lets `verify` detect a corrupted or edited model later.
+ */
+import { createHash } from 'node:crypto';
+import { createReadStream, existsSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import type { ModelEntry } from './catalog.js';
+
+export interface LockEntry {
+  /** sha256 of the downloaded file (archive or model file). */
+  sha256: string;
+  /** 'published': matched the catalogue's checksum; 'first-use': recorded at the first download. */
+  trust: 'published' | 'first-use';
+  source: string;
+  installedAt: string;
+  /** sha256 of each installed file, relative to the model's folder. */
+  files: Record<string, string>;
+}
+
+export type Lock = Record<string, LockEntry>;
+
+export const lockPath = (modelsDir: string) => join(modelsDir, 'models.lock.json');
+export const modelDir = (modelsDir: string, name: string) => join(modelsDir, name);
+
+export function readLock(modelsDir: string): Lock {
+  try {
+    return JSON.parse(readFileSync(lockPath(modelsDir), 'utf8')) as Lock;
+  } catch {
+    return {};
+  }
+}
+
+export function writeLock(modelsDir: string, lock: Lock): void {
+  const tmp = `${lockPath(modelsDir)}.tmp`;
+  writeFileSync(tmp, `${JSON.stringify(lock, null, 2)}\n`);
+  renameSync(tmp, lockPath(modelsDir));
+}
+
+export function isInstalled(modelsDir: string, m: ModelEntry): boolean {
+  return existsSync(modelDir(modelsDir, m.name)) && readLock(modelsDir)[m.name] !== undefined;
+}
+
+export function sha256File(path: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const h = createHash('sha256');
+    createReadStream(path)
+      .on('data', (c) => h.update(c))
+      .on('error', reject)
+      .on('end', () => resolve(h.digest('hex')));
+  });
+}
+
+export function listFiles(dir: string): string[] {
+  const out: string[] = [];
+  const walk = (d: string) => {
+    for (const e of readdirSync(d, { withFileTypes: true })) {
+      const p = join(d, e.name);
+      if (e.isDirectory()) walk(p);
+      else if (e.isFile()) out.push(relative(dir, p));
+    }
+  };
+  walk(dir);
+  return out.sort();
+}
+
+export async function hashTree(dir: string): Promise<Record<string, string>> {
+  const out: Record<string, string> = {};
+  for (const f of listFiles(dir)) out[f] = await sha256File(join(dir, f));
+  return out;
+}
+
+export interface VerifyResult {
+  name: string;
+  ok: boolean;
+  problems: string[];
+}
+
+/** Re-hashes the installed files and compares them with the lock (and the catalogue's checksum). */
+export async function verifyModel(modelsDir: string, m: ModelEntry): Promise<VerifyResult> {
+  const entry = readLock(modelsDir)[m.name];
+  const dir = modelDir(modelsDir, m.name);
+  if (!entry || !existsSync(dir)) return { name: m.name, ok: false, problems: ['not installed'] };
+  const problems: string[] = [];
+  if (m.sha256 && entry.sha256 !== m.sha256) problems.push(`download sha256 ${entry.sha256} is not the published ${m.sha256}`);
+  const now = await hashTree(dir);
+  for (const [f, h] of Object.entries(entry.files)) {
+    if (!(f in now)) problems.push(`missing file ${f}`);
+    else if (now[f] !== h) problems.push(`changed file ${f}`);
+  }
+  for (const f of Object.keys(now)) if (!(f in entry.files)) problems.push(`unexpected file ${f}`);
+  return { name: m.name, ok: problems.length === 0, problems };
+}
+
+export function dirSizeBytes(dir: string): number {
+  return listFiles(dir).reduce((n, f) => n + statSync(join(dir, f)).size, 0);
+}

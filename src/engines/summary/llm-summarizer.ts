@@ -105,13 +105,18 @@ export function createLlmSummarizer(llm: LanguageModel, opts: LlmSummarizerOptio
       const keep = new Set(o.segments.map((_, i) => i).filter((i) => !dropped.includes(i)));
       const rest = transcriptBlock(o.segments, keep);
       if (!dropped.length || !rest)
-        throw new EngineError('llm_content_filtered', 'the content filter refused every way of summarizing this transcript', { engineId: id });
+        throw new EngineError('llm_content_filtered', 'the content filter refused every way of summarizing this transcript', {
+          engineId: id,
+        });
       try {
         const r = await attempt(usage, neutralMessages(o, rest), o);
         return { ...r, usage: { ...usage }, fallbackLevel: 3, droppedSegments: dropped };
       } catch (err) {
         if (filtered(err))
-          throw new EngineError('llm_content_filtered', 'the content filter refused the summary even without the refused segments', { engineId: id, cause: err });
+          throw new EngineError('llm_content_filtered', 'the content filter refused the summary even without the refused segments', {
+            engineId: id,
+            cause: err,
+          });
         throw err;
       }
     },

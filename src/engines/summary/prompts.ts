@@ -27,7 +27,8 @@ export function transcriptBlock(segments: string[], keep?: ReadonlySet<number>):
 
 export function level1Messages(o: SummarizeOptions, transcript: string): ChatMessage[] {
   const system = `${o.template?.systemPrompt?.trim() || DEFAULT_SYSTEM}\n\n${styleRules(o)}`;
-  const instruction = o.customPrompt?.trim() || o.template?.templatePrompt?.trim() || 'Summarize the transcript: key points, decisions and action items.';
+  const instruction =
+    o.customPrompt?.trim() || o.template?.templatePrompt?.trim() || 'Summarize the transcript: key points, decisions and action items.';
   const format = !o.customPrompt && o.template?.outputFormat ? `\n\nUse exactly these sections:\n${o.template.outputFormat}` : '';
   return [
     { role: 'system', content: system },

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_GLOSSARY_LIMITS, parseGlossary } from '../../src/glossary/index.js';
 
-const many = (n: number, make: (i: number) => unknown) => Array.from({ length: n }, (_, i) => make(i));
+const many = <T>(n: number, make: (i: number) => T): T[] => Array.from({ length: n }, (_, i) => make(i));
 const codes = (r: ReturnType<typeof parseGlossary>) => (r.ok ? [] : r.problems.map((p) => p.code));
 
 describe('glossary validation (import form fields and WebSocket config)', () => {
@@ -92,7 +92,10 @@ describe('glossary validation (import form fields and WebSocket config)', () => 
 
   it('too many languages and too large a payload have their own codes', () => {
     const langs = Object.fromEntries(
-      many(25, (i) => [`x${String.fromCharCode(97 + (i % 26))}${String.fromCharCode(97 + Math.floor(i / 26))}`, [{ term: 'a' }]]),
+      many(25, (i): [string, unknown] => [
+        `x${String.fromCharCode(97 + (i % 26))}${String.fromCharCode(97 + Math.floor(i / 26))}`,
+        [{ term: 'a' }],
+      ]),
     );
     expect(codes(parseGlossary({ terminology: langs }))).toEqual(['config_too_many_languages']);
     const big = JSON.stringify({ en: many(400, () => ({ correct: 'c'.repeat(200), incorrect: ['i'.repeat(200)] })) });

@@ -31,6 +31,7 @@ import { migrate } from './store/migrate.js';
 import { tasksOf } from './tasks/module.js';
 import { registerTaskRoutes } from './tasks/routes.js';
 import { registerVersionRoutes } from './version/routes.js';
+import { createWebhooksModule, subscribeWebhookEvents, type WebhooksModule } from './webhooks/module.js';
 
 /** Everything a feature may depend on. Features get what they need from here, nothing global. */
 export interface AppDeps {
@@ -55,6 +56,8 @@ export interface AppDeps {
   /** Accounts and API keys; the Authenticator every route uses (src/keys). */
   keys: KeysModule['keys'];
   authenticator: KeysModule['authenticator'];
+  /** Signed webhook delivery (outbox + durable jobs): `notify(event, {...})` (src/webhooks). */
+  webhooks: WebhooksModule['webhooks'];
 }
 
 export interface ParleyApp {
@@ -94,7 +97,7 @@ export async function buildApp(config: Config, overrides: BuildOverrides = {}): 
     bus = redisBus;
     rateLimiter = new RedisRateLimiter(redisUrl);
   }
-  const deps: AppDeps = {
+  const base: Omit<AppDeps, 'webhooks'> = {
     config,
     logger,
     database,
@@ -108,7 +111,12 @@ export async function buildApp(config: Config, overrides: BuildOverrides = {}): 
     ...createBillingModule({ config, database, bus, logger, now: overrides.now }),
     ...createKeysModule({ database, now: overrides.now ?? (() => new Date()) }),
   };
+  const deps: AppDeps = {
+    ...base,
+    ...createWebhooksModule({ ...base, options: config.webhooks, logger: logger.child({ component: 'webhooks' }) }),
+  };
   deps.billing.useKeyPolicies(deps.keys);
+  deps.keys.verifyWebhookUrl = (url, secret, keyId) => deps.webhooks.verifyUrl(url, secret, keyId);
 
   const http = await createHttpServer({
     logger,
@@ -128,6 +136,13 @@ export async function buildApp(config: Config, overrides: BuildOverrides = {}): 
     registerTaskRoutes(http, { auth, tasks: tasks.tasks, speakers: tasks.speakers, blobs: deps.blobs, logger });
   }
 
+  // Worker role: webhook deliveries are sent here, and bus events become notifications once.
+  let unsubscribeWebhooks = () => {};
+  if (roles.includes('worker')) {
+    await deps.webhooks.startWorker();
+    unsubscribeWebhooks = subscribeWebhookEvents(bus, deps.webhooks, logger.child({ component: 'webhooks' }));
+  }
+
   let closed = false;
   return {
     http,
@@ -136,6 +151,7 @@ export async function buildApp(config: Config, overrides: BuildOverrides = {}): 
       if (closed) return;
       closed = true;
       await http.close();
+      unsubscribeWebhooks();
       await deps.jobs.close(config.platform.shutdownGraceMs);
       await deps.bus.close();
       await (deps.rateLimiter as { close?: () => Promise<void> }).close?.();

@@ -9,12 +9,14 @@ import { engineSettings } from './engines/settings.js';
 import { planSettings } from './plans/settings.js';
 import { platformSettings } from './platform/config/platform-settings.js';
 import { readSection, type Section, type SectionValues } from './platform/config/settings.js';
+import { webhookSettings } from './webhooks/settings.js';
 
 export const SECTIONS = {
   platform: platformSettings,
   engines: engineSettings,
   billing: billingSettings,
   plans: planSettings,
+  webhooks: webhookSettings,
 } as const satisfies Record<string, Section>;
 
 export type Config = { [K in keyof typeof SECTIONS]: SectionValues<(typeof SECTIONS)[K]> };

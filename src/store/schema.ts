@@ -8,6 +8,7 @@ import type { KeyTables } from '../keys/tables.js';
 import type { PlanTables } from '../plans/tables.js';
 import type { TaskTables } from '../tasks/tables.js';
 import type { TicketTables } from '../tickets/tables.js';
+import type { WebhookTables } from '../webhooks/tables.js';
 import type { MigrationTables } from './migrate.js';
 
-export interface Schema extends MigrationTables, KeyTables, JobTables, TaskTables, BillingTables, PlanTables, TicketTables {}
+export interface Schema extends MigrationTables, KeyTables, JobTables, TaskTables, BillingTables, PlanTables, TicketTables, WebhookTables {}

@@ -5,5 +5,13 @@ import { billingMigration } from './0002_billing.js';
 import { ticketsMigration } from './0003_tickets.js';
 import { jobsMigration } from './0050_jobs.js';
 import { tasksMigration } from './0100_tasks.js';
+import { webhooksMigration } from './0200_webhooks.js';
 
-export const MIGRATIONS: Migration[] = [accountsKeysMigration, jobsMigration, tasksMigration, billingMigration, ticketsMigration];
+export const MIGRATIONS: Migration[] = [
+  accountsKeysMigration,
+  jobsMigration,
+  tasksMigration,
+  billingMigration,
+  ticketsMigration,
+  webhooksMigration,
+];

@@ -1,0 +1,199 @@
+/**
+ * The webhook delivery service (spec "Webhooks"). `notify` writes the envelope to the outbox
+ * and enqueues a durable job in one go; the worker role sends it, signed afresh on every
+ * attempt, and retries on the spec's schedule. A crash loses nothing: the row and the job
+ * are in the database, and pending rows without a live job are re-queued when a worker starts.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Logger } from 'pino';
+import type { JobContext, JobQueue } from '../jobs/types.js';
+import { AppError } from '../platform/errors/app-error.js';
+import type { WebhookEvent } from './events.js';
+import { eventData } from './events.js';
+import { postWebhook } from './sender.js';
+import { signWebhook } from './signer.js';
+import type { DeliveryRow, WebhookStore } from './store.js';
+
+export const DELIVER_JOB = 'webhook.deliver';
+/** Seconds between a failed attempt and the next one (spec rule 8): 5 attempts in all. */
+export const RETRY_SCHEDULE_S = [10, 30, 90, 270] as const;
+export const MAX_ATTEMPTS = RETRY_SCHEDULE_S.length + 1;
+export const USER_AGENT = 'SVC-Webhook/1.0';
+
+/** Where a key's notifications go; null when the key is deleted or disabled (checked at send time). */
+export interface WebhookTargets {
+  target(keyId: string): Promise<{ url: string | null; secret: string } | null>;
+  /** Active keys of the account that have a webhook URL (credit events go to each). */
+  keysWithWebhook(accountId: string): Promise<{ id: string }[]>;
+}
+
+export interface WebhookOptions {
+  allowPrivate: boolean;
+  timeoutMs: number;
+  verifyTimeoutMs: number;
+  retryScale: number;
+}
+
+export interface NotifyInput {
+  accountId: string;
+  keyId: string;
+  /** Request-level callback_url: wins over the key's URL. */
+  callbackUrl?: string | null;
+  data: object;
+  /** One row per source event even when several processes handle it. */
+  dedupeKey?: string;
+}
+
+export class WebhookService {
+  constructor(
+    private readonly store: WebhookStore,
+    private readonly jobs: JobQueue,
+    private readonly targets: WebhookTargets,
+    private readonly options: WebhookOptions,
+    private readonly logger: Logger,
+    private readonly now: () => Date,
+  ) {}
+
+  /** Queues one notification; returns its delivery_id (null when the dedupe key was seen before). */
+  async notify(event: Exclude<WebhookEvent, 'webhook.verify'>, input: NotifyInput): Promise<string | null> {
+    const id = randomUUID();
+    const now = this.now().toISOString();
+    const body = JSON.stringify({ event, timestamp: now, delivery_id: id, data: input.data });
+    const inserted = await this.store.insert({
+      id,
+      account_id: input.accountId,
+      key_id: input.keyId,
+      event,
+      callback_url: input.callbackUrl || null,
+      body,
+      status: 'pending',
+      attempts: 0,
+      last_error: null,
+      dedupe_key: input.dedupeKey ?? null,
+      created_at: now,
+      updated_at: now,
+    });
+    if (!inserted) return null;
+    await this.jobs.enqueue(DELIVER_JOB, { deliveryId: id }, { maxAttempts: MAX_ATTEMPTS, dedupeKey: `webhook:${id}` });
+    return id;
+  }
+
+  /** Credit events go to every active key with a URL, one copy each, never to a callback_url. */
+  async notifyAccount(event: 'credit.low' | 'credit.exhausted', accountId: string, data: object, sourceKey: string): Promise<number> {
+    const keys = await this.targets.keysWithWebhook(accountId);
+    let n = 0;
+    for (const key of keys) {
+      if (await this.notify(event, { accountId, keyId: key.id, data, dedupeKey: `${sourceKey}:${key.id}` })) n++;
+    }
+    return n;
+  }
+
+  /** Support's resend (spec: failed notifications are re-sent only on request): one more attempt, same delivery_id. */
+  async resend(deliveryId: string): Promise<DeliveryRow> {
+    const row = await this.store.get(deliveryId);
+    if (!row) throw new AppError('validation_failed', { message: `No webhook delivery ${deliveryId}.`, details: { field: 'delivery' } });
+    await this.store.setStatus(row.id, 'pending', row.last_error, this.now());
+    await this.jobs.enqueue(DELIVER_JOB, { deliveryId: row.id, resend: true }, { maxAttempts: 1, dedupeKey: `webhook:${row.id}` });
+    return { ...row, status: 'pending' };
+  }
+
+  /** Registers the delivery worker (worker role) and re-queues pending rows left without a job. */
+  async startWorker(concurrency = 4): Promise<void> {
+    const scale = this.options.retryScale;
+    this.jobs.work<{ deliveryId: string; resend?: boolean }>(DELIVER_JOB, (p, ctx) => this.deliver(p.deliveryId, ctx, !!p.resend), {
+      concurrency,
+      backoffMs: (attempt) => Math.round((RETRY_SCHEDULE_S[attempt - 1] ?? 270) * 1000 * scale),
+    });
+    for (const id of await this.store.pendingIds()) {
+      await this.jobs.enqueue(DELIVER_JOB, { deliveryId: id }, { maxAttempts: MAX_ATTEMPTS, dedupeKey: `webhook:${id}` });
+    }
+  }
+
+  /** One attempt of a delivery (a job run). Throws to let the queue retry on schedule. */
+  async deliver(deliveryId: string, ctx: Pick<JobContext, 'attempt' | 'maxAttempts'>, resend = false): Promise<void> {
+    const row = await this.store.get(deliveryId);
+    if (!row || row.status !== 'pending') return;
+    const target = await this.targets.target(row.key_id);
+    const url = row.callback_url ?? target?.url ?? null;
+    if (!target || !url) {
+      // Deleted or disabled key, or no URL at all: nothing is sent for it (spec rule 4).
+      await this.store.setStatus(row.id, 'cancelled', target ? 'no webhook URL' : 'key deleted or disabled', this.now());
+      return;
+    }
+    if (!resend && row.attempts >= MAX_ATTEMPTS) {
+      await this.store.setStatus(row.id, 'failed', row.last_error, this.now());
+      return;
+    }
+    const startedAt = this.now();
+    const result = await this.send(url, row.event, row.id, row.body, target.secret, this.options.timeoutMs);
+    await this.store.recordAttempt(row, {
+      url,
+      startedAt,
+      statusCode: result.statusCode,
+      error: result.error,
+      durationMs: result.durationMs,
+    });
+    const log = {
+      delivery_id: row.id,
+      event: row.event,
+      attempt: row.attempts,
+      status_code: result.statusCode,
+      duration_ms: result.durationMs,
+    };
+    if (result.ok) {
+      await this.store.setStatus(row.id, 'delivered', null, this.now());
+      this.logger.info(log, 'webhook delivered');
+      return;
+    }
+    const last = ctx.attempt >= ctx.maxAttempts || row.attempts >= MAX_ATTEMPTS;
+    if (last) await this.store.setStatus(row.id, 'failed', result.error, this.now());
+    this.logger.warn({ ...log, error: result.error, final: last }, 'webhook attempt failed');
+    throw new Error(`webhook ${row.id} attempt ${row.attempts} failed: ${result.error}`);
+  }
+
+  /**
+   * Sends `webhook.verify` to a key-level URL before it is saved (spec rule 9): only a 2xx
+   * within the verification limit passes; anything else refuses the URL with the reason.
+   */
+  async verifyUrl(url: string, secret: string, keyId: string): Promise<void> {
+    const id = randomUUID();
+    const body = JSON.stringify({
+      event: 'webhook.verify',
+      timestamp: this.now().toISOString(),
+      delivery_id: id,
+      data: eventData.webhookVerify({ key_id: keyId }),
+    });
+    const r = await this.send(url, 'webhook.verify', id, body, secret, this.options.verifyTimeoutMs);
+    if (!r.ok) {
+      throw new AppError('validation_failed', {
+        message: `The webhook URL did not pass verification (a 2xx answer within ${this.options.verifyTimeoutMs / 1000} s is required): ${r.error}.`,
+        details: { field: 'webhook_url', status_code: r.statusCode, reason: r.error },
+      });
+    }
+  }
+
+  /** Attempt log of a delivery, for operators. */
+  async describe(deliveryId: string) {
+    const row = await this.store.get(deliveryId);
+    return row ? { delivery: row, attempts: await this.store.attempts(deliveryId) } : null;
+  }
+
+  private send(url: string, event: string, deliveryId: string, body: string, secret: string, timeoutMs: number) {
+    // Each attempt is signed afresh with its own timestamp (receivers reject old ones).
+    const ts = Math.floor(this.now().getTime() / 1000);
+    return postWebhook({
+      url,
+      body,
+      timeoutMs,
+      allowPrivate: this.options.allowPrivate,
+      headers: {
+        'Content-Type': 'application/json',
+        'X-SVC-Event': event,
+        'X-SVC-Delivery-Id': deliveryId,
+        'X-SVC-Timestamp': String(ts),
+        'X-SVC-Signature': signWebhook(secret, ts, body),
+        'User-Agent': USER_AGENT,
+      },
+    });
+  }
+}

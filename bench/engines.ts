@@ -9,6 +9,7 @@
  * A section that throws is reported as a failed row rather than hiding the others.
  */
 import { readdirSync } from 'node:fs';
+import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import type { BenchRow } from './engines/types.js';
 
@@ -43,6 +44,12 @@ async function main(): Promise<void> {
       });
     }
   }
+  // Timings mean little on a busy machine: say how busy it was.
+  console.log(
+    `${cpus().length} cores, load average ${loadavg()
+      .map((l) => l.toFixed(1))
+      .join(' ')} (1/5/15 min) at the end of the run`,
+  );
   const width = Math.max(...rows.map((r) => r.name.length), 10);
   console.log(`${'measure'.padEnd(width)}  ${'value'.padStart(9)}  unit          target     ok`);
   for (const r of rows) {

@@ -13,22 +13,39 @@ import { openccFactory } from './builtin/opencc.js';
 import { pocketsphinxFileFactory, pocketsphinxStreamingFactory } from './builtin/pocketsphinx/index.js';
 import { sileroVadFactory } from './builtin/silero-vad.js';
 import { textLanguageIdFactory } from './builtin/text-language-id.js';
+import { llamaCppFactory, llamaTranslatorFactory } from './neural/llama-cpp.js';
+import { sherpaDiarizationFactory } from './neural/sherpa-diarization.js';
+import { sherpaLanguageIdFactory } from './neural/sherpa-language-id.js';
+import { sherpaOfflineFactory } from './neural/sherpa-offline.js';
+import { sherpaStreamingFactory } from './neural/sherpa-streaming.js';
+import { sherpaTtsFactory } from './neural/sherpa-tts.js';
 import type { EngineFactory } from './registry.js';
 import { openAiChatFactory } from './remote/openai-chat.js';
 import { openAiSpeechFactory } from './remote/openai-speech.js';
 import { openAiTranscriptionFactory } from './remote/openai-transcription.js';
 import { openAiTranslatorFactory } from './remote/openai-translator.js';
+import { llmSummarizerFactory } from './summary/factory.js';
 
 export const CATALOG: EngineFactory[] = [
+  // Configured remote services and downloaded neural models win over the built-in engines.
   openAiChatFactory,
-  openAiTranslatorFactory,
+  llamaCppFactory,
+  llmSummarizerFactory,
   openAiTranscriptionFactory,
+  sherpaStreamingFactory,
+  sherpaOfflineFactory,
+  sherpaDiarizationFactory,
+  sherpaLanguageIdFactory,
   openAiSpeechFactory,
+  sherpaTtsFactory,
   sileroVadFactory,
   pocketsphinxStreamingFactory,
   pocketsphinxFileFactory,
-  apertiumFactory,
+  // OpenCC before the any-pair LLM translators: script conversion (zh-TW <-> zh-CN) is exact there.
   openccFactory,
+  openAiTranslatorFactory,
+  llamaTranslatorFactory,
+  apertiumFactory,
   textLanguageIdFactory,
   espeakFactory,
   // Last of the summarizers: used only when no LLM summarizer is configured.

@@ -1,0 +1,65 @@
+/**
+ * 'neural/sherpa-diarization': pyannote segmentation + a speaker-embedding model, clustered
+ * by sherpa-onnx's OfflineSpeakerDiarization. With a known speaker count the clustering is
+ * told it; otherwise a cosine-distance threshold decides. Speaker ids are renumbered "1",
+ * "2", ... in order of first appearance, as the Diarizer interface promises.
+ */
+import type { EngineFactory } from '../registry.js';
+import type { Diarizer, SpeakerTurn } from '../types.js';
+import { loadSherpa, modelFolder, pickFile, type SherpaModule } from './sherpa-common.js';
+
+const THRESHOLD = 0.5;
+
+export function numberSpeakers(raw: Array<{ start: number; end: number; speaker: number }>): SpeakerTurn[] {
+  const ids = new Map<number, string>();
+  return [...raw]
+    .sort((a, b) => a.start - b.start)
+    .map((s) => {
+      if (!ids.has(s.speaker)) ids.set(s.speaker, String(ids.size + 1));
+      return { startMs: Math.round(s.start * 1000), endMs: Math.round(s.end * 1000), speakerId: ids.get(s.speaker) ?? '1' };
+    });
+}
+
+export function createSherpaDiarizer(sherpa: SherpaModule, segmentation: string, embedding: string, threads: number): Diarizer {
+  const sd = new sherpa.OfflineSpeakerDiarization({
+    segmentation: { pyannote: { model: segmentation }, numThreads: threads, debug: 0 },
+    embedding: { model: embedding, numThreads: threads, debug: 0 },
+    clustering: { numClusters: -1, threshold: THRESHOLD },
+    minDurationOn: 0.3,
+    minDurationOff: 0.5,
+  });
+  let busy: Promise<unknown> = Promise.resolve(); // setConfig + process must not interleave
+  return {
+    id: 'neural/sherpa-diarization',
+    kind: 'diarizer',
+    tier: 'neural',
+    capabilities: { languages: ['*'], diarization: true },
+    diarize(audio, options = {}) {
+      const run = busy.then(() => {
+        if (options.signal?.aborted) throw options.signal.reason;
+        sd.setConfig({ clustering: { numClusters: options.numSpeakers ?? -1, threshold: THRESHOLD } });
+        return numberSpeakers(sd.process(audio.samples) as Array<{ start: number; end: number; speaker: number }>);
+      });
+      busy = run.catch(() => {});
+      return run;
+    },
+  };
+}
+
+export const sherpaDiarizationFactory: EngineFactory = {
+  id: 'neural/sherpa-diarization',
+  kind: 'diarizer',
+  tier: 'neural',
+  summary: 'Speaker diarization: pyannote segmentation + speaker embeddings (sherpa-onnx, PARLEY_SHERPA_DIARIZATION_MODELS).',
+  async create(ctx) {
+    const [segName = '', embName = ''] = ctx.config.engines.sherpaDiarizationModels.split(',').map((s) => s.trim());
+    const segDir = modelFolder(ctx.modelsDir, segName, ['speaker-segmentation']);
+    if (typeof segDir !== 'string') return segDir;
+    const embDir = modelFolder(ctx.modelsDir, embName, ['speaker-embedding']);
+    if (typeof embDir !== 'string') return embDir;
+    const seg = pickFile(segDir, /\.onnx$/);
+    const emb = pickFile(embDir, /\.onnx$/);
+    if (!seg || !emb) return { unavailable: `no .onnx file in ${seg ? embDir : segDir}; re-run models pull` };
+    return createSherpaDiarizer(loadSherpa(), seg, emb, ctx.config.engines.neuralThreads);
+  },
+};

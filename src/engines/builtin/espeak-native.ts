@@ -82,6 +82,11 @@ function load(): Native {
   return native;
 }
 
+/** Sample rate of eSpeak's output (22050 Hz for the standard voices). */
+export function espeakSampleRate(): number {
+  return load().sampleRate;
+}
+
 /** Loads the library (throws when it is missing) and reports whether `voice` exists. */
 export function espeakHasVoice(voice: string): boolean {
   return load().setVoice(voice) === 0;

@@ -1,14 +1,15 @@
 /**
  * eSpeak NG text-to-speech (Debian libespeak-ng1 through koffi): robotic but instant, every
  * common language, male and female variants, and exact word boundaries from the library's
- * own word events. Audio is encoded to MP3 with ffmpeg (libmp3lame).
+ * own word events. Audio is encoded to MP3 by an ffmpeg (libmp3lame) started ahead of need
+ * (espeak-mp3.ts), so a short sentence is ready in well under 100 ms.
  */
 import { normalizeLanguage } from '../../languages.js';
-import { runFfmpeg } from '../audio/ffmpeg.js';
 import { EngineError } from '../errors.js';
 import type { EngineFactory } from '../registry.js';
 import type { SynthesisResult, SynthesizeOptions, Synthesizer, Voice, WordBoundary } from '../types.js';
-import { espeakHasVoice, espeakSynthesize, type WordEvent } from './espeak-native.js';
+import { WarmMp3Encoder } from './espeak-mp3.js';
+import { espeakHasVoice, espeakSampleRate, espeakSynthesize, type WordEvent } from './espeak-native.js';
 
 /** Served tag -> eSpeak voice. Chinese: Mandarin for zh-CN/zh-TW, Cantonese for zh-HK. */
 const LANGUAGE_VOICES: ReadonlyArray<readonly [tag: string, voice: string, name: string]> = [
@@ -87,10 +88,10 @@ export class EspeakSynthesizer implements Synthesizer {
   private readonly byLanguage = new Map<string, VoiceEntry[]>();
   private readonly byName = new Map<string, VoiceEntry>();
 
-  constructor(
-    private readonly ffmpegPath: string,
-    languages: ReadonlyArray<readonly [string, string, string]>,
-  ) {
+  private readonly encoder: WarmMp3Encoder;
+
+  constructor(ffmpegPath: string, languages: ReadonlyArray<readonly [string, string, string]>) {
+    this.encoder = new WarmMp3Encoder(ffmpegPath, espeakSampleRate());
     for (const [tag, espeakVoice, label] of languages) {
       const voices = VARIANTS.map(([suffix, variant, gender], n) => ({
         voice_name: `espeak-${tag}-${suffix}`,
@@ -118,6 +119,10 @@ export class EspeakSynthesizer implements Synthesizer {
     return [];
   }
 
+  async close(): Promise<void> {
+    this.encoder.close();
+  }
+
   voices(language: string): Voice[] {
     return this.entries(language).map(({ espeakVoice: _e, ...v }) => v);
   }
@@ -137,28 +142,8 @@ export class EspeakSynthesizer implements Synthesizer {
       throw new EngineError('tts_sample_generation_failed', `eSpeak failed: ${(err as Error).message}`, { engineId: this.id, cause: err });
     }
     const durationMs = Math.round((raw.pcm.length / raw.sampleRate) * 1000);
-    const { stdout } = await runFfmpeg(
-      [
-        '-f',
-        's16le',
-        '-ar',
-        String(raw.sampleRate),
-        '-ac',
-        '1',
-        '-i',
-        'pipe:0',
-        '-c:a',
-        'libmp3lame',
-        '-b:a',
-        '48k',
-        '-f',
-        'mp3',
-        'pipe:1',
-      ],
-      Buffer.from(raw.pcm.buffer, raw.pcm.byteOffset, raw.pcm.byteLength),
-      { ffmpegPath: this.ffmpegPath, timeoutMs: 60_000, signal: options.signal },
-    );
-    return { mp3: stdout, durationMs, boundaries: wordBoundaries(text, raw.words, durationMs) };
+    const mp3 = await this.encoder.encode(Buffer.from(raw.pcm.buffer, raw.pcm.byteOffset, raw.pcm.byteLength), options.signal);
+    return { mp3, durationMs, boundaries: wordBoundaries(text, raw.words, durationMs) };
   }
 }
 

@@ -14,7 +14,16 @@ import { isChinese } from '../../languages.js';
 import { EngineError } from '../errors.js';
 import type { EngineFactory } from '../registry.js';
 import type { SummarizeOptions, Summarizer, SummaryResult } from '../types.js';
-import { isCjkText, matchesCue, noneNoted, type SectionKind, sectionKind, splitSentences, textRank } from './extractive-summarizer-text.js';
+import {
+  isCjkText,
+  matchesCue,
+  noneNoted,
+  type SectionKind,
+  sectionKind,
+  splitSentences,
+  textRank,
+  tokens,
+} from './extractive-summarizer-text.js';
 import { chineseScriptOf } from './text-language-id.js';
 
 const MAX_PER_SECTION = 5;
@@ -49,7 +58,9 @@ export class ExtractiveSummarizer implements Summarizer {
     const source = options.segments.join('\n');
     const sentences = options.segments.flatMap((s) => splitSentences(s));
     if (sentences.length === 0) throw new EngineError('summary_text_empty', 'There is no text to summarize.', { engineId: this.id });
-    const scores = textRank(sentences);
+    // A small prior for content-rich sentences breaks the ties TextRank leaves when sentences
+    // share few words (short transcripts), so "Good morning everyone." does not win by position.
+    const scores = textRank(sentences).map((r, i) => r + (0.05 * Math.min(tokens(sentences[i]!).length, 20)) / 20);
     const byScore = sentences.map((_, i) => i).sort((a, b) => scores[b]! - scores[a]! || a - b);
     // The "nothing fits" line is written in the transcript's language, like the rest.
     const textLanguage = isCjkText(source) ? (chineseScriptOf(source) === 'Hant' ? 'zh-TW' : 'zh-CN') : options.language;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_GLOSSARY_LIMITS, parseGlossary } from '../../src/glossary/index.js';
+import { DEFAULT_GLOSSARY_LIMITS, glossaryImportError, glossarySocketError, parseGlossary } from '../../src/glossary/index.js';
 
 const many = <T>(n: number, make: (i: number) => T): T[] => Array.from({ length: n }, (_, i) => make(i));
 const codes = (r: ReturnType<typeof parseGlossary>) => (r.ok ? [] : r.problems.map((p) => p.code));
@@ -114,5 +114,25 @@ describe('glossary validation (import form fields and WebSocket config)', () => 
       es: [{ source: 'invoice', target: 'factura', case_sensitive: false }],
       '*': [{ source: 'Parley', target: 'Parley', case_sensitive: false }],
     });
+  });
+
+  it('each transport turns problems into its own error: 422 validation_failed for imports, config_* for WebSocket', () => {
+    const r = parseGlossary({ terminology: { en: Array.from({ length: 501 }, (_, i) => ({ term: `t${i}` })) } });
+    if (r.ok) throw new Error('expected problems');
+    const rest = glossaryImportError(r.problems);
+    expect([rest.code, rest.status, rest.message]).toEqual([
+      'validation_failed',
+      422,
+      'terminology.en has 501 entries; at most 500 are allowed.',
+    ]);
+    expect(rest.details).toMatchObject({
+      field: 'terminology',
+      problems: [{ code: 'config_too_many_entries', actual: 501, limit: 500 }, expect.anything()],
+    });
+    const ws = glossarySocketError(r.problems);
+    expect([ws.code, ws.status]).toEqual(['config_too_many_entries', 400]);
+    const big = parseGlossary({ terminology: 'x'.repeat(2000) }, { ...DEFAULT_GLOSSARY_LIMITS, maxPayloadBytes: 1024 });
+    if (big.ok) throw new Error('expected problems');
+    expect(glossarySocketError(big.problems).status).toBe(413);
   });
 });

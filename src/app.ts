@@ -28,6 +28,8 @@ import { LocalDiskBlobStore } from './storage/local-disk.js';
 import type { BlobStore } from './storage/types.js';
 import { type Database, openDatabase } from './store/database.js';
 import { migrate } from './store/migrate.js';
+import { SummaryTemplateCatalogue } from './summary-templates/catalogue.js';
+import { registerSummaryTemplateRoutes } from './summary-templates/routes.js';
 import { tasksOf } from './tasks/module.js';
 import { registerTaskRoutes } from './tasks/routes.js';
 import { registerVersionRoutes } from './version/routes.js';
@@ -58,6 +60,8 @@ export interface AppDeps {
   authenticator: KeysModule['authenticator'];
   /** Signed webhook delivery (outbox + durable jobs): `notify(event, {...})` (src/webhooks). */
   webhooks: WebhooksModule['webhooks'];
+  /** Built-in and operator summary templates; `getEnabledTemplate(slug)` (src/summary-templates). */
+  summaryTemplates: SummaryTemplateCatalogue;
 }
 
 export interface ParleyApp {
@@ -110,6 +114,7 @@ export async function buildApp(config: Config, overrides: BuildOverrides = {}): 
     build,
     ...createBillingModule({ config, database, bus, logger, now: overrides.now }),
     ...createKeysModule({ database, now: overrides.now ?? (() => new Date()) }),
+    summaryTemplates: SummaryTemplateCatalogue.fromSettings(config.summaryTemplates),
   };
   const deps: AppDeps = {
     ...base,
@@ -132,6 +137,7 @@ export async function buildApp(config: Config, overrides: BuildOverrides = {}): 
     const auth = overrides.authenticator ?? deps.authenticator;
     registerKeyRoutes(http, { auth, keys: deps.keys, monthlySpent: (keyId) => deps.billing.monthlySpent(keyId) });
     registerBillingRoutes(http, deps, auth);
+    registerSummaryTemplateRoutes(http, { auth, templates: deps.summaryTemplates });
     const tasks = tasksOf(deps);
     registerTaskRoutes(http, { auth, tasks: tasks.tasks, speakers: tasks.speakers, blobs: deps.blobs, logger });
   }

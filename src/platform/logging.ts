@@ -32,11 +32,36 @@ export function createLogger(level: string, destination?: pino.DestinationStream
   );
 }
 
-/** Removes API keys, tickets and tokens from a URL or text before it is logged. */
+const SECRET_PARAMS = new Set(['api_key', 'feed_token', 'viewer_access_token', 'share_secret', 'ticket']);
+
+function safeDecode(text: string): string {
+  try {
+    return decodeURIComponent(text.replace(/\+/g, ' '));
+  } catch {
+    return text;
+  }
+}
+
+/**
+ * Removes API keys, tickets and tokens from a URL or text before it is logged. Query
+ * parameter names are compared decoded (a client may percent-encode them, and the query
+ * parser decodes them), and any value that decodes to something holding a key is redacted.
+ */
 export function redactSecrets(text: string): string {
-  return text
-    .replace(/svc_[A-Za-z0-9]{4,}/g, 'svc_[redacted]')
-    .replace(/([?&](?:api_key|feed_token|viewer_access_token|share_secret|ticket)=)[^&#\s]*/gi, '$1[redacted]');
+  const q = text.indexOf('?');
+  let out = text;
+  if (q >= 0) {
+    const [query, fragment] = text.slice(q + 1).split('#', 2) as [string, string | undefined];
+    const params = query.split('&').map((pair) => {
+      const eq = pair.indexOf('=');
+      const name = eq < 0 ? pair : pair.slice(0, eq);
+      const value = eq < 0 ? '' : pair.slice(eq + 1);
+      if (SECRET_PARAMS.has(safeDecode(name).toLowerCase()) || /svc_/i.test(safeDecode(value))) return `${name}=[redacted]`;
+      return pair;
+    });
+    out = `${text.slice(0, q)}?${params.join('&')}${fragment !== undefined ? `#${fragment}` : ''}`;
+  }
+  return out.replace(/svc(?:_|%5f)[A-Za-z0-9%]{4,}/gi, 'svc_[redacted]');
 }
 
 export type { Logger };

@@ -1,5 +1,6 @@
 import { execFile, spawn } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
+import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -13,7 +14,7 @@ async function admin(dataDir: string, args: string[]): Promise<{ code: number; o
   try {
     const r = await exec(process.execPath, ['--import', 'tsx', 'src/cli/admin.ts', ...args], {
       cwd: ROOT,
-      env: { ...process.env, PARLEY_DATA_DIR: dataDir, DATABASE_URL: '', REDIS_URL: '' },
+      env: { ...process.env, PARLEY_DATA_DIR: dataDir, DATABASE_URL: '', REDIS_URL: '', PARLEY_WEBHOOK_ALLOW_PRIVATE: '1' },
     });
     return { code: 0, out: r.stdout, err: r.stderr };
   } catch (e) {
@@ -25,16 +26,17 @@ async function admin(dataDir: string, args: string[]): Promise<{ code: number; o
 describe('admin CLI (same data folder as the service)', () => {
   it('create-key prints one JSON object whose key works against the running service', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'parley-admin-'));
-    const created = await admin(dataDir, [
-      'create-key',
-      '--json',
-      '--name',
-      'Ops',
-      '--credit',
-      '40',
-      '--webhook-url',
-      'https://hooks.example.com/x',
-    ]);
+    // A receiver that answers the webhook.verify request sent when a key-level URL is saved.
+    const verified: string[] = [];
+    const receiver = createServer((req, res) => {
+      verified.push(String(req.headers['x-svc-event']));
+      res.writeHead(204).end();
+    });
+    await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
+    const hook = `http://127.0.0.1:${(receiver.address() as { port: number }).port}/x`;
+    const created = await admin(dataDir, ['create-key', '--json', '--name', 'Ops', '--credit', '40', '--webhook-url', hook]);
+    receiver.close();
+    expect(verified).toEqual(['webhook.verify']);
     expect(created.code).toBe(0);
     const k = JSON.parse(created.out);
     expect(k).toMatchObject({
@@ -50,7 +52,7 @@ describe('admin CLI (same data folder as the service)', () => {
       expect(plan.status).toBe(200);
       expect(plan.body.data).toMatchObject({ mode: 'credit', available_credit: 40 });
       const me = await api(t.url, 'GET', '/api/v1/me/key', { key: k.api_key });
-      expect(me.body.data).toMatchObject({ name: 'Ops', webhook_url: 'https://hooks.example.com/x' });
+      expect(me.body.data).toMatchObject({ name: 'Ops', webhook_url: hook });
 
       // update-key, disable-key, block-account, disable-user and delete-key change what the service answers at once.
       expect((await admin(dataDir, ['update-key', '--key', k.key_id, '--monthly-limit', '12.5', '--json'])).code).toBe(0);

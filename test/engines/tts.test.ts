@@ -74,6 +74,27 @@ describe.skipIf(!tts)('eSpeak NG TTS', () => {
     expect(r.boundaries.map((b) => b.text_offset)).toEqual([0, 1, 3, 4]);
   });
 
+  it('long text is rendered in pieces with boundaries still increasing and indexing the whole text', async () => {
+    const text = Array.from({ length: 14 }, (_, i) => `Sentence number ${i + 1} tells the listener something new about the plan.`).join(
+      ' ',
+    );
+    expect(text.length).toBeGreaterThan(800);
+    const r = await tts!.synthesize(text, { language: 'en-GB' });
+    expect(r.boundaries.length).toBe(14 * 11);
+    for (const [i, b] of r.boundaries.entries()) {
+      expect(text.slice(b.text_offset, b.text_offset + b.word_length)).toBe(b.text);
+      if (i > 0) expect(b.offset_ms).toBeGreaterThan(r.boundaries[i - 1]!.offset_ms);
+    }
+    expect(probeDurationS(r.mp3, 'long.mp3') * 1000).toBeGreaterThan(r.boundaries.at(-1)!.offset_ms);
+  });
+
+  it('Traditional Chinese (zh-TW) is spoken with the Mandarin voice', async () => {
+    const text = '請在星期五之前寄給我。';
+    const r = await tts!.synthesize(text, { language: 'zh-TW', voice: 'espeak-zh-TW-male-1' });
+    expect(probeDurationS(r.mp3, 'tw.mp3')).toBeGreaterThan(0.5);
+    expect(r.boundaries.map((b) => b.text).join('')).toBe('請在星期五之前寄給我');
+  });
+
   it('male and female voices sound different', async () => {
     const f = await tts!.synthesize('Good morning everyone.', { language: 'en-US', voice: 'espeak-en-US-female-1' });
     const m = await tts!.synthesize('Good morning everyone.', { language: 'en-US', voice: 'espeak-en-US-male-1' });

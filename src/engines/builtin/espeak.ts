@@ -80,6 +80,27 @@ export function wordBoundaries(text: string, words: WordEvent[], totalMs: number
   return out;
 }
 
+const PIECE_CHARS = 400;
+
+/** Splits long text after sentence ends into pieces of about PIECE_CHARS, with their offsets. */
+export function textPieces(text: string): Array<{ text: string; offset: number }> {
+  if (text.length <= PIECE_CHARS) return [{ text, offset: 0 }];
+  const pieces: Array<{ text: string; offset: number }> = [];
+  const ends = /[.!?。！？；;]+["'”’」)）]*\s*/gu;
+  let start = 0;
+  let m: RegExpExecArray | null = ends.exec(text);
+  while (m !== null) {
+    const end = m.index + m[0].length;
+    if (end - start >= PIECE_CHARS) {
+      pieces.push({ text: text.slice(start, end), offset: start });
+      start = end;
+    }
+    m = ends.exec(text);
+  }
+  if (start < text.length) pieces.push({ text: text.slice(start), offset: start });
+  return pieces;
+}
+
 export class EspeakSynthesizer implements Synthesizer {
   readonly id = 'builtin/espeak';
   readonly kind = 'tts' as const;
@@ -135,15 +156,36 @@ export class EspeakSynthesizer implements Synthesizer {
     if (!voice) throw new EngineError('tts_voice_not_found', `No eSpeak voice named ${options.voice}`, { engineId: this.id });
     const rate = Math.min(2, Math.max(0.5, options.speakingRate ?? 1));
     if (text.trim() === '') return { mp3: Buffer.alloc(0), durationMs: 0, boundaries: [] };
-    let raw: ReturnType<typeof espeakSynthesize>;
-    try {
-      raw = espeakSynthesize(text, voice.espeakVoice, Math.round(DEFAULT_WPM * rate));
-    } catch (err) {
-      throw new EngineError('tts_sample_generation_failed', `eSpeak failed: ${(err as Error).message}`, { engineId: this.id, cause: err });
+    // Long texts are rendered a few sentences at a time, yielding to the event loop between
+    // pieces: each espeak_Synth call blocks the thread (about 4 ms per second of speech).
+    const pcm: Int16Array[] = [];
+    const boundaries: WordBoundary[] = [];
+    let samples = 0;
+    let sampleRate = espeakSampleRate();
+    for (const piece of textPieces(text)) {
+      options.signal?.throwIfAborted();
+      let raw: ReturnType<typeof espeakSynthesize>;
+      try {
+        raw = espeakSynthesize(piece.text, voice.espeakVoice, Math.round(DEFAULT_WPM * rate));
+      } catch (err) {
+        throw new EngineError('tts_sample_generation_failed', `eSpeak failed: ${(err as Error).message}`, {
+          engineId: this.id,
+          cause: err,
+        });
+      }
+      sampleRate = raw.sampleRate;
+      const startMs = Math.round((samples / sampleRate) * 1000);
+      const pieceMs = Math.round((raw.pcm.length / sampleRate) * 1000);
+      for (const b of wordBoundaries(piece.text, raw.words, pieceMs))
+        boundaries.push({ ...b, offset_ms: b.offset_ms + startMs, text_offset: b.text_offset + piece.offset });
+      pcm.push(raw.pcm);
+      samples += raw.pcm.length;
+      if (piece.offset + piece.text.length < text.length) await new Promise((r) => setImmediate(r));
     }
-    const durationMs = Math.round((raw.pcm.length / raw.sampleRate) * 1000);
-    const mp3 = await this.encoder.encode(Buffer.from(raw.pcm.buffer, raw.pcm.byteOffset, raw.pcm.byteLength), options.signal);
-    return { mp3, durationMs, boundaries: wordBoundaries(text, raw.words, durationMs) };
+    const all = Buffer.concat(pcm.map((p) => Buffer.from(p.buffer, p.byteOffset, p.byteLength)));
+    const durationMs = Math.round((samples / sampleRate) * 1000);
+    const mp3 = await this.encoder.encode(all, options.signal);
+    return { mp3, durationMs, boundaries };
   }
 }
 

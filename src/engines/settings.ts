@@ -92,8 +92,18 @@ export const engineSettings = defineSection({
     'echo',
   ]),
   remoteTtsTimeoutMs: settings.int('PARLEY_REMOTE_TTS_TIMEOUT_MS', 'Timeout of one speech request (ms).', 60_000, { min: 100 }),
-  summaryMaxTokens: settings.int('PARLEY_SUMMARY_MAX_TOKENS', 'Output tokens allowed for one LLM summary; beyond it the summary is marked truncated.', 1500, { min: 16 }),
-  summaryTimeLimitMs: settings.int('PARLEY_SUMMARY_TIME_LIMIT_MS', 'Time limit of one LLM summary attempt (ms); the text so far is kept, marked truncated.', 180_000, { min: 1000 }),
+  summaryMaxTokens: settings.int(
+    'PARLEY_SUMMARY_MAX_TOKENS',
+    'Output tokens allowed for one LLM summary; beyond it the summary is marked truncated.',
+    1500,
+    { min: 16 },
+  ),
+  summaryTimeLimitMs: settings.int(
+    'PARLEY_SUMMARY_TIME_LIMIT_MS',
+    'Time limit of one LLM summary attempt (ms); the text so far is kept, marked truncated.',
+    180_000,
+    { min: 1000 },
+  ),
   remoteRetries: settings.int('PARLEY_REMOTE_RETRIES', 'Retries of a remote request on 408, 429, 5xx and network errors.', 3, {
     min: 0,
     max: 10,

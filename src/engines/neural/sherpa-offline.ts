@@ -14,6 +14,12 @@ import { tokensToWords } from './sherpa-streaming.js';
 
 type Family = 'whisper' | 'sense-voice' | 'paraformer';
 
+/** SenseVoice knows five languages; anything else is left to its own detection. */
+function senseVoiceLanguage(language?: string): string {
+  const base = language ? baseLanguage(language) : 'auto';
+  return ['zh', 'en', 'ja', 'ko', 'yue'].includes(base) ? base : 'auto';
+}
+
 /** The model config for the folder's family, or why the folder is not usable. */
 export function offlineModelConfig(
   dir: string,
@@ -39,7 +45,7 @@ export function offlineModelConfig(
       family: 'sense-voice',
       config: {
         ...common,
-        senseVoice: { model: single, language: language ? baseLanguage(language) : 'auto', useInverseTextNormalization: 1 },
+        senseVoice: { model: single, language: senseVoiceLanguage(language), useInverseTextNormalization: 1 },
       },
     };
   if (single) return { family: 'paraformer', config: { ...common, paraformer: { model: single } } };

@@ -10,13 +10,16 @@ import { convert, haveSharedAudio, JFK, STEREO } from '../support/audio.js';
 const ff = { ffmpegPath: 'ffmpeg' };
 const head = (p: string) => readFileSync(p).subarray(0, 4096);
 
+/** ffmpeg processes started by this test process (other agents' ffmpeg runs do not count). */
 function ffmpegChildren(): number {
   try {
-    return execFileSync('pgrep', ['-c', '-x', 'ffmpeg']).toString().trim() === ''
-      ? 0
-      : Number(execFileSync('pgrep', ['-c', '-x', 'ffmpeg']).toString());
+    return execFileSync('pgrep', ['-P', String(process.pid), '-x', 'ffmpeg'])
+      .toString()
+      .trim()
+      .split('\n')
+      .filter(Boolean).length;
   } catch {
-    return 0;
+    return 0; // pgrep exits 1 when nothing matches
   }
 }
 
@@ -75,7 +78,8 @@ describe.skipIf(!haveSharedAudio())('audio: formats, decoding, encoding', () => 
       code: expect.stringMatching(/^audio_(decode_failed|invalid_format)$/),
     });
     await expect(decodeToPcm(JFK, { ...ff, timeoutMs: 1 })).rejects.toMatchObject({ code: 'audio_process_failed' });
-    await new Promise((r) => setTimeout(r, 100));
+    // Killed children may take a moment to be reaped on a loaded machine.
+    for (let i = 0; i < 20 && ffmpegChildren() > before; i++) await new Promise((r) => setTimeout(r, 100));
     expect(ffmpegChildren()).toBeLessThanOrEqual(before);
   });
 });

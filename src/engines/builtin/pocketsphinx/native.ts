@@ -23,6 +23,7 @@ interface Api {
   ps_init: AsyncFn;
   ps_free: (ps: unknown) => number;
   ps_start_utt: (ps: unknown) => number;
+  ps_start_stream: (ps: unknown) => number;
   ps_end_utt: AsyncFn;
   ps_process_raw: AsyncFn;
   ps_get_hyp: (ps: unknown, score: number[]) => string | null;
@@ -45,6 +46,7 @@ export function pocketsphinxApi(): Api {
     ps_init: lib.func('void *ps_init(void *)') as AsyncFn,
     ps_free: lib.func('int ps_free(void *)'),
     ps_start_utt: lib.func('int ps_start_utt(void *)'),
+    ps_start_stream: lib.func('int ps_start_stream(void *)'),
     ps_end_utt: lib.func('int ps_end_utt(void *)') as AsyncFn,
     ps_process_raw: lib.func('int ps_process_raw(void *, const int16_t *, size_t, int, int)') as AsyncFn,
     ps_get_hyp: lib.func('const char *ps_get_hyp(void *, _Out_ int *)'),
@@ -91,6 +93,14 @@ export class PsDecoder {
     const handle = await callAsync<unknown>(a.ps_init, config);
     if (!handle) throw new Error('pocketsphinx could not load its models');
     return new PsDecoder(handle);
+  }
+
+  /**
+   * Starts a new audio stream: resets the noise and cepstral-mean statistics carried from
+   * earlier audio, so one job's result never depends on what the decoder heard before.
+   */
+  startStream(): void {
+    if (pocketsphinxApi().ps_start_stream(this.handle) < 0) throw new Error('ps_start_stream failed');
   }
 
   startUtterance(): void {
@@ -156,7 +166,10 @@ export class DecoderPool {
   async acquire(): Promise<PsDecoder> {
     if (this.closed) throw new Error('pool closed');
     const d = this.idle.pop();
-    if (d) return d;
+    if (d) {
+      d.startStream();
+      return d;
+    }
     if (this.created < this.size) {
       this.created++;
       try {
@@ -171,8 +184,10 @@ export class DecoderPool {
 
   release(d: PsDecoder): void {
     const w = this.waiters.shift();
-    if (w) w(d);
-    else if (this.closed) d.free();
+    if (w) {
+      d.startStream();
+      w(d);
+    } else if (this.closed) d.free();
     else this.idle.push(d);
   }
 

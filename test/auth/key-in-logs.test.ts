@@ -60,10 +60,8 @@ describe.each(backends())('keys in logs (%s)', (backend) => {
     await expectRedacted((key) => [`api%5Fkey=${key}`, `api_key=svc%5F${key.slice(4)}`, `api_key=${encodeAll(key)}`]);
   });
 
-  // KNOWN LEAK (reported to the coordinator): when both the parameter name and the "svc_" prefix are
-  // percent-encoded, neither pattern of redactSecrets (src/platform/logging.ts) matches, yet the
-  // query parser decodes both and the key authenticates. Remove .skip once redactSecrets decodes
-  // query parameter names before matching.
+  // Both the parameter name and the "svc_" prefix percent-encoded: the query parser decodes both, so the key
+  // authenticates; redactSecrets decodes names and values before matching.
   it('a key whose parameter name and prefix are both percent-encoded is redacted', async () => {
     await expectRedacted((key) => [`%61pi_key=svc%5f${key.slice(4)}`, `api%5Fkey=${encodeAll(key)}`]);
   });

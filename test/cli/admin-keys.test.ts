@@ -211,6 +211,19 @@ describe.each(backends().slice(-1))('admin CLI key commands (%s)', (backend) => 
     expect(keys.map((x) => x.account_id).filter((a) => a === '00000000-0000-4000-8000-000000000000')).toEqual([]);
   }, 120_000);
 
+  // KNOWN DEFECTS (reported): update-key saves the settings before it parses --allotment, so a bad
+  // --allotment exits 1 after the name has changed; create-key accepts a negative --credit and
+  // silently grants nothing. Remove .skip once src/cli/admin.ts parses every option first.
+  it.skip('a refused update-key or create-key changes nothing', async () => {
+    const k = (await admin('create-key', '--json', '--name', 'before')).json;
+    const r = await admin('update-key', '--key', k.key_id, '--json', '--name', 'after', '--allotment', 'lots');
+    expect(r.code).toBe(1);
+    expect((await me(k.api_key)).body.data.name).toBe('before');
+    const negative = await admin('create-key', '--json', '--credit', '-5');
+    expect(negative.code).toBe(1);
+    expect(negative.json.error.details).toMatchObject({ field: '--credit' });
+  }, 120_000);
+
   it('usage errors: a missing required option or a bad --plan exit non-zero with a message', async () => {
     const missing = await admin('update-key', '--json');
     expect(missing.code).not.toBe(0);

@@ -102,6 +102,17 @@ describe.each(backends())('key settings (%s)', (backend) => {
     expect((await me(k.api_key)).name).toBe('keep me');
   });
 
+  // KNOWN DEFECT (reported): KeyService.createKey creates the new account before it validates the
+  // settings, so a refused create-key leaves an empty account behind; on a fresh database that
+  // account also suppresses the first-start key. Remove .skip once settings are validated first.
+  it.skip('a refused createKey leaves no account behind', async () => {
+    const count = async () => (await t.app.deps.database.db.selectFrom('accounts').select('id').execute()).length;
+    const before = await count();
+    await expect(keys().createKey({ ipRules: ['10.0.0.0/40'] })).rejects.toMatchObject({ code: 'validation_failed' });
+    await expect(keys().createKey({ name: 'x'.repeat(101) })).rejects.toMatchObject({ code: 'validation_failed' });
+    expect(await count()).toBe(before);
+  });
+
   it('unknown and non-UUID key ids are validation errors, not crashes', async () => {
     for (const id of ['not-a-uuid', '00000000-0000-4000-8000-000000000000', "'; drop table api_keys; --", '']) {
       await expect(keys().updateKey(id, { name: 'x' })).rejects.toMatchObject({ code: 'validation_failed' });

@@ -22,7 +22,7 @@ describe.each(backends())('API keys and authentication (%s)', (backend) => {
   const keys = () => t.app.deps.keys;
   const me = (key?: string, headers: Record<string, string> = {}) => api(t.url, 'GET', '/api/v1/me/key', { key, headers });
 
-  function expectAuthError(r: { status: number; body: any }, status: number, code: string) {
+  function expectAuthError(r: { status: number; body: { data: Record<string, unknown> } }, status: number, code: string) {
     expect(r.status).toBe(status);
     expect(r.body.data).toMatchObject({ error_code: code, severity: 'fatal', context: 'authentication', request_id: expect.any(String) });
   }

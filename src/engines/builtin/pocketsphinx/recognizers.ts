@@ -130,7 +130,6 @@ class PocketSphinxStream implements RecognizerStream {
   private fedMs = 0;
   private utteranceStartMs = 0;
   private sinceInterimMs = 0;
-  private lastInterim = '';
   private done = false;
   private failed = false;
 
@@ -160,7 +159,6 @@ class PocketSphinxStream implements RecognizerStream {
         this.sinceInterimMs = 0;
         const text = this.decoder.hypothesis();
         if (text) {
-          this.lastInterim = text;
           this.options.onResult({ text, isFinal: false, startMs: Math.round(this.utteranceStartMs), endMs: Math.round(this.fedMs) });
         }
       }
@@ -195,7 +193,6 @@ class PocketSphinxStream implements RecognizerStream {
     }
     this.utteranceStartMs = this.fedMs;
     this.sinceInterimMs = 0;
-    this.lastInterim = '';
     if (reopen) this.decoder.startUtterance();
   }
 

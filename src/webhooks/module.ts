@@ -23,12 +23,6 @@ export function keyTargets(keys: KeyService, now: () => Date): WebhookTargets {
   };
 }
 
-/**
- * Task outcomes carry no callback_url; the imports feature sets this to give the
- * request-level URL of the import that produced a task (null: the key's URL).
- */
-export type CallbackUrlOf = (taskId: string) => Promise<string | null>;
-
 export interface WebhooksModule {
   webhooks: WebhookService;
 }
@@ -49,12 +43,7 @@ export function createWebhooksModule(d: {
  * Subscribes the service to bus events (call in processes with the worker role, so a
  * notification is queued once per event). Returns the unsubscribe function.
  */
-export function subscribeWebhookEvents(
-  bus: EventBus,
-  webhooks: WebhookService,
-  logger: Logger,
-  callbackUrlOf: { get?: CallbackUrlOf } = {},
-): () => void {
+export function subscribeWebhookEvents(bus: EventBus, webhooks: WebhookService, logger: Logger): () => void {
   const safe = (what: string, p: Promise<unknown>) => p.catch((err: unknown) => logger.error({ err, what }, 'webhook not queued'));
   const offs = [
     bus.subscribe(CREDIT_LOW, (m) => {
@@ -72,26 +61,32 @@ export function subscribeWebhookEvents(
       const e = m as TaskCompletedEvent;
       void safe(
         TASK_COMPLETED_TOPIC,
-        (async () =>
-          webhooks.notify('recording.completed', {
+        (async () => {
+          const route = (await webhooks.taskRouting?.(e.task_id)) ?? null;
+          if (route?.announcedElsewhere) return;
+          await webhooks.notify('recording.completed', {
             accountId: e.account_id,
             keyId: e.key_id,
-            callbackUrl: (await callbackUrlOf.get?.(e.task_id)) ?? null,
+            callbackUrl: route?.callbackUrl ?? null,
             data: eventData.recordingCompleted(e),
-          }))(),
+          });
+        })(),
       );
     }),
     bus.subscribe(TASK_FAILED_TOPIC, (m) => {
       const e = m as TaskFailedEvent;
       void safe(
         TASK_FAILED_TOPIC,
-        (async () =>
-          webhooks.notify('recording.failed', {
+        (async () => {
+          const route = (await webhooks.taskRouting?.(e.task_id)) ?? null;
+          if (route?.announcedElsewhere) return;
+          await webhooks.notify('recording.failed', {
             accountId: e.account_id,
             keyId: e.key_id,
-            callbackUrl: (await callbackUrlOf.get?.(e.task_id)) ?? null,
+            callbackUrl: route?.callbackUrl ?? null,
             data: eventData.recordingFailed(e),
-          }))(),
+          });
+        })(),
       );
     }),
   ];

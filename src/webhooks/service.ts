@@ -42,9 +42,20 @@ export interface NotifyInput {
   data: object;
   /** One row per source event even when several processes handle it. */
   dedupeKey?: string;
+  /** Send only after this delivery's first attempt (ordered events of one outcome). */
+  after?: string | null;
 }
 
+/**
+ * How a task's outcome is announced. The imports feature sets `WebhookService.taskRouting` so
+ * tasks it announces itself (recording.* then import.*, with the import's callback_url) are
+ * skipped by the bus subscriber; other tasks get the returned callback_url (null: key URL).
+ */
+export type TaskRouting = (taskId: string) => Promise<{ callbackUrl: string | null; announcedElsewhere?: boolean } | null>;
+
 export class WebhookService {
+  taskRouting: TaskRouting | undefined;
+
   constructor(
     private readonly store: WebhookStore,
     private readonly jobs: JobQueue,
@@ -66,16 +77,49 @@ export class WebhookService {
       event,
       callback_url: input.callbackUrl || null,
       body,
-      status: 'pending',
+      status: input.after ? 'waiting' : 'pending',
       attempts: 0,
       last_error: null,
       dedupe_key: input.dedupeKey ?? null,
+      after_id: input.after ?? null,
       created_at: now,
       updated_at: now,
     });
     if (!inserted) return null;
-    await this.jobs.enqueue(DELIVER_JOB, { deliveryId: id }, { maxAttempts: MAX_ATTEMPTS, dedupeKey: `webhook:${id}` });
+    if (input.after) {
+      // The predecessor may have been tried already (or be gone): then this one goes now.
+      const before = await this.store.get(input.after);
+      if (!before || before.attempts > 0 || before.status !== 'pending') await this.releaseAfter(input.after);
+    } else {
+      await this.enqueue(id);
+    }
     return id;
+  }
+
+  /**
+   * Several notifications of one outcome, sent in this order (spec rule 1: recording.completed
+   * then import.completed): each is first tried only after the previous one's first attempt.
+   */
+  async notifySequence(
+    common: Omit<NotifyInput, 'data' | 'after' | 'dedupeKey'>,
+    items: { event: Exclude<WebhookEvent, 'webhook.verify'>; data: object }[],
+  ): Promise<string[]> {
+    const ids: string[] = [];
+    let after: string | null = null;
+    for (const item of items) {
+      const id: string | null = await this.notify(item.event, { ...common, data: item.data, after });
+      if (id) ids.push(id);
+      after = id;
+    }
+    return ids;
+  }
+
+  private async enqueue(id: string): Promise<void> {
+    await this.jobs.enqueue(DELIVER_JOB, { deliveryId: id }, { maxAttempts: MAX_ATTEMPTS, dedupeKey: `webhook:${id}` });
+  }
+
+  private async releaseAfter(afterId: string): Promise<void> {
+    for (const id of await this.store.release(afterId, this.now())) await this.enqueue(id);
   }
 
   /** Credit events go to every active key with a URL, one copy each, never to a callback_url. */
@@ -104,9 +148,8 @@ export class WebhookService {
       concurrency,
       backoffMs: (attempt) => Math.round((RETRY_SCHEDULE_S[attempt - 1] ?? 270) * 1000 * scale),
     });
-    for (const id of await this.store.pendingIds()) {
-      await this.jobs.enqueue(DELIVER_JOB, { deliveryId: id }, { maxAttempts: MAX_ATTEMPTS, dedupeKey: `webhook:${id}` });
-    }
+    for (const id of await this.store.pendingIds()) await this.enqueue(id);
+    for (const id of await this.store.releasablePredecessors()) await this.releaseAfter(id);
   }
 
   /** One attempt of a delivery (a job run). Throws to let the queue retry on schedule. */
@@ -118,6 +161,7 @@ export class WebhookService {
     if (!target || !url) {
       // Deleted or disabled key, or no URL at all: nothing is sent for it (spec rule 4).
       await this.store.setStatus(row.id, 'cancelled', target ? 'no webhook URL' : 'key deleted or disabled', this.now());
+      await this.releaseAfter(row.id);
       return;
     }
     if (!resend && row.attempts >= MAX_ATTEMPTS) {
@@ -133,6 +177,7 @@ export class WebhookService {
       error: result.error,
       durationMs: result.durationMs,
     });
+    await this.releaseAfter(row.id);
     const log = {
       delivery_id: row.id,
       event: row.event,

@@ -28,6 +28,31 @@ export class WebhookStore {
     return (await this.db.selectFrom('webhook_deliveries').selectAll().where('id', '=', id).executeTakeFirst()) ?? null;
   }
 
+  /** waiting -> pending for rows queued behind `afterId`; returns the ids released. */
+  async release(afterId: string, now: Date): Promise<string[]> {
+    const rows = await this.db
+      .updateTable('webhook_deliveries')
+      .set({ status: 'pending', updated_at: now.toISOString() })
+      .where('after_id', '=', afterId)
+      .where('status', '=', 'waiting')
+      .returning('id')
+      .execute();
+    return rows.map((r) => r.id);
+  }
+
+  /** Predecessors of waiting rows that have had their first attempt or ended (restart sweep). */
+  async releasablePredecessors(): Promise<string[]> {
+    const rows = await this.db
+      .selectFrom('webhook_deliveries as w')
+      .innerJoin('webhook_deliveries as a', 'a.id', 'w.after_id')
+      .select('a.id')
+      .where('w.status', '=', 'waiting')
+      .where((eb) => eb.or([eb('a.attempts', '>', 0), eb('a.status', '!=', 'pending')]))
+      .distinct()
+      .execute();
+    return rows.map((r) => r.id);
+  }
+
   async pendingIds(): Promise<string[]> {
     const rows = await this.db.selectFrom('webhook_deliveries').select('id').where('status', '=', 'pending').execute();
     return rows.map((r) => r.id);

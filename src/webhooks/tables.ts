@@ -12,12 +12,14 @@ export interface WebhookDeliveriesTable {
   callback_url: string | null;
   /** The JSON envelope, byte for byte what is sent. */
   body: string;
-  /** pending | delivered | failed | cancelled (key deleted or without URL) */
+  /** waiting (for after_id's first attempt) | pending | delivered | failed | cancelled (key deleted or without URL) */
   status: string;
   attempts: number;
   last_error: string | null;
   /** Set when one source event must produce one row even if several processes see it (bus fan-out). */
   dedupe_key: string | null;
+  /** Sent only after this delivery's first attempt (spec rule 1: recording.completed then import.completed). */
+  after_id: string | null;
   created_at: string;
   updated_at: string;
 }

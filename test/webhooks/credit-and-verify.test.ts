@@ -33,6 +33,16 @@ describe.each(backends())('credit webhooks and URL verification (%s)', (backend)
     await keys.deleteKey(k3.key_id); // deleted: nothing
     const p = { accountId: k1.account_id, keyId: k1.key_id };
     const credit = (r: { received: Received[] }) => r.received.filter((x) => x.json.event.startsWith('credit.'));
+    // The clock jumps below; jumping while a delivery job is still running would make its lease
+    // look expired and the queue would (rightly, for a dead worker) run it again.
+    const settled = () =>
+      until(
+        async () =>
+          (await t.app.deps.database.db.selectFrom('jobs').select('id').where('status', 'in', ['pending', 'running']).execute()).length ===
+          0,
+        5000,
+        'idle queue',
+      );
     let n = 0;
     const charge = (points: number) => billing.chargeOneOff(p, { type: 'summary', points, idempotencyKey: `c${++n}` });
 
@@ -53,6 +63,7 @@ describe.each(backends())('credit webhooks and URL verification (%s)', (backend)
     expect(credit(r1)[0]!.json.delivery_id).not.toBe(credit(r2)[0]!.json.delivery_id);
 
     await charge(5); // still low: no second credit.low
+    await settled();
     now = new Date(now.getTime() + 25 * 3600_000);
     await charge(5); // 24 h later but not re-armed (credit has not risen)
     await charge(34.55); // 0: credit.exhausted once
@@ -60,6 +71,7 @@ describe.each(backends())('credit webhooks and URL verification (%s)', (backend)
     expect(credit(r1)[1]!.json).toMatchObject({ event: 'credit.exhausted', data: { balance: '0.0' } });
 
     await billing.grantCredit({ accountId: p.accountId, points: 100, pool: 'account' }); // re-arms both
+    await settled();
     now = new Date(now.getTime() + 3600_000);
     await charge(60); // 40 < 50, 26 h after the last credit.low and re-armed: sent
     await until(() => credit(r1).length === 3, 5000, 'credit.low after credit increase');

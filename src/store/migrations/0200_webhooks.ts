@@ -16,6 +16,7 @@ export const webhooksMigration: Migration = {
       .addColumn('attempts', 'integer', (c) => c.notNull().defaultTo(0))
       .addColumn('last_error', 'text')
       .addColumn('dedupe_key', 'text', (c) => c.unique())
+      .addColumn('after_id', types.id)
       .addColumn('created_at', types.timestamp, (c) => c.notNull())
       .addColumn('updated_at', types.timestamp, (c) => c.notNull())
       .execute();

@@ -13,7 +13,7 @@ import { AppError } from '../platform/errors/app-error.js';
 import { createLogger } from '../platform/logging.js';
 import { fromMilli } from '../store/columns.js';
 import { registerBillingCommands } from './admin/billing-commands.js';
-import { type AdminIo, nullable, numberOption, runCommand, STDIO } from './admin/run.js';
+import { type AdminIo, isoOrNull, nullable, numberOption, runCommand, STDIO } from './admin/run.js';
 
 interface AdminContext {
   app: ParleyApp;
@@ -108,6 +108,9 @@ export function buildProgram(io: AdminIo = STDIO, opener: () => Promise<AdminCon
     run(o.json, async (app) => {
       const { keys, billing, plans } = app.deps;
       const credit = numberOption(o.credit, '--credit');
+      if (credit !== undefined && credit < 0) {
+        throw new AppError('validation_failed', { message: `--credit must be 0 or more, got ${credit}.`, details: { field: '--credit' } });
+      }
       if (o.plan !== undefined && !['credit', 'unlimited', 'unlimited-plan'].includes(o.plan)) {
         throw new AppError('validation_failed', {
           message: `--plan must be credit, unlimited or unlimited-plan, got "${o.plan}".`,
@@ -133,15 +136,24 @@ export function buildProgram(io: AdminIo = STDIO, opener: () => Promise<AdminCon
       .option('--allotment-expires <iso>', 'expiry of that allotment (ISO 8601)'),
   ).action(async (o: SettingsFlags & { key: string; allotment?: string; allotmentExpires?: string; json?: boolean }) =>
     run(o.json, async (app) => {
-      const row = await app.deps.keys.updateKey(o.key, settingsFrom(o));
+      // Every option is parsed before anything is saved.
+      const settings = settingsFrom(o);
       const allotment = numberOption(o.allotment, '--allotment');
+      if (allotment !== undefined && allotment <= 0) {
+        throw new AppError('validation_failed', {
+          message: `--allotment must be more than 0, got ${allotment}.`,
+          details: { field: '--allotment' },
+        });
+      }
+      const allotmentExpires = o.allotmentExpires === undefined ? null : isoOrNull(o.allotmentExpires, '--allotment-expires');
+      const row = await app.deps.keys.updateKey(o.key, settings);
       if (allotment !== undefined) {
         await app.deps.billing.grantCredit({
           accountId: row.account_id,
           keyId: row.id,
           pool: 'key',
           points: allotment,
-          expiresAt: nullable(o.allotmentExpires) ?? null,
+          expiresAt: allotmentExpires,
         });
       }
       return { result: keyView(row), text: `updated key ${row.id}` };

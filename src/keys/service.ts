@@ -82,17 +82,16 @@ export class KeyService implements KeyPolicySource {
 
   /** Creates a key (and its account when none is given). The key and secret appear only in this result. */
   async createKey(input: KeySettingsInput & { accountId?: string }): Promise<CreatedKey> {
-    let accountId = input.accountId;
-    if (accountId) {
-      if (!(await this.store.findAccount(accountId))) throw invalid('account', `No account ${accountId}.`);
-    } else {
-      accountId = (await this.createAccount()).id;
-    }
+    // Everything is validated (and a webhook URL verified) before anything is written, so a
+    // refused request leaves no account or key behind.
+    const settings = this.toPatch(input);
+    if (input.accountId && !(await this.store.findAccount(input.accountId))) throw invalid('account', `No account ${input.accountId}.`);
     const apiKey = generateApiKey();
     const secret = generateWebhookSecret();
-    const now = this.now().toISOString();
     const id = randomUUID();
-    const settings = this.toPatch(input);
+    if (settings.webhook_url) await this.verifyWebhookUrl?.(settings.webhook_url, secret, id);
+    const accountId = input.accountId ?? (await this.createAccount()).id;
+    const now = this.now().toISOString();
     const row: KeyRow = {
       id,
       account_id: accountId,
@@ -112,7 +111,6 @@ export class KeyService implements KeyPolicySource {
       updated_at: now,
       ...settings,
     };
-    if (row.webhook_url) await this.verifyWebhookUrl?.(row.webhook_url, secret, id);
     await this.store.insertKey(row);
     return { api_key: apiKey, key_id: id, account_id: accountId, webhook_secret: secret, name: row.name };
   }

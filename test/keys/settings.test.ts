@@ -102,10 +102,10 @@ describe.each(backends())('key settings (%s)', (backend) => {
     expect((await me(k.api_key)).name).toBe('keep me');
   });
 
-  // KNOWN DEFECT (reported): KeyService.createKey creates the new account before it validates the
+  // Regression: createKey validates every setting before it creates an account.
   // settings, so a refused create-key leaves an empty account behind; on a fresh database that
   // account also suppresses the first-start key. Remove .skip once settings are validated first.
-  it.skip('a refused createKey leaves no account behind', async () => {
+  it('a refused createKey leaves no account behind', async () => {
     const count = async () => (await t.app.deps.database.db.selectFrom('accounts').select('id').execute()).length;
     const before = await count();
     await expect(keys().createKey({ ipRules: ['10.0.0.0/40'] })).rejects.toMatchObject({ code: 'validation_failed' });

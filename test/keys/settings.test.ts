@@ -102,9 +102,8 @@ describe.each(backends())('key settings (%s)', (backend) => {
     expect((await me(k.api_key)).name).toBe('keep me');
   });
 
-  // Regression: createKey validates every setting before it creates an account.
-  // settings, so a refused create-key leaves an empty account behind; on a fresh database that
-  // account also suppresses the first-start key. Remove .skip once settings are validated first.
+  // createKey validates every setting before it creates an account (an empty account would also
+  // suppress the first-start key on a fresh database).
   it('a refused createKey leaves no account behind', async () => {
     const count = async () => (await t.app.deps.database.db.selectFrom('accounts').select('id').execute()).length;
     const before = await count();

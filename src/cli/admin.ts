@@ -14,6 +14,7 @@ import { createLogger } from '../platform/logging.js';
 import { fromMilli } from '../store/columns.js';
 import { registerBillingCommands } from './admin/billing-commands.js';
 import { type AdminIo, isoOrNull, nullable, numberOption, runCommand, STDIO } from './admin/run.js';
+import { registerWebhookCommands } from './admin/webhook-commands.js';
 
 interface AdminContext {
   app: ParleyApp;
@@ -239,6 +240,15 @@ export function buildProgram(io: AdminIo = STDIO, opener: () => Promise<AdminCon
     async () => {
       const ctx = await opener();
       return { billing: ctx.app.deps.billing, plans: ctx.app.deps.plans, close: ctx.close };
+    },
+    io,
+  );
+
+  registerWebhookCommands(
+    program,
+    async () => {
+      const ctx = await opener();
+      return { webhooks: ctx.app.deps.webhooks, close: ctx.close };
     },
     io,
   );

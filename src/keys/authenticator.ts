@@ -41,7 +41,13 @@ export class KeyAuthenticator implements Authenticator {
     const key = input.apiKey;
     if (key === undefined || key === '') throw new AppError('auth_missing_api_key');
     if (!isWellFormedKey(key)) throw new AppError('auth_invalid_key_format');
-    const row = await this.store.findForAuth(hashKey(key));
+    let row: KeyForAuth | null;
+    try {
+      row = await this.store.findForAuth(hashKey(key));
+    } catch (err) {
+      // The key store is unreachable: the spec's auth_service_error, not a generic 500.
+      throw new AppError('auth_service_error', { cause: err });
+    }
     if (!row || row.deleted_at !== null) throw new AppError('auth_invalid_api_key');
     this.check(row, input.ip);
     return { accountId: row.account_id, keyId: row.id, policy: policyOf(row) };

@@ -6,10 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { api, backends, startTestApp } from '../support/app.js';
 
 describe.each(backends())('authentication service unavailable (%s)', (backend) => {
-  // KNOWN DEFECT (reported): KeyAuthenticator lets a database failure escape, so the answer is
-  // internal_error. Remove .skip once src/keys/authenticator.ts maps store failures to
-  // AppError('auth_service_error') (and logs the cause).
-  it.skip('a database failure during key lookup is auth_service_error', async () => {
+  it('a database failure during key lookup is auth_service_error', async () => {
     const t = await startTestApp({ backend });
     try {
       const k = await t.app.deps.keys.createKey({});

@@ -24,6 +24,8 @@ import type { HttpApp } from './platform/http/types.js';
 import { createLogger } from './platform/logging.js';
 import { InMemoryRateLimiter, type RateLimiter } from './platform/rate-limit.js';
 import { RedisRateLimiter } from './platform/redis-rate-limit.js';
+import { realtimePortsOf } from './realtime/ports.js';
+import { registerRealtime } from './realtime/server.js';
 import { LocalDiskBlobStore } from './storage/local-disk.js';
 import type { BlobStore } from './storage/types.js';
 import { type Database, openDatabase } from './store/database.js';
@@ -140,6 +142,10 @@ export async function buildApp(config: Config, overrides: BuildOverrides = {}): 
     registerSummaryTemplateRoutes(http, { auth, templates: deps.summaryTemplates });
     const tasks = tasksOf(deps);
     registerTaskRoutes(http, { auth, tasks: tasks.tasks, speakers: tasks.speakers, blobs: deps.blobs, logger });
+  }
+
+  if (roles.includes('realtime')) {
+    registerRealtime(http, { ports: realtimePortsOf(deps), logger, now: deps.now });
   }
 
   // Worker role: webhook deliveries are sent here, and bus events become notifications once.

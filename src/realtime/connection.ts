@@ -1,0 +1,169 @@
+/**
+ * One WebSocket connection after the ticket was accepted: message parsing, rate limits,
+ * keep-alive and the session state machine. Errors on a single message are reported as
+ * `{type: 'error'}` and the connection stays open (spec "WebSocket events").
+ */
+import type { Logger } from 'pino';
+import type { WebSocket } from 'ws';
+import type { Principal } from '../platform/auth/types.js';
+import { AppError } from '../platform/errors/app-error.js';
+import { type RealtimeLimits, TokenBucket } from './limits.js';
+import { CLOSE, type ClientMessage, errorMessage, eventMessage, healthMessage, parseClientMessage } from './protocol.js';
+import { type ControlAction, type SessionState, transition } from './state.js';
+
+const CONTROL: ReadonlySet<string> = new Set(['pause', 'resume', 'stop', 'audio']);
+
+export class Connection {
+  state: SessionState = { kind: 'connected' };
+  private readonly messages: TokenBucket;
+  private readonly audio: TokenBucket;
+  private violations = 0;
+  private alive = true;
+  private readonly timers: NodeJS.Timeout[] = [];
+
+  constructor(
+    private readonly ws: WebSocket,
+    readonly principal: Principal,
+    private readonly limits: RealtimeLimits,
+    private readonly logger: Logger,
+    private readonly now: () => Date,
+  ) {
+    this.messages = new TokenBucket(limits.messagesPerSecond, limits.messageBurst);
+    this.audio = new TokenBucket(limits.audioBytesPerSecond, limits.audioBurstBytes);
+    ws.on('message', (data, isBinary) => this.onMessage(data as Buffer, isBinary));
+    ws.on('pong', () => {
+      this.alive = true;
+    });
+    ws.on('close', () => this.dispose());
+    const ping = setInterval(() => {
+      if (!this.alive) {
+        this.close(CLOSE.timeout, 'keep-alive timeout');
+        return;
+      }
+      this.alive = false;
+      ws.ping();
+    }, limits.pingIntervalMs);
+    const deadline = setTimeout(() => {
+      if (this.state.kind === 'connected') this.close(CLOSE.timeout, 'no start before the deadline');
+    }, limits.preStartMs);
+    this.timers.push(ping, deadline);
+  }
+
+  send(text: string): void {
+    if (this.ws.readyState === this.ws.OPEN) this.ws.send(text);
+  }
+
+  sendError(err: AppError): void {
+    this.send(errorMessage(err, this.now()));
+  }
+
+  close(code: number, reason: string): void {
+    this.dispose();
+    this.ws.close(code, reason);
+  }
+
+  /** Shutdown: tell the client, then close (recordings are finalized by their owner). */
+  shutdown(): void {
+    this.sendError(new AppError('service_shutdown', { variant: 'websocket' }));
+    this.close(CLOSE.goingAway, 'service shutdown');
+  }
+
+  private dispose(): void {
+    for (const t of this.timers) clearTimeout(t);
+    this.timers.length = 0;
+  }
+
+  private violation(err: AppError): void {
+    this.sendError(err);
+    if (++this.violations >= this.limits.maxViolations) this.close(CLOSE.rateLimited, 'rate limit exceeded');
+  }
+
+  private onMessage(data: Buffer, isBinary: boolean): void {
+    if (!this.messages.take()) {
+      this.violation(
+        new AppError('invalid_data', {
+          variant: 'websocket',
+          message: 'Too many messages; slow down.',
+          details: { reason: 'message_rate', limit_per_second: this.limits.messagesPerSecond },
+        }),
+      );
+      return;
+    }
+    if (isBinary) {
+      this.onAudio(data, 'binary');
+      return;
+    }
+    const parsed = parseClientMessage(data.toString('utf8'));
+    if (!parsed.ok) {
+      this.sendError(parsed.error);
+      return;
+    }
+    this.violations = 0;
+    this.onClientMessage(parsed.message);
+  }
+
+  private onClientMessage(m: ClientMessage): void {
+    if (m.type === 'health') {
+      // Application-level keep-alive for clients that cannot see ws pings (browsers).
+      this.send(healthMessage({ action: 'pong', state: this.state.kind, timestamp: this.now().toISOString() }));
+      return;
+    }
+    if (CONTROL.has(m.action)) {
+      if (m.action === 'audio') {
+        this.onAudio(m.data.audio, 'json');
+        return;
+      }
+      this.control(m.action as ControlAction);
+      return;
+    }
+    this.sendError(
+      new AppError('internal_error', {
+        variant: 'websocket',
+        message: `Unknown or unsupported action "${m.action}".`,
+        details: { message_type: 'voice-translation', action: m.action },
+      }),
+    );
+  }
+
+  private control(action: ControlAction): void {
+    const next = transition(this.state, action);
+    if (next instanceof AppError) {
+      this.sendError(next);
+      return;
+    }
+    this.state = next;
+    this.send(eventMessage('status', { status: next.kind }));
+  }
+
+  private onAudio(payload: unknown, via: 'binary' | 'json'): void {
+    const next = transition(this.state, 'audio');
+    if (next instanceof AppError) {
+      this.sendError(
+        new AppError('invalid_data', {
+          variant: 'websocket',
+          message: 'Audio before start is not accepted.',
+          details: { message_type: via === 'binary' ? 'binary' : 'voice-translation', action: 'audio' },
+        }),
+      );
+      return;
+    }
+    const bytes = Buffer.isBuffer(payload) ? payload : typeof payload === 'string' ? Buffer.from(payload, 'base64') : null;
+    if (!bytes) {
+      this.sendError(
+        new AppError('invalid_data', { variant: 'websocket', message: '`data.audio` must be base64 PCM.', details: { field: 'audio' } }),
+      );
+      return;
+    }
+    if (!this.audio.take(bytes.length)) {
+      this.violation(
+        new AppError('invalid_data', {
+          variant: 'websocket',
+          message: 'Audio is arriving faster than 4x real time; the excess was dropped.',
+          details: { reason: 'audio_rate', limit_bytes_per_second: this.limits.audioBytesPerSecond },
+        }),
+      );
+      return;
+    }
+    this.logger.trace({ bytes: bytes.length }, 'audio');
+  }
+}

@@ -1,0 +1,95 @@
+/**
+ * The WebSocket endpoint `/ws` on the same HTTP server as the REST API. The ticket travels
+ * as the subprotocol `ticket.<TICKET>`; the selected subprotocol is echoed (browsers drop
+ * a connection whose offered protocol is not echoed). The ticket is consumed at connect; a
+ * refused ticket or key still completes the handshake so the client can read the error
+ * message, then the connection closes with a 4000-range code (README: close codes).
+ */
+import type { IncomingMessage } from 'node:http';
+import type { Duplex } from 'node:stream';
+import type { Logger } from 'pino';
+import { WebSocketServer } from 'ws';
+import type { Principal } from '../platform/auth/types.js';
+import { AppError } from '../platform/errors/app-error.js';
+import type { HttpApp } from '../platform/http/types.js';
+import { Connection } from './connection.js';
+import { DEFAULT_LIMITS, type RealtimeLimits } from './limits.js';
+import type { RealtimePorts } from './ports.js';
+import { CLOSE, errorMessage } from './protocol.js';
+
+export const WS_PATH = '/ws';
+const PREFIX = 'ticket.';
+
+export interface RealtimeOptions {
+  ports: RealtimePorts;
+  logger: Logger;
+  now: () => Date;
+  limits?: Partial<RealtimeLimits>;
+}
+
+export function registerRealtime(http: HttpApp, options: RealtimeOptions): void {
+  const limits = { ...DEFAULT_LIMITS, ...options.limits };
+  const logger = options.logger.child({ component: 'realtime' });
+  const connections = new Set<Connection>();
+  const wss = new WebSocketServer({
+    noServer: true,
+    maxPayload: limits.maxFrameBytes,
+    handleProtocols: (protocols) => [...protocols].find((p) => p.startsWith(PREFIX)) ?? false,
+  });
+
+  http.server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+    const path = (req.url ?? '').split('?')[0];
+    if (path !== WS_PATH) {
+      socket.end('HTTP/1.1 404 Not Found\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
+      return;
+    }
+    void accept(req, socket, head);
+  });
+
+  async function accept(req: IncomingMessage, socket: Duplex, head: Buffer): Promise<void> {
+    const offered = (req.headers['sec-websocket-protocol'] ?? '').split(',').map((p) => p.trim());
+    const ticket = offered.find((p) => p.startsWith(PREFIX))?.slice(PREFIX.length) ?? '';
+    const ip = normalizeIp(req.socket.remoteAddress ?? '');
+    let refusal: { err: AppError; code: number } | null = null;
+    let principal: Principal | null = null;
+    try {
+      const outcome = ticket ? await options.ports.consumeTicket(ticket) : ({ ok: false, reason: 'ticket_invalid' } as const);
+      if (!outcome.ok) refusal = { err: new AppError(outcome.reason, { variant: 'websocket' }), code: CLOSE.ticket };
+      else {
+        principal = outcome.principal;
+        await options.ports.checkKey(principal, ip);
+      }
+    } catch (err) {
+      const appErr = err instanceof AppError ? err : new AppError('ticket_validation_failed', { variant: 'websocket', cause: err });
+      if (!(err instanceof AppError)) logger.error({ err }, 'ticket validation failed');
+      refusal = { err: appErr, code: appErr.code.startsWith('ticket_') ? CLOSE.ticket : CLOSE.keyRefused };
+    }
+    wss.handleUpgrade(req, socket, head, (ws) => {
+      if (refusal || !principal) {
+        const r = refusal ?? { err: new AppError('ticket_invalid', { variant: 'websocket' }), code: CLOSE.ticket };
+        ws.send(errorMessage(r.err, options.now()));
+        ws.close(r.code, r.err.code);
+        return;
+      }
+      const conn = new Connection(ws, principal, limits, logger, options.now);
+      connections.add(conn);
+      ws.on('close', () => connections.delete(conn));
+      ws.on('error', (err) => logger.debug({ err: err.message }, 'websocket error'));
+    });
+  }
+
+  // Shutdown: every session is told `service_shutdown` before the HTTP server closes.
+  http.addHook('preClose', async () => {
+    const closed = [...wss.clients].map((ws) => new Promise((resolve) => ws.once('close', resolve)));
+    for (const c of connections) c.shutdown();
+    // Give clients a moment to read the error and answer the close frame, then cut.
+    await Promise.race([Promise.all(closed), new Promise((resolve) => setTimeout(resolve, 1000).unref())]);
+    for (const ws of wss.clients) ws.terminate();
+    wss.close();
+  });
+}
+
+/** IPv4-mapped IPv6 addresses compare as IPv4 against a key's rules. */
+function normalizeIp(ip: string): string {
+  return ip.startsWith('::ffff:') && ip.includes('.') ? ip.slice(7) : ip;
+}

@@ -1,0 +1,254 @@
+/**
+ * `start` validation as a pure function (spec "Shaped actions" and "Start validation").
+ * The first problem found is returned as an AppError; the recording does not start and
+ * the connection stays open. What engines serve is asked through `EngineQuery`, so the
+ * rules are tested without engines. Plan and credit checks happen after this (they read
+ * the database).
+ */
+import { normalizeLanguage } from '../languages.js';
+import { AppError } from '../platform/errors/app-error.js';
+import type { ErrorCode } from '../platform/errors/registry.js';
+
+export const RECORDING_TYPES = ['transcribe', 'conversation', 'record', 'broadcast'] as const;
+export const SUPPORTED_TYPES = ['transcribe', 'record'] as const;
+export const RECOGNITION_MODES = ['single', 'multi_speaker', 'multi_language', 'multi_channel'] as const;
+export const AUDIO_FORMATS = ['pcm', 'webm'] as const;
+export const PROFANITY = ['mask', 'remove', 'show'] as const;
+export const TTS_MODES = ['sync', 'async'] as const;
+export const SUMMARY_MODES = ['builtin', 'custom'] as const;
+export const MAX_TRANSCRIPTION_LANGUAGES = 10;
+export const MAX_TRANSLATION_LANGUAGES = 12;
+export const MAX_NAME = 60;
+export const MAX_SUMMARY_LANGUAGE = 20;
+export const MAX_SUMMARY_PROMPT = 3000;
+export const MAX_SUMMARY_PROMPT_SLUG = 64;
+const GLOSSARY_FIELDS = ['glossary', 'glossary_terms', 'glossary_entries', 'dictionary', 'glossary_config'];
+
+export interface EngineQuery {
+  /** Languages a streaming recognizer serves (for the error's valid_values). */
+  transcriptionLanguages(): string[];
+  servesTranscription(language: string): boolean;
+  /** Targets reachable from `from` (for valid_values). */
+  translationTargets(from: string): string[];
+  servesTranslation(from: string, to: string): boolean;
+}
+
+export interface StartRequest {
+  type: (typeof SUPPORTED_TYPES)[number];
+  transcriptionLanguages: string[];
+  translationLanguages: string[];
+  realtimeTranslation: boolean;
+  audioFormat: (typeof AUDIO_FORMATS)[number];
+  recognitionMode: 'single';
+  name: string | null;
+  summary: null | {
+    mode: (typeof SUMMARY_MODES)[number];
+    template: string | null;
+    prompt: string | null;
+    promptSlug: string | null;
+    language: string | null;
+    plainText: boolean;
+  };
+  ttsEnabled: boolean;
+  profanityHandling: (typeof PROFANITY)[number];
+  silenceTimeoutSeconds: number;
+}
+
+export type StartResult = { ok: true; start: StartRequest; warnings: AppError[] } | { ok: false; error: AppError };
+
+class Reject extends Error {
+  constructor(readonly error: AppError) {
+    super(error.message);
+  }
+}
+
+const fail = (code: ErrorCode, message: string, details: Record<string, unknown>): never => {
+  throw new Reject(new AppError(code, { variant: 'websocket', message, details }));
+};
+
+const invalid = (field: string, message: string, validValues?: readonly unknown[]): never =>
+  fail('invalid_parameter', message, validValues ? { field, valid_values: [...validValues] } : { field });
+
+function oneOf<T extends string>(data: Record<string, unknown>, field: string, values: readonly T[], fallback: T, label = field): T {
+  const v = data[field];
+  if (v === undefined || v === null) return fallback;
+  if (typeof v !== 'string' || !(values as readonly string[]).includes(v)) {
+    return invalid(label, `${field} must be one of ${values.join(', ')} (case-sensitive).`, values);
+  }
+  return v as T;
+}
+
+function optionalString(data: Record<string, unknown>, field: string, max: number): string | null {
+  const v = data[field];
+  if (v === undefined || v === null) return null;
+  if (typeof v !== 'string') return invalid(field, `${field} must be a string.`);
+  const trimmed = v.trim();
+  if (trimmed === '') return null; // whitespace-only counts as not provided
+  if (trimmed.length > max) return invalid(field, `${field} is longer than ${max} characters.`);
+  return trimmed;
+}
+
+function optionalBoolean(data: Record<string, unknown>, field: string, fallback: boolean): boolean {
+  const v = data[field];
+  if (v === undefined || v === null) return fallback;
+  if (typeof v !== 'boolean') return invalid(field, `${field} must be true or false.`, [true, false]);
+  return v;
+}
+
+function languageList(data: Record<string, unknown>, field: string): string[] {
+  const v = data[field];
+  if (v === undefined || v === null) return [];
+  if (!Array.isArray(v)) return invalid(field, `${field} must be an array of language tags.`);
+  const out: string[] = [];
+  for (const item of v) {
+    const tag = typeof item === 'string' ? normalizeLanguage(item) : null;
+    if (!tag) return invalid(field, `${field} contains "${String(item)}", which is not a language tag.`);
+    if (!out.includes(tag)) out.push(tag);
+  }
+  return out;
+}
+
+export function validateStart(
+  data: Record<string, unknown>,
+  engines: EngineQuery,
+  maxTranscription = MAX_TRANSCRIPTION_LANGUAGES,
+): StartResult {
+  try {
+    return { ok: true, ...check(data, engines, maxTranscription) };
+  } catch (err) {
+    if (err instanceof Reject) return { ok: false, error: err.error };
+    throw err;
+  }
+}
+
+function check(data: Record<string, unknown>, engines: EngineQuery, maxTranscription: number) {
+  const warnings: AppError[] = [];
+  const type = oneOf(data, 'type', RECORDING_TYPES, 'transcribe');
+  if (type === 'conversation' || type === 'broadcast') {
+    invalid('type', `Recording type "${type}" is not available yet; use transcribe or record.`, SUPPORTED_TYPES);
+  }
+  if (data.broadcast_token !== undefined && data.broadcast_token !== null) {
+    invalid('broadcast_token', 'broadcast_token is allowed only with type "broadcast".');
+  }
+  const mode = oneOf(data, 'recognition_mode', RECOGNITION_MODES, 'single');
+  if (mode !== 'single') {
+    fail('invalid_recognition_mode', `Recognition mode "${mode}" comes in a later release; use "single".`, {
+      field: 'recognition_mode',
+      valid_values: ['single'],
+    });
+  }
+  const audioFormat = oneOf(data, 'audio_format', AUDIO_FORMATS, 'pcm');
+  const options = data.options ?? {};
+  if (typeof options !== 'object' || options === null || Array.isArray(options)) invalid('options', 'options must be an object.');
+  const opts = options as Record<string, unknown>;
+  const profanityHandling = oneOf(opts, 'profanity_handling', PROFANITY, 'mask', 'options.profanity_handling');
+  if (opts.speaking_speed !== undefined) {
+    invalid('options.speaking_speed', 'speaking_speed applies to conversation mode, which is not available yet.');
+  }
+  if (data.conversation_mode !== undefined) {
+    invalid('conversation_mode', 'conversation_mode applies to conversation recordings, which are not available yet.');
+  }
+  const ttsMode = data.tts_mode === undefined ? null : oneOf(data, 'tts_mode', TTS_MODES, 'sync');
+  const name = optionalString(data, 'name', MAX_NAME);
+  const summaryLanguage = optionalString(data, 'summary_language', MAX_SUMMARY_LANGUAGE);
+
+  // Languages: count first (too_many_languages), then what the engines serve.
+  const transcription = languageList(data, 'transcription_languages');
+  if (transcription.length === 0)
+    invalid('transcription_languages', 'At least one transcription language is required.', engines.transcriptionLanguages());
+  if (transcription.length > maxTranscription) {
+    fail('too_many_languages', `At most ${maxTranscription} transcription languages.`, {
+      max: maxTranscription,
+      received: transcription.length,
+    });
+  }
+  const translation = languageList(data, 'translation_languages');
+  if (translation.length > MAX_TRANSLATION_LANGUAGES) {
+    fail('too_many_languages', `At most ${MAX_TRANSLATION_LANGUAGES} translation languages.`, {
+      max: MAX_TRANSLATION_LANGUAGES,
+      received: translation.length,
+    });
+  }
+  for (const lang of transcription) {
+    if (!engines.servesTranscription(lang)) {
+      invalid('transcription_languages', `No speech recognizer here serves "${lang}".`, engines.transcriptionLanguages());
+    }
+  }
+
+  const ttsEnabled = optionalBoolean(data, 'tts_enabled', false);
+  const summaryMode =
+    data.summary_mode === undefined || data.summary_mode === null ? null : oneOf(data, 'summary_mode', SUMMARY_MODES, 'builtin');
+  const template = optionalString(data, 'summary_template', 50);
+  const prompt = optionalString(data, 'summary_prompt', MAX_SUMMARY_PROMPT);
+  const promptSlug = optionalString(data, 'summary_prompt_slug', MAX_SUMMARY_PROMPT_SLUG);
+
+  if (type === 'record') {
+    if (translation.length > 0)
+      fail('record_translation_not_allowed', 'Recordings of type "record" cannot be translated.', { field: 'translation_languages' });
+    if (ttsEnabled || data.tts_language !== undefined || ttsMode !== null) {
+      fail('record_tts_not_allowed', 'Recordings of type "record" cannot use TTS.', { field: 'tts_enabled' });
+    }
+    const wantsSummary = summaryLanguage !== null || data.summary_plain_text !== undefined;
+    if (wantsSummary && template === null && summaryMode !== 'custom') {
+      fail('record_summary_requires_template', 'A "record" summary needs summary_template or summary_mode "custom".', {
+        field: 'summary_template',
+      });
+    }
+  }
+  const from = transcription[0] as string;
+  for (const lang of translation) {
+    if (!transcription.some((t) => engines.servesTranslation(t, lang))) {
+      invalid('translation_languages', `No translator here serves ${from} to "${lang}".`, engines.translationTargets(from));
+    }
+  }
+
+  // Summary fields are mutually exclusive by mode (as on the summary endpoints).
+  const effectiveMode = summaryMode ?? (prompt !== null || promptSlug !== null ? null : template !== null ? 'builtin' : null);
+  if (summaryMode === 'custom' && (template !== null || prompt === null || promptSlug === null)) {
+    fail('summary_mode_field_mismatch', 'summary_mode "custom" needs summary_prompt and summary_prompt_slug and no summary_template.', {
+      field: template !== null ? 'summary_template' : prompt === null ? 'summary_prompt' : 'summary_prompt_slug',
+    });
+  }
+  if (summaryMode !== 'custom' && (prompt !== null || promptSlug !== null)) {
+    fail('summary_mode_field_mismatch', 'summary_prompt and summary_prompt_slug need summary_mode "custom".', {
+      field: prompt !== null ? 'summary_prompt' : 'summary_prompt_slug',
+    });
+  }
+  if (ttsEnabled) {
+    invalid('tts_enabled', 'Text to speech during live sessions is not available yet.');
+  }
+
+  const silence = data.silenceTimeoutSeconds ?? 900;
+  if (typeof silence !== 'number' || !Number.isInteger(silence) || silence < 1) {
+    invalid('silenceTimeoutSeconds', 'silenceTimeoutSeconds must be a positive whole number of seconds.');
+  }
+  const sent = GLOSSARY_FIELDS.filter((f) => data[f] !== undefined);
+  if (sent.length > 0) {
+    warnings.push(new AppError('config_ignored_in_start', { variant: 'websocket', details: { fields: sent } }));
+  }
+  const mode2 = summaryMode ?? effectiveMode;
+  const start: StartRequest = {
+    type: type as StartRequest['type'],
+    transcriptionLanguages: transcription,
+    translationLanguages: translation,
+    realtimeTranslation: optionalBoolean(data, 'realtime_translation', true),
+    audioFormat,
+    recognitionMode: 'single',
+    name,
+    summary:
+      mode2 === null
+        ? null
+        : {
+            mode: mode2,
+            template,
+            prompt,
+            promptSlug,
+            language: summaryLanguage,
+            plainText: optionalBoolean(data, 'summary_plain_text', false),
+          },
+    ttsEnabled,
+    profanityHandling,
+    silenceTimeoutSeconds: silence as number,
+  };
+  return { start, warnings };
+}

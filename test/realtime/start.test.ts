@@ -1,0 +1,107 @@
+import { describe, expect, it } from 'vitest';
+import { type EngineQuery, validateStart } from '../../src/realtime/start.js';
+
+// The validator asks engines through a port; here English and German speech, en->de/fr text.
+const engines: EngineQuery = {
+  transcriptionLanguages: () => ['de', 'en'],
+  servesTranscription: (l) => ['en', 'de'].includes(l),
+  translationTargets: (from) => (from === 'en' ? ['de', 'fr'] : []),
+  servesTranslation: (from, to) => from === 'en' && ['de', 'fr'].includes(to),
+};
+
+const base = { type: 'transcribe', transcription_languages: ['en'] };
+const reject = (data: Record<string, unknown>) => {
+  const r = validateStart({ ...base, ...data }, engines);
+  if (r.ok) throw new Error('expected a rejection');
+  return { code: r.error.code, details: r.error.details, message: r.error.message };
+};
+
+describe('start validation', () => {
+  it('accepts a minimal transcribe start with defaults', () => {
+    const r = validateStart(base, engines);
+    expect(r.ok && r.start).toMatchObject({
+      type: 'transcribe',
+      transcriptionLanguages: ['en'],
+      audioFormat: 'pcm',
+      profanityHandling: 'mask',
+      recognitionMode: 'single',
+    });
+  });
+
+  it('rejects conversation and broadcast until they are built, and unknown types', () => {
+    expect(reject({ type: 'conversation' })).toMatchObject({
+      code: 'invalid_parameter',
+      details: { field: 'type', valid_values: ['transcribe', 'record'] },
+    });
+    expect(reject({ type: 'broadcast' }).details).toMatchObject({ field: 'type' });
+    expect(reject({ type: 'Transcribe' })).toMatchObject({ code: 'invalid_parameter', details: { field: 'type' } });
+  });
+
+  it('advanced recognition modes come later', () => {
+    for (const m of ['multi_speaker', 'multi_language', 'multi_channel']) {
+      const r = reject({ recognition_mode: m });
+      expect(r.code).toBe('invalid_recognition_mode');
+      expect(r.message).toMatch(/later/);
+    }
+  });
+
+  it('case-sensitive lists give field and valid_values', () => {
+    expect(reject({ options: { profanity_handling: 'MASK' } }).details).toEqual({
+      field: 'options.profanity_handling',
+      valid_values: ['mask', 'remove', 'show'],
+    });
+    expect(reject({ audio_format: 'mp3' }).details).toEqual({ field: 'audio_format', valid_values: ['pcm', 'webm'] });
+    expect(reject({ tts_mode: 'Sync' }).details).toEqual({ field: 'tts_mode', valid_values: ['sync', 'async'] });
+    expect(reject({ broadcast_token: 'x' }).details).toEqual({ field: 'broadcast_token' });
+  });
+
+  it('name max 60 after trimming, summary_language max 20', () => {
+    expect(validateStart({ ...base, name: `  ${'a'.repeat(60)}  ` }, engines).ok).toBe(true);
+    expect(reject({ name: 'a'.repeat(61) }).details).toEqual({ field: 'name' });
+    expect(reject({ summary_language: 'x'.repeat(21) }).details).toEqual({ field: 'summary_language' });
+  });
+
+  it('too_many_languages carries max and received', () => {
+    const langs = ['en', 'de', 'fr', 'es', 'it', 'pt', 'nl', 'sv', 'pl', 'cs', 'ja'];
+    expect(reject({ transcription_languages: langs })).toMatchObject({ code: 'too_many_languages', details: { max: 10, received: 11 } });
+    const r = validateStart({ ...base, transcription_languages: ['en', 'de'] }, engines, 1);
+    expect(!r.ok && r.error.details).toEqual({ max: 1, received: 2 });
+  });
+
+  it('languages no engine serves name the field and list what is served', () => {
+    expect(reject({ transcription_languages: ['fi'] })).toMatchObject({
+      code: 'invalid_parameter',
+      details: { field: 'transcription_languages', valid_values: ['de', 'en'] },
+    });
+    expect(reject({ translation_languages: ['ja'] })).toMatchObject({
+      details: { field: 'translation_languages', valid_values: ['de', 'fr'] },
+    });
+    expect(reject({ transcription_languages: [] }).details).toMatchObject({ field: 'transcription_languages' });
+    expect(validateStart({ ...base, translation_languages: ['de', 'fr'] }, engines).ok).toBe(true);
+  });
+
+  it('record type restrictions', () => {
+    expect(reject({ type: 'record', translation_languages: ['de'] }).code).toBe('record_translation_not_allowed');
+    expect(reject({ type: 'record', tts_enabled: true }).code).toBe('record_tts_not_allowed');
+    expect(reject({ type: 'record', summary_language: 'en' }).code).toBe('record_summary_requires_template');
+    expect(validateStart({ ...base, type: 'record', summary_template: 'summary', summary_language: 'en' }, engines).ok).toBe(true);
+  });
+
+  it('summary fields must match the mode; whitespace-only prompts are absent', () => {
+    expect(reject({ summary_mode: 'custom', summary_prompt: 'Sum up', summary_prompt_slug: '   ' }).code).toBe(
+      'summary_mode_field_mismatch',
+    );
+    expect(reject({ summary_prompt: 'Sum up' }).code).toBe('summary_mode_field_mismatch');
+    expect(reject({ summary_mode: 'custom', summary_template: 'summary', summary_prompt: 'p', summary_prompt_slug: 's' }).code).toBe(
+      'summary_mode_field_mismatch',
+    );
+    expect(validateStart({ ...base, summary_prompt: '  ', summary_prompt_slug: '\t' }, engines).ok).toBe(true);
+    const r = validateStart({ ...base, summary_mode: 'custom', summary_prompt: 'p', summary_prompt_slug: 's' }, engines);
+    expect(r.ok && r.start.summary).toMatchObject({ mode: 'custom', prompt: 'p', promptSlug: 's' });
+  });
+
+  it('glossary fields in start are ignored with a warning', () => {
+    const r = validateStart({ ...base, glossary: { terms: [] } }, engines);
+    expect(r.ok && r.warnings.map((w) => w.code)).toEqual(['config_ignored_in_start']);
+  });
+});

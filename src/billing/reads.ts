@@ -6,8 +6,8 @@
 import { type Kysely, sql, type Transaction } from 'kysely';
 import type { AccountPlansTable } from '../plans/tables.js';
 import type { Database } from '../store/database.js';
+import { precompile } from '../store/precompiled.js';
 import type { Schema } from '../store/schema.js';
-import { precompile } from './precompiled.js';
 import type { CreditLotsTable, UsageRecordsTable } from './tables.js';
 
 export type Db = Kysely<Schema> | Transaction<Schema>;

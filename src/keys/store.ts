@@ -1,7 +1,8 @@
 /** Store operations for accounts and API keys (the only SQL of this feature). */
 import { randomUUID } from 'node:crypto';
-import type { Selectable, Updateable } from 'kysely';
+import type { CompiledQuery, Selectable, Updateable } from 'kysely';
 import type { Database } from '../store/database.js';
+import { precompile } from '../store/precompiled.js';
 import type { AccountsTable, ApiKeysTable } from './tables.js';
 
 export type AccountRow = Selectable<AccountsTable>;
@@ -15,6 +16,8 @@ export interface KeyForAuth extends KeyRow {
 }
 
 export class KeyStore {
+  private authQuery: ((values: { hash: string }) => CompiledQuery) | undefined;
+
   constructor(private readonly database: Database) {}
 
   private get db() {
@@ -51,16 +54,21 @@ export class KeyStore {
     await this.db.insertInto('api_keys').values(row).execute();
   }
 
-  /** The key with this hash and its account's flags, deleted keys included (the caller decides). */
+  /**
+   * The key with this hash and its account's flags, deleted keys included (the caller decides).
+   * Runs on every authenticated request, so the statement is compiled once.
+   */
   async findForAuth(keyHash: string): Promise<KeyForAuth | null> {
-    const r = await this.db
-      .selectFrom('api_keys')
-      .innerJoin('accounts', 'accounts.id', 'api_keys.account_id')
-      .selectAll('api_keys')
-      .select(['accounts.blocked as account_blocked', 'accounts.user_disabled as account_user_disabled'])
-      .where('api_keys.key_hash', '=', keyHash)
-      .executeTakeFirst();
-    return r ?? null;
+    this.authQuery ??= precompile<'hash'>((param) =>
+      this.db
+        .selectFrom('api_keys')
+        .innerJoin('accounts', 'accounts.id', 'api_keys.account_id')
+        .selectAll('api_keys')
+        .select(['accounts.blocked as account_blocked', 'accounts.user_disabled as account_user_disabled'])
+        .where('api_keys.key_hash', '=', param('hash')),
+    );
+    const r = await this.db.executeQuery<KeyForAuth>(this.authQuery({ hash: keyHash }));
+    return r.rows[0] ?? null;
   }
 
   /** A key that is not deleted. */

@@ -8,7 +8,9 @@ import type { WebSocket } from 'ws';
 import type { Principal } from '../platform/auth/types.js';
 import { AppError } from '../platform/errors/app-error.js';
 import { type RealtimeLimits, TokenBucket } from './limits.js';
+import type { RealtimePorts } from './ports.js';
 import { CLOSE, type ClientMessage, errorMessage, eventMessage, healthMessage, parseClientMessage } from './protocol.js';
+import { validateStart } from './start.js';
 import { type ControlAction, type SessionState, transition } from './state.js';
 
 const CONTROL: ReadonlySet<string> = new Set(['pause', 'resume', 'stop', 'audio']);
@@ -24,6 +26,8 @@ export class Connection {
   constructor(
     private readonly ws: WebSocket,
     readonly principal: Principal,
+    private readonly ip: string,
+    private readonly ports: RealtimePorts,
     private readonly limits: RealtimeLimits,
     private readonly logger: Logger,
     private readonly now: () => Date,
@@ -108,6 +112,10 @@ export class Connection {
       this.send(healthMessage({ action: 'pong', state: this.state.kind, timestamp: this.now().toISOString() }));
       return;
     }
+    if (m.action === 'start') {
+      void this.start(m.data).catch((err) => this.failStart(err));
+      return;
+    }
     if (CONTROL.has(m.action)) {
       if (m.action === 'audio') {
         this.onAudio(m.data.audio, 'json');
@@ -122,6 +130,58 @@ export class Connection {
         message: `Unknown or unsupported action "${m.action}".`,
         details: { message_type: 'voice-translation', action: m.action },
       }),
+    );
+  }
+
+  private starting = false;
+
+  /**
+   * start: validation, then the key's checks again, then plan and credit. Any refusal is
+   * an error message; the connection stays open for another start.
+   */
+  private async start(data: Record<string, unknown>): Promise<void> {
+    if (this.state.kind !== 'connected' || this.starting) {
+      this.sendError(
+        new AppError('invalid_data', {
+          variant: 'websocket',
+          message: 'A recording is already running or finishing on this connection.',
+          details: { message_type: 'voice-translation', action: 'start', state: this.state.kind },
+        }),
+      );
+      return;
+    }
+    this.starting = true;
+    try {
+      const checked = validateStart(data, this.ports.engines);
+      if (!checked.ok) {
+        this.sendError(checked.error);
+        return;
+      }
+      for (const w of checked.warnings) this.sendError(w);
+      await this.ports.checkKey(this.principal, this.ip);
+      await this.ports.admit(this.principal, checked.start);
+      // The media pipeline and finalizer are the next step (see README "Status"); until
+      // then an admitted start is refused rather than pretending to record.
+      this.sendError(
+        new AppError('internal_error', {
+          variant: 'websocket',
+          message: 'Live recording is not available in this build yet.',
+          details: { message_type: 'voice-translation', action: 'start' },
+        }),
+      );
+    } finally {
+      this.starting = false;
+    }
+  }
+
+  private failStart(err: unknown): void {
+    if (err instanceof AppError) {
+      this.sendError(new AppError(err.code, { variant: 'websocket', message: err.message, details: err.details ?? undefined }));
+      return;
+    }
+    this.logger.error({ err }, 'start failed');
+    this.sendError(
+      new AppError('internal_error', { variant: 'websocket', details: { message_type: 'voice-translation', action: 'start' } }),
     );
   }
 

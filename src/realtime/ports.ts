@@ -4,8 +4,10 @@
  * builds these over the tickets and keys services (see `realtimePortsOf`).
  */
 import type { AppDeps } from '../app.js';
+import type { EngineRegistry } from '../engines/registry.js';
 import type { Principal } from '../platform/auth/types.js';
 import { AppError } from '../platform/errors/app-error.js';
+import type { EngineQuery, StartRequest } from './start.js';
 
 export type TicketOutcome =
   | { ok: true; principal: Principal }
@@ -16,10 +18,53 @@ export interface RealtimePorts {
   consumeTicket(ticket: string): Promise<TicketOutcome>;
   /** The key checks that apply again on the WebSocket: throws the spec's auth_* AppError. */
   checkKey(principal: Principal, ip: string): Promise<void>;
+  /** What the engines here serve (start validation). */
+  engines: EngineQuery;
+  /**
+   * Plan and credit checks before a recording starts (nothing is charged): throws
+   * daily_limit_reached, too_many_languages, concurrency_limit_reached or
+   * auth_quota_exceeded (details.remaining_budget, details.budget_scope).
+   */
+  admit(principal: Principal, start: StartRequest): Promise<void>;
 }
 
-export function realtimePortsOf(deps: Pick<AppDeps, 'tickets' | 'keys' | 'authenticator'>): RealtimePorts {
+export function engineQueryOf(registry: EngineRegistry): EngineQuery {
   return {
+    transcriptionLanguages: () => registry.languagesFor('streaming-stt').sort(),
+    servesTranscription: (l) => registry.streamingRecognizer(l) !== undefined,
+    translationTargets: (from) =>
+      [
+        ...new Set(
+          registry
+            .translationPairs()
+            .filter(([f]) => f === from)
+            .map(([, t]) => t),
+        ),
+      ].sort(),
+    servesTranslation: (from, to) => registry.translator(from, to) !== undefined,
+  };
+}
+
+export function realtimePortsOf(
+  deps: Pick<AppDeps, 'tickets' | 'keys' | 'authenticator' | 'engines' | 'billing' | 'limits' | 'now'>,
+): RealtimePorts {
+  return {
+    engines: engineQueryOf(deps.engines),
+    async admit(principal, start) {
+      const standing = await deps.billing.standing(principal);
+      await deps.limits.assertCanStart(
+        principal,
+        standing.plan,
+        standing.policy,
+        { transport: 'websocket', session: true, transcriptionLanguages: start.transcriptionLanguages.length },
+        deps.now(),
+      );
+      // The first minute is charged at start, so one minute must be affordable.
+      const minute = deps.billing.prices.recordingMinute({
+        translationLanguages: start.realtimeTranslation ? start.translationLanguages.length : 0,
+      });
+      await deps.billing.assertCanAfford(principal, minute, standing);
+    },
     async consumeTicket(ticket) {
       const r = await deps.tickets.consumeTicket(ticket);
       return r.ok ? { ok: true, principal: { accountId: r.accountId, keyId: r.keyId } } : r;

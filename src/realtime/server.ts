@@ -71,7 +71,7 @@ export function registerRealtime(http: HttpApp, options: RealtimeOptions): void 
         ws.close(r.code, r.err.code);
         return;
       }
-      const conn = new Connection(ws, principal, limits, logger, options.now);
+      const conn = new Connection(ws, principal, ip, options.ports, limits, logger, options.now);
       connections.add(conn);
       ws.on('close', () => connections.delete(conn));
       ws.on('error', (err) => logger.debug({ err: err.message }, 'websocket error'));

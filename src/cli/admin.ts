@@ -239,7 +239,24 @@ export function buildProgram(io: AdminIo = STDIO, opener: () => Promise<AdminCon
     program,
     async () => {
       const ctx = await opener();
-      return { billing: ctx.app.deps.billing, plans: ctx.app.deps.plans, close: ctx.close };
+      const { keys } = ctx.app.deps;
+      return {
+        billing: ctx.app.deps.billing,
+        plans: ctx.app.deps.plans,
+        close: ctx.close,
+        // Billing accepts any id; the CLI refuses typos before anything is granted or changed.
+        async checkAccount(accountId: string) {
+          if (!(await keys.store.findAccount(accountId))) {
+            throw new AppError('validation_failed', { message: `No account ${accountId}.`, details: { field: '--account' } });
+          }
+        },
+        async checkKey(keyId: string, accountId: string) {
+          const key = await keys.store.getKey(keyId);
+          if (!key || key.account_id !== accountId) {
+            throw new AppError('validation_failed', { message: `No key ${keyId} in account ${accountId}.`, details: { field: '--key' } });
+          }
+        },
+      };
     },
     io,
   );

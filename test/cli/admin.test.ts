@@ -89,6 +89,9 @@ describe('admin CLI (same data folder as the service)', () => {
     const url = await admin(dataDir, ['create-key', '--json', '--webhook-url', 'ftp://x']);
     expect(JSON.parse(url.out).error.details.field).toBe('webhook_url');
     expect(JSON.parse((await admin(dataDir, ['list-keys', '--json'])).out).keys).toEqual([]);
+    const grant = await admin(dataDir, ['grant-credit', '--account', '00000000-0000-4000-8000-000000000000', '--points', '5', '--json']);
+    expect(grant.code).toBe(1);
+    expect(JSON.parse(grant.out).error.details.field).toBe('--account');
     const help = await admin(dataDir, ['update-key', '--help']);
     expect(help.out).toContain('--monthly-limit');
   }, 60_000);

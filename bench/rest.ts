@@ -1,21 +1,6 @@
-/**
- * REST benchmark: requests/s and p99 of authenticated GET /api/v1/me/plan next to a bare
- * route (GET /api/v1/version) in the same run, against the real app on port 0 with a
- * temporary SQLite database (or DATABASE_URL). Target: the authenticated route keeps at
- * least 50 % of the bare route's throughput.
- *
- *   npm run -s bench:rest          # 10 s per route in 5 alternating rounds, 10 connections
- *   BENCH_SECONDS=12 BENCH_ROUNDS=4 BENCH_CONNECTIONS=20 npm run -s bench:rest
- */
-import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import autocannon from 'autocannon';
-import pg from 'pg';
-import { buildApp } from '../src/app.js';
-import { loadConfig } from '../src/config.js';
 import type { Principal } from '../src/platform/auth/types.js';
+import { benchBackendName, startBenchApp } from './support.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
@@ -43,24 +28,8 @@ async function measure(name: string, url: string, headers: Record<string, string
 }
 
 async function main(): Promise<void> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'parley-bench-rest-'));
-  const databaseUrl = process.env.DATABASE_URL;
-  let schema: string | undefined;
-  if (databaseUrl) {
-    schema = `bench_${randomBytes(4).toString('hex')}`;
-    const c = new pg.Client({ connectionString: databaseUrl });
-    await c.connect();
-    await c.query(`create schema ${schema}`);
-    await c.end();
-  }
-  const config = loadConfig({
-    PORT: '0',
-    HOST: '127.0.0.1',
-    PARLEY_DATA_DIR: dataDir,
-    LOG_LEVEL: 'silent',
-    ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
-  });
-  const app = await buildApp(config, { pgSchema: schema });
+  const bench = await startBenchApp();
+  const { app } = bench;
   // Real keys through the app's own Authenticator (one indexed read per request).
   const creditKey = await app.deps.keys.createKey({ name: 'bench credit' });
   const plannedKeyRow = await app.deps.keys.createKey({ name: 'bench plan-bound' });
@@ -68,9 +37,7 @@ async function main(): Promise<void> {
   const planned: Principal = { accountId: plannedKeyRow.account_id, keyId: plannedKeyRow.key_id };
   const key = creditKey.api_key;
   const plannedKey = plannedKeyRow.api_key;
-  await app.http.listen({ port: 0, host: '127.0.0.1' });
-  const address = app.http.server.address();
-  const base = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
+  const base = bench.url;
 
   // A realistic account: a few lots, some usage; and a plan-bound account with minutes today.
   const b = app.deps.billing;
@@ -106,17 +73,10 @@ async function main(): Promise<void> {
     for (const [i, [name, url, headers]] of routes.entries()) rounds[i]!.push(await measure(name, url, headers, SECONDS / ROUNDS));
   }
   const results = rounds.map((rs) => median(rs));
-  await app.close();
-  rmSync(dataDir, { recursive: true, force: true });
-  if (schema && databaseUrl) {
-    const c = new pg.Client({ connectionString: databaseUrl });
-    await c.connect();
-    await c.query(`drop schema ${schema} cascade`);
-    await c.end();
-  }
+  await bench.close();
 
   console.log(
-    `REST benchmark: ${databaseUrl ? 'PostgreSQL' : 'SQLite'}, ${CONNECTIONS} connections, ${SECONDS} s per route in ${ROUNDS} alternating rounds (median round shown), real keys`,
+    `REST benchmark: ${benchBackendName()}, ${CONNECTIONS} connections, ${SECONDS} s per route in ${ROUNDS} alternating rounds (median round shown), real keys`,
   );
   console.log(`${'route'.padEnd(42)} ${'req/s'.padStart(9)} ${'p99 ms'.padStart(8)} ${'errors'.padStart(7)}`);
   for (const r of results)

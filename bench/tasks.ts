@@ -1,20 +1,5 @@
-/**
- * Task library benchmark: list latency with 10,000 tasks in one account, and the export
- * time of a 3-hour transcript in every format, over real HTTP on the real app.
- *
- *   npx tsx bench/tasks.ts            # SQLite in a temporary folder
- *   DATABASE_URL=postgres://... npx tsx bench/tasks.ts
- *
- * Targets: list p99 <= 50 ms; each export <= 1 s.
- */
-import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import pg from 'pg';
-import { buildApp } from '../src/app.js';
-import { loadConfig } from '../src/config.js';
 import { tasksOf } from '../src/tasks/module.js';
+import { benchBackendName, startBenchApp } from './support.js';
 
 const TASKS = 10_000;
 const LIST_RUNS = 200;
@@ -31,32 +16,14 @@ async function timed(fn: () => Promise<void>): Promise<number> {
 }
 
 async function main(): Promise<void> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'parley-bench-tasks-'));
-  const databaseUrl = process.env.DATABASE_URL;
-  let schema: string | undefined;
-  if (databaseUrl) {
-    schema = `bench_${randomBytes(4).toString('hex')}`;
-    const c = new pg.Client({ connectionString: databaseUrl });
-    await c.connect();
-    await c.query(`create schema ${schema}`);
-    await c.end();
-  }
-  const config = loadConfig({
-    PORT: '0',
-    HOST: '127.0.0.1',
-    PARLEY_DATA_DIR: dataDir,
-    LOG_LEVEL: 'silent',
-    ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
-  });
-  const app = await buildApp(config, { pgSchema: schema });
+  const bench = await startBenchApp();
+  const { app } = bench;
   const mod = tasksOf(app.deps);
   const created = await app.deps.keys.createKey({ name: 'bench' });
   const KEY = created.api_key;
   const principal = { accountId: created.account_id, keyId: created.key_id };
-  await app.http.listen({ port: 0, host: '127.0.0.1' });
-  const addr = app.http.server.address();
-  const base = `http://127.0.0.1:${typeof addr === 'object' && addr ? addr.port : 0}`;
-  const backend = databaseUrl ? 'postgres' : 'sqlite';
+  const base = bench.url;
+  const backend = benchBackendName();
 
   try {
     console.log(`backend ${backend}; seeding ${TASKS} tasks in one account...`);
@@ -167,14 +134,7 @@ async function main(): Promise<void> {
     const listP99 = Math.max(...rows.map(([, r]) => r.p99));
     console.log(`\nTargets: list p99 <= 50 ms (worst here ${listP99.toFixed(1)} ms); export <= 1000 ms.`);
   } finally {
-    await app.close();
-    rmSync(dataDir, { recursive: true, force: true });
-    if (schema && databaseUrl) {
-      const c = new pg.Client({ connectionString: databaseUrl });
-      await c.connect();
-      await c.query(`drop schema if exists ${schema} cascade`);
-      await c.end();
-    }
+    await bench.close();
   }
 }
 

@@ -7,12 +7,11 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { buildApp, type ParleyApp } from '../../src/app.js';
+import type { ParleyApp } from '../../src/app.js';
 import type { Principal } from '../../src/platform/auth/types.js';
-import { createLogger } from '../../src/platform/logging.js';
 import { type TaskModule, tasksOf } from '../../src/tasks/module.js';
 import type { CreateTaskInput, SentenceInput, TaskRecord } from '../../src/tasks/store.js';
-import { type Backend, createPgSchema, dropPgSchema, testConfig } from '../support/app.js';
+import { type Backend, startTestApp } from '../support/app.js';
 
 export interface TaskTestApp {
   app: ParleyApp;
@@ -29,31 +28,22 @@ export interface TaskTestApp {
 }
 
 export async function startTaskApp(backend: Backend): Promise<TaskTestApp> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'parley-tasks-'));
-  const pgSchema = backend === 'postgres' ? await createPgSchema() : undefined;
-  const config = testConfig(dataDir, backend);
-  const app = await buildApp(config, { logger: createLogger(config.platform.logLevel), pgSchema });
+  const t = await startTestApp({ backend });
+  const app = t.app;
   const mod = tasksOf(app.deps);
   const a = await app.deps.keys.createKey({ name: 'A' });
   const b = await app.deps.keys.createKey({ name: 'B' });
-  await app.http.listen({ port: 0, host: '127.0.0.1' });
-  const address = app.http.server.address();
-  const port = typeof address === 'object' && address ? address.port : 0;
   return {
     app,
-    url: `http://127.0.0.1:${port}`,
-    dataDir,
+    url: t.url,
+    dataDir: t.dataDir,
     backend,
     mod,
     keyA: a.api_key,
     keyB: b.api_key,
     principalA: { accountId: a.account_id, keyId: a.key_id },
     principalB: { accountId: b.account_id, keyId: b.key_id },
-    async close() {
-      await app.close();
-      if (pgSchema) await dropPgSchema(pgSchema);
-      rmSync(dataDir, { recursive: true, force: true });
-    },
+    close: () => t.close(),
   };
 }
 

@@ -10,6 +10,7 @@ import { AppError } from '../platform/errors/app-error.js';
 import { type RealtimeLimits, TokenBucket } from './limits.js';
 import type { RealtimePorts } from './ports.js';
 import { CLOSE, type ClientMessage, errorMessage, eventMessage, healthMessage, parseClientMessage } from './protocol.js';
+import { Recording } from './recording.js';
 import { validateStart } from './start.js';
 import { type ControlAction, type SessionState, transition } from './state.js';
 
@@ -38,7 +39,14 @@ export class Connection {
     ws.on('pong', () => {
       this.alive = true;
     });
-    ws.on('close', () => this.dispose());
+    ws.on('close', () => {
+      this.dispose();
+      // A client that vanished mid-recording: what was recorded is finalized, not lost.
+      if (this.recording && (this.state.kind === 'started' || this.state.kind === 'paused')) {
+        this.state = { ...this.state, kind: 'stopping' };
+        void this.finish();
+      }
+    });
     const ping = setInterval(() => {
       if (!this.alive) {
         this.close(CLOSE.timeout, 'keep-alive timeout');
@@ -134,6 +142,7 @@ export class Connection {
   }
 
   private starting = false;
+  private recording: Recording | null = null;
 
   /**
    * start: validation, then the key's checks again, then plan and credit. Any refusal is
@@ -160,13 +169,25 @@ export class Connection {
       for (const w of checked.warnings) this.sendError(w);
       await this.ports.checkKey(this.principal, this.ip);
       await this.ports.admit(this.principal, checked.start);
-      // The media pipeline and finalizer are the next step (see README "Status"); until
-      // then an admitted start is refused rather than pretending to record.
-      this.sendError(
-        new AppError('internal_error', {
-          variant: 'websocket',
-          message: 'Live recording is not available in this build yet.',
-          details: { message_type: 'voice-translation', action: 'start' },
+      const rec = new Recording(
+        {
+          ...this.ports.recording,
+          emit: (action, payload) => this.send(eventMessage(action, payload)),
+          error: (err) => this.sendError(err),
+        },
+        this.principal,
+        checked.start,
+      );
+      await rec.begin();
+      this.recording = rec;
+      this.state = { kind: 'started', sessionId: rec.sessionId, taskId: rec.taskId };
+      this.send(
+        eventMessage('session_started', {
+          session_id: rec.sessionId,
+          task_id: rec.taskId,
+          recording_type: checked.start.type,
+          recognition_mode: 'single',
+          message: 'Recording started.',
         }),
       );
     } finally {
@@ -193,6 +214,18 @@ export class Connection {
     }
     this.state = next;
     this.send(eventMessage('status', { status: next.kind }));
+    if (next.kind === 'stopping') void this.finish();
+  }
+
+  /** stop: finalize, then `status: ended` and `task_complete`; the connection may start again. */
+  private async finish(): Promise<void> {
+    const rec = this.recording;
+    if (!rec) return;
+    const outcome = await rec.finish();
+    this.recording = null;
+    this.state = { kind: 'connected' };
+    this.send(eventMessage('status', { status: 'ended', task_id: rec.taskId }));
+    this.send(eventMessage('task_complete', { task_id: rec.taskId, status: outcome, duration_ms: rec.durationMs }));
   }
 
   private onAudio(payload: unknown, via: 'binary' | 'json'): void {
@@ -224,6 +257,6 @@ export class Connection {
       );
       return;
     }
-    this.logger.trace({ bytes: bytes.length }, 'audio');
+    if (this.state.kind === 'started') this.recording?.write(bytes);
   }
 }

@@ -3,10 +3,14 @@
  * WebSocket code can be tested and wired without knowing their internals. `src/app.ts`
  * builds these over the tickets and keys services (see `realtimePortsOf`).
  */
+
+import { join } from 'node:path';
 import type { AppDeps } from '../app.js';
 import type { EngineRegistry } from '../engines/registry.js';
 import type { Principal } from '../platform/auth/types.js';
 import { AppError } from '../platform/errors/app-error.js';
+import { tasksOf } from '../tasks/module.js';
+import type { RecordingDeps } from './recording.js';
 import type { EngineQuery, StartRequest } from './start.js';
 
 export type TicketOutcome =
@@ -26,6 +30,8 @@ export interface RealtimePorts {
    * auth_quota_exceeded (details.remaining_budget, details.budget_scope).
    */
   admit(principal: Principal, start: StartRequest): Promise<void>;
+  /** What a recording needs (task store, engines, blobs, temp dir, ffmpeg). */
+  recording: Omit<RecordingDeps, 'emit' | 'error'>;
 }
 
 export function engineQueryOf(registry: EngineRegistry): EngineQuery {
@@ -45,10 +51,16 @@ export function engineQueryOf(registry: EngineRegistry): EngineQuery {
   };
 }
 
-export function realtimePortsOf(
-  deps: Pick<AppDeps, 'tickets' | 'keys' | 'authenticator' | 'engines' | 'billing' | 'limits' | 'now'>,
-): RealtimePorts {
+export function realtimePortsOf(deps: AppDeps): RealtimePorts {
   return {
+    recording: {
+      tasks: tasksOf(deps).store,
+      engines: deps.engines,
+      blobs: deps.blobs,
+      logger: deps.logger.child({ component: 'recording' }),
+      tempDir: join(deps.config.platform.dataDir, 'tmp', 'realtime'),
+      ffmpegPath: deps.config.engines.ffmpegPath,
+    },
     engines: engineQueryOf(deps.engines),
     async admit(principal, start) {
       const standing = await deps.billing.standing(principal);

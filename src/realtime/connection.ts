@@ -44,7 +44,7 @@ export class Connection {
       // A client that vanished mid-recording: what was recorded is finalized, not lost.
       if (this.recording && (this.state.kind === 'started' || this.state.kind === 'paused')) {
         this.state = { ...this.state, kind: 'stopping' };
-        void this.finish();
+        this.finishing = this.finish();
       }
     });
     const ping = setInterval(() => {
@@ -74,10 +74,17 @@ export class Connection {
     this.ws.close(code, reason);
   }
 
-  /** Shutdown: tell the client, then close (recordings are finalized by their owner). */
-  shutdown(): void {
+  private finishing: Promise<void> | null = null;
+
+  /** Shutdown: tell the client, close, and finalize a running recording (resolves when stored). */
+  async shutdown(): Promise<void> {
     this.sendError(new AppError('service_shutdown', { variant: 'websocket' }));
+    if (this.recording && (this.state.kind === 'started' || this.state.kind === 'paused')) {
+      this.state = { ...this.state, kind: 'stopping' };
+      this.finishing = this.finish();
+    }
     this.close(CLOSE.goingAway, 'service shutdown');
+    await this.finishing;
   }
 
   private dispose(): void {
@@ -214,15 +221,15 @@ export class Connection {
     }
     this.state = next;
     this.send(eventMessage('status', { status: next.kind }));
-    if (next.kind === 'stopping') void this.finish();
+    if (next.kind === 'stopping') this.finishing = this.finish();
   }
 
   /** stop: finalize, then `status: ended` and `task_complete`; the connection may start again. */
   private async finish(): Promise<void> {
     const rec = this.recording;
     if (!rec) return;
-    const outcome = await rec.finish();
     this.recording = null;
+    const outcome = await rec.finish();
     this.state = { kind: 'connected' };
     this.send(eventMessage('status', { status: 'ended', task_id: rec.taskId }));
     this.send(eventMessage('task_complete', { task_id: rec.taskId, status: outcome, duration_ms: rec.durationMs }));

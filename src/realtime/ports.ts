@@ -55,6 +55,7 @@ export function realtimePortsOf(deps: AppDeps): RealtimePorts {
   return {
     recording: {
       tasks: tasksOf(deps).store,
+      outcomes: tasksOf(deps).tasks,
       engines: deps.engines,
       blobs: deps.blobs,
       logger: deps.logger.child({ component: 'recording' }),

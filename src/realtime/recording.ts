@@ -13,6 +13,7 @@ import type { RecognizerStream, SttResult } from '../engines/types.js';
 import type { Principal } from '../platform/auth/types.js';
 import { AppError } from '../platform/errors/app-error.js';
 import type { BlobStore } from '../storage/types.js';
+import type { TaskService } from '../tasks/service.js';
 import type { SentenceInput, TaskStore, TranslationInput } from '../tasks/store.js';
 import type { StartRequest } from './start.js';
 
@@ -22,6 +23,8 @@ const BYTES_PER_MS = 32; // 16 kHz * 2 bytes / 1000
 
 export interface RecordingDeps {
   tasks: TaskStore;
+  /** Final outcomes go through the task service: it publishes task.completed / task.failed (webhooks). */
+  outcomes: Pick<TaskService, 'complete' | 'fail'>;
   engines: EngineRegistry;
   blobs: BlobStore;
   logger: Logger;
@@ -162,7 +165,7 @@ export class Recording {
     const tasks = this.deps.tasks;
     try {
       if (this.bytes === 0) {
-        await tasks.setStatus(this.taskId, 'failed', { failure: { source: 'no_audio' } });
+        await this.deps.outcomes.fail(this.taskId, { source: 'no_audio', code: 'no_audio', message: 'No audio was received.' });
         return 'failed';
       }
       await tasks.setStatus(this.taskId, 'uploading');
@@ -177,11 +180,11 @@ export class Recording {
       this.deps.emit('status', { status: 'processing', task_id: this.taskId });
       if (this.sentences.length) await tasks.appendSentences(this.taskId, this.sentences);
       for (const [lang, entries] of this.translations) if (entries.length) await tasks.setTranslations(this.taskId, lang, entries);
-      await tasks.setStatus(this.taskId, 'completed', { durationMs: this.durationMs });
+      await this.deps.outcomes.complete(this.taskId, { durationMs: this.durationMs });
       return 'completed';
     } catch (err) {
       this.deps.logger.error({ err }, 'finalize failed');
-      await tasks.setStatus(this.taskId, 'failed', { failure: { source: 'processing' } }).catch(() => {});
+      await this.deps.outcomes.fail(this.taskId, { source: 'processing' }).catch(() => {});
       return 'failed';
     } finally {
       rmSync(this.wavPath, { force: true });

@@ -81,11 +81,13 @@ export function registerRealtime(http: HttpApp, options: RealtimeOptions): void 
   // Shutdown: every session is told `service_shutdown` before the HTTP server closes.
   http.addHook('preClose', async () => {
     const closed = [...wss.clients].map((ws) => new Promise((resolve) => ws.once('close', resolve)));
-    for (const c of connections) c.shutdown();
+    // Recordings are finalized before the database closes (app.close runs after this hook).
+    const finalized = Promise.all([...connections].map((c) => c.shutdown()));
     // Give clients a moment to read the error and answer the close frame, then cut.
     await Promise.race([Promise.all(closed), new Promise((resolve) => setTimeout(resolve, 1000).unref())]);
     for (const ws of wss.clients) ws.terminate();
     wss.close();
+    await finalized;
   });
 }
 

@@ -145,7 +145,13 @@ export async function buildApp(config: Config, overrides: BuildOverrides = {}): 
   }
 
   if (roles.includes('realtime')) {
-    registerRealtime(http, { ports: realtimePortsOf(deps), logger, now: deps.now });
+    const rt = config.realtime;
+    registerRealtime(http, {
+      ports: realtimePortsOf(deps),
+      logger,
+      now: deps.now,
+      limits: { maxFrameBytes: rt.maxFrameBytes, preStartMs: rt.preStartSeconds * 1000, pingIntervalMs: rt.pingSeconds * 1000 },
+    });
   }
 
   // Worker role: webhook deliveries are sent here, and bus events become notifications once.

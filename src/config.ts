@@ -9,6 +9,7 @@ import { engineSettings } from './engines/settings.js';
 import { planSettings } from './plans/settings.js';
 import { platformSettings } from './platform/config/platform-settings.js';
 import { readSection, type Section, type SectionValues } from './platform/config/settings.js';
+import { realtimeSettings } from './realtime/settings.js';
 import { summaryTemplateSettings } from './summary-templates/settings.js';
 import { webhookSettings } from './webhooks/settings.js';
 
@@ -19,6 +20,7 @@ export const SECTIONS = {
   plans: planSettings,
   webhooks: webhookSettings,
   summaryTemplates: summaryTemplateSettings,
+  realtime: realtimeSettings,
 } as const satisfies Record<string, Section>;
 
 export type Config = { [K in keyof typeof SECTIONS]: SectionValues<(typeof SECTIONS)[K]> };

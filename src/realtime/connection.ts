@@ -185,7 +185,18 @@ export class Connection {
         this.principal,
         checked.start,
       );
-      await rec.begin();
+      rec.onQuotaExceeded = () => {
+        if (this.state.kind === 'started' || this.state.kind === 'paused') {
+          this.state = { ...this.state, kind: 'stopping' };
+          this.finishing = this.finish();
+        }
+      };
+      try {
+        await rec.begin();
+      } catch (err) {
+        await rec.abandon();
+        throw err;
+      }
       this.recording = rec;
       this.state = { kind: 'started', sessionId: rec.sessionId, taskId: rec.taskId };
       this.send(

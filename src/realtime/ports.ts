@@ -61,6 +61,19 @@ export function realtimePortsOf(deps: AppDeps): RealtimePorts {
       logger: deps.logger.child({ component: 'recording' }),
       tempDir: join(deps.config.platform.dataDir, 'tmp', 'realtime'),
       ffmpegPath: deps.config.engines.ffmpegPath,
+      billing: {
+        minuteMs: deps.config.realtime.billingMinuteMs,
+        startUsage: async (principal, taskId) => (await deps.billing.startUsage(principal, { type: 'recording', taskId })).id,
+        chargeMinute: async (usageId, index, start) => {
+          const points = deps.billing.prices.recordingMinute({
+            translationLanguages: start.realtimeTranslation ? start.translationLanguages.length : 0,
+          });
+          await deps.billing.charge(usageId, { idempotencyKey: `m${index}`, points, minutes: 1 });
+        },
+        endUsage: async (usageId) => {
+          await deps.billing.endUsage(usageId);
+        },
+      },
     },
     engines: engineQueryOf(deps.engines),
     async admit(principal, start) {

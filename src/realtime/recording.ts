@@ -30,6 +30,14 @@ export interface RecordingDeps {
   logger: Logger;
   tempDir: string;
   ffmpegPath: string;
+  /** Per-minute billing of live audio (P2's billing service). */
+  billing: {
+    minuteMs: number;
+    startUsage(principal: Principal, taskId: string): Promise<string>;
+    /** Throws auth_quota_exceeded when the budget cannot cover the minute. */
+    chargeMinute(usageId: string, index: number, start: StartRequest): Promise<void>;
+    endUsage(usageId: string): Promise<void>;
+  };
   /** Sends a voice-translation event or an error to the client. */
   emit(action: string, payload: Record<string, unknown>): void;
   error(err: AppError): void;
@@ -52,6 +60,11 @@ export class Recording {
   private readonly translations = new Map<string, TranslationInput[]>();
   private readonly pending = new Set<Promise<void>>();
   private failuresInRow = 0;
+  private usageId = '';
+  private minutesCharged = 0;
+  private charging: Promise<void> | null = null;
+  /** Set when credit ran out: the connection stops the recording. */
+  onQuotaExceeded: () => void = () => {};
 
   constructor(
     private readonly deps: RecordingDeps,
@@ -74,6 +87,10 @@ export class Recording {
       translationLanguages: s.translationLanguages,
     });
     this.taskId = task.taskId;
+    this.usageId = await this.deps.billing.startUsage(this.principal, this.taskId);
+    // Minute 0 is charged at start; minute n when audio reaches n billing minutes.
+    await this.deps.billing.chargeMinute(this.usageId, 0, this.start);
+    this.minutesCharged = 1;
     mkdirSync(this.deps.tempDir, { recursive: true });
     this.wavPath = join(this.deps.tempDir, `${this.sessionId}.wav`);
     this.wavFd = openSync(this.wavPath, 'w');
@@ -101,6 +118,21 @@ export class Recording {
     const copy = new Int16Array(even / 2);
     for (let i = 0; i < copy.length; i++) copy[i] = pcm.readInt16LE(i * 2);
     this.stream.write(copy);
+    if (this.durationMs >= this.minutesCharged * this.deps.billing.minuteMs && !this.charging) this.chargeNext();
+  }
+
+  private chargeNext(): void {
+    const index = this.minutesCharged++;
+    this.charging = this.deps.billing
+      .chargeMinute(this.usageId, index, this.start)
+      .catch((err) => {
+        this.deps.logger.info({ err: (err as Error).message, minute: index }, 'minute not covered');
+        this.deps.error(new AppError('stt_quota_exceeded', { variant: 'websocket', details: { minute: index } }));
+        this.onQuotaExceeded();
+      })
+      .finally(() => {
+        this.charging = null;
+      });
   }
 
   private onResult(language: string, r: SttResult): void {
@@ -160,6 +192,8 @@ export class Recording {
     await this.stream?.end();
     this.stream = null;
     await Promise.all([...this.pending]);
+    await this.charging;
+    if (this.usageId) await this.deps.billing.endUsage(this.usageId).catch((err) => this.deps.logger.error({ err }, 'endUsage failed'));
     writeSync(this.wavFd, wavHeader(this.bytes), 0, 44, 0);
     closeSync(this.wavFd);
     const tasks = this.deps.tasks;
@@ -189,6 +223,15 @@ export class Recording {
     } finally {
       rmSync(this.wavPath, { force: true });
     }
+  }
+
+  /** begin() failed part way (e.g. the first minute not covered): undo what it made. */
+  async abandon(): Promise<void> {
+    this.abort();
+    if (this.wavFd >= 0) closeSync(this.wavFd);
+    if (this.wavPath) rmSync(this.wavPath, { force: true });
+    if (this.usageId) await this.deps.billing.endUsage(this.usageId).catch(() => {});
+    if (this.taskId) await this.deps.outcomes.fail(this.taskId, { source: 'no_audio', code: 'start_refused' }).catch(() => {});
   }
 
   /** The connection vanished or the server stops: drop recognition, keep what was recorded. */

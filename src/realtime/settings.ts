@@ -1,0 +1,18 @@
+import { defineSection, settings } from '../platform/config/settings.js';
+
+/** Live sessions over WebSocket (src/realtime). */
+export const realtimeSettings = defineSection({
+  maxFrameBytes: settings.int('PARLEY_WS_MAX_FRAME_BYTES', 'Largest WebSocket frame accepted; larger frames close with 1009.', 1_048_576, {
+    min: 1024,
+  }),
+  preStartSeconds: settings.int('PARLEY_WS_PRESTART_SECONDS', 'Seconds a connection may wait before its first start (then 4008).', 30, {
+    min: 1,
+  }),
+  pingSeconds: settings.int('PARLEY_WS_PING_SECONDS', 'Interval of WebSocket pings; a missed pong closes with 4008.', 20, { min: 1 }),
+  billingMinuteMs: settings.int(
+    'PARLEY_REALTIME_BILLING_MINUTE_MS',
+    'Length of a billed minute of live audio in milliseconds (60000; tests shorten it).',
+    60_000,
+    { min: 100 },
+  ),
+});

@@ -1,0 +1,44 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config.js';
+import { pocketsphinxStreamingFactory } from '../../src/engines/builtin/pocketsphinx/index.js';
+import { EngineRegistry } from '../../src/engines/registry.js';
+import type { AnyEngine } from '../../src/engines/types.js';
+import { createLogger } from '../../src/platform/logging.js';
+import { startTestApp, type TestApp } from '../support/app.js';
+import { connect, ticketAndKey } from './support.js';
+
+// A billed minute is shortened to one second of audio by configuration (the clock path is real).
+describe('live billing per minute (sqlite)', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    const ctx = { config: loadConfig({}), modelsDir: '/nowhere', logger: createLogger('silent') };
+    const e = await pocketsphinxStreamingFactory.create(ctx as never);
+    if ('unavailable' in e) throw new Error(`PocketSphinx unavailable: ${e.unavailable}`);
+    t = await startTestApp({
+      backend: 'sqlite',
+      engines: EngineRegistry.fromEngines([e as AnyEngine]),
+      env: { PARLEY_REALTIME_BILLING_MINUTE_MS: '1000' },
+    });
+  });
+  afterAll(() => t?.close());
+
+  it('charges each started minute and ends the recording with stt_quota_exceeded when the budget runs out', async () => {
+    const { ticket, keyId } = await ticketAndKey(t);
+    const minute = t.app.deps.billing.prices.recordingMinute();
+    await t.app.deps.keys.updateKey(keyId, { monthlySpendLimit: minute * 2 });
+    const cl = await connect(t, [`ticket.${ticket}`]);
+    cl.send({ type: 'voice-translation', data: { action: 'start', type: 'transcribe', transcription_languages: ['en'] } });
+    const started = await cl.next((m) => m.data?.action === 'session_started', 10_000);
+    const second = Buffer.alloc(32_000);
+    for (let i = 0; i < 4; i++) {
+      cl.send({ type: 'voice-translation', data: { action: 'audio', audio: second.toString('base64') } });
+      await new Promise((r) => setTimeout(r, 300));
+    }
+    const quota = await cl.next((m) => m.type === 'error' && m.data.error_code === 'stt_quota_exceeded', 10_000);
+    expect(quota.data.severity).toBe('fatal');
+    const done = await cl.next((m) => m.data?.action === 'task_complete', 20_000);
+    expect(done.data.task_id).toBe(started.data.task_id);
+    expect(await t.app.deps.billing.monthlySpent(keyId)).toBeCloseTo(minute * 2, 5);
+    cl.ws.close();
+  }, 60_000);
+});

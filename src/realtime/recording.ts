@@ -8,6 +8,7 @@ import { closeSync, createReadStream, mkdirSync, openSync, rmSync, writeSync } f
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { encodeFile } from '../engines/audio/ffmpeg.js';
+import { WebmStreamDecoder } from '../engines/audio/stream.js';
 import type { EngineRegistry } from '../engines/registry.js';
 import type { RecognizerStream, SttResult } from '../engines/types.js';
 import type { Principal } from '../platform/auth/types.js';
@@ -52,6 +53,8 @@ export class Recording {
   readonly sessionId = randomUUID();
   taskId = '';
   private stream: RecognizerStream | null = null;
+  /** For audio_format webm: decodes MediaRecorder chunks to PCM (E1's streaming decoder). */
+  private webm: WebmStreamDecoder | null = null;
   private wavFd = -1;
   private wavPath = '';
   private bytes = 0;
@@ -109,8 +112,23 @@ export class Recording {
     });
   }
 
+  /** Client audio in the start's format: PCM goes straight in, WebM through the decoder. */
+  write(chunk: Buffer): void {
+    if (this.start.audioFormat === 'pcm') {
+      this.writePcm(chunk);
+      return;
+    }
+    this.webm ??= new WebmStreamDecoder({
+      ffmpegPath: this.deps.ffmpegPath,
+      onPcm: (pcm) => this.writePcm(Buffer.from(pcm.buffer, pcm.byteOffset, pcm.byteLength)),
+      // The recording goes on: the client may send a fresh container.
+      onError: (err) => this.deps.error(new AppError('audio_decode_failed', { variant: 'websocket', details: { reason: err.message } })),
+    });
+    this.webm.write(chunk);
+  }
+
   /** 16 kHz s16le mono. Odd trailing bytes are dropped (a sample is two bytes). */
-  write(pcm: Buffer): void {
+  private writePcm(pcm: Buffer): void {
     const even = pcm.length - (pcm.length % 2);
     if (even === 0 || !this.stream) return;
     writeSync(this.wavFd, pcm, 0, even);
@@ -189,6 +207,7 @@ export class Recording {
 
   /** Ends recognition, stores audio, transcript and translations, and completes the task. */
   async finish(): Promise<'completed' | 'failed'> {
+    await this.webm?.end();
     await this.stream?.end();
     this.stream = null;
     await Promise.all([...this.pending]);
@@ -236,6 +255,7 @@ export class Recording {
 
   /** The connection vanished or the server stops: drop recognition, keep what was recorded. */
   abort(): void {
+    this.webm?.abort();
     this.stream?.abort();
     this.stream = null;
   }

@@ -76,4 +76,23 @@ describe.skipIf(!haveAudio)('live recording end to end (sqlite, jfk.flac at 2x r
     expect((await cl.next((m) => m.data?.action === 'session_started' || m.type === 'error', 10_000)).data.action).toBe('session_started');
     cl.ws.close();
   }, 60_000);
+
+  it('webm audio (binary frames) is decoded as it arrives', async () => {
+    const webm = execFileSync('ffmpeg', ['-v', 'error', '-t', '4', '-i', JFK, '-c:a', 'libopus', '-f', 'webm', 'pipe:1'], {
+      maxBuffer: 16 << 20,
+    });
+    const cl = await connect(t, [`ticket.${await ticketFor(t)}`]);
+    cl.send({
+      type: 'voice-translation',
+      data: { action: 'start', type: 'transcribe', transcription_languages: ['en'], audio_format: 'webm' },
+    });
+    const started = await cl.next((m) => m.data?.action === 'session_started', 10_000);
+    for (let i = 0; i < webm.length; i += 4000) cl.ws.send(webm.subarray(i, i + 4000)); // binary frames (extension)
+    await new Promise((r) => setTimeout(r, 500));
+    cl.send({ type: 'voice-translation', data: { action: 'stop' } });
+    const done = await cl.next((m) => m.data?.action === 'task_complete', 30_000);
+    expect(done.data).toMatchObject({ task_id: started.data.task_id, status: 'completed' });
+    expect(done.data.duration_ms).toBeGreaterThan(3500);
+    cl.ws.close();
+  }, 60_000);
 });

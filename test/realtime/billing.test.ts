@@ -41,4 +41,18 @@ describe('live billing per minute (sqlite)', () => {
     expect(await t.app.deps.billing.monthlySpent(keyId)).toBeCloseTo(minute * 2, 5);
     cl.ws.close();
   }, 60_000);
+
+  it('audio faster than 4x real time is refused with invalid_data (audio_rate), not buffered', async () => {
+    const { ticket } = await ticketAndKey(t);
+    const cl = await connect(t, [`ticket.${ticket}`]);
+    cl.send({ type: 'voice-translation', data: { action: 'start', type: 'transcribe', transcription_languages: ['en'] } });
+    await cl.next((m) => m.data?.action === 'session_started', 10_000);
+    const twoSeconds = Buffer.alloc(64_000).toString('base64');
+    for (let i = 0; i < 6; i++) cl.send({ type: 'voice-translation', data: { action: 'audio', audio: twoSeconds } });
+    const err = await cl.next((m) => m.type === 'error' && m.data.error_code === 'invalid_data', 5000);
+    expect(err.data.details).toMatchObject({ reason: 'audio_rate', limit_bytes_per_second: 128_000 });
+    cl.send({ type: 'voice-translation', data: { action: 'stop' } });
+    await cl.next((m) => m.data?.action === 'task_complete', 20_000);
+    cl.ws.close();
+  }, 30_000);
 });

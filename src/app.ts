@@ -151,6 +151,7 @@ export async function buildApp(config: Config, overrides: BuildOverrides = {}): 
       logger,
       now: deps.now,
       limits: { maxFrameBytes: rt.maxFrameBytes, preStartMs: rt.preStartSeconds * 1000, pingIntervalMs: rt.pingSeconds * 1000 },
+      trustProxy: config.platform.trustProxy,
     });
   }
 

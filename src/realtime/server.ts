@@ -25,6 +25,8 @@ export interface RealtimeOptions {
   logger: Logger;
   now: () => Date;
   limits?: Partial<RealtimeLimits>;
+  /** Believe X-Forwarded-For for the client address (PARLEY_TRUST_PROXY), as the REST routes do. */
+  trustProxy?: boolean;
 }
 
 export function registerRealtime(http: HttpApp, options: RealtimeOptions): void {
@@ -49,7 +51,7 @@ export function registerRealtime(http: HttpApp, options: RealtimeOptions): void 
   async function accept(req: IncomingMessage, socket: Duplex, head: Buffer): Promise<void> {
     const offered = (req.headers['sec-websocket-protocol'] ?? '').split(',').map((p) => p.trim());
     const ticket = offered.find((p) => p.startsWith(PREFIX))?.slice(PREFIX.length) ?? '';
-    const ip = normalizeIp(req.socket.remoteAddress ?? '');
+    const ip = normalizeIp(clientAddress(req, options.trustProxy ?? false));
     let refusal: { err: AppError; code: number } | null = null;
     let principal: Principal | null = null;
     try {
@@ -92,6 +94,13 @@ export function registerRealtime(http: HttpApp, options: RealtimeOptions): void 
 }
 
 /** IPv4-mapped IPv6 addresses compare as IPv4 against a key's rules. */
+/** The peer address, or behind a trusted proxy the left-most X-Forwarded-For entry (the client), like Fastify's request.ip. */
+function clientAddress(req: IncomingMessage, trustProxy: boolean): string {
+  const forwarded = req.headers['x-forwarded-for'];
+  const first = (Array.isArray(forwarded) ? forwarded[0] : forwarded)?.split(',')[0]?.trim();
+  return trustProxy && first ? first : (req.socket.remoteAddress ?? '');
+}
+
 function normalizeIp(ip: string): string {
   return ip.startsWith('::ffff:') && ip.includes('.') ? ip.slice(7) : ip;
 }

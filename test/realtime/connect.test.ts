@@ -75,3 +75,31 @@ describe.each(backends())('WebSocket connect at /ws (%s)', (backend) => {
     expect((await cl.closed).code).toBe(1009);
   });
 });
+
+describe.each(backends())('WebSocket client address behind a trusted proxy (%s)', (backend) => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startBillingApp(backend, clock(new Date().toISOString()), { PARLEY_TRUST_PROXY: '1' });
+  });
+  afterAll(() => t.close());
+
+  it('IP rules at connect use the forwarded client address, as REST does', async () => {
+    const { default: WebSocket } = await import('ws');
+    const open = async (headers: Record<string, string>) => {
+      const { ticket, keyId } = await ticketAndKey(t);
+      await t.app.deps.keys.updateKey(keyId, { ipRules: ['203.0.113.0/24'] });
+      const ws = new WebSocket(`${t.url.replace('http', 'ws')}/ws`, [`ticket.${ticket}`], { headers });
+      const first = new Promise<{ type: string; data: { error_code?: string } } | null>((resolve) => {
+        ws.on('message', (d) => resolve(JSON.parse(d.toString())));
+        ws.on('close', () => resolve(null));
+      });
+      await new Promise((r) => ws.on('open', r));
+      ws.send(JSON.stringify({ type: 'health', data: {} }));
+      const msg = await first;
+      ws.close();
+      return msg;
+    };
+    expect(await open({ 'x-forwarded-for': '203.0.113.7' })).toMatchObject({ type: 'health' });
+    expect(await open({ 'x-forwarded-for': '198.51.100.1' })).toMatchObject({ data: { error_code: 'auth_ip_not_allowed' } });
+  });
+});

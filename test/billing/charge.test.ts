@@ -1,8 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CREDIT_EXHAUSTED, CREDIT_LOW } from '../../src/billing/events.js';
-import { AppError } from '../../src/platform/errors/app-error.js';
 import { backends, type TestApp } from '../support/app.js';
-import { clock, ledger, principal, startBillingApp } from './support.js';
+import { clock, ledger, principal, refusal, startBillingApp } from './support.js';
 
 const DAY = 86_400_000;
 
@@ -15,15 +14,6 @@ describe.each(backends())('billing charges (%s)', (backend) => {
   afterAll(() => t?.close());
 
   const billing = () => t.app.deps.billing;
-
-  async function refusal(p: Promise<unknown>): Promise<AppError> {
-    const err = await p.then(
-      () => null,
-      (e: unknown) => e,
-    );
-    expect(err).toBeInstanceOf(AppError);
-    return err as AppError;
-  }
 
   it('draws the key allotment first, then account lots by soonest expiry, never-expiring last; expired lots never count', async () => {
     const p = principal();

@@ -4,8 +4,10 @@
  * use them.
  */
 import { randomUUID } from 'node:crypto';
+import { expect } from 'vitest';
 import type { KeySettingsInput } from '../../src/keys/service.js';
 import type { Principal } from '../../src/platform/auth/types.js';
+import { AppError } from '../../src/platform/errors/app-error.js';
 import { type Backend, startTestApp, type TestApp } from '../support/app.js';
 
 export interface Clock {
@@ -64,4 +66,14 @@ export async function ledger(t: TestApp, accountId: string) {
     .where('remaining_milli', '<', 0)
     .execute();
   return { usageMilli: Number(usage?.s ?? 0), takenMilli: Number(lots?.g ?? 0) - Number(lots?.r ?? 0), negativeLots: neg.length };
+}
+
+/** The AppError a promise rejects with (fails the test when it resolves or rejects otherwise). */
+export async function refusal(p: Promise<unknown>): Promise<AppError> {
+  const err = await p.then(
+    () => null,
+    (e: unknown) => e,
+  );
+  expect(err).toBeInstanceOf(AppError);
+  return err as AppError;
 }

@@ -4,8 +4,7 @@ import { dayBounds } from '../../src/plans/day.js';
 import { sessionBudget } from '../../src/plans/limits.js';
 import type { ActivePlan } from '../../src/plans/service.js';
 import type { Principal } from '../../src/platform/auth/types.js';
-import { AppError } from '../../src/platform/errors/app-error.js';
-import { clock, principal, startBillingApp } from '../billing/support.js';
+import { clock, principal, refusal, startBillingApp } from '../billing/support.js';
 import { backends, type TestApp } from '../support/app.js';
 
 const CATALOGUE = JSON.stringify({
@@ -61,15 +60,6 @@ describe.each(backends())('limits calculator (%s)', (backend) => {
     const u = await t.app.deps.billing.startUsage(p, { type: 'recording' });
     for (let i = 0; i < n; i++) await t.app.deps.billing.charge(u.id, { idempotencyKey: `m${i}`, points: 1, minutes: 1 });
     return t.app.deps.billing.endUsage(u.id);
-  }
-
-  async function refusal(p: Promise<unknown>): Promise<AppError> {
-    const err = await p.then(
-      () => null,
-      (e: unknown) => e,
-    );
-    expect(err).toBeInstanceOf(AppError);
-    return err as AppError;
   }
 
   it('catalogue from PARLEY_PLANS: broadcast is never included', async () => {

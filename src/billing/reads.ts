@@ -13,7 +13,8 @@ import type { CreditLotsTable, UsageRecordsTable } from './tables.js';
 export type Db = Kysely<Schema> | Transaction<Schema>;
 
 export type Pool = 'account' | 'key';
-export type RefundReason = 'no_audio' | 'manual';
+/** Why points went back: no audio recorded, an operator's refund, or an operation that produced nothing (failed). */
+export type RefundReason = 'no_audio' | 'manual' | 'failed';
 
 export interface CreditLot {
   id: string;

@@ -1,0 +1,147 @@
+/**
+ * The summary of a finished transcript: looks up the template, charges the summary price
+ * (idempotent, so a resumed job is never charged twice), runs the summarizer engine and
+ * writes the transcript's summary fields. Shared by imports, live finalization and
+ * `set_summary`. Failures the user should hear about come back as an outcome
+ * (`summary_insufficient_credit`, `llm_content_filtered`, ...); the charge is refunded when
+ * no summary was produced.
+ */
+import type { Logger } from 'pino';
+import type { BillingService } from '../billing/service.js';
+import { EngineError } from '../engines/errors.js';
+import type { EngineRegistry } from '../engines/registry.js';
+import type { TokenUsage } from '../engines/types.js';
+import type { Principal } from '../platform/auth/types.js';
+import { AppError } from '../platform/errors/app-error.js';
+import type { ErrorCode } from '../platform/errors/registry.js';
+import { type SummaryTemplateCatalogue, toSummarySpec } from '../summary-templates/catalogue.js';
+import type { SentenceRecord, TaskStore } from '../tasks/store.js';
+
+export interface SummarizeTaskDeps {
+  engines: EngineRegistry;
+  tasks: TaskStore;
+  billing: BillingService;
+  templates: SummaryTemplateCatalogue;
+  logger: Logger;
+}
+
+export interface SummaryRequest {
+  mode: 'builtin' | 'custom';
+  /** builtin: an enabled template slug; custom: the caller's prompt slug (passed through). */
+  template: string | null;
+  /** custom mode: the caller's prompt. */
+  prompt?: string | null;
+  /** Output language; default: the task's first transcription language. */
+  language?: string | null;
+  plainText?: boolean;
+}
+
+export type SummaryOutcome =
+  | {
+      ok: true;
+      summaryId: string;
+      revision: number;
+      mode: 'builtin' | 'custom';
+      template: string | null;
+      language: string;
+      plainText: boolean;
+      text: string;
+      tokens: TokenUsage;
+    }
+  | { ok: false; code: ErrorCode; message: string; retryable: boolean };
+
+export interface SummarizeTaskOptions {
+  /** Unique per summary produced (e.g. `summary:import:<id>`): a rerun charges once. */
+  idempotencyKey: string;
+  signal?: AbortSignal;
+  onDelta?: (cumulativeText: string) => void;
+}
+
+export async function summarizeTask(
+  deps: SummarizeTaskDeps,
+  principal: Principal,
+  taskId: string,
+  req: SummaryRequest,
+  o: SummarizeTaskOptions,
+): Promise<SummaryOutcome> {
+  const task = await deps.tasks.getTask(taskId);
+  if (!task) return failure('not_found', 'The task no longer exists.');
+  const language = req.language ?? task.transcriptionLanguages?.[0] ?? 'en';
+  const template = req.mode === 'builtin' && req.template ? deps.templates.getEnabledTemplate(req.template) : null;
+  if (req.mode === 'builtin' && req.template && !template)
+    return failure('template_not_found', `Template "${req.template}" is not available.`);
+  const summarizer = deps.engines.summarizer(language);
+  if (!summarizer) return failure('llm_init_failed', 'No summarizer is configured.', true);
+
+  const segments: string[] = [];
+  for await (const page of deps.tasks.allSentences(taskId)) segments.push(...page.map((s: SentenceRecord) => s.origin));
+
+  const price = deps.billing.prices.oneOff('summary');
+  let usageId: string;
+  try {
+    const charged = await deps.billing.chargeOneOff(principal, {
+      type: 'summary',
+      taskId,
+      points: price,
+      idempotencyKey: o.idempotencyKey,
+    });
+    usageId = charged.usage.id;
+  } catch (err) {
+    if (err instanceof AppError && (err.code === 'auth_quota_exceeded' || err.code === 'auth_insufficient_credit')) {
+      return failure('summary_insufficient_credit', 'The credit cannot cover the summary.');
+    }
+    throw err;
+  }
+
+  try {
+    const plainText = req.plainText ?? false;
+    const result = await summarizer.summarize({
+      segments,
+      language,
+      template: template ? toSummarySpec(template) : undefined,
+      customPrompt: req.mode === 'custom' ? (req.prompt ?? undefined) : undefined,
+      plainText,
+      signal: o.signal,
+      onDelta: o.onDelta,
+    });
+    const effectiveTemplate = req.mode === 'builtin' ? (template?.slug ?? null) : (req.template ?? null);
+    const revision = await deps.tasks.setSummary(taskId, {
+      text: result.text,
+      language,
+      mode: req.mode,
+      template: effectiveTemplate,
+      plainText,
+      promptSnapshot: req.mode === 'custom' ? (req.prompt ?? null) : null,
+      fallbackLevel: result.fallbackLevel ?? null,
+      droppedSegments: result.droppedSegments ?? null,
+    });
+    return {
+      ok: true,
+      summaryId: `${taskId}:${revision}`,
+      revision,
+      mode: req.mode,
+      template: effectiveTemplate,
+      language,
+      plainText,
+      text: result.text,
+      tokens: result.usage,
+    };
+  } catch (err) {
+    await deps.billing
+      .refund(usageId, 'failed')
+      .catch((e: unknown) => deps.logger.error({ err: e, usage_id: usageId }, 'summary refund failed'));
+    if (err instanceof EngineError) {
+      deps.logger.warn({ err: err.message, code: err.code, task_id: taskId }, 'summary failed');
+      return failure(
+        err.code,
+        err.code === 'llm_content_filtered' ? 'The content filter refused the summary.' : 'The summary could not be produced.',
+        err.retryable,
+      );
+    }
+    throw err;
+  }
+}
+
+function failure(code: ErrorCode, message: string, retryable = false): SummaryOutcome {
+  return { ok: false, code, message, retryable };
+}

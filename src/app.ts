@@ -14,6 +14,7 @@ import { RedisBus } from './bus/redis.js';
 import type { EventBus } from './bus/types.js';
 import type { Config } from './config.js';
 import { EngineRegistry } from './engines/registry.js';
+import { importsOf, registerImports, startImportWorker, startTimeoutSweep } from './imports/module.js';
 import { StoreJobQueue } from './jobs/store-queue.js';
 import type { JobQueue } from './jobs/types.js';
 import { createKeysModule, type KeysModule } from './keys/module.js';
@@ -142,6 +143,7 @@ export async function buildApp(config: Config, overrides: BuildOverrides = {}): 
     registerSummaryTemplateRoutes(http, { auth, templates: deps.summaryTemplates });
     const tasks = tasksOf(deps);
     registerTaskRoutes(http, { auth, tasks: tasks.tasks, speakers: tasks.speakers, blobs: deps.blobs, logger });
+    registerImports(deps, http, auth);
   }
 
   if (roles.includes('realtime')) {
@@ -159,8 +161,14 @@ export async function buildApp(config: Config, overrides: BuildOverrides = {}): 
   let unsubscribeWebhooks = () => {};
   if (roles.includes('worker')) {
     await deps.webhooks.startWorker();
+    startImportWorker(deps);
     unsubscribeWebhooks = subscribeWebhookEvents(bus, deps.webhooks, logger.child({ component: 'webhooks' }));
   }
+
+  // Imports link themselves to tasks and webhooks in every process; any api or worker process
+  // fails imports no worker started in time.
+  importsOf(deps);
+  const stopImportSweep = roles.some((r) => r === 'api' || r === 'worker') ? startTimeoutSweep(deps) : () => {};
 
   let closed = false;
   return {
@@ -170,6 +178,7 @@ export async function buildApp(config: Config, overrides: BuildOverrides = {}): 
       if (closed) return;
       closed = true;
       await http.close();
+      stopImportSweep();
       unsubscribeWebhooks();
       await deps.jobs.close(config.platform.shutdownGraceMs);
       await deps.bus.close();

@@ -6,6 +6,7 @@
 
 import { billingSettings } from './billing/settings.js';
 import { engineSettings } from './engines/settings.js';
+import { importSettings } from './imports/settings.js';
 import { planSettings } from './plans/settings.js';
 import { platformSettings } from './platform/config/platform-settings.js';
 import { readSection, type Section, type SectionValues } from './platform/config/settings.js';
@@ -21,6 +22,7 @@ export const SECTIONS = {
   webhooks: webhookSettings,
   summaryTemplates: summaryTemplateSettings,
   realtime: realtimeSettings,
+  imports: importSettings,
 } as const satisfies Record<string, Section>;
 
 export type Config = { [K in keyof typeof SECTIONS]: SectionValues<(typeof SECTIONS)[K]> };

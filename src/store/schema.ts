@@ -3,6 +3,7 @@
  * its store (`src/<feature>/tables.ts`) and they are composed here, one line per feature.
  */
 import type { BillingTables } from '../billing/tables.js';
+import type { ImportTables } from '../imports/tables.js';
 import type { JobTables } from '../jobs/tables.js';
 import type { KeyTables } from '../keys/tables.js';
 import type { PlanTables } from '../plans/tables.js';
@@ -11,4 +12,13 @@ import type { TicketTables } from '../tickets/tables.js';
 import type { WebhookTables } from '../webhooks/tables.js';
 import type { MigrationTables } from './migrate.js';
 
-export interface Schema extends MigrationTables, KeyTables, JobTables, TaskTables, BillingTables, PlanTables, TicketTables, WebhookTables {}
+export interface Schema
+  extends MigrationTables,
+    KeyTables,
+    JobTables,
+    TaskTables,
+    BillingTables,
+    PlanTables,
+    TicketTables,
+    WebhookTables,
+    ImportTables {}

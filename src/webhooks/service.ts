@@ -102,12 +102,12 @@ export class WebhookService {
    */
   async notifySequence(
     common: Omit<NotifyInput, 'data' | 'after' | 'dedupeKey'>,
-    items: { event: Exclude<WebhookEvent, 'webhook.verify'>; data: object }[],
+    items: { event: Exclude<WebhookEvent, 'webhook.verify'>; data: object; dedupeKey?: string }[],
   ): Promise<string[]> {
     const ids: string[] = [];
     let after: string | null = null;
     for (const item of items) {
-      const id: string | null = await this.notify(item.event, { ...common, data: item.data, after });
+      const id: string | null = await this.notify(item.event, { ...common, data: item.data, after, dedupeKey: item.dedupeKey });
       if (id) ids.push(id);
       after = id;
     }
@@ -155,7 +155,7 @@ export class WebhookService {
   /** One attempt of a delivery (a job run). Throws to let the queue retry on schedule. */
   async deliver(deliveryId: string, ctx: Pick<JobContext, 'attempt' | 'maxAttempts'>, resend = false): Promise<void> {
     const row = await this.store.get(deliveryId);
-    if (!row || row.status !== 'pending') return;
+    if (row?.status !== 'pending') return;
     const target = await this.targets.target(row.key_id);
     const url = row.callback_url ?? target?.url ?? null;
     if (!target || !url) {

@@ -56,7 +56,7 @@ export function resolveGguf(modelsDir: string, setting: string): string | { unav
   if (isAbsolute(setting) || setting.endsWith('.gguf'))
     return existsSync(setting) ? setting : { unavailable: `GGUF file ${setting} does not exist` };
   const m = findModel(setting);
-  if (!m || m.role !== 'llm') return { unavailable: `PARLEY_LLAMA_MODEL=${setting} is neither a .gguf path nor an LLM in models list` };
+  if (m?.role !== 'llm') return { unavailable: `PARLEY_LLAMA_MODEL=${setting} is neither a .gguf path nor an LLM in models list` };
   if (!isInstalled(modelsDir, m)) return { unavailable: `model ${setting} not downloaded; run npm run -s models -- pull ${setting}` };
   const file = readdirSync(modelDir(modelsDir, m.name)).find((f) => f.endsWith('.gguf'));
   return file ? join(modelDir(modelsDir, m.name), file) : { unavailable: `no .gguf file in ${modelDir(modelsDir, m.name)}` };

@@ -6,6 +6,7 @@ import { ticketsMigration } from './0003_tickets.js';
 import { jobsMigration } from './0050_jobs.js';
 import { tasksMigration } from './0100_tasks.js';
 import { webhooksMigration } from './0200_webhooks.js';
+import { importsMigration } from './0300_imports.js';
 
 export const MIGRATIONS: Migration[] = [
   accountsKeysMigration,
@@ -14,4 +15,5 @@ export const MIGRATIONS: Migration[] = [
   billingMigration,
   ticketsMigration,
   webhooksMigration,
+  importsMigration,
 ];

@@ -1,0 +1,307 @@
+/**
+ * The import job: converting -> transcribing -> translating -> summarizing, then the charge
+ * and the announcement. Every step can run again after a crash: the transcript is rebuilt in
+ * one transaction, translations skip finished sentences, the summary and import charges have
+ * idempotency keys, and status moves are conditional (only the caller that moves the import
+ * to `completed` or `failed` sends its webhooks, each with a dedupe key).
+ *
+ * Temporary engine errors (EngineError.retryable) are retried by the job queue while the
+ * import stays `processing`; anything else, or the last attempt, fails the import.
+ */
+import { randomUUID } from 'node:crypto';
+import { createReadStream, createWriteStream, mkdirSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { pipeline } from 'node:stream/promises';
+import type { Logger } from 'pino';
+import type { BillingService } from '../billing/service.js';
+import type { EventBus } from '../bus/types.js';
+import { decodeToPcm, encodeFile } from '../engines/audio/ffmpeg.js';
+import { EngineError } from '../engines/errors.js';
+import type { EngineRegistry } from '../engines/registry.js';
+import type { PcmAudio } from '../engines/types.js';
+import type { JobContext } from '../jobs/types.js';
+import { AppError } from '../platform/errors/app-error.js';
+import { ERRORS, type ErrorCode } from '../platform/errors/registry.js';
+import { recognizeIntoTask } from '../processing/recognize.js';
+import { summarizeTask } from '../processing/summarize.js';
+import { translateTask } from '../processing/translate.js';
+import type { BlobStore } from '../storage/types.js';
+import type { SummaryTemplateCatalogue } from '../summary-templates/catalogue.js';
+import type { TaskStore } from '../tasks/store.js';
+import { eventData } from '../webhooks/events.js';
+import type { WebhookService } from '../webhooks/service.js';
+import { type ProgressEvent, progressData, progressTopic } from './progress.js';
+import type { ImportRecord, ImportStage, ImportStatus, ImportStore } from './store.js';
+
+export const IMPORT_JOB = 'import.process';
+
+export interface PipelineDeps {
+  imports: ImportStore;
+  tasks: TaskStore;
+  engines: EngineRegistry;
+  blobs: BlobStore;
+  billing: BillingService;
+  templates: SummaryTemplateCatalogue;
+  webhooks: WebhookService;
+  bus: EventBus;
+  logger: Logger;
+  ffmpegPath: string;
+  tempDir: string;
+  bounds: { minDurationMs: number; maxDurationMs: number };
+}
+
+/** Stage windows of the overall percent (the stage's own fraction moves inside its window). */
+const WINDOWS: Record<ImportStage, [number, number]> = {
+  converting: [1, 10],
+  transcribing: [10, 75],
+  translating: [75, 92],
+  summarizing: [92, 99],
+};
+
+/** The text of an import's error_message: the registry's general description of the code. */
+export function generalMessage(code: string): string {
+  return (ERRORS as Record<string, { message: string }>)[code]?.message ?? ERRORS.internal_error.message;
+}
+
+class ImportFailure extends Error {
+  constructor(
+    readonly code: ErrorCode,
+    detail: string,
+  ) {
+    super(detail);
+  }
+}
+
+export class ImportPipeline {
+  constructor(private readonly d: PipelineDeps) {}
+
+  /** The job handler (idempotent; see the file comment). */
+  async handle(payload: { importId: string }, ctx: JobContext): Promise<void> {
+    const imp = await this.d.imports.get(payload.importId);
+    if (!imp || imp.status === 'completed' || imp.status === 'failed') return;
+    // A job reclaimed after its worker died more times than it may be tried: fail cleanly.
+    if (ctx.attempt > ctx.maxAttempts) {
+      await this.failImport(imp, 'internal_error', 'attempts exhausted after worker restarts');
+      return;
+    }
+    if (!(await this.d.imports.start(imp.importId))) return;
+    try {
+      await this.run(imp, ctx);
+    } catch (err) {
+      const retryable = err instanceof EngineError && err.retryable && !ctx.signal.aborted;
+      if ((retryable && ctx.attempt < ctx.maxAttempts) || ctx.signal.aborted) {
+        this.d.logger.warn(
+          { err: (err as Error).message, import_id: imp.importId, attempt: ctx.attempt },
+          'import attempt failed; retrying',
+        );
+        await this.progress(imp, imp.stage ?? 'converting', 0, 'A temporary error occurred; retrying.').catch(() => {});
+        throw err;
+      }
+      const code = errorCode(err);
+      this.d.logger.error({ err, import_id: imp.importId, code }, 'import failed');
+      await this.failImport(imp, code, (err as Error).message);
+    }
+  }
+
+  private async run(imp: ImportRecord, ctx: JobContext): Promise<void> {
+    const { tasks, blobs } = this.d;
+    const o = imp.options;
+    const signal = ctx.signal;
+    const principal = { accountId: imp.accountId, keyId: imp.keyId };
+
+    // converting: decode, check the duration, keep an M4A copy for playback and export.
+    await this.progress(imp, 'converting', 0, 'Converting the audio.');
+    const task = await tasks.getTask(imp.taskId);
+    if (!task) throw new ImportFailure('internal_error', 'the task of this import was deleted');
+    if (task.processingStatus === 'importing') await tasks.setStatus(task.taskId, 'uploading');
+    const { audio, durationMs } = await this.convert(imp);
+    await this.progress(imp, 'converting', 1, 'Audio converted.');
+    const moved = await tasks.getTask(imp.taskId);
+    if (moved?.processingStatus === 'uploading') await tasks.setStatus(imp.taskId, 'processing');
+
+    // transcribing
+    await this.progress(imp, 'transcribing', 0, 'Transcribing.');
+    let last = 0;
+    const count = await recognizeIntoTask(this.d, imp.taskId, audio, {
+      languages: o.transcriptionLanguages,
+      recognitionMode: o.recognitionMode,
+      glossary: o.glossary,
+      signal,
+      onProgress: (f) => {
+        if (f - last < 0.02) return;
+        last = f;
+        void this.progress(imp, 'transcribing', f, 'Transcribing.').catch(() => {});
+      },
+    });
+    await this.progress(imp, 'transcribing', 1, `${count} sentences recognized.`);
+
+    // translating
+    if (o.translationLanguages.length) {
+      await this.progress(imp, 'translating', 0, 'Translating.');
+      await translateTask(this.d, imp.taskId, {
+        languages: o.translationLanguages,
+        sourceLanguage: o.transcriptionLanguages[0]!,
+        glossary: o.glossary,
+        signal,
+        onProgress: (f) => void this.progress(imp, 'translating', f, 'Translating.').catch(() => {}),
+      });
+      await this.progress(imp, 'translating', 1, 'Translated.');
+    }
+
+    // summarizing: a summary that cannot be made (credit, content filter) leaves the task without one.
+    if (o.summary) {
+      await this.progress(imp, 'summarizing', 0, 'Summarizing.');
+      const outcome = await summarizeTask(
+        { ...this.d, templates: this.d.templates },
+        principal,
+        imp.taskId,
+        { mode: o.summary.mode, template: o.summary.template, prompt: o.summary.prompt },
+        { idempotencyKey: `summary:import:${imp.importId}`, signal },
+      );
+      if (!outcome.ok) {
+        if (outcome.retryable) throw new EngineError(outcome.code, outcome.message, { retryable: true });
+        this.d.logger.warn({ import_id: imp.importId, code: outcome.code }, 'import completes without a summary');
+      }
+      await this.progress(imp, 'summarizing', 1, outcome.ok ? 'Summary ready.' : 'No summary.');
+    }
+
+    // The charge: once per import (idempotency key), only now that it succeeded.
+    const points = this.d.billing.prices.importCost(durationMs, {
+      translationLanguages: o.translationLanguages.length,
+      diarization: o.recognitionMode === 'multi_speaker',
+    });
+    try {
+      await this.d.billing.chargeOneOff(principal, {
+        type: 'import',
+        taskId: imp.taskId,
+        points,
+        minutes: Math.max(1, Math.ceil(durationMs / 60_000)),
+        idempotencyKey: `import:${imp.importId}`,
+      });
+    } catch (err) {
+      if (err instanceof AppError && (err.code === 'auth_quota_exceeded' || err.code === 'auth_insufficient_credit')) {
+        throw new ImportFailure('stt_quota_exceeded', 'the credit no longer covers the import');
+      }
+      throw err;
+    }
+
+    const done = await tasks.getTask(imp.taskId);
+    if (done?.processingStatus === 'processing') await tasks.setStatus(imp.taskId, 'completed', { durationMs });
+    if (!(await this.d.imports.complete(imp.importId))) return;
+    const finished = (await tasks.getTask(imp.taskId)) ?? done;
+    await this.d.webhooks.notifySequence({ accountId: imp.accountId, keyId: imp.keyId, callbackUrl: imp.callbackUrl }, [
+      {
+        event: 'recording.completed',
+        dedupeKey: `recording.completed:${imp.taskId}:import`,
+        data: eventData.recordingCompleted({
+          task_id: imp.taskId,
+          name: finished?.title ?? imp.originalFilename,
+          duration_ms: durationMs,
+          type_source: 'import',
+          transcription_languages: finished?.transcriptionLanguages ?? o.transcriptionLanguages,
+          translation_languages: finished?.translationLanguages ?? null,
+        }),
+      },
+      {
+        event: 'import.completed',
+        dedupeKey: `import.completed:${imp.importId}`,
+        data: eventData.importCompleted({
+          import_id: imp.importId,
+          task_id: imp.taskId,
+          name: finished?.title ?? imp.originalFilename,
+          duration_ms: durationMs,
+        }),
+      },
+    ]);
+    await this.publish(imp.importId, {
+      event: 'completed',
+      data: { import_id: imp.importId, status: 'completed', progress: 100, task_id: imp.taskId },
+    });
+  }
+
+  /** Decodes the stored source, checks the duration bounds, stores the M4A copy on the task. */
+  private async convert(imp: ImportRecord): Promise<{ audio: PcmAudio; durationMs: number }> {
+    const { blobs, tasks, ffmpegPath } = this.d;
+    mkdirSync(this.d.tempDir, { recursive: true });
+    const local = blobs.localPath(imp.sourceKey);
+    const tmpSource = local ? null : join(this.d.tempDir, `${imp.importId}-${randomUUID()}.src`);
+    if (tmpSource) await pipeToFile(await blobs.get(imp.sourceKey), tmpSource);
+    const sourcePath = local ?? (tmpSource as string);
+    const m4a = join(this.d.tempDir, `${imp.importId}-${randomUUID()}.m4a`);
+    try {
+      let audio: PcmAudio;
+      try {
+        audio = await decodeToPcm(sourcePath, { ffmpegPath });
+      } catch (err) {
+        throw new ImportFailure('audio_process_failed', `decoding failed: ${(err as Error).message}`);
+      }
+      const durationMs = Math.round((audio.samples.length / audio.sampleRate) * 1000);
+      const { minDurationMs, maxDurationMs } = this.d.bounds;
+      if (durationMs < minDurationMs || durationMs > maxDurationMs) {
+        throw new ImportFailure('import_duration_out_of_range', `duration ${durationMs} ms outside ${minDurationMs}..${maxDurationMs}`);
+      }
+      const audioKey = `tasks/${imp.taskId}/audio.m4a`;
+      if (!(await blobs.stat(audioKey))) {
+        await encodeFile({ path: sourcePath }, m4a, 'm4a', { ffmpegPath });
+        await blobs.put(audioKey, createReadStream(m4a));
+      }
+      await tasks.setAudio(imp.taskId, audioKey, durationMs);
+      return { audio, durationMs };
+    } finally {
+      rmSync(m4a, { force: true });
+      if (tmpSource) rmSync(tmpSource, { force: true });
+    }
+  }
+
+  /** Fails the import and its task once, then announces recording.failed and import.failed. */
+  async failImport(imp: ImportRecord, code: ErrorCode, detail: string, from?: ImportStatus[]): Promise<void> {
+    const message = generalMessage(code);
+    if (!(await this.d.imports.fail(imp.importId, code, message, from))) return;
+    this.d.logger.info({ import_id: imp.importId, code, detail }, 'import failed');
+    const task = await this.d.tasks.getTask(imp.taskId);
+    if (task && !['completed', 'failed'].includes(task.processingStatus)) {
+      await this.d.tasks.setStatus(imp.taskId, 'failed', { failure: { source: 'processing', code, message } }).catch(() => {});
+    }
+    await this.d.webhooks.notifySequence({ accountId: imp.accountId, keyId: imp.keyId, callbackUrl: imp.callbackUrl }, [
+      {
+        event: 'recording.failed',
+        dedupeKey: `recording.failed:${imp.taskId}:import`,
+        data: eventData.recordingFailed({ task_id: imp.taskId }),
+      },
+      {
+        event: 'import.failed',
+        dedupeKey: `import.failed:${imp.importId}`,
+        data: eventData.importFailed({ import_id: imp.importId, error_code: code, error_message: message }),
+      },
+    ]);
+    await this.publish(imp.importId, {
+      event: 'failed',
+      data: { import_id: imp.importId, status: 'failed', error_code: code, error_message: message },
+    });
+  }
+
+  private async progress(imp: ImportRecord, stage: ImportStage, fraction: number, message: string): Promise<void> {
+    const [from, to] = WINDOWS[stage];
+    const percent = Math.round(from + (to - from) * Math.max(0, Math.min(1, fraction)));
+    await this.d.imports.setStage(imp.importId, stage, percent, message);
+    await this.publish(imp.importId, {
+      event: 'progress',
+      data: progressData({ importId: imp.importId, status: 'processing', stage, progress: percent, message }),
+    });
+  }
+
+  private async publish(importId: string, e: ProgressEvent): Promise<void> {
+    await this.d.bus.publish(progressTopic(importId), e).catch((err: unknown) => this.d.logger.warn({ err }, 'progress not published'));
+  }
+}
+
+function errorCode(err: unknown): ErrorCode {
+  if (err instanceof ImportFailure) return err.code;
+  if (err instanceof EngineError) return err.code;
+  if (err instanceof AppError) return err.code;
+  return 'internal_error';
+}
+
+async function pipeToFile(stream: NodeJS.ReadableStream, path: string): Promise<void> {
+  await pipeline(stream, createWriteStream(path));
+}

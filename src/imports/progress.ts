@@ -1,0 +1,32 @@
+/**
+ * Import progress on the bus (topic per import), for the progress SSE stream and any process
+ * that serves it: the worker publishes, the API role's stream forwards. Events (documented in
+ * docs/imports.md): `progress` {import_id, status, stage, progress, message}, then exactly one
+ * of `completed` {import_id, task_id, status, progress} or `failed` {import_id, status,
+ * error_code, error_message}.
+ */
+import type { ImportRecord } from './store.js';
+
+export const progressTopic = (importId: string) => `import.${importId}.progress`;
+
+export type ProgressEvent =
+  | { event: 'progress'; data: ReturnType<typeof progressData> }
+  | { event: 'completed'; data: { import_id: string; status: 'completed'; progress: 100; task_id: string } }
+  | { event: 'failed'; data: { import_id: string; status: 'failed'; error_code: string; error_message: string } };
+
+export function progressData(i: Pick<ImportRecord, 'importId' | 'status' | 'stage' | 'progress' | 'message'>) {
+  return { import_id: i.importId, status: i.status, stage: i.stage, progress: i.progress, message: i.message };
+}
+
+/** The event that describes an import's current state (final states give their closing event). */
+export function snapshotEvent(i: ImportRecord): ProgressEvent {
+  if (i.status === 'completed')
+    return { event: 'completed', data: { import_id: i.importId, status: 'completed', progress: 100, task_id: i.taskId } };
+  if (i.status === 'failed') {
+    return {
+      event: 'failed',
+      data: { import_id: i.importId, status: 'failed', error_code: i.errorCode ?? 'internal_error', error_message: i.errorMessage ?? '' },
+    };
+  }
+  return { event: 'progress', data: progressData(i) };
+}

@@ -1,0 +1,140 @@
+/**
+ * Import routes (spec "Imports"): check-quota, the multipart upload (its own scope, the only
+ * one with the multipart parser), one import, the list, and the progress stream
+ * `GET /api/v1/sse/imports/{id}/progress` (events in progress.ts and docs/imports.md).
+ */
+import multipart from '@fastify/multipart';
+import type { EventBus } from '../bus/types.js';
+import { principalOf, requireApiKey } from '../platform/auth/hooks.js';
+import type { Authenticator } from '../platform/auth/types.js';
+import { AppError } from '../platform/errors/app-error.js';
+import { ok } from '../platform/http/reply.js';
+import { openSse } from '../platform/http/sse.js';
+import type { HttpApp } from '../platform/http/types.js';
+import { type ProgressEvent, progressTopic, snapshotEvent } from './progress.js';
+import { type ImportService, importJson } from './service.js';
+import type { ImportStatus } from './store.js';
+
+export interface ImportRouteDeps {
+  auth: Authenticator;
+  imports: ImportService;
+  bus: EventBus;
+  heartbeatMs: number;
+}
+
+type IdParams = { Params: { importId: string } };
+const STATUSES: ImportStatus[] = ['pending', 'processing', 'completed', 'failed'];
+
+function intParam(query: Record<string, unknown>, name: string, min: number, max: number, fallback: number): number {
+  const raw = query[name];
+  if (raw === undefined) return fallback;
+  const n = typeof raw === 'string' && /^\d+$/.test(raw) ? Number(raw) : Number.NaN;
+  if (!Number.isInteger(n) || n < min || n > max) {
+    throw new AppError('validation_failed', {
+      message: `${name} must be a whole number from ${min} to ${max}.`,
+      details: { field: name, min, max },
+    });
+  }
+  return n;
+}
+
+export function registerImportRoutes(app: HttpApp, deps: ImportRouteDeps): void {
+  const onRequest = requireApiKey(deps.auth, 'header');
+  const schema = (summary: string) => ({ tags: ['imports'], security: [{ apiKey: [] }], summary });
+
+  app.post(
+    '/api/v1/imports/check-quota',
+    { onRequest, schema: schema('Import quota pre-check: 200 with allowed and reason (a prediction only).') },
+    async (request) => {
+      const body = request.body;
+      if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+        throw new AppError('validation_failed', {
+          message: 'The body must be a JSON object with duration_ms.',
+          details: { field: 'duration_ms' },
+        });
+      }
+      return ok(await deps.imports.checkQuota(principalOf(request), (body as { duration_ms?: unknown }).duration_ms));
+    },
+  );
+
+  // The upload streams its file to disk: the multipart parser lives only in this scope.
+  app.register(async (scope) => {
+    await scope.register(multipart, { throwFileSizeLimit: true });
+    scope.post(
+      '/api/v1/imports',
+      { onRequest, schema: schema('Upload an mp3, wav or m4a file (multipart/form-data); 202 with the import.') },
+      async (request, reply) => {
+        const rec = await deps.imports.accept(principalOf(request), request);
+        return reply.code(202).send(ok(importJson(rec)));
+      },
+    );
+  });
+
+  app.get<IdParams>('/api/v1/imports/:importId', { onRequest, schema: schema('One import of the caller.') }, async (request) =>
+    ok(importJson(await deps.imports.get(principalOf(request), request.params.importId))),
+  );
+
+  app.get(
+    '/api/v1/imports',
+    { onRequest, schema: schema('Imports of the caller, newest first: page, per_page (5-20), status.') },
+    async (request) => {
+      const q = request.query as Record<string, unknown>;
+      const status = q.status === undefined ? null : String(q.status);
+      if (status !== null && !(STATUSES as string[]).includes(status)) {
+        throw new AppError('validation_failed', {
+          message: `status must be one of ${STATUSES.join(', ')}.`,
+          details: { field: 'status', valid_values: STATUSES },
+        });
+      }
+      const page = intParam(q, 'page', 1, 100_000, 1);
+      const perPage = intParam(q, 'per_page', 5, 20, 20);
+      return deps.imports.list(principalOf(request), page, perPage, status as ImportStatus | null);
+    },
+  );
+
+  app.get<IdParams>(
+    '/api/v1/sse/imports/:importId/progress',
+    {
+      onRequest: requireApiKey(deps.auth, 'header-or-query'),
+      config: { errorVariant: 'sse' as const },
+      schema: { ...schema('Import progress stream: progress..., then completed or failed (error_code).'), tags: ['sse'] },
+    },
+    async (request, reply) => {
+      const principal = principalOf(request);
+      await deps.imports.get(principal, request.params.importId);
+      // Subscribe before reading the state, so no event falls between the two.
+      const queue: ProgressEvent[] = [];
+      let wake: (() => void) | null = null;
+      const off = deps.bus.subscribe(progressTopic(request.params.importId), (m) => {
+        queue.push(m as ProgressEvent);
+        wake?.();
+      });
+      try {
+        const sse = openSse(request, reply, { heartbeatMs: deps.heartbeatMs });
+        void sse.done.then(() => wake?.());
+        const first = snapshotEvent(await deps.imports.get(principal, request.params.importId));
+        sse.send(first.event, first.data);
+        let final = first.event !== 'progress';
+        let lastPercent = first.event === 'progress' ? first.data.progress : 100;
+        while (!final && !sse.closed) {
+          const next = queue.shift();
+          if (!next) {
+            await new Promise<void>((r) => {
+              wake = r;
+            });
+            wake = null;
+            continue;
+          }
+          // Progress never goes backwards on the stream (a retry restarts a stage's window).
+          if (next.event === 'progress' && next.data.progress < lastPercent) continue;
+          if (next.event === 'progress') lastPercent = next.data.progress;
+          sse.send(next.event, next.data);
+          final = next.event !== 'progress';
+        }
+        sse.close();
+      } finally {
+        off();
+      }
+    },
+  );
+}

@@ -1,0 +1,269 @@
+/**
+ * What a user does with imports: the quota pre-check, the upload (checks, then the task,
+ * the import record and the job), reading one import and the list. The upload answers only
+ * after the file is on disk, its format is known from its content and its duration is
+ * measured, so credit is checked against the real estimate (see docs/imports.md).
+ */
+import { randomUUID } from 'node:crypto';
+import { createReadStream } from 'node:fs';
+import type { FastifyRequest } from 'fastify';
+import type { Logger } from 'pino';
+import type { BillingService } from '../billing/service.js';
+import { measureDurationMs } from '../engines/audio/ffmpeg.js';
+import { detectAudioFormat } from '../engines/audio/format.js';
+import type { GlossaryLimits } from '../glossary/index.js';
+import type { JobQueue } from '../jobs/types.js';
+import type { LimitsCalculator } from '../plans/limits.js';
+import { PlanService } from '../plans/service.js';
+import type { Principal } from '../platform/auth/types.js';
+import { AppError } from '../platform/errors/app-error.js';
+import type { BlobStore } from '../storage/types.js';
+import type { SummaryTemplateCatalogue } from '../summary-templates/catalogue.js';
+import type { TaskStore } from '../tasks/store.js';
+import { parseImportForm } from './options.js';
+import { IMPORT_JOB } from './pipeline.js';
+import type { ImportRecord, ImportStatus, ImportStore } from './store.js';
+import { readUpload } from './upload.js';
+
+export const ACCEPTED_FORMATS = ['mp3', 'wav', 'm4a'] as const;
+const TITLE_MAX = 60;
+
+export interface ImportServiceDeps {
+  imports: ImportStore;
+  tasks: TaskStore;
+  billing: BillingService;
+  limits: LimitsCalculator;
+  jobs: JobQueue;
+  blobs: BlobStore;
+  templates: SummaryTemplateCatalogue;
+  glossaryLimits: GlossaryLimits;
+  logger: Logger;
+  now: () => Date;
+  ffmpegPath: string;
+  tempDir: string;
+  settings: { maxBytes: number; minDurationMs: number; maxDurationMs: number; attempts: number };
+}
+
+export interface QuotaCheck {
+  allowed: boolean;
+  reason: null | 'insufficient_credit' | 'plan_not_allowed' | 'plan_daily_limit_reached';
+  is_unlimited: boolean;
+  remain_quota: number | null;
+  duration_minutes: number;
+  estimated_points: number;
+}
+
+export class ImportService {
+  constructor(private readonly d: ImportServiceDeps) {}
+
+  async checkQuota(principal: Principal, durationMs: unknown): Promise<QuotaCheck> {
+    const { minDurationMs, maxDurationMs } = this.d.settings;
+    if (typeof durationMs !== 'number' || !Number.isInteger(durationMs) || durationMs < minDurationMs || durationMs > maxDurationMs) {
+      throw new AppError('validation_failed', {
+        message: `duration_ms must be a whole number from ${minDurationMs} to ${maxDurationMs}.`,
+        details: { field: 'duration_ms', min: minDurationMs, max: maxDurationMs },
+      });
+    }
+    const standing = await this.d.billing.standing(principal);
+    const base = {
+      duration_minutes: Math.ceil(durationMs / 60_000),
+      estimated_points: this.d.billing.prices.importEstimate(durationMs),
+    };
+    const unlimited = standing.plan.mode !== 'credit';
+    const refuse = (reason: QuotaCheck['reason']): QuotaCheck => ({
+      allowed: false,
+      reason,
+      is_unlimited: unlimited,
+      remain_quota: unlimited ? null : standing.available,
+      ...base,
+    });
+    try {
+      PlanService.assertFeature(standing.plan, 'import');
+    } catch {
+      return refuse('plan_not_allowed');
+    }
+    try {
+      await this.d.limits.assertCanStart(principal, standing.plan, standing.policy, { transport: 'rest', session: false }, this.d.now());
+    } catch (err) {
+      if (err instanceof AppError && err.code === 'plan_daily_limit_reached') return refuse('plan_daily_limit_reached');
+      throw err;
+    }
+    if (!unlimited) {
+      try {
+        await this.d.billing.assertCanAfford(principal, base.estimated_points, standing);
+      } catch (err) {
+        if (err instanceof AppError && err.code === 'auth_quota_exceeded') return refuse('insufficient_credit');
+        throw err;
+      }
+    }
+    return { allowed: true, reason: null, is_unlimited: unlimited, remain_quota: unlimited ? null : standing.available, ...base };
+  }
+
+  /** POST /imports: 202 with the import; every refusal leaves nothing stored. */
+  async accept(principal: Principal, request: FastifyRequest): Promise<ImportRecord> {
+    // Refusals that do not depend on the file come before a byte of it is stored.
+    const standing = await this.d.billing.standing(principal);
+    PlanService.assertFeature(standing.plan, 'import');
+    await this.d.billing.assertCanCharge(principal, standing);
+    await this.d.limits.assertCanStart(principal, standing.plan, standing.policy, { transport: 'rest', session: false }, this.d.now());
+
+    const upload = await readUpload(request, { tempDir: this.d.tempDir, maxBytes: this.d.settings.maxBytes });
+    try {
+      const { options, callbackUrl } = parseImportForm(upload.fields, {
+        templates: this.d.templates,
+        glossaryLimits: this.d.glossaryLimits,
+      });
+      await this.assertLanguageCap(principal, standing, options.transcriptionLanguages.length);
+      const format = detectAudioFormat(upload.head);
+      if (!(ACCEPTED_FORMATS as readonly string[]).includes(format)) {
+        throw new AppError('import_invalid_format', {
+          message: `The file's content is ${format === 'unknown' ? 'not a known audio format' : format}; use mp3, wav or m4a.`,
+          details: { detected: format, accepted: ACCEPTED_FORMATS },
+        });
+      }
+      let durationMs: number;
+      try {
+        durationMs = await measureDurationMs(upload.path, { ffmpegPath: this.d.ffmpegPath });
+      } catch {
+        throw new AppError('import_invalid_format', {
+          message: `The file looks like ${format} but cannot be decoded.`,
+          details: { detected: format },
+        });
+      }
+      // The full price of this import (translation and diarization included) must be covered.
+      if (standing.plan.mode === 'credit') {
+        const points = this.d.billing.prices.importCost(durationMs, {
+          translationLanguages: options.translationLanguages.length,
+          diarization: options.recognitionMode === 'multi_speaker',
+        });
+        try {
+          await this.d.billing.assertCanAfford(principal, points, standing);
+        } catch (err) {
+          if (err instanceof AppError && err.code === 'auth_quota_exceeded') {
+            throw new AppError('stt_quota_exceeded', { message: 'The credit does not cover this import.', details: { ...err.details } });
+          }
+          throw err;
+        }
+      }
+
+      const importId = randomUUID();
+      const taskId = randomUUID();
+      const sourceKey = `tasks/${taskId}/source.${format}`;
+      await this.d.blobs.put(sourceKey, createReadStream(upload.path));
+      try {
+        await this.d.tasks.createTask({
+          taskId,
+          accountId: principal.accountId,
+          keyId: principal.keyId,
+          title: titleOf(upload.filename),
+          type: 'transcribe',
+          typeSource: 'import',
+          recognitionMode: options.recognitionMode,
+          processingStatus: 'importing',
+          transcriptionLanguages: options.transcriptionLanguages,
+          translationLanguages: options.translationLanguages.length ? options.translationLanguages : null,
+          durationMs,
+          importId,
+          sourceKey,
+        });
+        const record = await this.d.imports.insert({
+          importId,
+          accountId: principal.accountId,
+          keyId: principal.keyId,
+          taskId,
+          originalFilename: upload.filename,
+          fileSizeBytes: upload.size,
+          format,
+          durationMs,
+          sourceKey,
+          options,
+          callbackUrl,
+        });
+        await this.d.jobs.enqueue(IMPORT_JOB, { importId }, { maxAttempts: this.d.settings.attempts, dedupeKey: `import:${importId}` });
+        return record;
+      } catch (err) {
+        // Not accepted after all: remove what was stored so far.
+        await this.d.tasks.deleteTaskRows(taskId, 'importing').catch(() => false);
+        await this.d.imports.delete(importId).catch(() => {});
+        await this.d.blobs.deletePrefix(`tasks/${taskId}/`).catch(() => {});
+        throw err;
+      }
+    } finally {
+      upload.discard();
+    }
+  }
+
+  private async assertLanguageCap(principal: Principal, standing: Awaited<ReturnType<BillingService['standing']>>, count: number) {
+    try {
+      await this.d.limits.assertCanStart(
+        principal,
+        standing.plan,
+        standing.policy,
+        { transport: 'rest', session: false, transcriptionLanguages: count },
+        this.d.now(),
+      );
+    } catch (err) {
+      if (err instanceof AppError && err.code === 'too_many_languages') {
+        throw new AppError('validation_failed', {
+          message: `At most ${(err.details as { max: number }).max} transcription languages on this plan; got ${count}.`,
+          details: { field: 'transcription_languages', reason: 'too_many_languages', ...err.details },
+        });
+      }
+      throw err;
+    }
+  }
+
+  async get(principal: Principal, importId: string): Promise<ImportRecord> {
+    const rec = UUID.test(importId) ? await this.d.imports.getOwned(principal.accountId, importId) : null;
+    if (!rec) throw new AppError('import_not_found', { details: { import_id: importId } });
+    return rec;
+  }
+
+  async list(principal: Principal, page: number, perPage: number, status: ImportStatus | null) {
+    const { rows, total } = await this.d.imports.list(principal.accountId, page, perPage, status);
+    return {
+      data: rows.map(importJson),
+      meta: { current_page: page, last_page: Math.max(1, Math.ceil(total / perPage)), per_page: perPage, total },
+    };
+  }
+}
+
+export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** The task's title: the file name without its extension, trimmed to the name limit. */
+function titleOf(filename: string): string {
+  const base = filename
+    .replace(/\.[A-Za-z0-9]{1,5}$/, '')
+    .replace(/[\p{Cc}]/gu, ' ')
+    .trim();
+  return [...(base || 'Import')].slice(0, TITLE_MAX).join('');
+}
+
+/** "1.2 MB": the spec's human-readable file_size. */
+export function humanSize(bytes: number): string {
+  const units = ['B', 'KB', 'MB', 'GB'];
+  let v = bytes;
+  let u = 0;
+  while (v >= 1024 && u < units.length - 1) {
+    v /= 1024;
+    u++;
+  }
+  return u === 0 ? `${v} B` : `${v.toFixed(1)} ${units[u]}`;
+}
+
+/** The spec's Import fields; task_id only once completed. */
+export function importJson(i: ImportRecord) {
+  return {
+    import_id: i.importId,
+    status: i.status,
+    stage: i.status === 'processing' ? i.stage : null,
+    progress: i.progress,
+    message: i.message,
+    original_filename: i.originalFilename,
+    file_size: humanSize(i.fileSizeBytes),
+    task_id: i.status === 'completed' ? i.taskId : null,
+    created_at: i.createdAt,
+    error_code: i.errorCode,
+    error_message: i.errorMessage,
+  };
+}

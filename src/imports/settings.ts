@@ -1,0 +1,53 @@
+/** File imports (spec "Imports", "Import status", Limits). */
+import { defineSection, settings } from '../platform/config/settings.js';
+
+export const importSettings = defineSection({
+  maxBytes: settings.int(
+    'PARLEY_IMPORT_MAX_BYTES',
+    'Largest upload accepted by POST /imports (bytes; 413 import_file_too_large above).',
+    500 * 1024 * 1024,
+    {
+      min: 1024,
+    },
+  ),
+  minDurationMs: settings.int(
+    'PARLEY_IMPORT_MIN_DURATION_MS',
+    'Shortest import (ms); also the lower bound of check-quota duration_ms.',
+    1_000,
+    {
+      min: 1,
+    },
+  ),
+  maxDurationMs: settings.int(
+    'PARLEY_IMPORT_MAX_DURATION_MS',
+    'Longest import (ms); also the upper bound of check-quota duration_ms.',
+    36_000_000,
+    {
+      min: 1,
+    },
+  ),
+  startTimeoutMs: settings.int(
+    'PARLEY_IMPORT_START_TIMEOUT_MS',
+    'An import still pending after this long (no worker took it) fails with PROCESSING_TIMEOUT (ms).',
+    30 * 60_000,
+    { min: 100 },
+  ),
+  attempts: settings.int(
+    'PARLEY_IMPORT_ATTEMPTS',
+    'Attempts of an import job when engines report temporary errors (the first included).',
+    3,
+    {
+      min: 1,
+      max: 20,
+    },
+  ),
+  retryDelayMs: settings.int(
+    'PARLEY_IMPORT_RETRY_DELAY_MS',
+    'Delay before the first retry of an import job; doubles per attempt (ms).',
+    5_000,
+    {
+      min: 0,
+    },
+  ),
+  concurrency: settings.int('PARLEY_IMPORT_CONCURRENCY', 'Import jobs one worker process runs at once.', 1, { min: 1, max: 64 }),
+});

@@ -1,0 +1,116 @@
+/**
+ * Task retry (`POST /tasks/{id}/retry`): a failed task with stored audio is moved to
+ * `processing` by the task service, and this job rebuilds its transcript from that audio
+ * (recognition, translations, and the summary an import asked for), then completes or fails
+ * it through the task service, which announces `recording.completed` / `recording.failed`.
+ * An imported task is charged its import price again under a per-retry idempotency key (the
+ * failed import was never charged); a live recording's minutes were charged while recording.
+ */
+import type { Logger } from 'pino';
+import type { BillingService } from '../billing/service.js';
+import { decodeToPcm } from '../engines/audio/ffmpeg.js';
+import { EngineError } from '../engines/errors.js';
+import type { EngineRegistry } from '../engines/registry.js';
+import type { Glossary } from '../glossary/index.js';
+import type { JobContext, JobQueue } from '../jobs/types.js';
+import { AppError } from '../platform/errors/app-error.js';
+import type { BlobStore } from '../storage/types.js';
+import type { SummaryTemplateCatalogue } from '../summary-templates/catalogue.js';
+import type { TaskReprocessor, TaskService } from '../tasks/service.js';
+import type { TaskRecord, TaskStore } from '../tasks/store.js';
+import { recognizeIntoTask } from './recognize.js';
+import { summarizeTask } from './summarize.js';
+import { translateTask } from './translate.js';
+
+export const REPROCESS_JOB = 'task.reprocess';
+
+/** What an import asked for, when the task came from one (the imports feature answers). */
+export interface ReprocessSettings {
+  recognitionMode: 'single' | 'multi_speaker';
+  glossary: Glossary | null;
+  summary: { mode: 'builtin' | 'custom'; template: string; prompt: string | null } | null;
+}
+
+export interface ReprocessDeps {
+  tasks: TaskStore;
+  outcomes: Pick<TaskService, 'complete' | 'fail'>;
+  engines: EngineRegistry;
+  blobs: BlobStore;
+  billing: BillingService;
+  templates: SummaryTemplateCatalogue;
+  jobs: JobQueue;
+  logger: Logger;
+  ffmpegPath: string;
+  /** The import's settings for an imported task, else null. */
+  settingsOf(task: TaskRecord): Promise<ReprocessSettings | null>;
+}
+
+export function createReprocessor(d: ReprocessDeps): TaskReprocessor & { handle(p: { taskId: string }, ctx: JobContext): Promise<void> } {
+  return {
+    async reprocess(task) {
+      await d.jobs.enqueue(
+        REPROCESS_JOB,
+        { taskId: task.taskId },
+        { maxAttempts: 3, dedupeKey: `reprocess:${task.taskId}:${task.updatedAt}` },
+      );
+    },
+    async handle({ taskId }, ctx) {
+      const task = await d.tasks.getTask(taskId);
+      if (task?.processingStatus !== 'processing' || !task.audioKey) return;
+      try {
+        await run(d, task, ctx);
+        await d.outcomes.complete(taskId, {});
+      } catch (err) {
+        const retryable = err instanceof EngineError && err.retryable;
+        if (retryable && ctx.attempt < ctx.maxAttempts) throw err;
+        d.logger.error({ err, task_id: taskId }, 'reprocessing failed');
+        const code = err instanceof EngineError || err instanceof AppError ? err.code : 'internal_error';
+        await d.outcomes.fail(taskId, { source: 'processing', code, message: 'Reprocessing failed.' });
+      }
+    },
+  };
+}
+
+async function run(d: ReprocessDeps, task: TaskRecord, ctx: JobContext): Promise<void> {
+  const settings = await d.settingsOf(task);
+  const local = d.blobs.localPath(task.audioKey as string);
+  const audio = local
+    ? await decodeToPcm(local, { ffmpegPath: d.ffmpegPath })
+    : await decodeToPcm(await streamToBuffer(await d.blobs.get(task.audioKey as string)), { ffmpegPath: d.ffmpegPath });
+  const languages = task.transcriptionLanguages ?? [];
+  const mode = settings?.recognitionMode ?? (task.recognitionMode === 'multi_speaker' ? 'multi_speaker' : 'single');
+  await recognizeIntoTask(d, task.taskId, audio, { languages, recognitionMode: mode, glossary: settings?.glossary, signal: ctx.signal });
+  if (task.translationLanguages?.length) {
+    await translateTask(d, task.taskId, {
+      languages: task.translationLanguages,
+      sourceLanguage: languages[0] ?? 'en',
+      glossary: settings?.glossary,
+      signal: ctx.signal,
+    });
+  }
+  const principal = { accountId: task.accountId, keyId: task.keyId };
+  if (settings?.summary) {
+    await summarizeTask(d, principal, task.taskId, settings.summary, {
+      idempotencyKey: `summary:reprocess:${task.taskId}:${task.updatedAt}`,
+    });
+  }
+  if (task.typeSource === 'import') {
+    const durationMs = Math.round((audio.samples.length / audio.sampleRate) * 1000);
+    await d.billing.chargeOneOff(principal, {
+      type: 'import',
+      taskId: task.taskId,
+      points: d.billing.prices.importCost(durationMs, {
+        translationLanguages: task.translationLanguages?.length ?? 0,
+        diarization: mode === 'multi_speaker',
+      }),
+      minutes: Math.max(1, Math.ceil(durationMs / 60_000)),
+      idempotencyKey: `import:reprocess:${task.taskId}:${task.updatedAt}`,
+    });
+  }
+}
+
+async function streamToBuffer(stream: NodeJS.ReadableStream): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const c of stream) chunks.push(Buffer.from(c as Buffer));
+  return Buffer.concat(chunks);
+}

@@ -1,0 +1,147 @@
+/**
+ * Imports end to end on real speech: jfk.flac converted to mp3, wav and m4a is uploaded with a
+ * real multipart client, progress is watched on the SSE stream as it happens, the import ends
+ * `completed`, and a webhook receiver verifies signed recording.completed then import.completed.
+ */
+import { createHmac } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { EngineRegistry } from '../../src/engines/registry.js';
+import { api, backends, startTestApp, type TestApp } from '../support/app.js';
+import { convert, haveSharedAudio, JFK } from '../support/audio.js';
+import { type Receiver, startReceiver, until } from '../webhooks/receiver.js';
+import { builtinImportEngines, upload, watchSse } from './support.js';
+
+const formats = haveSharedAudio() ? { mp3: convert(JFK, 'mp3'), wav: convert(JFK, 'wav'), m4a: convert(JFK, 'm4a') } : null;
+
+describe.skipIf(!formats).each(backends())('imports end to end (%s)', (backend) => {
+  let t: TestApp;
+  let rx: Receiver;
+  let engines: EngineRegistry;
+  beforeAll(async () => {
+    engines = await builtinImportEngines();
+    rx = await startReceiver();
+    t = await startTestApp({ backend, engines, env: { PARLEY_PRICE_IMPORT_PER_MIN: '2', PARLEY_PRICE_SUMMARY: '5' } });
+  }, 60_000);
+  afterAll(async () => {
+    await t?.close();
+    await rx?.close();
+  });
+
+  const cases = backend === 'sqlite' ? (['mp3', 'wav', 'm4a'] as const) : (['mp3'] as const);
+  it.each(cases)(
+    '%s: progress over SSE, completed, signed webhooks in order, transcript, translation, summary, one charge',
+    async (fmt) => {
+      const key = await t.app.deps.keys.createKey({ name: fmt });
+      const principal = { accountId: key.account_id, keyId: key.key_id };
+      await t.app.deps.billing.grantCredit({ accountId: key.account_id, points: 100, pool: 'account' });
+      const callback = `${rx.url}?import=${fmt}`;
+      const res = await upload(t.url, key.api_key, {
+        file: { path: formats![fmt], name: `jfk speech.${fmt}` },
+        fields: {
+          translation_languages: '["es"]',
+          summary_template: 'general-summary',
+          fuzzy_correction: JSON.stringify({ 'en-US': [{ correct: 'Americans', incorrect: ['americans'] }] }),
+          callback_url: callback,
+        },
+      });
+      expect(res.status, JSON.stringify(res.body)).toBe(202);
+      const accepted = res.body.data;
+      expect(accepted).toMatchObject({
+        status: 'pending',
+        progress: 0,
+        stage: null,
+        task_id: null,
+        original_filename: `jfk speech.${fmt}`,
+        error_code: null,
+      });
+      expect(accepted.file_size).toMatch(/^\d+(\.\d)? (B|KB|MB)$/);
+
+      const sse = watchSse(`${t.url}/api/v1/sse/imports/${accepted.import_id}/progress?api_key=${key.api_key}`);
+      const events = await sse.done;
+      const last = events.at(-1)!;
+      expect(last.event).toBe('completed');
+      const stages = events.filter((e) => e.event === 'progress').map((e) => e.data.stage);
+      expect(stages).toContain('transcribing');
+      expect(stages).toContain('translating');
+      expect(stages).toContain('summarizing');
+      const percents = events.filter((e) => e.event === 'progress').map((e) => e.data.progress);
+      expect(percents).toEqual([...percents].sort((a, b) => a - b));
+      expect(new Set(percents).size).toBeGreaterThan(2);
+
+      const done = await api(t.url, 'GET', `/api/v1/imports/${accepted.import_id}`, { key: key.api_key });
+      expect(done.body.data).toMatchObject({ status: 'completed', progress: 100, stage: null, error_code: null, error_message: null });
+      const taskId = done.body.data.task_id as string;
+      expect(last.data.task_id).toBe(taskId);
+
+      // Webhooks: recording.completed then import.completed, to the callback_url, signed with the key's secret.
+      await until(
+        () => rx.received.filter((r) => r.headers['x-svc-event'] && r.json.data.task_id === taskId).length === 2,
+        10_000,
+        'two webhooks',
+      );
+      const mine = rx.received.filter((r) => r.json.data.task_id === taskId);
+      expect(mine.map((r) => r.json.event)).toEqual(['recording.completed', 'import.completed']);
+      for (const r of mine) {
+        const ts = r.headers['x-svc-timestamp'] as string;
+        const expected = `sha256=${createHmac('sha256', key.webhook_secret).update(`${ts}.${r.body}`).digest('hex')}`;
+        expect(r.headers['x-svc-signature']).toBe(expected);
+        expect(r.headers['user-agent']).toBe('SVC-Webhook/1.0');
+      }
+      expect(mine[0]!.json.data).toMatchObject({
+        task_id: taskId,
+        type_source: 'import',
+        transcription_languages: ['en-US'],
+        translation_languages: ['es'],
+      });
+      expect(mine[1]!.json.data).toMatchObject({ import_id: accepted.import_id, task_id: taskId, name: 'jfk speech' });
+
+      // Transcript: "country" recognized, the fuzzy rule applied, Spanish filled.
+      const sentences = await t.app.deps.database.db
+        .selectFrom('sentences')
+        .selectAll()
+        .where('task_id', '=', taskId)
+        .orderBy('sid')
+        .execute();
+      const text = sentences.map((s) => s.origin).join(' ');
+      expect(text).toContain('country');
+      expect(text).toContain('fellow Americans');
+      expect(text).not.toContain('americans');
+      for (const s of sentences) expect(JSON.parse(s.translations ?? '{}').es).toEqual(expect.any(String));
+      const spanish = await engines.translator('en', 'es')!.translate(sentences[0]!.origin, { from: 'en', to: 'es' });
+      expect(JSON.parse(sentences[0]!.translations!).es).toBe(spanish);
+
+      // The task in the list, field by field.
+      const list = await api(t.url, 'GET', `/api/v1/tasks?task_ids[]=${taskId}`, { key: key.api_key });
+      expect(list.body.data.tasks).toEqual([
+        {
+          task_id: taskId,
+          title: 'jfk speech',
+          type: 'transcribe',
+          type_source: 'import',
+          duration_ms: expect.any(Number),
+          duration_formatted: '00:11',
+          transcription_languages: ['en-US'],
+          translation_languages: ['es'],
+          created_at: expect.any(String),
+          processing_status: 'completed',
+          is_pinned: false,
+          is_unread: expect.any(Boolean),
+          summary_mode: 'builtin',
+          summary_template: 'general-summary',
+          summary_language: 'en-US',
+        },
+      ]);
+      expect(Math.abs(list.body.data.tasks[0].duration_ms - 11_000)).toBeLessThan(200);
+
+      // Charges: one import row at the price table (1 minute x (2 + 1 translation language)), one summary.
+      const usage = await api(t.url, 'GET', '/api/v1/me/usage', { key: key.api_key });
+      const rows = usage.body.data as { type: string; points: number }[];
+      const prices = t.app.deps.billing.prices;
+      const importPoints = prices.importCost(11_000, { translationLanguages: 1 });
+      expect(rows.filter((r) => r.type === 'import').map((r) => r.points)).toEqual([importPoints]);
+      expect(rows.filter((r) => r.type === 'summary').map((r) => r.points)).toEqual([prices.oneOff('summary')]);
+      expect(await t.app.deps.billing.available(principal)).toBeCloseTo(100 - importPoints - prices.oneOff('summary'), 3);
+    },
+    120_000,
+  );
+});

@@ -109,7 +109,11 @@ export async function buildApp(config: Config, overrides: BuildOverrides = {}): 
     logger,
     database,
     bus,
-    jobs: new StoreJobQueue(database, { logger: logger.child({ component: 'jobs' }), now: overrides.now }),
+    jobs: new StoreJobQueue(database, {
+      logger: logger.child({ component: 'jobs' }),
+      now: overrides.now,
+      leaseMs: config.platform.jobLeaseMs,
+    }),
     rateLimiter,
     engines: overrides.engines ?? EngineRegistry.fromEngines([]),
     blobs: new LocalDiskBlobStore(join(config.platform.dataDir, 'blobs')),

@@ -9,7 +9,7 @@
  * import stays `processing`; anything else, or the last attempt, fails the import.
  */
 import { randomUUID } from 'node:crypto';
-import { createReadStream, createWriteStream, mkdirSync, rmSync } from 'node:fs';
+import { createReadStream, createWriteStream, mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import type { Logger } from 'pino';
@@ -85,6 +85,7 @@ export class ImportPipeline {
       return;
     }
     if (!(await this.d.imports.start(imp.importId))) return;
+    this.removeTempFiles(imp.importId); // left by an attempt whose worker died
     try {
       await this.run(imp, ctx);
     } catch (err) {
@@ -217,6 +218,17 @@ export class ImportPipeline {
       event: 'completed',
       data: { import_id: imp.importId, status: 'completed', progress: 100, task_id: imp.taskId },
     });
+  }
+
+  /** Temporary files of an import are named after it: `<import id>-*`. */
+  private removeTempFiles(importId: string): void {
+    let names: string[] = [];
+    try {
+      names = readdirSync(this.d.tempDir);
+    } catch {
+      return;
+    }
+    for (const n of names) if (n.startsWith(`${importId}-`)) rmSync(join(this.d.tempDir, n), { force: true });
   }
 
   /** Decodes the stored source, checks the duration bounds, stores the M4A copy on the task. */

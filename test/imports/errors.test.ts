@@ -79,7 +79,7 @@ describe.skipIf(!audio).each(backends())('import errors (%s)', (backend) => {
     }).catch((err: Error) => err);
     if (!(res instanceof Error)) {
       expect(res.status).toBe(413);
-      expect((await res.json()).data.error_code).toBe('import_file_too_large');
+      expect(((await res.json()) as { data: { error_code: string } }).data.error_code).toBe('import_file_too_large');
     }
     await nothingStored(key);
   });
@@ -156,20 +156,21 @@ describe.skipIf(!audio).each(backends())('import errors (%s)', (backend) => {
     form.append('file', new Blob([Buffer.alloc(10)]), 'a.mp3');
     const twice = await fetch(`${t.url}/api/v1/imports`, { method: 'POST', headers: { 'x-api-key': key.api_key }, body: form });
     expect(twice.status).toBe(422);
-    expect((await twice.json()).data.details.field).toBe('transcription_languages');
+    expect(((await twice.json()) as { data: { details: { field: string } } }).data.details.field).toBe('transcription_languages');
     await nothingStored(key);
   });
 
   it('400 summary_mode_field_mismatch for the custom/builtin field rules', async () => {
     const key = await funded();
     const f = { path: audio!.mp3 };
-    for (const fields of [
+    const mismatches: Record<string, string>[] = [
       { summary_mode: 'custom', summary_prompt_slug: 'mine' },
       { summary_mode: 'custom', summary_prompt: 'Summarize.' },
       { summary_mode: 'custom', summary_prompt: 'Summarize.', summary_prompt_slug: 'mine', summary_template: 'general-summary' },
       { summary_prompt: 'Summarize.' },
       { summary_mode: 'builtin', summary_prompt_slug: 'mine' },
-    ]) {
+    ];
+    for (const fields of mismatches) {
       await refused(key, { file: f, fields }, 400, 'summary_mode_field_mismatch');
     }
   });

@@ -44,6 +44,12 @@ export const platformSettings = defineSection({
   ),
   bodyLimitBytes: settings.int('PARLEY_BODY_LIMIT_BYTES', 'Largest JSON request body accepted.', 1024 * 1024, { min: 1024 }),
   shutdownGraceMs: settings.int('PARLEY_SHUTDOWN_GRACE_MS', 'How long shutdown waits for in-flight requests.', 10000, { min: 0 }),
+  jobLeaseMs: settings.int(
+    'PARLEY_JOB_LEASE_MS',
+    'Lease of a running job; a job whose worker died is taken over after it expires (renewed every third of it while running).',
+    60_000,
+    { min: 300 },
+  ),
   starterCredit: settings.number(
     'PARLEY_STARTER_CREDIT',
     'Points granted to the account created on the first start with an empty database (its key is printed once).',

@@ -325,6 +325,8 @@ describe.each(backends())('tasks (%s)', (backend) => {
 
     it('retry: 422 without a reprocessor, without audio, or when not failed; otherwise 202 and processing', async () => {
       const task = await seedTask(t, { status: 'failed', audio: true });
+      const real = t.mod.tasks.reprocessor; // the imports feature's; a deployment could lack one
+      t.mod.tasks.reprocessor = undefined;
       const none = await api(t.url, 'POST', `/api/v1/tasks/${task.taskId}/retry`, { key: t.keyA });
       expect(none.status).toBe(422);
       expect(none.body.data).toMatchObject({ error_code: 'invalid_processing_status', details: { reason: 'reprocessing_unavailable' } });
@@ -352,7 +354,7 @@ describe.each(backends())('tasks (%s)', (backend) => {
         expect((await api(t.url, 'POST', `/api/v1/tasks/${broken.taskId}/retry`, { key: t.keyA })).status).toBe(500);
         expect((await t.mod.store.getTask(broken.taskId))!.processingStatus).toBe('failed');
       } finally {
-        t.mod.tasks.reprocessor = undefined;
+        t.mod.tasks.reprocessor = real;
       }
     });
   });

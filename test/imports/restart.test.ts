@@ -4,45 +4,15 @@
  * each event, and no temporary file left. The server runs as a real child process (the
  * README's start command), so the kill is a real SIGKILL.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { api } from '../support/app.js';
 import { convert, haveSharedAudio, JFK } from '../support/audio.js';
+import { freePort, startServer } from '../support/server.js';
 import { startReceiver, until } from '../webhooks/receiver.js';
 import { upload, watchSse } from './support.js';
-
-const ROOT = join(import.meta.dirname, '..', '..');
-
-async function freePort(): Promise<number> {
-  const s = createServer();
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
-  const port = (s.address() as { port: number }).port;
-  await new Promise<void>((r) => s.close(() => r()));
-  return port;
-}
-
-function startServer(env: Record<string, string>): { child: ChildProcess; stdout: () => string; ready: Promise<void> } {
-  let out = '';
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
-    cwd: ROOT,
-    env: { ...process.env, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  child.stdout!.on('data', (d: Buffer) => {
-    out += d.toString();
-  });
-  child.stderr!.on('data', (d: Buffer) => {
-    out += d.toString();
-  });
-  const ready = until(() => out.includes('parley listening'), 60_000, 'server start').catch((err: Error) => {
-    throw new Error(`${err.message}\n${out}`);
-  });
-  return { child, stdout: () => out, ready };
-}
 
 // About 66 s of real speech: long enough to be caught while transcribing.
 const long = haveSharedAudio() ? convert(JFK, 'mp3', ['-filter_complex', 'aloop=loop=5:size=2e6', '-ar', '16000', '-ac', '1']) : null;
@@ -73,8 +43,8 @@ describe.skipIf(!long)('import across a kill -9 and a restart', () => {
     const first = startServer(env);
     cleanup.push(() => first.child.kill('SIGKILL'));
     await first.ready;
-    const key = /svc_[A-Za-z0-9]{32}/.exec(first.stdout())?.[0];
-    expect(key, first.stdout()).toBeDefined();
+    const key = /svc_[A-Za-z0-9]{32}/.exec(first.output())?.[0];
+    expect(key, first.output()).toBeDefined();
 
     const res = await upload(base, key!, { file: { path: long! }, fields: { callback_url: rx.url, translation_languages: '["es"]' } });
     expect(res.status, JSON.stringify(res.body)).toBe(202);

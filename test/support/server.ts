@@ -1,0 +1,69 @@
+/**
+ * The server as a real child process (`node --import tsx src/main.ts`, the README's start),
+ * for tests and benchmarks that need a real kill or a separate process's memory.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+
+const ROOT = join(import.meta.dirname, '..', '..');
+
+export async function freePort(): Promise<number> {
+  const s = createServer();
+  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
+  const port = (s.address() as { port: number }).port;
+  await new Promise<void>((r) => s.close(() => r()));
+  return port;
+}
+
+export interface ServerProcess {
+  child: ChildProcess;
+  /** stdout and stderr so far. */
+  output(): string;
+  /** Resolves when the server answers on env.PORT (rejects with its output after 60 s or on exit). */
+  ready: Promise<void>;
+}
+
+export function startServer(env: Record<string, string>): ServerProcess {
+  let out = '';
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+    cwd: ROOT,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  child.stdout!.on('data', (d: Buffer) => {
+    out += d.toString();
+  });
+  child.stderr!.on('data', (d: Buffer) => {
+    out += d.toString();
+  });
+  // Ready when it answers (whatever its log level): GET /api/v1/version on its port.
+  const url = `http://${env.HOST ?? '127.0.0.1'}:${env.PORT}/api/v1/version`;
+  let exited: number | null | undefined;
+  child.once('exit', (code) => {
+    exited = code;
+  });
+  const ready = (async () => {
+    const deadline = Date.now() + 60_000;
+    for (;;) {
+      if (exited !== undefined) throw new Error(`server exited with ${exited}:\n${out}`);
+      if (Date.now() > deadline) throw new Error(`server did not start in 60 s:\n${out}`);
+      const ok = await fetch(url).then(
+        (r) => r.ok,
+        () => false,
+      );
+      if (ok) return;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  })();
+  ready.catch(() => {});
+  return { child, output: () => out, ready };
+}
+
+/** Resident memory of a process in bytes (Linux /proc). */
+export async function rssBytes(pid: number): Promise<number> {
+  const status = await readFile(`/proc/${pid}/status`, 'utf8');
+  const kb = Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1] ?? 0);
+  return kb * 1024;
+}

@@ -95,7 +95,7 @@ export class ImportPipeline {
           { err: (err as Error).message, import_id: imp.importId, attempt: ctx.attempt },
           'import attempt failed; retrying',
         );
-        await this.progress(imp, imp.stage ?? 'converting', 0, 'A temporary error occurred; retrying.').catch(() => {});
+        await this.retrying(imp.importId).catch(() => {});
         throw err;
       }
       const code = errorCode(err);
@@ -290,6 +290,16 @@ export class ImportPipeline {
       event: 'failed',
       data: { import_id: imp.importId, status: 'failed', error_code: code, error_message: message },
     });
+  }
+
+  /** Says a retry is coming, at the percent reached (the stream never goes backwards). */
+  private async retrying(importId: string): Promise<void> {
+    const now = await this.d.imports.get(importId);
+    if (!now || now.status !== 'processing') return;
+    const message = 'A temporary error occurred; retrying.';
+    const stage = now.stage ?? 'converting';
+    await this.d.imports.setStage(importId, stage, now.progress, message);
+    await this.publish(importId, { event: 'progress', data: progressData({ ...now, stage, message }) });
   }
 
   private async progress(imp: ImportRecord, stage: ImportStage, fraction: number, message: string): Promise<void> {

@@ -5,7 +5,7 @@
  * answered, so a refused or broken upload leaves nothing behind.
  */
 import { randomUUID } from 'node:crypto';
-import { createWriteStream, mkdirSync, rmSync } from 'node:fs';
+import { createWriteStream, mkdirSync, openSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -68,7 +68,8 @@ export async function readUpload(request: FastifyRequest, o: { tempDir: string; 
             done(null, chunk);
           },
         });
-        await pipeline(part.file, tap, createWriteStream(path));
+        // Opened synchronously, so a failing upload cannot create the file after it was removed.
+        await pipeline(part.file, tap, createWriteStream('', { fd: openSync(path, 'w') }));
         if (part.file.truncated) throw tooLarge(o.maxBytes);
         file = { filename: part.filename || 'upload', size, head: Buffer.concat(head) };
       } else {

@@ -147,6 +147,18 @@ describe.skipIf(!audio).each(backends())('import errors (%s)', (backend) => {
     const terms = { 'en-US': Array.from({ length: 501 }, (_, i) => ({ term: `term${i}` })) };
     const e = await refused(key, { file: f, fields: { terminology: JSON.stringify(terms) } }, 422, 'validation_failed');
     expect(e.message).toContain('501');
+    // A multipart body cut off in the middle of the file.
+    const cut = await fetch(`${t.url}/api/v1/imports`, {
+      method: 'POST',
+      headers: { 'x-api-key': key.api_key, 'content-type': 'multipart/form-data; boundary=XyZ' },
+      body: '--XyZ\r\nContent-Disposition: form-data; name="recognition_mode"\r\n\r\nsingle\r\n--XyZ\r\nContent-Disposition: form-data; name="file"; filename="a.mp3"\r\nContent-Type: audio/mpeg\r\n\r\nID3partial',
+    });
+    expect(cut.status).toBe(422);
+    expect(((await cut.json()) as { data: { error_code: string } }).data.error_code).toBe('validation_failed');
+    // Not multipart at all.
+    const json = await api(t.url, 'POST', '/api/v1/imports', { key: key.api_key, body: { file: 'x' } });
+    expect(json.status).toBe(415);
+    expect(json.body.data.error_code).toBe('unsupported_media_type');
     // No file part, and a field sent twice.
     await refused(key, { file: null }, 422, 'validation_failed');
     const form = new FormData();
@@ -302,6 +314,24 @@ describe.skipIf(!audio).each(backends())('import errors (%s)', (backend) => {
     for (const q of ['per_page=4', 'per_page=21', 'page=0', 'page=x', 'status=done']) {
       const r = await api(t.url, 'GET', `/api/v1/imports?${q}`, { key: key.api_key });
       expect(r.status, q).toBe(422);
+    }
+  });
+});
+
+describe.skipIf(!audio)('import longer than the configured maximum', () => {
+  it('ends failed with import_duration_out_of_range (the 10-hour bound, scaled down by configuration)', async () => {
+    const t = await startTestApp({ env: { PARLEY_IMPORT_MAX_DURATION_MS: '5000' } });
+    try {
+      const key = await t.app.deps.keys.createKey({ name: 'k' });
+      await t.app.deps.billing.grantCredit({ accountId: key.account_id, points: 10, pool: 'account' });
+      const res = await upload(t.url, key.api_key, { file: { path: audio!.mp3 } });
+      expect(res.status).toBe(202);
+      const events = await watchSse(`${t.url}/api/v1/sse/imports/${res.body.data.import_id}/progress`, { 'x-api-key': key.api_key }).done;
+      expect(events.at(-1)).toMatchObject({ event: 'failed', data: { error_code: 'import_duration_out_of_range' } });
+      const q = await api(t.url, 'POST', '/api/v1/imports/check-quota', { key: key.api_key, body: { duration_ms: 5001 } });
+      expect(q.status).toBe(422);
+    } finally {
+      await t.close();
     }
   });
 });

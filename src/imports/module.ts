@@ -69,6 +69,7 @@ export function importsOf(deps: AppDeps): ImportsModule {
       const imp = await store.get(importId);
       return imp !== null && (imp.status === 'pending' || imp.status === 'processing');
     },
+    forget: (importId) => store.delete(importId),
   };
   tasks.tasks.reprocessor = reprocessorOf(deps, store);
   // An import announces its own outcome (recording.* then import.*); after that, task events

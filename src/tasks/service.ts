@@ -56,6 +56,8 @@ export interface TaskReprocessor {
 /** Answers whether the import that produced a task is still processing. */
 export interface ImportStatusPort {
   isProcessing(importId: string): Promise<boolean>;
+  /** The task was deleted: its import record goes too (nothing of a deleted task remains). */
+  forget?(importId: string): Promise<void>;
 }
 
 export interface TaskServiceDeps {
@@ -182,6 +184,7 @@ export class TaskService {
    */
   private async remove(task: TaskRecord): Promise<boolean> {
     if (!(await this.deps.store.deleteTaskRows(task.taskId, task.processingStatus))) return false;
+    if (task.importId) await this.imports?.forget?.(task.importId);
     const keys = [task.audioKey, task.sourceKey].filter((k): k is string => k !== null);
     for (const key of keys) await this.deps.blobs.delete(key);
     await this.deps.blobs.deletePrefix(`tasks/${task.taskId}/`);

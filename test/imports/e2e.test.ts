@@ -4,6 +4,8 @@
  * `completed`, and a webhook receiver verifies signed recording.completed then import.completed.
  */
 import { createHmac } from 'node:crypto';
+import { existsSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { EngineRegistry } from '../../src/engines/registry.js';
 import { api, backends, startTestApp, type TestApp } from '../support/app.js';
@@ -141,6 +143,16 @@ describe.skipIf(!formats).each(backends())('imports end to end (%s)', (backend) 
       expect(rows.filter((r) => r.type === 'import').map((r) => r.points)).toEqual([importPoints]);
       expect(rows.filter((r) => r.type === 'summary').map((r) => r.points)).toEqual([prices.oneOff('summary')]);
       expect(await t.app.deps.billing.available(principal)).toBeCloseTo(100 - importPoints - prices.oneOff('summary'), 3);
+
+      // Deleting the task removes the source file, the M4A copy, the rows and the import record.
+      const taskDir = join(t.dataDir, 'blobs', 'tasks', taskId);
+      expect(readdirSync(taskDir).sort()).toEqual(['audio.m4a', `source.${fmt}`]);
+      expect((await api(t.url, 'DELETE', `/api/v1/tasks/${taskId}`, { key: key.api_key })).status).toBe(200);
+      expect(existsSync(taskDir)).toBe(false);
+      expect((await api(t.url, 'GET', `/api/v1/imports/${accepted.import_id}`, { key: key.api_key })).status).toBe(404);
+      const db = t.app.deps.database.db;
+      expect(await db.selectFrom('sentences').select('sid').where('task_id', '=', taskId).execute()).toEqual([]);
+      expect(await db.selectFrom('imports').select('import_id').where('task_id', '=', taskId).execute()).toEqual([]);
     },
     120_000,
   );

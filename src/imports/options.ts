@@ -6,6 +6,7 @@
  * `import_recognition_mode_unsupported` for the modes imports do not take.
  */
 import { type Glossary, type GlossaryLimits, glossaryImportError, parseGlossary } from '../glossary/index.js';
+import { validateWebhookUrl } from '../keys/service.js';
 import { normalizeLanguage } from '../languages.js';
 import { AppError } from '../platform/errors/app-error.js';
 import type { SummaryTemplateCatalogue } from '../summary-templates/catalogue.js';
@@ -88,15 +89,7 @@ function languages(fields: Map<string, string>, name: string, max: number, requi
 
 function callbackUrl(fields: Map<string, string>): string | null {
   const v = text(fields, 'callback_url', MAX_CALLBACK_URL);
-  if (v === null) return null;
-  let url: URL;
-  try {
-    url = new URL(v);
-  } catch {
-    throw invalid('callback_url', 'callback_url must be an absolute http or https URL.');
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw invalid('callback_url', 'callback_url must use http or https.');
-  return v;
+  return v === null ? null : validateWebhookUrl(v, 'callback_url');
 }
 
 export interface ParsedImportForm {

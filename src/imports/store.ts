@@ -63,19 +63,20 @@ function toRecord(r: ImportsTable): ImportRecord {
   };
 }
 
-export interface NewImport {
-  importId: string;
-  accountId: string;
-  keyId: string;
-  taskId: string;
-  originalFilename: string;
-  fileSizeBytes: number;
-  format: string;
-  durationMs: number;
-  sourceKey: string;
-  options: ImportOptions;
-  callbackUrl: string | null;
-}
+export type NewImport = Pick<
+  ImportRecord,
+  | 'importId'
+  | 'accountId'
+  | 'keyId'
+  | 'taskId'
+  | 'originalFilename'
+  | 'fileSizeBytes'
+  | 'format'
+  | 'durationMs'
+  | 'sourceKey'
+  | 'options'
+  | 'callbackUrl'
+>;
 
 export class ImportStore {
   constructor(

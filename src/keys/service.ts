@@ -43,16 +43,16 @@ function invalid(field: string, message: string): AppError {
   return new AppError('validation_failed', { message, details: { field } });
 }
 
-/** Accepts http(s) URLs only, up to 2048 characters. */
-export function validateWebhookUrl(raw: string): string {
+/** Accepts http(s) URLs only, up to 2048 characters (a key's webhook_url, an import's callback_url). */
+export function validateWebhookUrl(raw: string, field = 'webhook_url'): string {
   let u: URL;
   try {
     u = new URL(raw);
   } catch {
-    throw invalid('webhook_url', 'webhook_url must be an absolute http or https URL.');
+    throw invalid(field, `${field} must be an absolute http or https URL.`);
   }
-  if (u.protocol !== 'https:' && u.protocol !== 'http:') throw invalid('webhook_url', 'webhook_url must use http or https.');
-  if (raw.length > 2048) throw invalid('webhook_url', 'webhook_url is longer than 2048 characters.');
+  if (u.protocol !== 'https:' && u.protocol !== 'http:') throw invalid(field, `${field} must use http or https.`);
+  if (raw.length > 2048) throw invalid(field, `${field} is longer than 2048 characters.`);
   return u.toString();
 }
 

@@ -11,7 +11,7 @@ import type { CreatedKey } from '../../src/keys/service.js';
 import { api, backends, startTestApp, type TestApp } from '../support/app.js';
 import { convert, haveSharedAudio, JFK } from '../support/audio.js';
 import { type Receiver, startReceiver, until } from '../webhooks/receiver.js';
-import { upload, watchSse } from './support.js';
+import { type SseEvent, upload, watchSse } from './support.js';
 
 const PLANS = JSON.stringify({
   noimport: { features: { transcribe: true }, oneoff_features: { summary: true }, limits: {} },
@@ -318,38 +318,37 @@ describe.skipIf(!audio).each(backends())('import errors (%s)', (backend) => {
   });
 });
 
+/** Uploads jfk as mp3 to an app started with `env` and returns the progress events and the app. */
+async function importOn(env: Record<string, string>, check: (events: SseEvent[], t: TestApp, key: string) => Promise<void>) {
+  const t = await startTestApp({ env });
+  try {
+    const key = await t.app.deps.keys.createKey({ name: 'k' });
+    await t.app.deps.billing.grantCredit({ accountId: key.account_id, points: 10, pool: 'account' });
+    const res = await upload(t.url, key.api_key, { file: { path: audio!.mp3 } });
+    expect(res.status).toBe(202);
+    const events = await watchSse(`${t.url}/api/v1/sse/imports/${res.body.data.import_id}/progress`, { 'x-api-key': key.api_key }).done;
+    await check(events, t, key.api_key);
+  } finally {
+    await t.close();
+  }
+}
+
 describe.skipIf(!audio)('import longer than the configured maximum', () => {
   it('ends failed with import_duration_out_of_range (the 10-hour bound, scaled down by configuration)', async () => {
-    const t = await startTestApp({ env: { PARLEY_IMPORT_MAX_DURATION_MS: '5000' } });
-    try {
-      const key = await t.app.deps.keys.createKey({ name: 'k' });
-      await t.app.deps.billing.grantCredit({ accountId: key.account_id, points: 10, pool: 'account' });
-      const res = await upload(t.url, key.api_key, { file: { path: audio!.mp3 } });
-      expect(res.status).toBe(202);
-      const events = await watchSse(`${t.url}/api/v1/sse/imports/${res.body.data.import_id}/progress`, { 'x-api-key': key.api_key }).done;
+    await importOn({ PARLEY_IMPORT_MAX_DURATION_MS: '5000' }, async (events, t, key) => {
       expect(events.at(-1)).toMatchObject({ event: 'failed', data: { error_code: 'import_duration_out_of_range' } });
-      const q = await api(t.url, 'POST', '/api/v1/imports/check-quota', { key: key.api_key, body: { duration_ms: 5001 } });
+      const q = await api(t.url, 'POST', '/api/v1/imports/check-quota', { key, body: { duration_ms: 5001 } });
       expect(q.status).toBe(422);
-    } finally {
-      await t.close();
-    }
+    });
   });
 });
 
 describe.skipIf(!audio)('PROCESSING_TIMEOUT (no worker running)', () => {
   it('an import no worker starts fails with PROCESSING_TIMEOUT after the configured time', async () => {
-    const t = await startTestApp({ env: { PARLEY_ROLES: 'api', PARLEY_IMPORT_START_TIMEOUT_MS: '300' } });
-    try {
-      const key = await t.app.deps.keys.createKey({ name: 'k' });
-      await t.app.deps.billing.grantCredit({ accountId: key.account_id, points: 10, pool: 'account' });
-      const res = await upload(t.url, key.api_key, { file: { path: audio!.mp3 } });
-      expect(res.status).toBe(202);
-      const events = await watchSse(`${t.url}/api/v1/sse/imports/${res.body.data.import_id}/progress`, { 'x-api-key': key.api_key }).done;
+    await importOn({ PARLEY_ROLES: 'api', PARLEY_IMPORT_START_TIMEOUT_MS: '300' }, async (events) => {
       expect(events.map((e) => e.event)).toEqual(['progress', 'failed']);
       expect(events[1]!.data.error_code).toBe('PROCESSING_TIMEOUT');
       expect(events[0]!.data).toMatchObject({ status: 'pending', progress: 0 });
-    } finally {
-      await t.close();
-    }
+    });
   });
 });

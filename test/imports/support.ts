@@ -8,6 +8,7 @@ import { pocketsphinxFileFactory } from '../../src/engines/builtin/pocketsphinx/
 import { EngineRegistry } from '../../src/engines/registry.js';
 import type { AnyEngine } from '../../src/engines/types.js';
 import { createLogger } from '../../src/platform/logging.js';
+import { parseSseBlock } from '../support/sse.js';
 
 /** PocketSphinx (file), Apertium and the extractive summarizer: what a fresh machine has. */
 export async function builtinImportEngines(): Promise<EngineRegistry> {
@@ -71,13 +72,8 @@ export function watchSse(url: string, headers: Record<string, string> = {}) {
       while (at >= 0) {
         const block = buffer.slice(0, at);
         buffer = buffer.slice(at + 2);
-        const lines = block.split('\n');
-        const event = lines.find((l) => l.startsWith('event: '))?.slice(7);
-        const data = lines
-          .filter((l) => l.startsWith('data: '))
-          .map((l) => l.slice(6))
-          .join('\n');
-        if (event) events.push({ event, data: JSON.parse(data), at: performance.now() });
+        const e = parseSseBlock(block);
+        if (e) events.push({ ...e, at: performance.now() });
         at = buffer.indexOf('\n\n');
       }
     }

@@ -12,6 +12,7 @@ import type { Principal } from '../../src/platform/auth/types.js';
 import { type TaskModule, tasksOf } from '../../src/tasks/module.js';
 import type { CreateTaskInput, SentenceInput, TaskRecord } from '../../src/tasks/store.js';
 import { type Backend, startTestApp } from '../support/app.js';
+import { parseSseBlock } from '../support/sse.js';
 
 export interface TaskTestApp {
   app: ParleyApp;
@@ -119,13 +120,8 @@ export async function readSse(url: string, headers: Record<string, string> = {})
   const text = await res.text();
   const events: { event: string; data: unknown }[] = [];
   for (const block of text.split('\n\n')) {
-    const lines = block.split('\n');
-    const event = lines.find((l) => l.startsWith('event: '))?.slice(7);
-    const data = lines
-      .filter((l) => l.startsWith('data: '))
-      .map((l) => l.slice(6))
-      .join('\n');
-    if (event) events.push({ event, data: JSON.parse(data) });
+    const e = parseSseBlock(block);
+    if (e) events.push(e);
   }
   return { status: res.status, headers: res.headers, events, text };
 }

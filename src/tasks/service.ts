@@ -29,6 +29,8 @@ export interface TaskCompletedEvent {
   type_source: 'realtime' | 'import';
   transcription_languages: string[] | null;
   translation_languages: string[] | null;
+  /** When the task reached this outcome: with task_id, names the outcome (webhook dedupe across workers). */
+  at: string;
 }
 
 /** Bus topic: end the live session of a task now (force-fail of a connected recording). */
@@ -40,6 +42,7 @@ export interface TaskFailedEvent {
   key_id: string;
   /** `processing` is Parley's value for ordinary failures; the webhook omits it (spec: optional field). */
   failure_source: FailureSource;
+  at: string;
 }
 
 export interface SessionForceEndEvent {
@@ -233,6 +236,7 @@ export class TaskService {
       type_source: done.typeSource === 'import' ? 'import' : 'realtime',
       transcription_languages: done.transcriptionLanguages,
       translation_languages: done.translationLanguages,
+      at: done.updatedAt,
     } satisfies TaskCompletedEvent);
     return done;
   }
@@ -245,6 +249,7 @@ export class TaskService {
       account_id: failed.accountId,
       key_id: failed.keyId,
       failure_source: failure.source,
+      at: failed.updatedAt,
     } satisfies TaskFailedEvent);
     return failed;
   }

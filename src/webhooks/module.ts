@@ -69,6 +69,8 @@ export function subscribeWebhookEvents(bus: EventBus, webhooks: WebhookService, 
             keyId: e.key_id,
             callbackUrl: route?.callbackUrl ?? null,
             data: eventData.recordingCompleted(e),
+            // Every worker process hears the event; one row per outcome is queued.
+            dedupeKey: e.at ? `recording.completed:${e.task_id}:${e.at}` : undefined,
           });
         })(),
       );
@@ -85,6 +87,7 @@ export function subscribeWebhookEvents(bus: EventBus, webhooks: WebhookService, 
             keyId: e.key_id,
             callbackUrl: route?.callbackUrl ?? null,
             data: eventData.recordingFailed(e),
+            dedupeKey: e.at ? `recording.failed:${e.task_id}:${e.at}` : undefined,
           });
         })(),
       );

@@ -27,7 +27,9 @@ describe.skipIf(!redisUrl || !pg)('task webhooks with two workers (PostgreSQL + 
     const pgSchema = await createPgSchema();
     cleanup.push(() => dropPgSchema(pgSchema));
     const dirs = [mkdtempSync(join(tmpdir(), 'parley-w1-')), mkdtempSync(join(tmpdir(), 'parley-w2-'))];
-    cleanup.push(async () => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
+    cleanup.push(async () => {
+      for (const d of dirs) rmSync(d, { recursive: true, force: true });
+    });
     const env = { REDIS_URL: redisUrl! };
     const a = await startTestApp({ backend: 'postgres', env, reuse: { dataDir: dirs[0]!, pgSchema } });
     cleanup.push(() => a.close());

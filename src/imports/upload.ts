@@ -71,7 +71,7 @@ export async function readUpload(request: FastifyRequest, o: { tempDir: string; 
         // Opened synchronously, so a failing upload cannot create the file after it was removed.
         await pipeline(part.file, tap, createWriteStream('', { fd: openSync(path, 'w') }));
         if (part.file.truncated) throw tooLarge(o.maxBytes);
-        file = { filename: part.filename || 'upload', size, head: Buffer.concat(head) };
+        file = { filename: cleanFilename(part.filename), size, head: Buffer.concat(head) };
       } else {
         if (part.valueTruncated) throw invalid(part.fieldname, `${part.fieldname} is longer than ${MAX_FIELD_BYTES} bytes.`);
         if (fields.has(part.fieldname)) throw invalid(part.fieldname, `${part.fieldname} appears more than once.`);
@@ -92,6 +92,13 @@ export async function readUpload(request: FastifyRequest, o: { tempDir: string; 
     throw new AppError('import_invalid_format', { message: 'The file is empty.', details: { size: 0 } });
   }
   return { path, ...file, fields, discard };
+}
+
+/** The name as the user sees it again: no directories, no control characters, at most 255 characters. */
+export function cleanFilename(raw: string | undefined): string {
+  const base = (raw ?? '').split(/[\\/]/).pop() ?? '';
+  const clean = base.replace(/\p{Cc}/gu, '').trim();
+  return [...(clean || 'upload')].slice(0, 255).join('');
 }
 
 function tooLarge(maxBytes: number): AppError {

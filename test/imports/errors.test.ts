@@ -296,6 +296,16 @@ describe.skipIf(!audio).each(backends())('import errors (%s)', (backend) => {
     expect(tasks.body.data.tasks.map((x: { processing_status: string }) => x.processing_status)).toEqual(['failed']);
   });
 
+  it('file names: directories and control characters dropped, 255 characters at most; the title is the name without extension', async () => {
+    const key = await funded();
+    const res = await upload(t.url, key.api_key, { file: { path: audio!.short, name: '../../etc/pass\u0007wd.wav' } });
+    expect(res.body.data.original_filename).toBe('passwd.wav');
+    const long = await upload(t.url, key.api_key, { file: { path: audio!.short, name: `${'名'.repeat(300)}.wav` } });
+    expect([...long.body.data.original_filename]).toHaveLength(255);
+    const tasks = await api(t.url, 'GET', '/api/v1/tasks?status=all', { key: key.api_key });
+    expect(tasks.body.data.tasks.map((x: { title: string }) => [...x.title].length).sort()).toEqual([6, 60]);
+  });
+
   it('lists imports newest first with page, per_page and status; 422 on bad paging', async () => {
     const key = await funded();
     for (let i = 0; i < 6; i++)

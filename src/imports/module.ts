@@ -42,6 +42,7 @@ export function importsOf(deps: AppDeps): ImportsModule {
     limits: deps.limits,
     jobs: deps.jobs,
     blobs: deps.blobs,
+    engines: deps.engines,
     templates: deps.summaryTemplates,
     glossaryLimits: glossaryLimits(deps.config),
     logger,

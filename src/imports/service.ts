@@ -11,6 +11,7 @@ import type { Logger } from 'pino';
 import type { BillingService } from '../billing/service.js';
 import { measureDurationMs } from '../engines/audio/ffmpeg.js';
 import { detectAudioFormat } from '../engines/audio/format.js';
+import type { EngineRegistry } from '../engines/registry.js';
 import type { GlossaryLimits } from '../glossary/index.js';
 import type { JobQueue } from '../jobs/types.js';
 import type { LimitsCalculator } from '../plans/limits.js';
@@ -35,6 +36,7 @@ export interface ImportServiceDeps {
   limits: LimitsCalculator;
   jobs: JobQueue;
   blobs: BlobStore;
+  engines: EngineRegistry;
   templates: SummaryTemplateCatalogue;
   glossaryLimits: GlossaryLimits;
   logger: Logger;
@@ -114,6 +116,7 @@ export class ImportService {
         glossaryLimits: this.d.glossaryLimits,
       });
       await this.assertLanguageCap(principal, standing, options.transcriptionLanguages.length);
+      this.assertLanguagesServed(options.transcriptionLanguages, options.translationLanguages);
       const format = detectAudioFormat(upload.head);
       if (!(ACCEPTED_FORMATS as readonly string[]).includes(format)) {
         throw new AppError('import_invalid_format', {
@@ -210,6 +213,35 @@ export class ImportService {
         });
       }
       throw err;
+    }
+  }
+
+  /**
+   * A language no engine here serves is refused up front, naming the served ones. A process
+   * without engines (the api role of a split deployment) cannot tell: the worker then fails
+   * the import (stt_init_failed) or marks the translations (translation_language_unsupported).
+   */
+  private assertLanguagesServed(transcription: string[], translation: string[]): void {
+    const engines = this.d.engines;
+    const served = engines.languagesFor('file-stt');
+    if (served.length === 0) return;
+    for (const lang of transcription) {
+      if (!engines.fileRecognizer(lang)) {
+        throw new AppError('validation_failed', {
+          message: `No speech recognizer here serves "${lang}".`,
+          details: { field: 'transcription_languages', language: lang, valid_values: served.sort() },
+        });
+      }
+    }
+    const from = transcription[0] as string;
+    for (const to of translation) {
+      if (!engines.translator(from, to)) {
+        const targets = [...new Set(engines.translationPairs().map(([, t]) => t))].filter((t) => engines.translator(from, t)).sort();
+        throw new AppError('validation_failed', {
+          message: `No translator here serves ${from} to "${to}".`,
+          details: { field: 'translation_languages', language: to, valid_values: targets },
+        });
+      }
     }
   }
 

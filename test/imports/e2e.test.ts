@@ -29,6 +29,21 @@ describe.skipIf(!formats).each(backends())('imports end to end (%s)', (backend) 
     await rx?.close();
   });
 
+  it('refuses up front a transcription language or translation target no engine here serves, listing the served ones', async () => {
+    const key = await t.app.deps.keys.createKey({ name: 'langs' });
+    await t.app.deps.billing.grantCredit({ accountId: key.account_id, points: 10, pool: 'account' });
+    const stt = await upload(t.url, key.api_key, { file: { path: formats!.mp3 }, fields: { transcription_languages: '["ja-JP"]' } });
+    expect(stt.status).toBe(422);
+    expect(stt.body.data.details).toMatchObject({ field: 'transcription_languages', language: 'ja-JP' });
+    expect(stt.body.data.details.valid_values).toContain('en');
+    const mt = await upload(t.url, key.api_key, { file: { path: formats!.mp3 }, fields: { translation_languages: '["ja"]' } });
+    expect(mt.status).toBe(422);
+    expect(mt.body.data.details).toMatchObject({ field: 'translation_languages', language: 'ja' });
+    expect(mt.body.data.details.valid_values).toContain('es');
+    const db = t.app.deps.database.db;
+    expect(await db.selectFrom('tasks').select('task_id').where('account_id', '=', key.account_id).execute()).toEqual([]);
+  });
+
   const cases = backend === 'sqlite' ? (['mp3', 'wav', 'm4a'] as const) : (['mp3'] as const);
   it.each(cases)(
     '%s: progress over SSE, completed, signed webhooks in order, transcript, translation, summary, one charge',

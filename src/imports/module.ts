@@ -97,6 +97,7 @@ function reprocessorOf(deps: AppDeps, store: ImportStore) {
     jobs: deps.jobs,
     logger: deps.logger.child({ component: 'reprocess' }),
     ffmpegPath: deps.config.engines.ffmpegPath,
+    tempDir: join(deps.config.platform.dataDir, 'tmp', 'reprocess'),
     async settingsOf(task) {
       const imp = task.importId ? await store.get(task.importId) : null;
       if (!imp) return null;

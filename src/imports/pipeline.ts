@@ -15,13 +15,13 @@ import { pipeline } from 'node:stream/promises';
 import type { Logger } from 'pino';
 import type { BillingService } from '../billing/service.js';
 import type { EventBus } from '../bus/types.js';
-import { decodeToPcm, encodeFile } from '../engines/audio/ffmpeg.js';
+import { encodeFile } from '../engines/audio/ffmpeg.js';
 import { EngineError } from '../engines/errors.js';
 import type { EngineRegistry } from '../engines/registry.js';
-import type { PcmAudio } from '../engines/types.js';
 import type { JobContext } from '../jobs/types.js';
 import { AppError } from '../platform/errors/app-error.js';
 import { ERRORS, type ErrorCode } from '../platform/errors/registry.js';
+import { decodeToPcmFile, type PcmFile } from '../processing/pcm-file.js';
 import { recognizeIntoTask } from '../processing/recognize.js';
 import { summarizeTask } from '../processing/summarize.js';
 import { translateTask } from '../processing/translate.js';
@@ -105,17 +105,26 @@ export class ImportPipeline {
   }
 
   private async run(imp: ImportRecord, ctx: JobContext): Promise<void> {
-    const { tasks, blobs } = this.d;
-    const o = imp.options;
-    const signal = ctx.signal;
-    const principal = { accountId: imp.accountId, keyId: imp.keyId };
-
+    const { tasks } = this.d;
     // converting: decode, check the duration, keep an M4A copy for playback and export.
     await this.progress(imp, 'converting', 0, 'Converting the audio.');
     const task = await tasks.getTask(imp.taskId);
     if (!task) throw new ImportFailure('internal_error', 'the task of this import was deleted');
     if (task.processingStatus === 'importing') await tasks.setStatus(task.taskId, 'uploading');
-    const { audio, durationMs } = await this.convert(imp);
+    const pcmPath = join(this.d.tempDir, `${imp.importId}-audio.pcm`);
+    try {
+      await this.runFrom(imp, ctx, await this.convert(imp, pcmPath));
+    } finally {
+      rmSync(pcmPath, { force: true });
+    }
+  }
+
+  private async runFrom(imp: ImportRecord, ctx: JobContext, converted: { audio: PcmFile; durationMs: number }): Promise<void> {
+    const { tasks } = this.d;
+    const o = imp.options;
+    const signal = ctx.signal;
+    const principal = { accountId: imp.accountId, keyId: imp.keyId };
+    const { audio, durationMs } = converted;
     await this.progress(imp, 'converting', 1, 'Audio converted.');
     const moved = await tasks.getTask(imp.taskId);
     if (moved?.processingStatus === 'uploading') await tasks.setStatus(imp.taskId, 'processing');
@@ -232,7 +241,7 @@ export class ImportPipeline {
   }
 
   /** Decodes the stored source, checks the duration bounds, stores the M4A copy on the task. */
-  private async convert(imp: ImportRecord): Promise<{ audio: PcmAudio; durationMs: number }> {
+  private async convert(imp: ImportRecord, pcmPath: string): Promise<{ audio: PcmFile; durationMs: number }> {
     const { blobs, tasks, ffmpegPath } = this.d;
     mkdirSync(this.d.tempDir, { recursive: true });
     const local = blobs.localPath(imp.sourceKey);
@@ -241,13 +250,13 @@ export class ImportPipeline {
     const sourcePath = local ?? (tmpSource as string);
     const m4a = join(this.d.tempDir, `${imp.importId}-${randomUUID()}.m4a`);
     try {
-      let audio: PcmAudio;
+      let audio: PcmFile;
       try {
-        audio = await decodeToPcm(sourcePath, { ffmpegPath });
+        audio = await decodeToPcmFile(sourcePath, pcmPath, { ffmpegPath });
       } catch (err) {
         throw new ImportFailure('audio_process_failed', `decoding failed: ${(err as Error).message}`);
       }
-      const durationMs = Math.round((audio.samples.length / audio.sampleRate) * 1000);
+      const durationMs = audio.durationMs;
       const { minDurationMs, maxDurationMs } = this.d.bounds;
       if (durationMs < minDurationMs || durationMs > maxDurationMs) {
         throw new ImportFailure('import_duration_out_of_range', `duration ${durationMs} ms outside ${minDurationMs}..${maxDurationMs}`);

@@ -3,14 +3,21 @@
  * transcription language, speakers from the diarizer for `multi_speaker`, the glossary's
  * fuzzy correction and terminology applied to every sentence. The transcript is rebuilt
  * from scratch (one transaction), so running it again after a crash gives the same result.
+ * Long recordings are recognized in windows of about ten minutes, cut at the quietest moment
+ * near each boundary, so memory stays flat (diarization still needs the whole recording).
  * Shared by imports and task retry.
  */
 import type { Logger } from 'pino';
 import { EngineError } from '../engines/errors.js';
 import type { EngineRegistry } from '../engines/registry.js';
-import type { PcmAudio, SpeakerTurn } from '../engines/types.js';
+import type { FileRecognizer, FileTranscriptSegment, SpeakerTurn } from '../engines/types.js';
 import { applyGlossary, type Glossary } from '../glossary/index.js';
 import type { SentenceInput, TaskStore } from '../tasks/store.js';
+import { type PcmFile, quietestCutMs } from './pcm-file.js';
+
+/** Recognition window and the stretch after it searched for a quiet cut. */
+export const WINDOW_MS = 10 * 60_000;
+const CUT_SEARCH_MS = 15_000;
 
 export interface RecognizeDeps {
   engines: EngineRegistry;
@@ -24,10 +31,12 @@ export interface RecognizeOptions {
   glossary?: Glossary | null;
   onProgress?: (fraction: number) => void;
   signal?: AbortSignal;
+  /** Recognition window (default WINDOW_MS; tests shorten it). */
+  windowMs?: number;
 }
 
 /** Returns the number of sentences written. */
-export async function recognizeIntoTask(deps: RecognizeDeps, taskId: string, audio: PcmAudio, o: RecognizeOptions): Promise<number> {
+export async function recognizeIntoTask(deps: RecognizeDeps, taskId: string, audio: PcmFile, o: RecognizeOptions): Promise<number> {
   const language = o.languages[0];
   if (!language) throw new EngineError('stt_start_failed', 'no transcription language');
   const recognizer = deps.engines.fileRecognizer(language);
@@ -36,11 +45,11 @@ export async function recognizeIntoTask(deps: RecognizeDeps, taskId: string, aud
   if (o.recognitionMode === 'multi_speaker') {
     const diarizer = deps.engines.diarizer();
     if (!diarizer) throw new EngineError('diarization_unavailable', 'no diarizer is configured');
-    turns = await diarizer.diarize(audio, { signal: o.signal });
+    turns = await diarizer.diarize(audio.readAll(), { signal: o.signal });
   }
-  const transcript = await recognizer.transcribe(audio, { language, signal: o.signal, onProgress: o.onProgress });
+  const segments = await recognizeInWindows(recognizer, audio, language, o);
   const sentences: SentenceInput[] = [];
-  for (const seg of transcript.segments) {
+  for (const seg of segments) {
     const raw = seg.text.trim();
     if (!raw) continue;
     const origin = o.glossary ? applyGlossary(raw, language, o.glossary) : raw;
@@ -56,6 +65,45 @@ export async function recognizeIntoTask(deps: RecognizeDeps, taskId: string, aud
   await deps.tasks.resetTranscript(taskId);
   if (sentences.length) await deps.tasks.appendSentences(taskId, sentences);
   return sentences.length;
+}
+
+/** Segments of the whole recording, window by window, with times from its start. */
+async function recognizeInWindows(
+  recognizer: FileRecognizer,
+  audio: PcmFile,
+  language: string,
+  o: RecognizeOptions,
+): Promise<FileTranscriptSegment[]> {
+  const total = audio.durationMs;
+  const windowMs = o.windowMs ?? WINDOW_MS;
+  const out: FileTranscriptSegment[] = [];
+  let start = 0;
+  while (start < total) {
+    o.signal?.throwIfAborted();
+    const last = total - start <= windowMs + CUT_SEARCH_MS;
+    let pcm = audio.read(start, last ? total - start : windowMs + CUT_SEARCH_MS);
+    let length = total - start;
+    if (!last) {
+      length = quietestCutMs(pcm, windowMs);
+      pcm = { sampleRate: pcm.sampleRate, samples: pcm.samples.subarray(0, Math.round((length / 1000) * pcm.sampleRate)) };
+    }
+    const offset = start;
+    const t = await recognizer.transcribe(pcm, {
+      language,
+      signal: o.signal,
+      onProgress: (f) => o.onProgress?.((offset + f * length) / total),
+    });
+    for (const seg of t.segments) {
+      out.push({
+        ...seg,
+        startMs: seg.startMs + offset,
+        endMs: seg.endMs + offset,
+        words: seg.words.map((w) => ({ ...w, startMs: w.startMs + offset, endMs: w.endMs + offset })),
+      });
+    }
+    start += Math.max(1, length);
+  }
+  return out;
 }
 
 /** The speaker who talks longest within [start, end); the nearest turn when none overlaps. */

@@ -6,9 +6,12 @@
  * An imported task is charged its import price again under a per-retry idempotency key (the
  * failed import was never charged); a live recording's minutes were charged while recording.
  */
+import { randomUUID } from 'node:crypto';
+import { createWriteStream, mkdirSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { pipeline } from 'node:stream/promises';
 import type { Logger } from 'pino';
 import type { BillingService } from '../billing/service.js';
-import { decodeToPcm } from '../engines/audio/ffmpeg.js';
 import { EngineError } from '../engines/errors.js';
 import type { EngineRegistry } from '../engines/registry.js';
 import type { Glossary } from '../glossary/index.js';
@@ -18,6 +21,7 @@ import type { BlobStore } from '../storage/types.js';
 import type { SummaryTemplateCatalogue } from '../summary-templates/catalogue.js';
 import type { TaskReprocessor, TaskService } from '../tasks/service.js';
 import type { TaskRecord, TaskStore } from '../tasks/store.js';
+import { decodeToPcmFile, type PcmFile } from './pcm-file.js';
 import { recognizeIntoTask } from './recognize.js';
 import { summarizeTask } from './summarize.js';
 import { translateTask } from './translate.js';
@@ -41,6 +45,7 @@ export interface ReprocessDeps {
   jobs: JobQueue;
   logger: Logger;
   ffmpegPath: string;
+  tempDir: string;
   /** The import's settings for an imported task, else null. */
   settingsOf(task: TaskRecord): Promise<ReprocessSettings | null>;
 }
@@ -73,10 +78,28 @@ export function createReprocessor(d: ReprocessDeps): TaskReprocessor & { handle(
 
 async function run(d: ReprocessDeps, task: TaskRecord, ctx: JobContext): Promise<void> {
   const settings = await d.settingsOf(task);
+  // The stored M4A, decoded once to a PCM file read in windows (removed when done).
+  mkdirSync(d.tempDir, { recursive: true });
   const local = d.blobs.localPath(task.audioKey as string);
-  const audio = local
-    ? await decodeToPcm(local, { ffmpegPath: d.ffmpegPath })
-    : await decodeToPcm(await streamToBuffer(await d.blobs.get(task.audioKey as string)), { ffmpegPath: d.ffmpegPath });
+  const copy = local ? null : join(d.tempDir, `${task.taskId}-${randomUUID()}.m4a`);
+  const pcmPath = join(d.tempDir, `${task.taskId}-${randomUUID()}.pcm`);
+  try {
+    if (copy) await pipeline(await d.blobs.get(task.audioKey as string), createWriteStream(copy));
+    const audio = await decodeToPcmFile(local ?? (copy as string), pcmPath, { ffmpegPath: d.ffmpegPath, signal: ctx.signal });
+    await rebuild(d, task, audio, settings, ctx);
+  } finally {
+    rmSync(pcmPath, { force: true });
+    if (copy) rmSync(copy, { force: true });
+  }
+}
+
+async function rebuild(
+  d: ReprocessDeps,
+  task: TaskRecord,
+  audio: PcmFile,
+  settings: ReprocessSettings | null,
+  ctx: JobContext,
+): Promise<void> {
   const languages = task.transcriptionLanguages ?? [];
   const mode = settings?.recognitionMode ?? (task.recognitionMode === 'multi_speaker' ? 'multi_speaker' : 'single');
   await recognizeIntoTask(d, task.taskId, audio, { languages, recognitionMode: mode, glossary: settings?.glossary, signal: ctx.signal });
@@ -95,7 +118,7 @@ async function run(d: ReprocessDeps, task: TaskRecord, ctx: JobContext): Promise
     });
   }
   if (task.typeSource === 'import') {
-    const durationMs = Math.round((audio.samples.length / audio.sampleRate) * 1000);
+    const durationMs = audio.durationMs;
     await d.billing.chargeOneOff(principal, {
       type: 'import',
       taskId: task.taskId,
@@ -107,10 +130,4 @@ async function run(d: ReprocessDeps, task: TaskRecord, ctx: JobContext): Promise
       idempotencyKey: `import:reprocess:${task.taskId}:${task.updatedAt}`,
     });
   }
-}
-
-async function streamToBuffer(stream: NodeJS.ReadableStream): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  for await (const c of stream) chunks.push(Buffer.from(c as Buffer));
-  return Buffer.concat(chunks);
 }

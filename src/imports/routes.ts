@@ -20,6 +20,8 @@ export interface ImportRouteDeps {
   imports: ImportService;
   bus: EventBus;
   heartbeatMs: number;
+  /** How often a waiting stream re-reads the import (a safety net under the bus). */
+  recheckMs: number;
 }
 
 type IdParams = { Params: { importId: string } };
@@ -117,13 +119,21 @@ export function registerImportRoutes(app: HttpApp, deps: ImportRouteDeps): void 
         let final = first.event !== 'progress';
         let lastPercent = first.event === 'progress' ? first.data.progress : 100;
         while (!final && !sse.closed) {
-          const next = queue.shift();
+          let next = queue.shift();
           if (!next) {
-            await new Promise<void>((r) => {
-              wake = r;
+            // Wait for the bus, but look at the record now and then: an event published while a
+            // Redis subscription was still being set up would otherwise be missed.
+            const woke = await new Promise<boolean>((r) => {
+              const timer = setTimeout(() => r(false), deps.recheckMs);
+              wake = () => {
+                clearTimeout(timer);
+                r(true);
+              };
             });
             wake = null;
-            continue;
+            if (woke || sse.closed) continue;
+            next = snapshotEvent(await deps.imports.get(principal, request.params.importId));
+            if (next.event === 'progress' && next.data.progress === lastPercent) continue;
           }
           // Progress never goes backwards on the stream (a retry restarts a stage's window).
           if (next.event === 'progress' && next.data.progress < lastPercent) continue;

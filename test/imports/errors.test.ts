@@ -362,3 +362,27 @@ describe.skipIf(!audio)('PROCESSING_TIMEOUT (no worker running)', () => {
     });
   });
 });
+
+describe.skipIf(!audio)('progress stream safety net', () => {
+  it('ends with the final state even when its event never reaches the bus (re-reads the record)', async () => {
+    const t = await startTestApp({ env: { PARLEY_ROLES: 'api' } });
+    try {
+      const key = await t.app.deps.keys.createKey({ name: 'k' });
+      await t.app.deps.billing.grantCredit({ accountId: key.account_id, points: 10, pool: 'account' });
+      const res = await upload(t.url, key.api_key, { file: { path: audio!.mp3 } });
+      const id = res.body.data.import_id as string;
+      const watch = watchSse(`${t.url}/api/v1/sse/imports/${id}/progress`, { 'x-api-key': key.api_key });
+      await until(() => watch.events.length === 1, 5000, 'first event');
+      // Fail it behind the stream's back: no bus event is published.
+      await t.app.deps.database.db
+        .updateTable('imports')
+        .set({ status: 'failed', error_code: 'internal_error', error_message: 'x' })
+        .where('import_id', '=', id)
+        .execute();
+      const events = await watch.done;
+      expect(events.map((e) => e.event)).toEqual(['progress', 'failed']);
+    } finally {
+      await t.close();
+    }
+  }, 20_000);
+});

@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { EngineRegistry } from '../../src/engines/registry.js';
 import { api, backends, startTestApp, type TestApp } from '../support/app.js';
 import { convert, haveSharedAudio, JFK } from '../support/audio.js';
+import { readSse } from '../tasks/harness.js';
 import { type Receiver, startReceiver, until } from '../webhooks/receiver.js';
 import { builtinImportEngines, upload, watchSse } from './support.js';
 
@@ -158,6 +159,27 @@ describe.skipIf(!formats).each(backends())('imports end to end (%s)', (backend) 
       expect(rows.filter((r) => r.type === 'import').map((r) => r.points)).toEqual([importPoints]);
       expect(rows.filter((r) => r.type === 'summary').map((r) => r.points)).toEqual([prices.oneOff('summary')]);
       expect(await t.app.deps.billing.available(principal)).toBeCloseTo(100 - importPoints - prices.oneOff('summary'), 3);
+
+      // The task library serves the imported task: history with its summary, exports, audio.
+      const history = await readSse(`${t.url}/api/v1/sse/history/transcribe/${taskId}?api_key=${key.api_key}`);
+      expect(history.events.map((e) => e.event)).toEqual([
+        'connected',
+        'init_metadata',
+        ...sentences.map(() => 'init_sentence'),
+        'init_summary',
+        'init_done',
+      ]);
+      const summary = history.events.find((e) => e.event === 'init_summary')!.data as { text: string };
+      expect(summary).toMatchObject({ mode: 'builtin', template: 'general-summary', summary_language: 'en-US' });
+      expect(summary.text.length).toBeGreaterThan(0);
+      const vtt = await fetch(`${t.url}/api/v1/tasks/${taskId}/transcript/export?format=vtt&language=es`, {
+        headers: { 'x-api-key': key.api_key },
+      });
+      expect(vtt.status).toBe(200);
+      expect(await vtt.text()).toContain(JSON.parse(sentences[0]!.translations!).es);
+      const audio = await fetch(`${t.url}/api/v1/sse/audio/${taskId}`, { headers: { 'x-api-key': key.api_key } });
+      expect(audio.headers.get('content-type')).toContain('audio/mp4');
+      expect((await audio.arrayBuffer()).byteLength).toBeGreaterThan(10_000);
 
       // Deleting the task removes the source file, the M4A copy, the rows and the import record.
       const taskDir = join(t.dataDir, 'blobs', 'tasks', taskId);

@@ -107,7 +107,15 @@ function reprocessorOf(deps: AppDeps, store: ImportStore) {
 }
 
 export function registerImports(deps: AppDeps, http: HttpApp, auth: Authenticator): void {
-  registerImportRoutes(http, { auth, imports: importsOf(deps).service, bus: deps.bus, heartbeatMs: SSE_HEARTBEAT_MS, recheckMs: 5_000 });
+  registerImportRoutes(http, {
+    auth,
+    imports: importsOf(deps).service,
+    bus: deps.bus,
+    heartbeatMs: SSE_HEARTBEAT_MS,
+    recheckMs: 5_000,
+    rateLimiter: deps.rateLimiter,
+    uploadsPerMinute: deps.config.imports.uploadsPerMinute,
+  });
 }
 
 /** Worker role: import and reprocessing jobs. */

@@ -11,6 +11,7 @@ import { AppError } from '../platform/errors/app-error.js';
 import { ok } from '../platform/http/reply.js';
 import { openSse } from '../platform/http/sse.js';
 import type { HttpApp } from '../platform/http/types.js';
+import { type RateLimiter, rateLimitHook } from '../platform/rate-limit.js';
 import { type ProgressEvent, progressTopic, snapshotEvent } from './progress.js';
 import { type ImportService, importJson } from './service.js';
 import type { ImportStatus } from './store.js';
@@ -22,6 +23,8 @@ export interface ImportRouteDeps {
   heartbeatMs: number;
   /** How often a waiting stream re-reads the import (a safety net under the bus). */
   recheckMs: number;
+  rateLimiter: RateLimiter;
+  uploadsPerMinute: number;
 }
 
 type IdParams = { Params: { importId: string } };
@@ -64,7 +67,16 @@ export function registerImportRoutes(app: HttpApp, deps: ImportRouteDeps): void 
     await scope.register(multipart, { throwFileSizeLimit: true });
     scope.post(
       '/api/v1/imports',
-      { onRequest, schema: schema('Upload an mp3, wav or m4a file (multipart/form-data); 202 with the import.') },
+      {
+        onRequest,
+        // Floods are refused before a byte of their files is read.
+        preHandler: rateLimitHook(deps.rateLimiter, {
+          key: (request) => `imports:${principalOf(request).accountId}`,
+          limit: deps.uploadsPerMinute,
+          windowMs: 60_000,
+        }),
+        schema: schema('Upload an mp3, wav or m4a file (multipart/form-data); 202 with the import.'),
+      },
       async (request, reply) => {
         const rec = await deps.imports.accept(principalOf(request), request);
         return reply.code(202).send(ok(importJson(rec)));

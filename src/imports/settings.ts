@@ -49,5 +49,11 @@ export const importSettings = defineSection({
       min: 0,
     },
   ),
+  uploadsPerMinute: settings.int(
+    'PARLEY_IMPORT_UPLOADS_PER_MINUTE',
+    'Uploads an account may start per minute; more get 429 too_many_requests with Retry-After (before the file is read).',
+    30,
+    { min: 1 },
+  ),
   concurrency: settings.int('PARLEY_IMPORT_CONCURRENCY', 'Import jobs one worker process runs at once.', 1, { min: 1, max: 64 }),
 });

@@ -386,3 +386,25 @@ describe.skipIf(!audio)('progress stream safety net', () => {
     }
   }, 20_000);
 });
+
+describe.skipIf(!audio)('upload rate per account', () => {
+  it('429 too_many_requests with Retry-After past PARLEY_IMPORT_UPLOADS_PER_MINUTE, before the file is read', async () => {
+    const t = await startTestApp({ env: { PARLEY_IMPORT_UPLOADS_PER_MINUTE: '2', PARLEY_ROLES: 'api' } });
+    try {
+      const key = await t.app.deps.keys.createKey({ name: 'k' });
+      await t.app.deps.billing.grantCredit({ accountId: key.account_id, points: 10, pool: 'account' });
+      for (let i = 0; i < 2; i++) expect((await upload(t.url, key.api_key, { file: { path: audio!.short } })).status).toBe(202);
+      const form = new FormData();
+      form.append('file', new Blob([Buffer.alloc(10)]), 'a.wav');
+      const third = await fetch(`${t.url}/api/v1/imports`, { method: 'POST', headers: { 'x-api-key': key.api_key }, body: form });
+      expect(third.status).toBe(429);
+      expect(Number(third.headers.get('retry-after'))).toBeGreaterThan(0);
+      expect(((await third.json()) as { data: { error_code: string } }).data.error_code).toBe('too_many_requests');
+      const other = await t.app.deps.keys.createKey({ name: 'other' });
+      await t.app.deps.billing.grantCredit({ accountId: other.account_id, points: 10, pool: 'account' });
+      expect((await upload(t.url, other.api_key, { file: { path: audio!.short } })).status).toBe(202);
+    } finally {
+      await t.close();
+    }
+  });
+});

@@ -408,3 +408,26 @@ describe.skipIf(!audio)('upload rate per account', () => {
     }
   });
 });
+
+describe.skipIf(!audio)('a task whose import is still processing', () => {
+  it('cannot be deleted or force-failed (422 invalid_processing_status)', async () => {
+    const t = await startTestApp({ env: { PARLEY_ROLES: 'api' } }); // no worker: the import stays pending
+    try {
+      const key = await t.app.deps.keys.createKey({ name: 'k' });
+      await t.app.deps.billing.grantCredit({ accountId: key.account_id, points: 10, pool: 'account' });
+      expect((await upload(t.url, key.api_key, { file: { path: audio!.short } })).status).toBe(202);
+      const task = (await api(t.url, 'GET', '/api/v1/tasks?status=active', { key: key.api_key })).body.data.tasks[0];
+      expect(task.processing_status).toBe('importing');
+      for (const [method, path] of [
+        ['DELETE', `/api/v1/tasks/${task.task_id}`],
+        ['POST', `/api/v1/tasks/${task.task_id}/force-fail`],
+      ] as const) {
+        const r = await api(t.url, method, path, { key: key.api_key });
+        expect(r.status, path).toBe(422);
+        expect(r.body.data.error_code).toBe('invalid_processing_status');
+      }
+    } finally {
+      await t.close();
+    }
+  });
+});

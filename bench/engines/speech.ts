@@ -184,6 +184,7 @@ async function diarizationRows(registry: EngineRegistry, ffmpegPath: string): Pr
     },
     atLeast(`${diarizer.id} stereo_diarization (mono) speech time to the right speaker`, ids.length === 2 ? best : 0, '%', 90),
     { name: `${diarizer.id} stereo_diarization (mono) time`, value: ms, unit: 'ms' },
+    atMost(`${diarizer.id} stereo_diarization (mono) RTF`, ms / 1000 / (mono.samples.length / 16000), 'x realtime', 0.2),
   ];
 }
 

@@ -7,6 +7,7 @@
  * and `npm run -s engines -- list` shows why.
  */
 import { apertiumFactory } from './builtin/apertium.js';
+import { classicDiarizerFactory } from './builtin/diarizer/index.js';
 import { espeakFactory } from './builtin/espeak.js';
 import { extractiveSummarizerFactory } from './builtin/extractive-summarizer.js';
 import { openccFactory } from './builtin/opencc.js';
@@ -39,6 +40,8 @@ export const CATALOG: EngineFactory[] = [
   openAiSpeechFactory,
   sherpaTtsFactory,
   sileroVadFactory,
+  // After the neural diarizer: used when no embedding model is downloaded.
+  classicDiarizerFactory,
   pocketsphinxStreamingFactory,
   pocketsphinxFileFactory,
   // OpenCC before the any-pair LLM translators: script conversion (zh-TW <-> zh-CN) is exact there.

@@ -8,8 +8,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decodeToPcm } from '../../src/engines/audio/ffmpeg.js';
 import { CATALOG } from '../../src/engines/catalog.js';
+import { EngineError } from '../../src/engines/errors.js';
 import type { Diarizer, PcmAudio, SpeakerTurn, SpeechSegment, VoiceActivityDetector } from '../../src/engines/types.js';
-import { haveSharedAudio, JFK, STEREO } from '../support/audio.js';
+import { haveSharedAudio, JFK, librivoxClips, STEREO } from '../support/audio.js';
 
 const ff = { ffmpegPath: 'ffmpeg' };
 const ctx = { config: { engines: { ffmpegPath: 'ffmpeg', pocketsphinxDecoders: 1 } }, modelsDir: '', logger: undefined } as never;
@@ -72,7 +73,57 @@ describe.skipIf(!haveSharedAudio() || !diarizerFactory)('classic diarizer on rea
     expect(forced[forced.length - 1]!.endMs).toBeLessThanOrEqual(11_100);
   });
 
+  it('each LibriVox clip, and all five joined (24.7 s, one reader), stays one speaker', async () => {
+    const clips = librivoxClips();
+    expect(clips.length).toBe(5);
+    const audio = await Promise.all(clips.map((c) => decodeToPcm(c.path, ff)));
+    for (const [i, a] of audio.entries()) {
+      const turns = await diarizer.diarize(a);
+      expect({ clip: clips[i]!.path, speakers: new Set(turns.map((t) => t.speakerId)).size }).toEqual({
+        clip: clips[i]!.path,
+        speakers: 1,
+      });
+    }
+    const joined = concat(audio);
+    const turns = await diarizer.diarize(joined);
+    expect(turns.length).toBeGreaterThan(0);
+    expect(new Set(turns.map((t) => t.speakerId))).toEqual(new Set(['1']));
+  });
+
+  it('jfk then a LibriVox reader: two speakers, the change where the recordings meet', async () => {
+    const jfk = await decodeToPcm(JFK, ff);
+    const reader = await decodeToPcm(librivoxClips()[0]!.path, ff);
+    const turns = await diarizer.diarize(concat([jfk, reader]));
+    const joinMs = (jfk.samples.length / 16000) * 1000;
+    expect(new Set(turns.map((t) => t.speakerId))).toEqual(new Set(['1', '2']));
+    // Every turn before the join is speaker 1, every turn after it speaker 2.
+    for (const t of turns) expect({ t, id: t.speakerId }).toEqual({ t, id: t.endMs <= joinMs + 100 ? '1' : '2' });
+  });
+
+  it('audio that is not 16 kHz is refused with audio_invalid_format', async () => {
+    const err = await diarizer.diarize({ sampleRate: 8000, samples: new Float32Array(8000) }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(EngineError);
+    expect((err as EngineError).code).toBe('audio_invalid_format');
+  });
+
+  it('an aborted request stops with the abort reason', async () => {
+    const jfk = await decodeToPcm(JFK, ff);
+    const controller = new AbortController();
+    controller.abort(new Error('caller went away'));
+    await expect(diarizer.diarize(jfk, { signal: controller.signal })).rejects.toThrow('caller went away');
+  });
+
   it('silence has no speakers', async () => {
     expect(await diarizer.diarize({ sampleRate: 16000, samples: new Float32Array(16000 * 2) })).toEqual([]);
   });
 });
+
+function concat(parts: PcmAudio[]): PcmAudio {
+  const samples = new Float32Array(parts.reduce((n, p) => n + p.samples.length, 0));
+  let at = 0;
+  for (const p of parts) {
+    samples.set(p.samples, at);
+    at += p.samples.length;
+  }
+  return { sampleRate: 16000, samples };
+}

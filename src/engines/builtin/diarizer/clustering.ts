@@ -1,0 +1,46 @@
+/**
+ * Agglomerative clustering of speech segments into speakers: start with one cluster per
+ * segment, repeatedly merge the two most similar voices, stop when the closest pair is
+ * "different" (dissimilarity >= 1) — or, when the caller knows how many people spoke, when
+ * that many clusters are left. Distances are recomputed only for the merged cluster, so
+ * n segments cost O(n²) comparisons.
+ */
+import { dissimilarity, type ProfileTuning, type VoiceProfile } from './voice-profile.js';
+
+/** Cluster index per profile (0-based, in no particular order). */
+export function clusterVoices(profiles: readonly VoiceProfile[], tuning: ProfileTuning, numSpeakers?: number): number[] {
+  const n = profiles.length;
+  const cluster = profiles.map((_, i) => i);
+  const models: Array<VoiceProfile | undefined> = [...profiles];
+  const distance: Float64Array[] = profiles.map(() => new Float64Array(n));
+  for (let i = 0; i < n; i++) for (let j = i + 1; j < n; j++) distance[i]![j] = dissimilarity(profiles[i]!, profiles[j]!, tuning);
+  let alive = n;
+  const target = numSpeakers && numSpeakers > 0 ? numSpeakers : 1;
+  while (alive > target) {
+    let best = Number.POSITIVE_INFINITY;
+    let bi = -1;
+    let bj = -1;
+    for (let i = 0; i < n; i++) {
+      if (!models[i]) continue;
+      for (let j = i + 1; j < n; j++) {
+        if (models[j] && distance[i]![j]! < best) {
+          best = distance[i]![j]!;
+          bi = i;
+          bj = j;
+        }
+      }
+    }
+    if (bi < 0 || (numSpeakers === undefined && best >= 1)) break;
+    models[bi] = models[bi]!.merge(models[bj]!);
+    models[bj] = undefined;
+    for (let k = 0; k < n; k++) if (cluster[k] === bj) cluster[k] = bi;
+    alive--;
+    for (let k = 0; k < n; k++) {
+      if (k === bi || !models[k]) continue;
+      const d = dissimilarity(models[bi]!, models[k]!, tuning);
+      if (k < bi) distance[k]![bi] = d;
+      else distance[bi]![k] = d;
+    }
+  }
+  return cluster;
+}

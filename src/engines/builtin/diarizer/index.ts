@@ -1,0 +1,147 @@
+/**
+ * 'builtin/classic-diarizer': speaker diarization without any model download.
+ *
+ * 1. silero VAD finds the speech regions;
+ * 2. per 10 ms frame: MFCC c1..c12 (normalized over the recording's speech) and pitch;
+ * 3. inside each region, speaker changes are found by comparing the voice before and after
+ *    every point (a VAD region often holds two voices: answers come without a pause, and
+ *    voices overlap at turn changes);
+ * 4. the pieces are clustered agglomeratively until the closest voices differ (or until
+ *    `numSpeakers` clusters are left); pieces too short to judge take the speaker of the
+ *    nearest judged piece;
+ * 5. speakers are numbered "1", "2", ... in order of first appearance.
+ *
+ * Limits (see ARCHITECTURE.md): one speaker per moment (overlap goes to one of them); voices
+ * with the same pitch and timbre are only told apart on long turns.
+ */
+import { EngineError } from '../../errors.js';
+import type { EngineFactory } from '../../registry.js';
+import type { DiarizeOptions, Diarizer, PcmAudio, SpeakerTurn, VoiceActivityDetector } from '../../types.js';
+import { sileroVadFactory } from '../silero-vad.js';
+import { clusterVoices } from './clustering.js';
+import { type FeatureMatrix, FRAME_HOP, mfcc, normalizeTogether, pitchTrack } from './features.js';
+import { splitAtSpeakerChanges } from './segmentation.js';
+import { DEFAULT_TUNING, VoiceProfile } from './voice-profile.js';
+
+const SAMPLE_RATE = 16000;
+const MS_PER_FRAME = (FRAME_HOP / SAMPLE_RATE) * 1000;
+/** Pieces shorter than this (frames) are too short to judge a voice by. */
+const MIN_JUDGED_FRAMES = 50;
+
+interface Region {
+  startMs: number;
+  endMs: number;
+  features: FeatureMatrix;
+  f0: Float64Array;
+}
+
+interface Piece {
+  startMs: number;
+  endMs: number;
+  profile: VoiceProfile;
+}
+
+const nextTick = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+export class ClassicDiarizer implements Diarizer {
+  readonly id = 'builtin/classic-diarizer';
+  readonly kind = 'diarizer' as const;
+  readonly tier = 'builtin' as const;
+  readonly capabilities = { languages: ['*'], diarization: true };
+
+  constructor(private readonly vad: VoiceActivityDetector) {}
+
+  async diarize(audio: PcmAudio, options: DiarizeOptions = {}): Promise<SpeakerTurn[]> {
+    if (audio.sampleRate !== SAMPLE_RATE) {
+      throw new EngineError('audio_invalid_format', `the diarizer needs ${SAMPLE_RATE} Hz audio, got ${audio.sampleRate}`, {
+        engineId: this.id,
+      });
+    }
+    const aborted = () => {
+      if (options.signal?.aborted) throw options.signal.reason ?? new Error('aborted');
+    };
+    aborted();
+    const speech = await this.vad.segments(audio);
+    const regions: Region[] = [];
+    for (const s of speech) {
+      aborted();
+      const from = Math.round((s.startMs * SAMPLE_RATE) / 1000);
+      const samples = audio.samples.subarray(from, Math.round((s.endMs * SAMPLE_RATE) / 1000));
+      const features = mfcc(samples);
+      if (features.frames === 0) continue;
+      regions.push({ startMs: s.startMs, endMs: s.endMs, features, f0: pitchTrack(samples, features.frames).f0 });
+      await nextTick(); // long recordings: let the event loop breathe between regions
+    }
+    if (regions.length === 0) return [];
+    normalizeTogether(regions.map((r) => r.features));
+
+    const pieces: Piece[] = [];
+    for (const r of regions) {
+      aborted();
+      for (const [from, to] of splitAtSpeakerChanges(r.features, r.f0, 0, r.features.frames, DEFAULT_TUNING)) {
+        pieces.push({
+          startMs: from === 0 ? r.startMs : r.startMs + Math.round(from * MS_PER_FRAME),
+          endMs: to === r.features.frames ? r.endMs : r.startMs + Math.round(to * MS_PER_FRAME),
+          profile: VoiceProfile.of(r.features, r.f0, from, to),
+        });
+      }
+      await nextTick();
+    }
+    aborted();
+    return numberSpeakers(pieces, assignSpeakers(pieces, options.numSpeakers));
+  }
+}
+
+/** Cluster per piece: judged pieces are clustered, the others follow their nearest judged neighbour in time. */
+function assignSpeakers(pieces: readonly Piece[], numSpeakers?: number): number[] {
+  let judged = pieces.flatMap((p, i) => (p.profile.frames >= MIN_JUDGED_FRAMES ? [i] : []));
+  if (judged.length === 0) judged = pieces.map((_, i) => i);
+  const clusters = clusterVoices(
+    judged.map((i) => pieces[i]!.profile),
+    DEFAULT_TUNING,
+    numSpeakers,
+  );
+  const out = new Array<number>(pieces.length);
+  judged.forEach((p, k) => {
+    out[p] = clusters[k]!;
+  });
+  pieces.forEach((p, i) => {
+    if (out[i] !== undefined) return;
+    const centre = (p.startMs + p.endMs) / 2;
+    let nearest = judged[0]!;
+    for (const j of judged) {
+      const q = pieces[j]!;
+      const qNearest = pieces[nearest]!;
+      if (Math.abs((q.startMs + q.endMs) / 2 - centre) < Math.abs((qNearest.startMs + qNearest.endMs) / 2 - centre)) nearest = j;
+    }
+    out[i] = out[nearest]!;
+  });
+  return out;
+}
+
+/** Turns in time order, neighbouring pieces of one speaker joined, ids "1", "2", ... by first appearance. */
+function numberSpeakers(pieces: readonly Piece[], clusters: readonly number[]): SpeakerTurn[] {
+  const ids = new Map<number, string>();
+  const turns: SpeakerTurn[] = [];
+  pieces.forEach((p, i) => {
+    const c = clusters[i]!;
+    if (!ids.has(c)) ids.set(c, String(ids.size + 1));
+    const speakerId = ids.get(c)!;
+    const last = turns[turns.length - 1];
+    if (last && last.speakerId === speakerId && last.endMs === p.startMs) last.endMs = p.endMs;
+    else turns.push({ startMs: p.startMs, endMs: p.endMs, speakerId });
+  });
+  return turns;
+}
+
+export const classicDiarizerFactory: EngineFactory = {
+  id: 'builtin/classic-diarizer',
+  kind: 'diarizer',
+  tier: 'builtin',
+  summary: 'Classic speaker diarization: silero VAD, MFCC + pitch, change detection, agglomerative clustering (no model download)',
+  async create(ctx) {
+    const vad = await sileroVadFactory.create(ctx);
+    if ('unavailable' in vad) return { unavailable: `needs the silero VAD: ${vad.unavailable}` };
+    return new ClassicDiarizer(vad as VoiceActivityDetector);
+  },
+};

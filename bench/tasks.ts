@@ -1,3 +1,4 @@
+import { loadavg } from 'node:os';
 import { tasksOf } from '../src/tasks/module.js';
 import { benchBackendName, startBenchApp } from './support.js';
 
@@ -53,11 +54,13 @@ async function main(): Promise<void> {
     );
     console.log(`seeded in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
 
-    const list = async (query: string) => {
+    /** `beforeEach` runs untimed before each request (a write, to measure the list just after one). */
+    const list = async (query: string, beforeEach?: (i: number) => Promise<unknown>) => {
       const samples: number[] = [];
       let count = 0;
       let body = new ArrayBuffer(0);
       for (let i = 0; i < LIST_RUNS + 10; i++) {
+        await beforeEach?.(i);
         const ms = await timed(async () => {
           const r = await fetch(`${base}/api/v1/tasks${query}`, { headers: { 'x-api-key': KEY } });
           body = await r.arrayBuffer();
@@ -78,8 +81,15 @@ async function main(): Promise<void> {
       ['GET /tasks?status=all', await list('?status=all')],
       ['GET /tasks?status=active', await list('?status=active')],
       ['GET /tasks?status=all&task_ids[]x100', await list(`?status=all&${hundred}`)],
+      // Every write bumps the account's list version, so this list is rendered anew each time.
+      ['GET /tasks just after a write (rendered)', await list('', (i) => mod.store.setPinned(principal.accountId, [ids[1]!], i % 2 === 0))],
     ];
     console.log(`\nList latency (request to last byte), ${TASKS} tasks in one account (${LIST_RUNS} sequential requests each):`);
+    console.log(
+      `  load average ${loadavg()
+        .map((x) => x.toFixed(2))
+        .join(' ')}`,
+    );
     for (const [name, r] of rows) {
       console.log(`  ${name.padEnd(40)} ${String(r.count).padStart(6)} tasks  p50 ${r.p50.toFixed(1)} ms  p99 ${r.p99.toFixed(1)} ms`);
     }
@@ -131,8 +141,13 @@ async function main(): Promise<void> {
         `  ${format.padEnd(4)} ${(bytes / 1024).toFixed(0).padStart(6)} KiB  median ${percentile(samples, 50).toFixed(1)} ms  max ${samples.at(-1)!.toFixed(1)} ms`,
       );
     }
-    const listP99 = Math.max(...rows.map(([, r]) => r.p99));
-    console.log(`\nTargets: list p99 <= 50 ms (worst here ${listP99.toFixed(1)} ms); export <= 1000 ms.`);
+    const listP99 = Math.max(...rows.slice(0, 4).map(([, r]) => r.p99));
+    console.log(
+      `load average ${loadavg()
+        .map((x) => x.toFixed(2))
+        .join(' ')}`,
+    );
+    console.log(`\nTargets: list p99 <= 50 ms (worst unchanged list here ${listP99.toFixed(1)} ms); export <= 1000 ms.`);
   } finally {
     await bench.close();
   }

@@ -35,8 +35,8 @@ export function registerTaskRoutes(app: HttpApp, deps: TaskRouteDeps): void {
     doc(base, 'List tasks: status completed (default), active or all; task_ids[] (1-100 UUIDs); pinned first, then newest.'),
     async (request, reply) => {
       const { statuses, ids } = listQuery(request.query as Record<string, unknown>);
-      const json = await tasks.listJson(principalOf(request), statuses, ids);
-      return reply.type('application/json; charset=utf-8').send(`{"data":{"tasks":${json}}}`);
+      const body = await tasks.listBody(principalOf(request), statuses, ids);
+      return reply.type('application/json; charset=utf-8').send(body);
     },
   );
 

@@ -11,7 +11,7 @@ import type { Principal } from '../platform/auth/types.js';
 import { AppError } from '../platform/errors/app-error.js';
 import type { BlobStore } from '../storage/types.js';
 import type { Database } from '../store/database.js';
-import { listTasksJson } from './list-json.js';
+import { TaskListRenderer } from './list-json.js';
 import { type FailureSource, IN_PROGRESS, type TaskStatus } from './status.js';
 import type { TaskRecord, TaskStore } from './store.js';
 
@@ -83,8 +83,11 @@ export class TaskService {
   /** ffmpeg binary for MP3 export (PARLEY_FFMPEG). */
   readonly ffmpegPath: string;
 
+  private readonly listRenderer: TaskListRenderer;
+
   constructor(private readonly deps: TaskServiceDeps) {
     this.ffmpegPath = deps.ffmpegPath ?? 'ffmpeg';
+    this.listRenderer = new TaskListRenderer(deps.database);
     this.reprocessor = deps.reprocessor;
     this.imports = deps.imports;
   }
@@ -100,9 +103,9 @@ export class TaskService {
     return task;
   }
 
-  /** The list as JSON text, built by the database (see list-json.ts). */
-  listJson(principal: Principal, statuses: readonly TaskStatus[] | null, ids: readonly string[] | null): Promise<string> {
-    return listTasksJson(this.deps.database, principal.accountId, statuses, ids);
+  /** The list response body, built by the database and cached per account while current (see list-json.ts). */
+  listBody(principal: Principal, statuses: readonly TaskStatus[] | null, ids: readonly string[] | null): Promise<Buffer> {
+    return this.listRenderer.body(principal.accountId, statuses, ids);
   }
 
   list(principal: Principal, statuses: readonly TaskStatus[] | null, ids: readonly string[] | null): Promise<TaskRecord[]> {

@@ -78,8 +78,15 @@ export interface SentencesTable {
   translation_errors: string | null;
 }
 
+/** Bumped by triggers on every write of an account's tasks (migration 0110); no row reads as 0. */
+export interface TaskListVersionsTable {
+  account_id: string;
+  version: number;
+}
+
 export interface TaskTables {
   tasks: TasksTable;
+  task_list_versions: TaskListVersionsTable;
   transcripts: TranscriptsTable;
   sentences: SentencesTable;
 }

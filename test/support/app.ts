@@ -32,6 +32,8 @@ export interface TestApp {
   config: Config;
   dataDir: string;
   backend: Backend;
+  /** The PostgreSQL schema (postgres backend): with dataDir, what `reuse` takes to open a second app on the same data. */
+  pgSchema?: string;
   close(): Promise<void>;
 }
 
@@ -95,6 +97,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     config,
     dataDir,
     backend,
+    pgSchema,
     async close() {
       await app.close();
       if (!options.reuse) {

@@ -19,6 +19,8 @@ export interface TaskTestApp {
   url: string;
   dataDir: string;
   backend: Backend;
+  /** PostgreSQL schema of the app's data (postgres backend). */
+  pgSchema?: string;
   mod: TaskModule;
   /** Real API keys of two accounts (created through the keys service). */
   keyA: string;
@@ -39,6 +41,7 @@ export async function startTaskApp(backend: Backend): Promise<TaskTestApp> {
     url: t.url,
     dataDir: t.dataDir,
     backend,
+    pgSchema: t.pgSchema,
     mod,
     keyA: a.api_key,
     keyB: b.api_key,

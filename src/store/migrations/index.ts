@@ -5,6 +5,7 @@ import { billingMigration } from './0002_billing.js';
 import { ticketsMigration } from './0003_tickets.js';
 import { jobsMigration } from './0050_jobs.js';
 import { tasksMigration } from './0100_tasks.js';
+import { taskListVersionsMigration } from './0110_task_list_versions.js';
 import { webhooksMigration } from './0200_webhooks.js';
 import { importsMigration } from './0300_imports.js';
 
@@ -12,6 +13,7 @@ export const MIGRATIONS: Migration[] = [
   accountsKeysMigration,
   jobsMigration,
   tasksMigration,
+  taskListVersionsMigration,
   billingMigration,
   ticketsMigration,
   webhooksMigration,

@@ -68,9 +68,13 @@ describe.each(backends())('task store writers (%s)', (backend) => {
             type_source: 'realtime',
             transcription_languages: ['en-US'],
             translation_languages: ['fr'],
+            at: expect.any(String),
           },
         },
-        { topic: TASK_FAILED_TOPIC, message: { task_id: b.taskId, account_id: b.accountId, key_id: b.keyId, failure_source: 'no_audio' } },
+        {
+          topic: TASK_FAILED_TOPIC,
+          message: { task_id: b.taskId, account_id: b.accountId, key_id: b.keyId, failure_source: 'no_audio', at: expect.any(String) },
+        },
       ]);
       expect(await t.mod.store.getTask(b.taskId)).toMatchObject({
         processingStatus: 'failed',

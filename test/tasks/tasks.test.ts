@@ -290,7 +290,13 @@ describe.each(backends())('tasks (%s)', (backend) => {
           { topic: SESSION_FORCE_END_TOPIC, message: { task_id: task.taskId, reason: 'user_forced' } },
           {
             topic: TASK_FAILED_TOPIC,
-            message: { task_id: task.taskId, account_id: task.accountId, key_id: task.keyId, failure_source: 'user_forced' },
+            message: {
+              task_id: task.taskId,
+              account_id: task.accountId,
+              key_id: task.keyId,
+              failure_source: 'user_forced',
+              at: expect.any(String),
+            },
           },
         ]);
       } finally {

@@ -14,6 +14,8 @@ import { RedisBus } from './bus/redis.js';
 import type { EventBus } from './bus/types.js';
 import type { Config } from './config.js';
 import { EngineRegistry } from './engines/registry.js';
+import { glossaryLimits } from './glossary/limits.js';
+import { registerGlossaryRoutes } from './glossary/routes.js';
 import { importsOf, registerImports, startImportWorker, startTimeoutSweep } from './imports/module.js';
 import { StoreJobQueue } from './jobs/store-queue.js';
 import type { JobQueue } from './jobs/types.js';
@@ -152,11 +154,19 @@ export async function buildApp(config: Config, overrides: BuildOverrides = {}): 
 
   if (roles.includes('realtime')) {
     const rt = config.realtime;
+    registerGlossaryRoutes(http, { auth: overrides.authenticator ?? deps.authenticator, limits: glossaryLimits(config) });
     registerRealtime(http, {
       ports: realtimePortsOf(deps),
       logger,
       now: deps.now,
-      limits: { maxFrameBytes: rt.maxFrameBytes, preStartMs: rt.preStartSeconds * 1000, pingIntervalMs: rt.pingSeconds * 1000 },
+      limits: {
+        maxFrameBytes: rt.maxFrameBytes,
+        preStartMs: rt.preStartSeconds * 1000,
+        pingIntervalMs: rt.pingSeconds * 1000,
+        silenceWarningMs: rt.silenceWarningSeconds * 1000,
+        disconnectGraceMs: rt.disconnectGraceSeconds * 1000,
+        drainMs: rt.drainSeconds * 1000,
+      },
       trustProxy: config.platform.trustProxy,
     });
   }

@@ -1,20 +1,41 @@
 /**
  * One WebSocket connection after the ticket was accepted: message parsing, rate limits,
- * keep-alive and the session state machine. Errors on a single message are reported as
- * `{type: 'error'}` and the connection stays open (spec "WebSocket events").
+ * keep-alive, the session state machine and the session actions. Errors on a single message
+ * are reported as `{type: 'error'}` and the connection stays open (spec "WebSocket events").
+ * A recording outlives its connection: a client that vanished is finalized after a grace
+ * period, and shutdown drains running recordings before the database closes.
  */
 import type { Logger } from 'pino';
 import type { WebSocket } from 'ws';
+import { glossaryCounts } from '../glossary/conflicts.js';
+import type { Glossary } from '../glossary/index.js';
 import type { Principal } from '../platform/auth/types.js';
 import { AppError } from '../platform/errors/app-error.js';
+import { parseConfig, parseRetranslate, parseSetName, parseSetSummary, parseSwitchLanguage, unknownTemplate } from './actions.js';
+import type { FinishKind } from './finalize.js';
 import { type RealtimeLimits, TokenBucket } from './limits.js';
 import type { RealtimePorts } from './ports.js';
 import { CLOSE, type ClientMessage, errorMessage, eventMessage, healthMessage, parseClientMessage } from './protocol.js';
 import { Recording } from './recording.js';
+import { SilenceWatch } from './silence.js';
 import { validateStart } from './start.js';
 import { type ControlAction, type SessionState, transition } from './state.js';
 
-const CONTROL: ReadonlySet<string> = new Set(['pause', 'resume', 'stop', 'audio']);
+const CONTROL: ReadonlySet<string> = new Set(['pause', 'resume', 'stop']);
+const ws = { variant: 'websocket' as const };
+/** Magic bytes of containers a PCM session must not receive (they would be recorded as noise). */
+const CONTAINERS: [string, Buffer][] = [
+  ['webm', Buffer.from([0x1a, 0x45, 0xdf, 0xa3])],
+  ['wav', Buffer.from('RIFF')],
+  ['ogg', Buffer.from('OggS')],
+  ['flac', Buffer.from('fLaC')],
+  ['mp3', Buffer.from('ID3')],
+];
+
+export interface ConnectionHost {
+  /** True once graceful shutdown began: `start` is refused and the connection closed. */
+  shuttingDown(): boolean;
+}
 
 export class Connection {
   state: SessionState = { kind: 'connected' };
@@ -22,7 +43,22 @@ export class Connection {
   private readonly audio: TokenBucket;
   private violations = 0;
   private alive = true;
+  private open = true;
   private readonly timers: NodeJS.Timeout[] = [];
+  private starting = false;
+  private recording: Recording | null = null;
+  /** The start's fields as sent (set_summary re-validates against them). */
+  private rawStart: Record<string, unknown> = {};
+  /** The glossary sent with `config`: applies to the running recording and the following ones. */
+  private glossary: Glossary | null = null;
+  private silence: SilenceWatch | null = null;
+  private finishing: Promise<void> | null = null;
+  /** Resolves when the running recording has been finalized. */
+  private recordingDone: Promise<void> = Promise.resolve();
+  private markDone: () => void = () => {};
+  private grace: NodeJS.Timeout | null = null;
+  /** Shutdown: close once the recording is finalized. */
+  private closeWhenIdle = false;
 
   constructor(
     private readonly ws: WebSocket,
@@ -32,6 +68,7 @@ export class Connection {
     private readonly limits: RealtimeLimits,
     private readonly logger: Logger,
     private readonly now: () => Date,
+    private readonly host: ConnectionHost = { shuttingDown: () => false },
   ) {
     this.messages = new TokenBucket(limits.messagesPerSecond, limits.messageBurst);
     this.audio = new TokenBucket(limits.audioBytesPerSecond, limits.audioBurstBytes);
@@ -39,14 +76,7 @@ export class Connection {
     ws.on('pong', () => {
       this.alive = true;
     });
-    ws.on('close', () => {
-      this.dispose();
-      // A client that vanished mid-recording: what was recorded is finalized, not lost.
-      if (this.recording && (this.state.kind === 'started' || this.state.kind === 'paused')) {
-        this.state = { ...this.state, kind: 'stopping' };
-        this.finishing = this.finish();
-      }
-    });
+    ws.on('close', () => this.onClose());
     const ping = setInterval(() => {
       if (!this.alive) {
         this.close(CLOSE.timeout, 'keep-alive timeout');
@@ -56,9 +86,14 @@ export class Connection {
       ws.ping();
     }, limits.pingIntervalMs);
     const deadline = setTimeout(() => {
-      if (this.state.kind === 'connected') this.close(CLOSE.timeout, 'no start before the deadline');
+      if (this.state.kind === 'connected' && !this.starting) this.close(CLOSE.timeout, 'no start before the deadline');
     }, limits.preStartMs);
     this.timers.push(ping, deadline);
+  }
+
+  /** The task of the running (or finishing) recording. */
+  get taskId(): string | null {
+    return this.recording?.taskId ?? null;
   }
 
   send(text: string): void {
@@ -74,22 +109,61 @@ export class Connection {
     this.ws.close(code, reason);
   }
 
-  private finishing: Promise<void> | null = null;
-
-  /** Shutdown: tell the client, close, and finalize a running recording (resolves when stored). */
-  async shutdown(): Promise<void> {
-    this.sendError(new AppError('service_shutdown', { variant: 'websocket' }));
-    if (this.recording && (this.state.kind === 'started' || this.state.kind === 'paused')) {
-      this.state = { ...this.state, kind: 'stopping' };
-      this.finishing = this.finish();
-    }
-    this.close(CLOSE.goingAway, 'service shutdown');
+  /** Resolves when no recording of this connection is left to finalize. */
+  async settled(): Promise<void> {
+    await this.recordingDone;
     await this.finishing;
+  }
+
+  private get running(): boolean {
+    return this.recording !== null && (this.state.kind === 'started' || this.state.kind === 'paused');
   }
 
   private dispose(): void {
     for (const t of this.timers) clearTimeout(t);
     this.timers.length = 0;
+  }
+
+  /** A client that vanished mid-recording: what was recorded is finalized after the grace period, not lost. */
+  private onClose(): void {
+    this.open = false;
+    this.dispose();
+    if (!this.running) return;
+    this.silence?.pause();
+    this.grace = setTimeout(() => this.endRecording('normal'), this.limits.disconnectGraceMs);
+  }
+
+  /**
+   * Graceful shutdown: `service_shutdown` to the client; a running recording goes on until the
+   * client stops it or the drain deadline passes, then it is finalized and the connection
+   * closes (1001); a connection without a recording closes after a short moment.
+   */
+  async shutdown(): Promise<void> {
+    this.sendError(new AppError('service_shutdown', ws));
+    if (this.grace) {
+      clearTimeout(this.grace);
+      this.grace = null;
+      this.endRecording('normal');
+    }
+    if (this.running || this.finishing) {
+      this.closeWhenIdle = true;
+      await Promise.race([this.recordingDone, sleep(this.limits.drainMs)]);
+      if (this.running) this.endRecording('normal');
+      await this.settled();
+      this.close(CLOSE.goingAway, 'service shutdown');
+      return;
+    }
+    if (this.open) await Promise.race([sleep(this.limits.idleCloseMs), new Promise((r) => this.ws.once('close', r))]);
+    this.close(CLOSE.goingAway, 'service shutdown');
+  }
+
+  /** POST /tasks/{id}/force-fail on this connection's live task: the client is told, recording stops. */
+  forceEnd(): void {
+    if (!this.recording || this.state.kind === 'connected') return;
+    this.sendError(new AppError('session_force_ended', { ...ws, details: { task_id: this.recording.taskId } }));
+    if (this.grace) clearTimeout(this.grace);
+    this.grace = null;
+    if (this.running) this.endRecording('forced');
   }
 
   private violation(err: AppError): void {
@@ -101,7 +175,7 @@ export class Connection {
     if (!this.messages.take()) {
       this.violation(
         new AppError('invalid_data', {
-          variant: 'websocket',
+          ...ws,
           message: 'Too many messages; slow down.',
           details: { reason: 'message_rate', limit_per_second: this.limits.messagesPerSecond },
         }),
@@ -127,39 +201,49 @@ export class Connection {
       this.send(healthMessage({ action: 'pong', state: this.state.kind, timestamp: this.now().toISOString() }));
       return;
     }
-    if (m.action === 'start') {
-      void this.start(m.data).catch((err) => this.failStart(err));
+    const run = (p: Promise<void>) => void p.catch((err) => this.failAction(m.action, err));
+    const handlers: Record<string, (data: Record<string, unknown>) => void> = {
+      start: (d) => run(this.start(d)),
+      audio: (d) => this.onAudio(d.audio, 'json'),
+      config: (d) => this.config(d),
+      set_name: (d) => run(this.setName(d)),
+      set_summary: (d) => this.setSummary(d),
+      retranslate: (d) => run(this.retranslate(d)),
+      switch_language: (d) => run(this.switchLanguage(d)),
+    };
+    const handler = Object.hasOwn(handlers, m.action) ? handlers[m.action] : undefined;
+    if (handler) {
+      handler(m.data);
       return;
     }
     if (CONTROL.has(m.action)) {
-      if (m.action === 'audio') {
-        this.onAudio(m.data.audio, 'json');
-        return;
-      }
       this.control(m.action as ControlAction);
       return;
     }
     this.sendError(
       new AppError('internal_error', {
-        variant: 'websocket',
+        ...ws,
         message: `Unknown or unsupported action "${m.action}".`,
         details: { message_type: 'voice-translation', action: m.action },
       }),
     );
   }
 
-  private starting = false;
-  private recording: Recording | null = null;
-
   /**
    * start: validation, then the key's checks again, then plan and credit. Any refusal is
-   * an error message; the connection stays open for another start.
+   * an error message; the connection stays open for another start. During shutdown a start
+   * is refused and the connection closed.
    */
   private async start(data: Record<string, unknown>): Promise<void> {
+    if (this.host.shuttingDown()) {
+      this.sendError(new AppError('service_shutdown', { ...ws, message: 'The service is shutting down; start refused.' }));
+      this.close(CLOSE.goingAway, 'service shutdown');
+      return;
+    }
     if (this.state.kind !== 'connected' || this.starting) {
       this.sendError(
         new AppError('invalid_data', {
-          variant: 'websocket',
+          ...ws,
           message: 'A recording is already running or finishing on this connection.',
           details: { message_type: 'voice-translation', action: 'start', state: this.state.kind },
         }),
@@ -173,8 +257,19 @@ export class Connection {
         this.sendError(checked.error);
         return;
       }
+      const badTemplate = unknownTemplate(checked.start, this.ports.templates);
+      if (badTemplate) {
+        this.sendError(badTemplate);
+        return;
+      }
       for (const w of checked.warnings) this.sendError(w);
-      await this.ports.checkKey(this.principal, this.ip);
+      try {
+        await this.ports.checkKey(this.principal, this.ip);
+      } catch (err) {
+        if (err instanceof AppError) throw err;
+        this.logger.error({ err }, 'key check failed at start');
+        throw new AppError('auth_service_error', ws);
+      }
       await this.ports.admit(this.principal, checked.start);
       const rec = new Recording(
         {
@@ -185,11 +280,9 @@ export class Connection {
         this.principal,
         checked.start,
       );
-      rec.onQuotaExceeded = () => {
-        if (this.state.kind === 'started' || this.state.kind === 'paused') {
-          this.state = { ...this.state, kind: 'stopping' };
-          this.finishing = this.finish();
-        }
+      rec.glossary = this.glossary;
+      rec.onMustEnd = () => {
+        if (this.running) this.endRecording('normal');
       };
       try {
         await rec.begin();
@@ -197,8 +290,34 @@ export class Connection {
         await rec.abandon();
         throw err;
       }
+      if (!this.open) {
+        // The client left while the recording was being set up: nothing was recorded.
+        this.recording = rec;
+        this.state = { kind: 'started', sessionId: rec.sessionId, taskId: rec.taskId };
+        this.recordingDone = new Promise((resolve) => {
+          this.markDone = resolve;
+        });
+        this.endRecording('normal');
+        return;
+      }
       this.recording = rec;
+      this.rawStart = data;
       this.state = { kind: 'started', sessionId: rec.sessionId, taskId: rec.taskId };
+      this.recordingDone = new Promise((resolve) => {
+        this.markDone = resolve;
+      });
+      this.silence = new SilenceWatch({
+        timeoutMs: checked.start.silenceTimeoutSeconds * 1000,
+        warningLeadMs: this.limits.silenceWarningMs,
+        onWarning: (silenceSeconds, remainingSeconds) =>
+          this.sendError(new AppError('stt_silence_warning', { ...ws, details: { silenceSeconds, remainingSeconds } })),
+        onTimeout: (silenceSeconds) => {
+          if (!this.running) return;
+          this.sendError(new AppError('stt_silence_timeout', { ...ws, details: { silence_seconds: silenceSeconds } }));
+          this.endRecording('normal');
+        },
+      });
+      rec.onSpeech = () => this.silence?.speech();
       this.send(
         eventMessage('session_started', {
           session_id: rec.sessionId,
@@ -213,15 +332,13 @@ export class Connection {
     }
   }
 
-  private failStart(err: unknown): void {
+  private failAction(action: string, err: unknown): void {
     if (err instanceof AppError) {
-      this.sendError(new AppError(err.code, { variant: 'websocket', message: err.message, details: err.details ?? undefined }));
+      this.sendError(new AppError(err.code, { ...ws, message: err.message, details: err.details ?? undefined, sid: err.sid }));
       return;
     }
-    this.logger.error({ err }, 'start failed');
-    this.sendError(
-      new AppError('internal_error', { variant: 'websocket', details: { message_type: 'voice-translation', action: 'start' } }),
-    );
+    this.logger.error({ err, action }, 'action failed');
+    this.sendError(new AppError('internal_error', { ...ws, details: { message_type: 'voice-translation', action } }));
   }
 
   private control(action: ControlAction): void {
@@ -230,20 +347,135 @@ export class Connection {
       this.sendError(next);
       return;
     }
+    if (next.kind === 'stopping') {
+      this.send(eventMessage('status', { status: next.kind }));
+      this.endRecording('normal');
+      return;
+    }
     this.state = next;
+    if (next.kind === 'paused') this.silence?.pause();
+    if (next.kind === 'started') this.silence?.resume();
     this.send(eventMessage('status', { status: next.kind }));
-    if (next.kind === 'stopping') this.finishing = this.finish();
   }
 
-  /** stop: finalize, then `status: ended` and `task_complete`; the connection may start again. */
-  private async finish(): Promise<void> {
+  /** Stops a running recording and finalizes it; `status: ended` and `task_complete` follow. */
+  private endRecording(kind: FinishKind): void {
+    if (this.state.kind !== 'started' && this.state.kind !== 'paused') return;
+    this.state = { ...this.state, kind: 'stopping' };
+    this.silence?.stop();
+    this.silence = null;
+    this.finishing = this.finish(kind);
+  }
+
+  private async finish(kind: FinishKind): Promise<void> {
     const rec = this.recording;
     if (!rec) return;
-    this.recording = null;
-    const outcome = await rec.finish();
-    this.state = { kind: 'connected' };
-    this.send(eventMessage('status', { status: 'ended', task_id: rec.taskId }));
-    this.send(eventMessage('task_complete', { task_id: rec.taskId, status: outcome, duration_ms: rec.durationMs }));
+    try {
+      const outcome = await rec.finish(kind).catch((err) => {
+        this.logger.error({ err, task_id: rec.taskId }, 'finalization failed');
+        return 'failed' as const;
+      });
+      this.recording = null;
+      this.state = { kind: 'connected' };
+      this.send(eventMessage('status', { status: 'ended', task_id: rec.taskId }));
+      this.send(eventMessage('task_complete', { task_id: rec.taskId, status: outcome, duration_ms: rec.durationMs }));
+    } finally {
+      this.markDone();
+      if (this.closeWhenIdle) this.close(CLOSE.goingAway, 'service shutdown');
+    }
+  }
+
+  /** The recording an action applies to, or null after telling the client there is none. */
+  private requireRecording(action: string): Recording | null {
+    if (this.running && this.recording) return this.recording;
+    this.sendError(new AppError('session_not_started', { ...ws, details: { action } }));
+    return null;
+  }
+
+  /** config: the session glossary (validated with the config_* codes); `config_updated` answers. */
+  private config(data: Record<string, unknown>): void {
+    const parsed = parseConfig(data, this.ports.glossaryLimits);
+    if (parsed instanceof AppError) {
+      this.sendError(parsed);
+      return;
+    }
+    this.glossary = parsed.glossary;
+    if (this.recording) this.recording.glossary = parsed.glossary;
+    const counts = parsed.glossary
+      ? glossaryCounts(parsed.glossary)
+      : { terminology: 0, fuzzy_correction: 0, translation_dict: 0, languages: [] };
+    this.send(eventMessage('config_updated', { ...counts, cleared: parsed.glossary === null, task_id: this.recording?.taskId ?? null }));
+  }
+
+  private async setName(data: Record<string, unknown>): Promise<void> {
+    const rec = this.requireRecording('set_name');
+    if (!rec) return;
+    const name = parseSetName(data);
+    if (name instanceof AppError) {
+      this.sendError(name);
+      return;
+    }
+    await this.ports.renameTask(this.principal, rec.taskId, name);
+    this.send(eventMessage('name_updated', { task_id: rec.taskId, name, name_source: 'user' }));
+  }
+
+  private setSummary(data: Record<string, unknown>): void {
+    const rec = this.requireRecording('set_summary');
+    if (!rec) return;
+    const parsed = parseSetSummary(data, this.rawStart, this.ports.engines, this.ports.templates);
+    if (parsed instanceof AppError) {
+      this.sendError(parsed);
+      return;
+    }
+    rec.summary = parsed.summary;
+    const s = parsed.summary;
+    this.send(
+      eventMessage('summary_updated', {
+        task_id: rec.taskId,
+        enabled: s !== null,
+        summary_mode: s?.mode ?? null,
+        summary_template: s ? (s.mode === 'custom' ? s.promptSlug : s.template) : null,
+        summary_language: s?.language ?? null,
+        summary_plain_text: s?.plainText ?? null,
+      }),
+    );
+  }
+
+  private async retranslate(data: Record<string, unknown>): Promise<void> {
+    const rec = this.requireRecording('retranslate');
+    if (!rec) return;
+    const parsed = parseRetranslate(
+      data,
+      rec.start,
+      rec.sentences.map((s) => s.sid),
+    );
+    if (parsed instanceof AppError) {
+      this.sendError(parsed);
+      return;
+    }
+    const r = await rec.retranslate(parsed.sids, parsed.targets);
+    this.send(
+      eventMessage('retranslate_done', {
+        task_id: rec.taskId,
+        sids: parsed.sids,
+        target_languages: parsed.targets,
+        total_updated: r.updated,
+        failed: r.failed,
+      }),
+    );
+  }
+
+  private async switchLanguage(data: Record<string, unknown>): Promise<void> {
+    const rec = this.requireRecording('switch_language');
+    if (!rec) return;
+    const language = parseSwitchLanguage(data, rec.start);
+    if (language instanceof AppError) {
+      this.sendError(language);
+      return;
+    }
+    const previous = rec.language;
+    if (language !== previous) await rec.switchLanguage(language);
+    this.send(eventMessage('language_switched', { task_id: rec.taskId, language, previous_language: previous }));
   }
 
   private onAudio(payload: unknown, via: 'binary' | 'json'): void {
@@ -251,30 +483,57 @@ export class Connection {
     if (next instanceof AppError) {
       this.sendError(
         new AppError('invalid_data', {
-          variant: 'websocket',
+          ...ws,
           message: 'Audio before start is not accepted.',
           details: { message_type: via === 'binary' ? 'binary' : 'voice-translation', action: 'audio' },
         }),
       );
       return;
     }
-    const bytes = Buffer.isBuffer(payload) ? payload : typeof payload === 'string' ? Buffer.from(payload, 'base64') : null;
+    const bytes = Buffer.isBuffer(payload) ? payload : typeof payload === 'string' ? decodeBase64(payload) : null;
     if (!bytes) {
       this.sendError(
-        new AppError('invalid_data', { variant: 'websocket', message: '`data.audio` must be base64 PCM.', details: { field: 'audio' } }),
+        new AppError('audio_invalid_format', { ...ws, message: '`data.audio` must be base64-encoded audio.', details: { field: 'audio' } }),
       );
       return;
     }
     if (!this.audio.take(bytes.length)) {
       this.violation(
         new AppError('invalid_data', {
-          variant: 'websocket',
+          ...ws,
           message: 'Audio is arriving faster than 4x real time; the excess was dropped.',
           details: { reason: 'audio_rate', limit_bytes_per_second: this.limits.audioBytesPerSecond },
         }),
       );
       return;
     }
-    if (this.state.kind === 'started') this.recording?.write(bytes);
+    const rec = this.recording;
+    if (!rec || this.state.kind !== 'started') return;
+    if (rec.start.audioFormat === 'pcm') {
+      const container = CONTAINERS.find(([, magic]) => bytes.subarray(0, magic.length).equals(magic));
+      if (container) {
+        this.sendError(
+          new AppError('audio_invalid_format', {
+            ...ws,
+            message: `This looks like ${container[0]} audio; the session's audio_format is pcm (16 kHz 16-bit mono). The chunk was dropped.`,
+            details: { audio_format: 'pcm', detected: container[0] },
+          }),
+        );
+        return;
+      }
+    }
+    rec.write(bytes);
   }
+}
+
+/** Strict base64: Buffer.from skips characters it does not know, which would record garbage. */
+function decodeBase64(text: string): Buffer | null {
+  if (text.length === 0 || text.length % 4 === 1) return null;
+  const bytes = Buffer.from(text, 'base64');
+  const unpadded = text.replace(/=+$/, '').length;
+  return bytes.length === Math.floor((unpadded * 3) / 4) ? bytes : null;
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms).unref());
 }

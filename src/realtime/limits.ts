@@ -17,6 +17,14 @@ export interface RealtimeLimits {
   preStartMs: number;
   /** ws-level ping interval; a connection that misses one pong is closed (4008). */
   pingIntervalMs: number;
+  /** stt_silence_warning goes out this long before the silence auto-end (at most half of it). */
+  silenceWarningMs: number;
+  /** A recording whose client vanished is finalized after this grace period. */
+  disconnectGraceMs: number;
+  /** Shutdown: recordings may go on this long before they are finalized. */
+  drainMs: number;
+  /** Shutdown: connections without a recording close this long after `service_shutdown`. */
+  idleCloseMs: number;
 }
 
 export const DEFAULT_LIMITS: RealtimeLimits = {
@@ -28,6 +36,10 @@ export const DEFAULT_LIMITS: RealtimeLimits = {
   maxViolations: 20,
   preStartMs: 30_000,
   pingIntervalMs: 20_000,
+  silenceWarningMs: 60_000,
+  disconnectGraceMs: 30_000,
+  drainMs: 5_000,
+  idleCloseMs: 2_000,
 };
 
 /** Token bucket on a monotonic clock: `take(n)` is false when n tokens are not there. */

@@ -7,9 +7,15 @@
 import { join } from 'node:path';
 import type { AppDeps } from '../app.js';
 import type { EngineRegistry } from '../engines/registry.js';
+import { type GlossaryLimits, glossaryLimits } from '../glossary/index.js';
+import { PlanService } from '../plans/service.js';
 import type { Principal } from '../platform/auth/types.js';
 import { AppError } from '../platform/errors/app-error.js';
+import { summarizeTask } from '../processing/summarize.js';
+import { translateTask } from '../processing/translate.js';
+import type { SummaryTemplateCatalogue } from '../summary-templates/catalogue.js';
 import { tasksOf } from '../tasks/module.js';
+import { SESSION_FORCE_END_TOPIC, type SessionForceEndEvent } from '../tasks/service.js';
 import type { RecordingDeps } from './recording.js';
 import type { EngineQuery, StartRequest } from './start.js';
 
@@ -32,6 +38,14 @@ export interface RealtimePorts {
   admit(principal: Principal, start: StartRequest): Promise<void>;
   /** What a recording needs (task store, engines, blobs, temp dir, ffmpeg). */
   recording: Omit<RecordingDeps, 'emit' | 'error'>;
+  /** Enabled summary templates (start and set_summary check the slug). */
+  templates: Pick<SummaryTemplateCatalogue, 'getEnabledTemplate' | 'list'>;
+  /** Glossary limits of the `config` action (PARLEY_GLOSSARY_*). */
+  glossaryLimits: GlossaryLimits;
+  /** Renames the task of a running recording (set_name). */
+  renameTask(principal: Principal, taskId: string, name: string): Promise<void>;
+  /** Subscribes to force-fail of live tasks (the task service publishes before it fails the task). */
+  onForceEnd(handler: (taskId: string) => void): () => void;
 }
 
 export function engineQueryOf(registry: EngineRegistry): EngineQuery {
@@ -60,11 +74,29 @@ export function realtimePortsOf(deps: AppDeps): RealtimePorts {
       blobs: deps.blobs,
       logger: deps.logger.child({ component: 'recording' }),
       tempDir: join(deps.config.platform.dataDir, 'tmp', 'realtime'),
+      processing: {
+        translate: (taskId, o) => translateTask({ ...deps, tasks: tasksOf(deps).store }, taskId, o),
+        summarize: (principal, taskId, req, o) =>
+          summarizeTask(
+            {
+              engines: deps.engines,
+              tasks: tasksOf(deps).store,
+              billing: deps.billing,
+              templates: deps.summaryTemplates,
+              logger: deps.logger,
+            },
+            principal,
+            taskId,
+            req,
+            o,
+          ),
+      },
       ffmpegPath: deps.config.engines.ffmpegPath,
       billing: {
         minuteMs: deps.config.realtime.billingMinuteMs,
         startUsage: async (principal, taskId) => (await deps.billing.startUsage(principal, { type: 'recording', taskId })).id,
-        chargeMinute: async (usageId, index, start) => {
+        chargeMinute: async (principal, usageId, index, start) => {
+          if (index > 0) await assertCanContinue(deps, principal, index);
           const points = deps.billing.prices.recordingMinute({
             translationLanguages: start.realtimeTranslation ? start.translationLanguages.length : 0,
           });
@@ -76,8 +108,24 @@ export function realtimePortsOf(deps: AppDeps): RealtimePorts {
       },
     },
     engines: engineQueryOf(deps.engines),
+    templates: deps.summaryTemplates,
+    glossaryLimits: glossaryLimits(deps.config),
+    async renameTask(principal, taskId, name) {
+      await tasksOf(deps).store.rename(principal.accountId, taskId, name);
+    },
+    onForceEnd(handler) {
+      return deps.bus.subscribe(SESSION_FORCE_END_TOPIC, (m) => {
+        const id = (m as Partial<SessionForceEndEvent>).task_id;
+        if (typeof id === 'string') handler(id);
+      });
+    },
     async admit(principal, start) {
       const standing = await deps.billing.standing(principal);
+      // Plan-bound unlimited plans list what they include (start rejected, connection kept).
+      PlanService.assertFeature(standing.plan, 'transcribe', 'type');
+      if (start.realtimeTranslation && start.translationLanguages.length)
+        PlanService.assertFeature(standing.plan, 'translation', 'translation_languages');
+      if (start.summary) PlanService.assertFeature(standing.plan, 'summary', 'summary_template');
       await deps.limits.assertCanStart(
         principal,
         standing.plan,
@@ -103,4 +151,33 @@ export function realtimePortsOf(deps: AppDeps): RealtimePorts {
       deps.authenticator.check({ ...key, account_blocked: account.blocked, account_user_disabled: account.user_disabled }, ip);
     },
   };
+}
+
+/**
+ * Before each further minute of a running recording: the plan's hard limits (daily, rolling,
+ * total) end it with daily_limit_reached; the daily soft limit and max_session_minutes end it
+ * with daily_limit_disconnect (a new start is allowed at once). Only plan-bound unlimited
+ * plans have such limits; the one limits calculator answers.
+ */
+async function assertCanContinue(deps: AppDeps, principal: Principal, minutesUsed: number): Promise<void> {
+  const standing = await deps.billing.standing(principal);
+  if (standing.plan.mode !== 'unlimited-plan') return;
+  const report = await deps.limits.evaluate(principal.accountId, standing.plan, deps.now(), standing.policy);
+  if (report.blocked) {
+    throw new AppError('daily_limit_reached', {
+      details: { limit: report.blocked, restriction_recovery_at: report.view.restriction_recovery_at },
+    });
+  }
+  if (report.dailySoftReached) {
+    throw new AppError('daily_limit_disconnect', {
+      details: { limit: 'daily_soft_limit_minutes', daily_used_minutes: report.view.daily_used_minutes },
+    });
+  }
+  const max = report.view.max_session_minutes;
+  if (max !== null && minutesUsed >= max) {
+    throw new AppError('daily_limit_disconnect', {
+      message: `A session may last at most ${max} minutes; the recording was stopped.`,
+      details: { limit: 'max_session_minutes', max_session_minutes: max },
+    });
+  }
 }

@@ -1,21 +1,25 @@
 /**
- * One live recording: the task record, the recognizer stream, real-time translation of
- * finals, the audio kept on disk as it arrives (WAV in the data dir's temp folder), and the
- * finalizer (recording -> uploading -> processing -> completed, audio stored as M4A).
+ * One live recording: the task record, the recognizer stream (switchable to another
+ * language mid-session), the session glossary applied to every result, real-time translation
+ * of finals, the audio kept on disk as it arrives (WAV in the data dir's temp folder), and
+ * per-minute billing with the plan's running limits. Finalization is in finalize.ts.
  */
 import { randomUUID } from 'node:crypto';
-import { closeSync, createReadStream, mkdirSync, openSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, rmSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
-import { encodeFile } from '../engines/audio/ffmpeg.js';
 import { WebmStreamDecoder } from '../engines/audio/stream.js';
 import type { EngineRegistry } from '../engines/registry.js';
 import type { RecognizerStream, SttResult } from '../engines/types.js';
+import { applyGlossary, dictionaryFor, type Glossary, translateWithDictionary } from '../glossary/index.js';
 import type { Principal } from '../platform/auth/types.js';
 import { AppError } from '../platform/errors/app-error.js';
+import type { SummarizeTaskOptions, SummaryOutcome, SummaryRequest } from '../processing/summarize.js';
+import type { TranslateTaskOptions } from '../processing/translate.js';
 import type { BlobStore } from '../storage/types.js';
 import type { TaskService } from '../tasks/service.js';
 import type { SentenceInput, TaskStore, TranslationInput } from '../tasks/store.js';
+import { type FinishKind, finalizeRecording } from './finalize.js';
 import type { StartRequest } from './start.js';
 
 /** Consecutive sentence failures before translation_service_unavailable is reported. */
@@ -31,18 +35,29 @@ export interface RecordingDeps {
   logger: Logger;
   tempDir: string;
   ffmpegPath: string;
-  /** Per-minute billing of live audio (P2's billing service). */
+  /** Per-minute billing of live audio (billing service and the plan's limits calculator). */
   billing: {
     minuteMs: number;
     startUsage(principal: Principal, taskId: string): Promise<string>;
-    /** Throws auth_quota_exceeded when the budget cannot cover the minute. */
-    chargeMinute(usageId: string, index: number, start: StartRequest): Promise<void>;
+    /**
+     * Charges minute `index`. Before a minute after the first, the plan's running limits are
+     * asked: throws daily_limit_disconnect / daily_limit_reached when the recording must end,
+     * auth_quota_exceeded when the budget cannot cover the minute.
+     */
+    chargeMinute(principal: Principal, usageId: string, index: number, start: StartRequest): Promise<void>;
     endUsage(usageId: string): Promise<void>;
+  };
+  /** Shared post-processing (src/processing): translations when real-time translation was off, the summary. */
+  processing: {
+    translate(taskId: string, o: TranslateTaskOptions): Promise<unknown>;
+    summarize(principal: Principal, taskId: string, req: SummaryRequest, o: SummarizeTaskOptions): Promise<SummaryOutcome>;
   };
   /** Sends a voice-translation event or an error to the client. */
   emit(action: string, payload: Record<string, unknown>): void;
   error(err: AppError): void;
 }
+
+export type SessionSummary = NonNullable<StartRequest['summary']>;
 
 export function mmss(ms: number): string {
   const s = Math.floor(ms / 1000);
@@ -52,28 +67,45 @@ export function mmss(ms: number): string {
 export class Recording {
   readonly sessionId = randomUUID();
   taskId = '';
+  /** The session glossary (`config`); applies from the next result on. */
+  glossary: Glossary | null = null;
+  /** What `set_summary` last asked for (initially the start's summary fields). */
+  summary: SessionSummary | null;
+  /** The language recognized now (`switch_language` changes it). */
+  language: string;
   private stream: RecognizerStream | null = null;
-  /** For audio_format webm: decodes MediaRecorder chunks to PCM (E1's streaming decoder). */
+  /** PCM that arrived while the recognizer was being switched; fed to the new stream. */
+  private switching: Int16Array[] | null = null;
+  private switched: Promise<void> | null = null;
+  /** For audio_format webm: decodes MediaRecorder chunks to PCM (streaming decoder). */
   private webm: WebmStreamDecoder | null = null;
   private wavFd = -1;
   private wavPath = '';
   private bytes = 0;
+  /** An odd trailing byte of a PCM chunk, joined with the next chunk (samples stay aligned). */
+  private carry: Buffer | null = null;
   private sid = 0;
-  private readonly sentences: SentenceInput[] = [];
-  private readonly translations = new Map<string, TranslationInput[]>();
+  readonly sentences: SentenceInput[] = [];
+  /** Per target language, per sid (a retranslation replaces the entry). */
+  readonly translations = new Map<string, Map<number, TranslationInput>>();
   private readonly pending = new Set<Promise<void>>();
   private failuresInRow = 0;
-  private usageId = '';
+  usageId = '';
   private minutesCharged = 0;
   private charging: Promise<void> | null = null;
-  /** Set when credit ran out: the connection stops the recording. */
-  onQuotaExceeded: () => void = () => {};
+  /** Credit or a plan limit ended the recording: the connection stops it. */
+  onMustEnd: (err: AppError) => void = () => {};
+  /** A result with text arrived (the silence watch restarts). */
+  onSpeech: () => void = () => {};
 
   constructor(
-    private readonly deps: RecordingDeps,
-    private readonly principal: Principal,
+    readonly deps: RecordingDeps,
+    readonly principal: Principal,
     readonly start: StartRequest,
-  ) {}
+  ) {
+    this.summary = start.summary;
+    this.language = start.transcriptionLanguages[0] as string;
+  }
 
   async begin(): Promise<void> {
     const s = this.start;
@@ -92,24 +124,58 @@ export class Recording {
     this.taskId = task.taskId;
     this.usageId = await this.deps.billing.startUsage(this.principal, this.taskId);
     // Minute 0 is charged at start; minute n when audio reaches n billing minutes.
-    await this.deps.billing.chargeMinute(this.usageId, 0, this.start);
+    await this.deps.billing.chargeMinute(this.principal, this.usageId, 0, this.start);
     this.minutesCharged = 1;
     mkdirSync(this.deps.tempDir, { recursive: true });
     this.wavPath = join(this.deps.tempDir, `${this.sessionId}.wav`);
     this.wavFd = openSync(this.wavPath, 'w');
     writeSync(this.wavFd, wavHeader(0));
-    const language = s.transcriptionLanguages[0] as string;
+    this.stream = await this.openStream(this.language, 0);
+  }
+
+  /** Results of a stream are relative to its own start: `offset` is where it begins in the recording. */
+  private async openStream(language: string, offset: number): Promise<RecognizerStream> {
     const recognizer = this.deps.engines.streamingRecognizer(language);
-    if (!recognizer) throw new AppError('invalid_parameter', { variant: 'websocket', details: { field: 'transcription_languages' } });
-    this.stream = await recognizer.open({
-      language,
-      interimResults: true,
-      onResult: (r) => this.onResult(language, r),
-      onError: (err) => {
-        this.deps.logger.error({ err }, 'recognizer failed');
-        this.deps.error(new AppError('internal_error', { variant: 'websocket', message: 'Speech recognition failed.' }));
-      },
-    });
+    if (!recognizer) throw new AppError('stt_init_failed', { variant: 'websocket', details: { language } });
+    try {
+      return await recognizer.open({
+        language,
+        interimResults: true,
+        onResult: (r) => this.onResult(language, offset, r),
+        onError: (err) => {
+          this.deps.logger.error({ err }, 'recognizer failed');
+          this.deps.error(new AppError('stt_connection_lost', { variant: 'websocket', details: { language } }));
+        },
+      });
+    } catch (err) {
+      this.deps.logger.error({ err, language }, 'recognizer did not open');
+      throw new AppError('stt_start_failed', { variant: 'websocket', details: { language } });
+    }
+  }
+
+  /**
+   * switch_language: the utterance in progress is finalized in the old language, then a new
+   * stream recognizes the new one. Audio arriving meanwhile is kept and fed to the new stream.
+   */
+  async switchLanguage(language: string): Promise<void> {
+    const old = this.stream;
+    if (!old || this.switching) throw new AppError('session_not_started', { variant: 'websocket', details: { action: 'switch_language' } });
+    const buffered: Int16Array[] = [];
+    this.switching = buffered;
+    this.stream = null;
+    const at = this.durationMs;
+    this.switched = (async () => {
+      try {
+        await old.end();
+        this.language = language;
+        const next = await this.openStream(language, at);
+        for (const c of buffered) next.write(c);
+        this.stream = next;
+      } finally {
+        this.switching = null;
+      }
+    })();
+    await this.switched;
   }
 
   /** Client audio in the start's format: PCM goes straight in, WebM through the decoder. */
@@ -127,36 +193,47 @@ export class Recording {
     this.webm.write(chunk);
   }
 
-  /** 16 kHz s16le mono. Odd trailing bytes are dropped (a sample is two bytes). */
-  private writePcm(pcm: Buffer): void {
+  /** 16 kHz s16le mono, kept on disk and fed to the recognizer. */
+  private writePcm(input: Buffer): void {
+    if (this.wavFd < 0) return;
+    const pcm = this.carry ? Buffer.concat([this.carry, input]) : input;
     const even = pcm.length - (pcm.length % 2);
-    if (even === 0 || !this.stream) return;
+    this.carry = even < pcm.length ? Buffer.from(pcm.subarray(even)) : null;
+    if (even === 0) return;
     writeSync(this.wavFd, pcm, 0, even);
     this.bytes += even;
     const copy = new Int16Array(even / 2);
     for (let i = 0; i < copy.length; i++) copy[i] = pcm.readInt16LE(i * 2);
-    this.stream.write(copy);
+    if (this.switching) this.switching.push(copy);
+    else this.stream?.write(copy);
     if (this.durationMs >= this.minutesCharged * this.deps.billing.minuteMs && !this.charging) this.chargeNext();
   }
 
   private chargeNext(): void {
     const index = this.minutesCharged++;
     this.charging = this.deps.billing
-      .chargeMinute(this.usageId, index, this.start)
+      .chargeMinute(this.principal, this.usageId, index, this.start)
       .catch((err) => {
-        this.deps.logger.info({ err: (err as Error).message, minute: index }, 'minute not covered');
-        this.deps.error(new AppError('stt_quota_exceeded', { variant: 'websocket', details: { minute: index } }));
-        this.onQuotaExceeded();
+        this.deps.logger.info({ err: (err as Error).message, minute: index }, 'minute not started');
+        const limit = err instanceof AppError && (err.code === 'daily_limit_disconnect' || err.code === 'daily_limit_reached');
+        const end = limit
+          ? new AppError(err.code, { variant: 'websocket', message: err.message, details: { ...err.details, minute: index } })
+          : new AppError('stt_quota_exceeded', { variant: 'websocket', details: { minute: index } });
+        this.deps.error(end);
+        this.onMustEnd(end);
       })
       .finally(() => {
         this.charging = null;
       });
   }
 
-  private onResult(language: string, r: SttResult): void {
-    const text = r.text.trim();
-    if (!text) return;
+  private onResult(language: string, offsetMs: number, r: SttResult): void {
+    const raw = r.text.trim();
+    if (!raw) return;
+    this.onSpeech();
+    const text = this.glossary ? applyGlossary(raw, language, this.glossary) : raw;
     const sid = this.sid;
+    const startMs = offsetMs + r.startMs;
     this.deps.emit('result', {
       origin: {
         sid,
@@ -165,49 +242,78 @@ export class Recording {
         is_final: r.isFinal,
         speaker_id: r.speakerId ?? null,
         detected_language: r.detectedLanguage ?? null,
-        start_time: mmss(r.startMs),
+        start_time: mmss(startMs),
       },
     });
     if (!r.isFinal) return;
     this.sid++;
-    this.sentences.push({ sid, origin: text, startMs: r.startMs, endMs: r.endMs, language });
+    this.sentences.push({ sid, origin: text, startMs, endMs: offsetMs + r.endMs, language });
     if (this.start.realtimeTranslation)
       for (const to of this.start.translationLanguages) this.track(this.translate(sid, text, language, to));
   }
 
-  private track(p: Promise<void>): void {
-    this.pending.add(p);
-    void p.finally(() => this.pending.delete(p));
+  private track(p: Promise<unknown>): void {
+    const settled = p.then(() => {});
+    this.pending.add(settled);
+    void settled.finally(() => this.pending.delete(settled));
   }
 
-  private async translate(sid: number, text: string, from: string, to: string): Promise<void> {
-    const list = this.translations.get(to) ?? [];
+  /** Translates one final sentence; a failure is sentence-level (carries sid) and never ends the session. */
+  private async translate(sid: number, text: string, from: string, to: string): Promise<boolean> {
+    const list = this.translations.get(to) ?? new Map<number, TranslationInput>();
     this.translations.set(to, list);
     try {
       const translator = this.deps.engines.translator(from, to);
       if (!translator) throw new Error(`no translator ${from}->${to}`);
-      const out = await translator.translate(text, { from, to });
+      const entries = this.glossary ? dictionaryFor(this.glossary, to) : [];
+      const out = await translateWithDictionary(text, entries, (t) => translator.translate(t, { from, to }));
       this.failuresInRow = 0;
-      list.push({ sid, text: out });
+      list.set(sid, { sid, text: out });
       this.deps.emit('translation', { sid, language: to, text: out, is_final: true });
+      return true;
     } catch (err) {
       this.deps.logger.warn({ err: (err as Error).message, sid, to }, 'translation failed');
-      list.push({ sid, error: 'translation_failed' } as TranslationInput);
-      // Sentence-level: carries sid, never ends the session.
-      this.deps.error(new AppError('translation_failed', { variant: 'websocket', sid, details: { language: to } }));
+      list.set(sid, { sid, error: 'translation_failed' });
+      this.deps.error(new AppError('translation_failed', { variant: 'websocket', sid, details: { translation_language: to } }));
       if (++this.failuresInRow === TRANSLATION_FAILURES_BEFORE_UNAVAILABLE) {
-        this.deps.error(new AppError('translation_service_unavailable', { variant: 'websocket', details: { language: to } }));
+        this.deps.error(
+          new AppError('translation_service_unavailable', {
+            variant: 'websocket',
+            details: { translation_language: to, last_error_code: 'translation_failed', fail_count: this.failuresInRow },
+          }),
+        );
       }
+      return false;
     }
+  }
+
+  /** retranslate: the final sentences `sids` (all when null) again into `targets` (e.g. after a glossary change). */
+  async retranslate(sids: number[] | null, targets: readonly string[]): Promise<{ updated: number; failed: number }> {
+    const chosen = this.sentences.filter((s) => sids === null || sids.includes(s.sid));
+    let updated = 0;
+    let failed = 0;
+    for (const s of chosen)
+      for (const to of targets) {
+        const p = this.translate(s.sid, s.origin, s.language ?? this.language, to);
+        this.track(p);
+        if (await p) updated++;
+        else failed++;
+      }
+    return { updated, failed };
   }
 
   get durationMs(): number {
     return Math.round(this.bytes / BYTES_PER_MS);
   }
 
-  /** Ends recognition, stores audio, transcript and translations, and completes the task. */
-  async finish(): Promise<'completed' | 'failed'> {
+  get minutes(): number {
+    return this.minutesCharged;
+  }
+
+  /** Ends recognition, then stores audio, transcript, translations and summary (finalize.ts). */
+  async finish(kind: FinishKind = 'normal'): Promise<'completed' | 'failed'> {
     await this.webm?.end();
+    await this.switched?.catch(() => {});
     await this.stream?.end();
     this.stream = null;
     await Promise.all([...this.pending]);
@@ -215,30 +321,9 @@ export class Recording {
     if (this.usageId) await this.deps.billing.endUsage(this.usageId).catch((err) => this.deps.logger.error({ err }, 'endUsage failed'));
     writeSync(this.wavFd, wavHeader(this.bytes), 0, 44, 0);
     closeSync(this.wavFd);
-    const tasks = this.deps.tasks;
+    this.wavFd = -1;
     try {
-      if (this.bytes === 0) {
-        await this.deps.outcomes.fail(this.taskId, { source: 'no_audio', code: 'no_audio', message: 'No audio was received.' });
-        return 'failed';
-      }
-      await tasks.setStatus(this.taskId, 'uploading');
-      this.deps.emit('status', { status: 'uploading', task_id: this.taskId });
-      const m4a = `${this.wavPath}.m4a`;
-      await encodeFile({ path: this.wavPath }, m4a, 'm4a', { ffmpegPath: this.deps.ffmpegPath });
-      const key = `tasks/${this.taskId}/audio.m4a`;
-      await this.deps.blobs.put(key, createReadStream(m4a));
-      rmSync(m4a, { force: true });
-      await tasks.setAudio(this.taskId, key, this.durationMs);
-      await tasks.setStatus(this.taskId, 'processing');
-      this.deps.emit('status', { status: 'processing', task_id: this.taskId });
-      if (this.sentences.length) await tasks.appendSentences(this.taskId, this.sentences);
-      for (const [lang, entries] of this.translations) if (entries.length) await tasks.setTranslations(this.taskId, lang, entries);
-      await this.deps.outcomes.complete(this.taskId, { durationMs: this.durationMs });
-      return 'completed';
-    } catch (err) {
-      this.deps.logger.error({ err }, 'finalize failed');
-      await this.deps.outcomes.fail(this.taskId, { source: 'processing' }).catch(() => {});
-      return 'failed';
+      return await finalizeRecording(this, this.wavPath, kind);
     } finally {
       rmSync(this.wavPath, { force: true });
     }
@@ -246,18 +331,14 @@ export class Recording {
 
   /** begin() failed part way (e.g. the first minute not covered): undo what it made. */
   async abandon(): Promise<void> {
-    this.abort();
-    if (this.wavFd >= 0) closeSync(this.wavFd);
-    if (this.wavPath) rmSync(this.wavPath, { force: true });
-    if (this.usageId) await this.deps.billing.endUsage(this.usageId).catch(() => {});
-    if (this.taskId) await this.deps.outcomes.fail(this.taskId, { source: 'no_audio', code: 'start_refused' }).catch(() => {});
-  }
-
-  /** The connection vanished or the server stops: drop recognition, keep what was recorded. */
-  abort(): void {
     this.webm?.abort();
     this.stream?.abort();
     this.stream = null;
+    if (this.wavFd >= 0) closeSync(this.wavFd);
+    this.wavFd = -1;
+    if (this.wavPath) rmSync(this.wavPath, { force: true });
+    if (this.usageId) await this.deps.billing.endUsage(this.usageId).catch(() => {});
+    if (this.taskId) await this.deps.outcomes.fail(this.taskId, { source: 'no_audio', code: 'start_refused' }).catch(() => {});
   }
 }
 

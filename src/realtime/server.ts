@@ -32,7 +32,14 @@ export interface RealtimeOptions {
 export function registerRealtime(http: HttpApp, options: RealtimeOptions): void {
   const limits = { ...DEFAULT_LIMITS, ...options.limits };
   const logger = options.logger.child({ component: 'realtime' });
+  // Open connections and those whose recording is still being finalized (vanished clients).
   const connections = new Set<Connection>();
+  let shuttingDown = false;
+  const host = { shuttingDown: () => shuttingDown };
+  // POST /tasks/{id}/force-fail of a live task: its session ends before the task fails.
+  const unsubscribe = options.ports.onForceEnd((taskId) => {
+    for (const c of connections) if (c.taskId === taskId) c.forceEnd();
+  });
   const wss = new WebSocketServer({
     noServer: true,
     maxPayload: limits.maxFrameBytes,
@@ -73,23 +80,23 @@ export function registerRealtime(http: HttpApp, options: RealtimeOptions): void 
         ws.close(r.code, r.err.code);
         return;
       }
-      const conn = new Connection(ws, principal, ip, options.ports, limits, logger, options.now);
+      const conn = new Connection(ws, principal, ip, options.ports, limits, logger, options.now, host);
       connections.add(conn);
-      ws.on('close', () => connections.delete(conn));
+      ws.on('close', () => void conn.settled().finally(() => connections.delete(conn)));
       ws.on('error', (err) => logger.debug({ err: err.message }, 'websocket error'));
     });
   }
 
-  // Shutdown: every session is told `service_shutdown` before the HTTP server closes.
+  // Shutdown: every session is told `service_shutdown`; recordings drain and are finalized
+  // before the database closes (app.close runs after this hook); then the sockets are cut.
   http.addHook('preClose', async () => {
+    shuttingDown = true;
+    unsubscribe();
+    await Promise.all([...connections].map((c) => c.shutdown()));
     const closed = [...wss.clients].map((ws) => new Promise((resolve) => ws.once('close', resolve)));
-    // Recordings are finalized before the database closes (app.close runs after this hook).
-    const finalized = Promise.all([...connections].map((c) => c.shutdown()));
-    // Give clients a moment to read the error and answer the close frame, then cut.
-    await Promise.race([Promise.all(closed), new Promise((resolve) => setTimeout(resolve, 1000).unref())]);
+    await Promise.race([Promise.all(closed), new Promise((resolve) => setTimeout(resolve, 500).unref())]);
     for (const ws of wss.clients) ws.terminate();
     wss.close();
-    await finalized;
   });
 }
 

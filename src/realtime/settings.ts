@@ -15,4 +15,22 @@ export const realtimeSettings = defineSection({
     60_000,
     { min: 100 },
   ),
+  silenceWarningSeconds: settings.int(
+    'PARLEY_WS_SILENCE_WARNING_SECONDS',
+    'Seconds before the silence auto-end (start field silenceTimeoutSeconds, default 900) at which stt_silence_warning is sent; at most half the timeout.',
+    60,
+    { min: 1 },
+  ),
+  disconnectGraceSeconds: settings.int(
+    'PARLEY_WS_DISCONNECT_GRACE_SECONDS',
+    'Seconds a recording whose client vanished waits before it is finalized.',
+    30,
+    { min: 0 },
+  ),
+  drainSeconds: settings.int(
+    'PARLEY_WS_DRAIN_SECONDS',
+    'On shutdown, seconds running recordings may go on before they are finalized (keep below PARLEY_SHUTDOWN_GRACE_MS).',
+    5,
+    { min: 0 },
+  ),
 });

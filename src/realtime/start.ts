@@ -22,7 +22,17 @@ export const MAX_NAME = 60;
 export const MAX_SUMMARY_LANGUAGE = 20;
 export const MAX_SUMMARY_PROMPT = 3000;
 export const MAX_SUMMARY_PROMPT_SLUG = 64;
-const GLOSSARY_FIELDS = ['glossary', 'glossary_terms', 'glossary_entries', 'dictionary', 'glossary_config'];
+/** Glossary fields (those of `config` and the import form, and common other names) are not taken at start. */
+const GLOSSARY_FIELDS = [
+  'terminology',
+  'fuzzy_correction',
+  'translation_dict',
+  'glossary',
+  'glossary_terms',
+  'glossary_entries',
+  'dictionary',
+  'glossary_config',
+];
 
 export interface EngineQuery {
   /** Languages a streaming recognizer serves (for the error's valid_values). */
@@ -135,6 +145,13 @@ function check(data: Record<string, unknown>, engines: EngineQuery, maxTranscrip
     fail('invalid_recognition_mode', `Recognition mode "${mode}" comes in a later release; use "single".`, {
       field: 'recognition_mode',
       valid_values: ['single'],
+    });
+  }
+  const af = data.audio_format;
+  if (af !== undefined && af !== null && !(AUDIO_FORMATS as readonly unknown[]).includes(af)) {
+    fail('audio_format_unsupported', `audio_format must be one of ${AUDIO_FORMATS.join(', ')} (case-sensitive).`, {
+      field: 'audio_format',
+      valid_values: [...AUDIO_FORMATS],
     });
   }
   const audioFormat = oneOf(data, 'audio_format', AUDIO_FORMATS, 'pcm');

@@ -50,7 +50,10 @@ describe('start validation', () => {
       field: 'options.profanity_handling',
       valid_values: ['mask', 'remove', 'show'],
     });
-    expect(reject({ audio_format: 'mp3' }).details).toEqual({ field: 'audio_format', valid_values: ['pcm', 'webm'] });
+    expect(reject({ audio_format: 'mp3' })).toMatchObject({
+      code: 'audio_format_unsupported',
+      details: { field: 'audio_format', valid_values: ['pcm', 'webm'] },
+    });
     expect(reject({ tts_mode: 'Sync' }).details).toEqual({ field: 'tts_mode', valid_values: ['sync', 'async'] });
     expect(reject({ broadcast_token: 'x' }).details).toEqual({ field: 'broadcast_token' });
   });

@@ -1,7 +1,15 @@
 /** WebSocket test client: connects with a ticket subprotocol and collects messages in order. */
+import { execFileSync } from 'node:child_process';
 import WebSocket from 'ws';
+import { loadConfig } from '../../src/config.js';
+import { apertiumFactory } from '../../src/engines/builtin/apertium.js';
+import { extractiveSummarizerFactory } from '../../src/engines/builtin/extractive-summarizer.js';
+import { pocketsphinxStreamingFactory } from '../../src/engines/builtin/pocketsphinx/index.js';
+import { EngineRegistry } from '../../src/engines/registry.js';
+import type { AnyEngine } from '../../src/engines/types.js';
+import { createLogger } from '../../src/platform/logging.js';
 import { realKey } from '../billing/support.js';
-import { api, type TestApp } from '../support/app.js';
+import { api, type Backend, startTestApp, type TestApp, type TestAppOptions } from '../support/app.js';
 
 // biome-ignore lint/suspicious/noExplicitAny: tests read messages freely
 export type Msg = { type: string; data: any };
@@ -76,4 +84,62 @@ export function connect(t: TestApp, protocols: string[]): Promise<Client> {
       }),
     );
   });
+}
+
+/** Real built-in engines for live sessions: PocketSphinx (English streaming), Apertium pairs, the extractive summarizer. */
+export async function liveEngines(): Promise<EngineRegistry> {
+  const ctx = { config: loadConfig({}), modelsDir: '/nowhere', logger: createLogger('silent') };
+  const out: AnyEngine[] = [];
+  for (const f of [pocketsphinxStreamingFactory, apertiumFactory, extractiveSummarizerFactory]) {
+    const e = await f.create(ctx as never);
+    if ('unavailable' in e) throw new Error(`${f.id} unavailable: ${e.unavailable}`);
+    out.push(e as AnyEngine);
+  }
+  return EngineRegistry.fromEngines(out);
+}
+
+export const JFK = new URL('../../../shared/audio/jfk.flac', import.meta.url).pathname;
+
+/** jfk.flac as 16 kHz s16le mono PCM (ffmpeg). */
+export function jfkPcm(): Buffer {
+  return execFileSync('ffmpeg', ['-v', 'error', '-i', JFK, '-f', 's16le', '-ar', '16000', '-ac', '1', 'pipe:1'], { maxBuffer: 64 << 20 });
+}
+
+export const vt = (action: string, data: Record<string, unknown> = {}) => ({ type: 'voice-translation', data: { action, ...data } });
+
+/** Sends `start` and returns the session_started event (throws on an error instead). */
+export async function startSession(cl: Client, data: Record<string, unknown>): Promise<Msg> {
+  cl.send(vt('start', { type: 'transcribe', transcription_languages: ['en'], ...data }));
+  const m = await cl.next((x) => x.data?.action === 'session_started' || (x.type === 'error' && x.data.severity !== 'warning'), 15_000);
+  if (m.type === 'error') throw new Error(`start refused: ${JSON.stringify(m.data)}`);
+  return m;
+}
+
+/** Streams PCM as base64 `audio` actions in 100 ms chunks, `speed` times real time. */
+export async function streamPcm(cl: Client, pcm: Buffer, speed = 1, onChunk?: (offsetMs: number) => void | Promise<void>) {
+  const chunk = 3200;
+  for (let i = 0; i < pcm.length; i += chunk) {
+    cl.send(vt('audio', { audio: pcm.subarray(i, i + chunk).toString('base64') }));
+    await onChunk?.(i / 32);
+    await new Promise((r) => setTimeout(r, 100 / speed));
+  }
+}
+
+/** The first error message with `code` (waits for it). */
+export function errorWith(cl: Client, code: string, timeoutMs = 5000): Promise<Msg> {
+  return cl.next((m) => m.type === 'error' && m.data.error_code === code, timeoutMs);
+}
+
+/** The next voice-translation event named `action`. */
+export function event(cl: Client, action: string, timeoutMs = 5000): Promise<Msg> {
+  return cl.next((m) => m.type === 'voice-translation' && m.data.action === action, timeoutMs);
+}
+
+/**
+ * The app for live-session suites: real engines; on PostgreSQL also Redis (bus and rate
+ * limits) when REDIS_URL is set, so the scale-out wiring (force-end over the bus) is exercised.
+ */
+export async function startLiveApp(backend: Backend, options: Omit<TestAppOptions, 'backend'> = {}): Promise<TestApp> {
+  const redis: Record<string, string> = backend === 'postgres' && process.env.REDIS_URL ? { REDIS_URL: process.env.REDIS_URL } : {};
+  return startTestApp({ engines: await liveEngines(), ...options, backend, env: { ...redis, ...options.env } });
 }

@@ -70,6 +70,8 @@ export const ERRORS = {
   session_already_paused: def(400, 'warning', 'websocket', 'The session is already paused.'),
   session_not_paused: def(400, 'warning', 'websocket', 'The session is not paused.'),
   service_shutdown: def(null, 'warning', 'websocket', 'The service is shutting down for maintenance.'),
+  // Parley: POST /tasks/{id}/force-fail on a live task ends its session first.
+  session_force_ended: def(null, 'fatal', 'websocket', 'The task was marked failed; the recording has ended.', { parley: true }),
   resume_token_invalid: def(null, 'error', 'websocket', 'The resume token is not valid.'),
   resume_grace_expired: def(null, 'error', 'websocket', 'The resume grace period has expired.'),
   resume_ownership_mismatch: def(null, 'error', 'websocket', 'The session belongs to another key.'),

@@ -1,0 +1,100 @@
+/**
+ * Finalizing a live recording into a task: recording -> uploading (audio encoded to M4A and
+ * stored) -> processing (sentences and real-time translations written; translations that
+ * real-time translation did not make, and the summary, through the shared src/processing)
+ * -> completed through the task service (whose bus event becomes `recording.completed`).
+ * No audio at all fails the task with `no_audio`. A force-ended recording keeps its audio and
+ * sentences (so `retry` can reprocess it) but leaves the status to the force-fail.
+ */
+import { createReadStream, rmSync } from 'node:fs';
+import { encodeFile } from '../engines/audio/ffmpeg.js';
+import type { Recording } from './recording.js';
+
+/** `normal`: stop, disconnect, limits, shutdown. `forced`: the task is being force-failed. */
+export type FinishKind = 'normal' | 'forced';
+
+export async function finalizeRecording(rec: Recording, wavPath: string, kind: FinishKind): Promise<'completed' | 'failed'> {
+  const { deps, taskId } = rec;
+  const tasks = deps.tasks;
+  try {
+    if (rec.durationMs === 0) {
+      if (kind === 'normal') await deps.outcomes.fail(taskId, { source: 'no_audio', code: 'no_audio', message: 'No audio was received.' });
+      return 'failed';
+    }
+    if (kind === 'normal') {
+      await tasks.setStatus(taskId, 'uploading');
+      deps.emit('status', { status: 'uploading', task_id: taskId });
+    }
+    const m4a = `${wavPath}.m4a`;
+    try {
+      await encodeFile({ path: wavPath }, m4a, 'm4a', { ffmpegPath: deps.ffmpegPath });
+      const key = `tasks/${taskId}/audio.m4a`;
+      await deps.blobs.put(key, createReadStream(m4a));
+      await tasks.setAudio(taskId, key, rec.durationMs);
+    } finally {
+      rmSync(m4a, { force: true });
+    }
+    deps.emit('segment_uploaded', { task_id: taskId, duration_ms: rec.durationMs });
+    if (kind === 'normal') {
+      await tasks.setStatus(taskId, 'processing');
+      deps.emit('status', { status: 'processing', task_id: taskId });
+    }
+    if (rec.sentences.length) await tasks.appendSentences(taskId, rec.sentences);
+    for (const [lang, entries] of rec.translations)
+      if (entries.size)
+        await tasks.setTranslations(
+          taskId,
+          lang,
+          [...entries.values()].sort((a, b) => a.sid - b.sid),
+        );
+    if (kind === 'forced') return 'failed';
+
+    const targets = rec.start.translationLanguages;
+    if (!rec.start.realtimeTranslation && targets.length && rec.sentences.length) {
+      await deps.processing.translate(taskId, { languages: targets, sourceLanguage: rec.language, glossary: rec.glossary });
+    }
+    if (rec.summary) await summarize(rec);
+    await deps.outcomes.complete(taskId, { durationMs: rec.durationMs });
+    return 'completed';
+  } catch (err) {
+    deps.logger.error({ err, task_id: taskId }, 'finalize failed');
+    if (kind === 'normal') await deps.outcomes.fail(taskId, { source: 'processing' }).catch(() => {});
+    return 'failed';
+  }
+}
+
+/** The requested summary; the client hears `summary_done` or `summary_error` before `task_complete`. */
+async function summarize(rec: Recording): Promise<void> {
+  const s = rec.summary;
+  if (!s) return;
+  const { deps, taskId } = rec;
+  if (rec.sentences.length === 0) {
+    deps.emit('summary_error', { task_id: taskId, error_code: 'summary_text_empty', message: 'Nothing was recognized to summarize.' });
+    return;
+  }
+  const outcome = await deps.processing.summarize(
+    rec.principal,
+    taskId,
+    {
+      mode: s.mode,
+      template: s.mode === 'custom' ? s.promptSlug : s.template,
+      prompt: s.prompt,
+      language: s.language,
+      plainText: s.plainText,
+    },
+    { idempotencyKey: `summary:live:${taskId}` },
+  );
+  if (outcome.ok) {
+    deps.emit('summary_done', {
+      task_id: taskId,
+      summary_id: outcome.summaryId,
+      summary_mode: outcome.mode,
+      summary_template: outcome.template,
+      summary_plain_text: outcome.plainText,
+      summary_language: outcome.language,
+      tokens_used: { input: outcome.tokens.input, output: outcome.tokens.output },
+    });
+  } else {
+    deps.emit('summary_error', { task_id: taskId, error_code: outcome.code, message: outcome.message });
+  }
+}

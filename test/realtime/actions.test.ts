@@ -8,7 +8,20 @@ import { existsSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tasksOf } from '../../src/tasks/module.js';
 import { backends, type TestApp } from '../support/app.js';
-import { connect, errorWith, event, JFK, jfkPcm, type Msg, startLiveApp, startSession, streamPcm, ticketFor, vt } from './support.js';
+import {
+  connect,
+  errorWith,
+  event,
+  JFK,
+  jfkPcm,
+  type Msg,
+  startLiveApp,
+  startSession,
+  streamPcm,
+  ticketFor,
+  vt,
+  waitFor,
+} from './support.js';
 
 const haveAudio = existsSync(JFK);
 

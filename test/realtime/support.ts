@@ -143,3 +143,12 @@ export async function startLiveApp(backend: Backend, options: Omit<TestAppOption
   const redis: Record<string, string> = backend === 'postgres' && process.env.REDIS_URL ? { REDIS_URL: process.env.REDIS_URL } : {};
   return startTestApp({ engines: await liveEngines(), ...options, backend, env: { ...redis, ...options.env } });
 }
+
+/** Polls the received messages until `pred` holds over them (for conditions spanning several messages). */
+export async function waitFor(cl: Client, pred: (messages: Msg[]) => boolean, timeoutMs = 15_000): Promise<void> {
+  const until = Date.now() + timeoutMs;
+  while (!pred(cl.messages)) {
+    if (Date.now() > until) throw new Error('condition not met in time');
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}

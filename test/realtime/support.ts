@@ -28,7 +28,7 @@ export async function ticketAndKey(t: TestApp, keyInput: Parameters<typeof realK
   await t.app.deps.billing.grantCredit({ accountId: k.accountId, points: 50, pool: 'account' });
   const r = await api(t.url, 'POST', '/api/v1/auth/ticket', { key: k.key });
   if (r.status !== 200) throw new Error(`ticket: ${r.status} ${JSON.stringify(r.body)}`);
-  return { ticket: r.body.data.ticket as string, keyId: k.keyId, accountId: k.accountId };
+  return { ticket: r.body.data.ticket as string, keyId: k.keyId, accountId: k.accountId, key: k.key };
 }
 
 export async function ticketFor(t: TestApp): Promise<string> {
@@ -110,7 +110,10 @@ export const vt = (action: string, data: Record<string, unknown> = {}) => ({ typ
 /** Sends `start` and returns the session_started event (throws on an error instead). */
 export async function startSession(cl: Client, data: Record<string, unknown>): Promise<Msg> {
   cl.send(vt('start', { type: 'transcribe', transcription_languages: ['en'], ...data }));
-  const m = await cl.next((x) => x.data?.action === 'session_started' || (x.type === 'error' && x.data.severity !== 'warning'), 15_000);
+  // Warnings and refusals of audio sent before this start are not answers to it.
+  const answer = (x: Msg) =>
+    x.data?.action === 'session_started' || (x.type === 'error' && x.data.severity !== 'warning' && x.data.details?.action !== 'audio');
+  const m = await cl.next(answer, 15_000);
   if (m.type === 'error') throw new Error(`start refused: ${JSON.stringify(m.data)}`);
   return m;
 }

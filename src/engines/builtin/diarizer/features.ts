@@ -20,7 +20,7 @@ export interface MfccOptions {
   highHz: number;
 }
 
-export const DEFAULT_MFCC: MfccOptions = { sampleRate: 16000, melBands: 24, cepstra: 13, lowHz: 100, highHz: 7000 };
+export const DEFAULT_MFCC: MfccOptions = { sampleRate: 16000, melBands: 40, cepstra: 19, lowHz: 100, highHz: 7600 };
 
 /** In-place iterative radix-2 complex FFT of length n (a power of two). */
 export class Fft {
@@ -184,52 +184,4 @@ export function normalizeTogether(matrices: readonly FeatureMatrix[]): void {
     const sd = Math.sqrt(Math.max(sq / count - mean * mean, 1e-8));
     for (const m of matrices) for (let f = 0; f < m.frames; f++) m.data[f * dim + d] = (m.data[f * dim + d]! - mean) / sd;
   }
-}
-
-export interface PitchTrack {
-  /** Fundamental frequency per 10 ms frame (Hz), 0 where the frame is not clearly voiced. */
-  f0: Float64Array;
-}
-
-const PITCH_WINDOW = 512; // 32 ms: two periods of an 60 Hz voice
-const MIN_F0 = 60;
-const MAX_F0 = 400;
-/** Normalized autocorrelation a frame needs to count as voiced (noise and overlapping voices score lower). */
-const VOICING = 0.8;
-
-/**
- * F0 per frame by normalized cross-correlation (the peak lag within 60-400 Hz). Pitch is the
- * speaker cue that the cepstral envelope misses: two men of similar timbre often differ by
- * a third of an octave in how high they speak. Frames are aligned with `mfcc`'s.
- */
-export function pitchTrack(samples: Float32Array, frames: number, sampleRate = 16000): PitchTrack {
-  const f0 = new Float64Array(frames);
-  const minLag = Math.floor(sampleRate / MAX_F0);
-  const maxLag = Math.ceil(sampleRate / MIN_F0);
-  for (let f = 0; f < frames; f++) {
-    const at = f * FRAME_HOP;
-    if (at + PITCH_WINDOW + maxLag > samples.length) break;
-    let e0 = 0;
-    for (let i = 0; i < PITCH_WINDOW; i++) e0 += samples[at + i]! * samples[at + i]!;
-    if (e0 < 1e-8) continue;
-    // Energy of the lagged window, slid along instead of recomputed.
-    let eLag = 0;
-    for (let i = 0; i < PITCH_WINDOW; i++) eLag += samples[at + minLag + i]! * samples[at + minLag + i]!;
-    let best = 0;
-    let bestLag = 0;
-    for (let lag = minLag; lag <= maxLag; lag++) {
-      let c = 0;
-      for (let i = 0; i < PITCH_WINDOW; i++) c += samples[at + i]! * samples[at + i + lag]!;
-      const r = c / Math.sqrt(e0 * eLag + 1e-20);
-      if (r > best) {
-        best = r;
-        bestLag = lag;
-      }
-      const out = samples[at + lag]!;
-      const inn = samples[at + lag + PITCH_WINDOW]!;
-      eLag += inn * inn - out * out;
-    }
-    if (best >= VOICING && bestLag > minLag && bestLag < maxLag) f0[f] = sampleRate / bestLag;
-  }
-  return { f0 };
 }

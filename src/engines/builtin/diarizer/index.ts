@@ -19,7 +19,8 @@ import type { EngineFactory } from '../../registry.js';
 import type { DiarizeOptions, Diarizer, PcmAudio, SpeakerTurn, VoiceActivityDetector } from '../../types.js';
 import { sileroVadFactory } from '../silero-vad.js';
 import { clusterVoices } from './clustering.js';
-import { type FeatureMatrix, FRAME_HOP, mfcc, normalizeTogether, pitchTrack } from './features.js';
+import { type FeatureMatrix, FRAME_HOP, mfcc, normalizeTogether } from './features.js';
+import { pitchTrack } from './pitch.js';
 import { splitAtSpeakerChanges } from './segmentation.js';
 import { DEFAULT_TUNING, VoiceProfile } from './voice-profile.js';
 
@@ -69,7 +70,7 @@ export class ClassicDiarizer implements Diarizer {
       const samples = audio.samples.subarray(from, Math.round((s.endMs * SAMPLE_RATE) / 1000));
       const features = mfcc(samples);
       if (features.frames === 0) continue;
-      regions.push({ startMs: s.startMs, endMs: s.endMs, features, f0: pitchTrack(samples, features.frames).f0 });
+      regions.push({ startMs: s.startMs, endMs: s.endMs, features, f0: pitchTrack(samples, features.frames) });
       await nextTick(); // long recordings: let the event loop breathe between regions
     }
     if (regions.length === 0) return [];

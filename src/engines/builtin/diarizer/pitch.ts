@@ -17,6 +17,8 @@ const MIN_F0 = 60;
 const MAX_F0 = 400;
 /** Normalized correlation a frame needs to count as voiced: clearly periodic frames only (one voice, a vowel). */
 const VOICING = 0.85;
+/** A shorter lag wins when its correlation peak reaches this share of the best one. */
+const OCTAVE_TOLERANCE = 0.85;
 
 /** Windowed-sinc low-pass FIR (Hamming), unity gain at DC. */
 function lowPass(sampleRate: number): Float64Array {
@@ -54,6 +56,7 @@ export function pitchTrack(samples: Float32Array, frames: number, sampleRate = 1
   const minLag = Math.floor(rate / MAX_F0);
   const maxLag = Math.ceil(rate / MIN_F0);
   const hop = FRAME_HOP / DECIMATION;
+  const r = new Float64Array(maxLag - minLag + 1);
   for (let f = 0; f < frames; f++) {
     const at = f * hop;
     if (at + WINDOW + maxLag > n) break;
@@ -63,19 +66,23 @@ export function pitchTrack(samples: Float32Array, frames: number, sampleRate = 1
     // Energy of the lagged window, slid along instead of recomputed.
     let eLag = 0;
     for (let i = 0; i < WINDOW; i++) eLag += x[at + minLag + i]! * x[at + minLag + i]!;
-    let best = 0;
-    let bestLag = 0;
     for (let lag = minLag; lag <= maxLag; lag++) {
       let c = 0;
       for (let i = 0; i < WINDOW; i++) c += x[at + i]! * x[at + i + lag]!;
-      const r = c / Math.sqrt(e0 * eLag + 1e-20);
-      if (r > best) {
-        best = r;
-        bestLag = lag;
-      }
+      r[lag - minLag] = c / Math.sqrt(e0 * eLag + 1e-20);
       eLag += x[at + lag + WINDOW]! ** 2 - x[at + lag]! ** 2;
     }
-    if (best >= VOICING && bestLag > minLag && bestLag < maxLag) f0[f] = rate / bestLag;
+    let best = 0;
+    for (const v of r) best = Math.max(best, v);
+    if (best < VOICING) continue;
+    // A periodic signal correlates as well at two and three periods as at one: take the
+    // shortest lag whose peak comes close to the best, not the best itself (octave errors).
+    for (let k = 1; k < r.length - 1; k++) {
+      if (r[k]! >= OCTAVE_TOLERANCE * best && r[k]! >= r[k - 1]! && r[k]! >= r[k + 1]!) {
+        f0[f] = rate / (minLag + k);
+        break;
+      }
+    }
   }
   return f0;
 }

@@ -262,8 +262,8 @@ export class Recording {
   private async translate(sid: number, text: string, from: string, to: string): Promise<boolean> {
     const list = this.translations.get(to) ?? new Map<number, TranslationInput>();
     this.translations.set(to, list);
+    const translator = this.deps.engines.translator(from, to);
     try {
-      const translator = this.deps.engines.translator(from, to);
       if (!translator) throw new Error(`no translator ${from}->${to}`);
       const entries = this.glossary ? dictionaryFor(this.glossary, to) : [];
       const out = await translateWithDictionary(text, entries, (t) => translator.translate(t, { from, to }));
@@ -279,7 +279,12 @@ export class Recording {
         this.deps.error(
           new AppError('translation_service_unavailable', {
             variant: 'websocket',
-            details: { translation_language: to, last_error_code: 'translation_failed', fail_count: this.failuresInRow },
+            details: {
+              provider: translator?.id ?? null,
+              translation_language: to,
+              last_error_code: 'translation_failed',
+              fail_count: this.failuresInRow,
+            },
           }),
         );
       }

@@ -148,8 +148,11 @@ describe.each(backends())('session actions (%s)', (backend) => {
         }
       });
       expect((await (switched as unknown as Promise<Msg>)).data).toMatchObject({ language: 'en-GB', previous_language: 'en' });
-      await new Promise((r) => setTimeout(r, 1500));
       const finals = () => cl.messages.filter((m) => m.data?.action === 'result' && m.data.origin.is_final).map((m) => m.data.origin);
+      const translatedNation = (ms: Msg[]) =>
+        finals().some((o) => o.text.includes('nation') && ms.some((m) => m.data?.action === 'translation' && m.data.sid === o.sid));
+      // Recognition may lag behind the audio on a busy machine: wait for the corrected sentence.
+      await waitFor(cl, (ms) => finals().at(-1)?.language === 'en-GB' && translatedNation(ms), 30_000);
       expect(finals().length).toBeGreaterThan(0);
       const text = finals()
         .map((o) => o.text)

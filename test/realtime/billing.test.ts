@@ -4,18 +4,18 @@ import { pocketsphinxStreamingFactory } from '../../src/engines/builtin/pocketsp
 import { EngineRegistry } from '../../src/engines/registry.js';
 import type { AnyEngine } from '../../src/engines/types.js';
 import { createLogger } from '../../src/platform/logging.js';
-import { startTestApp, type TestApp } from '../support/app.js';
+import { backends, startTestApp, type TestApp } from '../support/app.js';
 import { connect, ticketAndKey } from './support.js';
 
 // A billed minute is shortened to one second of audio by configuration (the clock path is real).
-describe('live billing per minute (sqlite)', () => {
+describe.each(backends())('live billing per minute (%s)', (backend) => {
   let t: TestApp;
   beforeAll(async () => {
     const ctx = { config: loadConfig({}), modelsDir: '/nowhere', logger: createLogger('silent') };
     const e = await pocketsphinxStreamingFactory.create(ctx as never);
     if ('unavailable' in e) throw new Error(`PocketSphinx unavailable: ${e.unavailable}`);
     t = await startTestApp({
-      backend: 'sqlite',
+      backend,
       engines: EngineRegistry.fromEngines([e as AnyEngine]),
       env: { PARLEY_REALTIME_BILLING_MINUTE_MS: '1000' },
     });

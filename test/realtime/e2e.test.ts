@@ -7,20 +7,20 @@ import { EngineRegistry } from '../../src/engines/registry.js';
 import type { AnyEngine } from '../../src/engines/types.js';
 import { createLogger } from '../../src/platform/logging.js';
 import { tasksOf } from '../../src/tasks/module.js';
-import { startTestApp, type TestApp } from '../support/app.js';
-import { connect, type Msg, ticketFor } from './support.js';
+import { backends, type TestApp } from '../support/app.js';
+import { connect, type Msg, startLiveApp, ticketFor } from './support.js';
 
 const JFK = new URL('../../../shared/audio/jfk.flac', import.meta.url).pathname;
 const haveAudio = existsSync(JFK);
 if (!haveAudio) console.warn(`skipped: ${JFK} is absent (../shared/audio holds the test recordings)`);
 
-describe.skipIf(!haveAudio)('live recording end to end (sqlite, jfk.flac at 2x real time)', () => {
+describe.skipIf(!haveAudio).each(backends())('live recording end to end (%s, jfk.flac at 2x real time)', (backend) => {
   let t: TestApp;
   beforeAll(async () => {
     const ctx = { config: loadConfig({}), modelsDir: '/nowhere', logger: createLogger('silent') };
     const e = await pocketsphinxStreamingFactory.create(ctx as never);
     if ('unavailable' in e) throw new Error(`PocketSphinx unavailable: ${e.unavailable}`);
-    t = await startTestApp({ backend: 'sqlite', engines: EngineRegistry.fromEngines([e as AnyEngine]) });
+    t = await startLiveApp(backend, { engines: EngineRegistry.fromEngines([e as AnyEngine]) });
   });
   afterAll(() => t?.close());
 

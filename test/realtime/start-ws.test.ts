@@ -6,7 +6,7 @@ import { EngineRegistry } from '../../src/engines/registry.js';
 import type { AnyEngine } from '../../src/engines/types.js';
 import { createLogger } from '../../src/platform/logging.js';
 import { clock } from '../billing/support.js';
-import { startTestApp, type TestApp } from '../support/app.js';
+import { backends, startTestApp, type TestApp } from '../support/app.js';
 import { type Client, connect, ticketAndKey } from './support.js';
 
 // Real built-in engines: PocketSphinx (English streaming) and Apertium (installed pairs).
@@ -20,11 +20,11 @@ async function builtinEngines(): Promise<EngineRegistry> {
   return EngineRegistry.fromEngines(out);
 }
 
-describe('WebSocket start (sqlite)', () => {
+describe.each(backends())('WebSocket start (%s)', (backend) => {
   const c = clock('2026-03-10T12:00:00.000Z');
   let t: TestApp;
   beforeAll(async () => {
-    t = await startTestApp({ backend: 'sqlite', now: c.now, engines: await builtinEngines() });
+    t = await startTestApp({ backend, now: c.now, engines: await builtinEngines() });
   });
   afterAll(() => t?.close());
 

@@ -19,7 +19,7 @@ import { tasksOf } from '../../src/tasks/module.js';
 import { startTestApp, type TestApp } from '../support/app.js';
 import { convert, haveSharedAudio, JFK } from '../support/audio.js';
 
-// jfk four times with a second of silence between: 48 s.
+// jfk three times with a second of silence between: 36 s.
 const long = haveSharedAudio() ? convert(JFK, 'wav', ['-af', 'apad=pad_dur=1', '-ar', '16000', '-ac', '1']) : null;
 
 describe.skipIf(!long)('recognition in windows', () => {
@@ -28,8 +28,8 @@ describe.skipIf(!long)('recognition in windows', () => {
   let engines: EngineRegistry;
   const dir = mkdtempSync(join(tmpdir(), 'parley-windows-'));
   beforeAll(async () => {
-    const four = convert(long!, 'wav', ['-filter_complex', 'aloop=loop=3:size=1e6']);
-    audio = await decodeToPcmFile(four, join(dir, 'a.pcm'), { ffmpegPath: 'ffmpeg' });
+    const three = convert(long!, 'wav', ['-filter_complex', 'aloop=loop=2:size=1e6']);
+    audio = await decodeToPcmFile(three, join(dir, 'a.pcm'), { ffmpegPath: 'ffmpeg' });
     const e = await pocketsphinxFileFactory.create({
       config: loadConfig({}),
       modelsDir: '/nowhere',
@@ -65,22 +65,22 @@ describe.skipIf(!long)('recognition in windows', () => {
   }
 
   it('cuts at a quiet moment and keeps every sentence in order with recording times', async () => {
-    expect(audio.durationMs).toBeGreaterThan(47_000);
+    expect(audio.durationMs).toBeGreaterThan(35_000);
     const whole = await sentences(10 * 60_000);
     const windowed = await sentences(9_000);
     // No speech lost at the cuts: every repetition is there, and the words barely differ (the
     // recognizer adapts to what it heard before, so a window start decodes a little differently).
     const text = (l: { origin: string }[]) => l.map((s) => s.origin).join(' ');
-    expect(text(whole.list).split('fellow')).toHaveLength(5);
-    expect(text(windowed.list).split('fellow')).toHaveLength(5);
+    expect(text(whole.list).split('fellow')).toHaveLength(4);
+    expect(text(windowed.list).split('fellow')).toHaveLength(4);
     expect(wordErrorRate(text(whole.list), text(windowed.list))).toBeLessThan(0.3);
     const starts = windowed.list.map((s) => s.startMs);
     expect(starts).toEqual([...starts].sort((a, b) => a - b));
-    expect(windowed.list.at(-1)!.endMs).toBeGreaterThan(40_000);
+    expect(windowed.list.at(-1)!.endMs).toBeGreaterThan(30_000);
     expect(windowed.list.at(-1)!.endMs).toBeLessThanOrEqual(audio.durationMs + 50);
     expect(windowed.progress.at(-1)).toBeLessThanOrEqual(1);
     expect(windowed.progress).toEqual([...windowed.progress].sort((a, b) => a - b));
-  }, 120_000);
+  }, 300_000);
 
   it('quietestCutMs finds the silence', () => {
     const samples = new Float32Array(16_000 * 3).map((_, i) => Math.sin(i / 5) * (i > 16_000 * 2 && i < 16_000 * 2.3 ? 0 : 0.5));

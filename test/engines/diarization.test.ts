@@ -12,7 +12,7 @@ import { digamma } from '../../src/engines/builtin/diarizer/gaussian.js';
 import { pitchTrack } from '../../src/engines/builtin/diarizer/pitch.js';
 import { CATALOG } from '../../src/engines/catalog.js';
 import { EngineError } from '../../src/engines/errors.js';
-import type { Diarizer, PcmAudio, SpeakerTurn, SpeechSegment, VoiceActivityDetector } from '../../src/engines/types.js';
+import type { Diarizer, PcmAudio, SpeakerTurn, SpeechSegment, Synthesizer, VoiceActivityDetector } from '../../src/engines/types.js';
 import { convert, haveSharedAudio, JFK, librivoxClips, STEREO } from '../support/audio.js';
 
 const ff = { ffmpegPath: 'ffmpeg' };
@@ -150,6 +150,51 @@ function concat(parts: PcmAudio[]): PcmAudio {
   }
   return { sampleRate: 16000, samples };
 }
+
+/** About 50 s of varied English (statements, a question, lists) for the synthesized-voice tests. */
+const LONG_TEXT =
+  'Parley keeps its engines behind small interfaces. A registry built from configuration picks the engine for each kind of work and ' +
+  'each language, so the rest of the service never needs to know which program actually listens, speaks or translates. The built-in ' +
+  'tier runs everywhere without downloading anything: PocketSphinx recognizes English, eSpeak reads text aloud in two dozen languages, ' +
+  'and Apertium translates between the Romance languages and English. Would you like a summary of the meeting? The extractive ' +
+  'summarizer picks the sentences that carry the most weight and fills the sections that a template asks for. When a model has been ' +
+  'downloaded, the neural engines take over: they are slower to start but far more accurate. Finally, any server that speaks the ' +
+  'common HTTP protocols can be configured as a remote engine, with timeouts, retries and clear error codes when something goes wrong.';
+const ttsFactory = CATALOG.find((f) => f.kind === 'tts' && f.tier === 'builtin');
+
+describe.skipIf(!diarizerFactory || !ttsFactory)('classic diarizer on voices the project synthesizes (eSpeak NG)', () => {
+  let diarizer: Diarizer;
+  let tts: Synthesizer | { unavailable: string };
+  beforeAll(async () => {
+    diarizer = (await diarizerFactory!.create(ctx)) as Diarizer;
+    tts = (await ttsFactory!.create(ctx)) as Synthesizer | { unavailable: string };
+  });
+  const speak = async (voice: string) => {
+    if ('unavailable' in tts) throw new Error(`eSpeak NG unavailable: ${tts.unavailable}`);
+    return decodeToPcm((await tts.synthesize(LONG_TEXT, { language: 'en-US', voice })).mp3, ff);
+  };
+
+  it('50 s of one voice stays one speaker', async () => {
+    const turns = await diarizer.diarize(await speak('espeak-en-US-male-1'));
+    expect(turns.length).toBeGreaterThan(0);
+    expect(new Set(turns.map((t) => t.speakerId))).toEqual(new Set(['1']));
+  });
+
+  it('male, female, male (50 s each): two speakers, each turn on the right side of the joins', async () => {
+    const parts = await Promise.all(['espeak-en-US-male-1', 'espeak-en-US-female-1', 'espeak-en-US-male-1'].map(speak));
+    const ms = (p: PcmAudio) => (p.samples.length / 16000) * 1000;
+    const joins = [ms(parts[0]!), ms(parts[0]!) + ms(parts[1]!)];
+    const turns = await diarizer.diarize(concat(parts));
+    expect(new Set(turns.map((t) => t.speakerId))).toEqual(new Set(['1', '2']));
+    const expected = (t: SpeakerTurn) => {
+      const mid = (t.startMs + t.endMs) / 2;
+      return mid > joins[0]! && mid < joins[1]! ? '2' : '1';
+    };
+    for (const t of turns) expect({ t, id: t.speakerId }).toEqual({ t, id: expected(t) });
+    // The changes are found within 1.5 s of the joins.
+    for (const join of joins) expect(Math.min(...turns.map((t) => Math.abs(t.startMs - join)))).toBeLessThan(1500);
+  });
+});
 
 describe('diarizer signal processing', () => {
   it('FFT puts a pure tone in its bin', () => {

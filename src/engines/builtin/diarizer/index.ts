@@ -28,6 +28,8 @@ const SAMPLE_RATE = 16000;
 const MS_PER_FRAME = (FRAME_HOP / SAMPLE_RATE) * 1000;
 /** Pieces shorter than this (frames) are too short to judge a voice by. */
 const MIN_JUDGED_FRAMES = 50;
+/** Speech (frames) a cluster needs to stand as a speaker of its own. */
+const MIN_SPEAKER_FRAMES = 150;
 
 interface Region {
   startMs: number;
@@ -93,7 +95,13 @@ export class ClassicDiarizer implements Diarizer {
   }
 }
 
-/** Cluster per piece: judged pieces are clustered, the others follow their nearest judged neighbour in time. */
+/**
+ * Cluster per piece. Pieces long enough to judge are clustered; a cluster with less than
+ * MIN_SPEAKER_FRAMES of speech in all is not trusted as a person of its own (one odd second —
+ * a laugh, a shouted word, a pitch-tracking slip — would otherwise become "speaker 3") unless
+ * the caller asked for that many speakers; its pieces, and the pieces too short to judge,
+ * take the speaker of the nearest trusted piece in time.
+ */
 function assignSpeakers(pieces: readonly Piece[], numSpeakers?: number): number[] {
   let judged = pieces.flatMap((p, i) => (p.profile.frames >= MIN_JUDGED_FRAMES ? [i] : []));
   if (judged.length === 0) judged = pieces.map((_, i) => i);
@@ -102,19 +110,22 @@ function assignSpeakers(pieces: readonly Piece[], numSpeakers?: number): number[
     DEFAULT_TUNING,
     numSpeakers,
   );
+  const size = new Map<number, number>();
+  judged.forEach((p, k) => size.set(clusters[k]!, (size.get(clusters[k]!) ?? 0) + pieces[p]!.profile.frames));
+  const largest = Math.max(...size.values());
+  const trusted = (c: number) => numSpeakers !== undefined || size.get(c)! >= Math.min(MIN_SPEAKER_FRAMES, largest);
   const out = new Array<number>(pieces.length);
+  const anchors: number[] = [];
   judged.forEach((p, k) => {
+    if (!trusted(clusters[k]!)) return;
     out[p] = clusters[k]!;
+    anchors.push(p);
   });
+  const centre = (p: Piece) => (p.startMs + p.endMs) / 2;
   pieces.forEach((p, i) => {
     if (out[i] !== undefined) return;
-    const centre = (p.startMs + p.endMs) / 2;
-    let nearest = judged[0]!;
-    for (const j of judged) {
-      const q = pieces[j]!;
-      const qNearest = pieces[nearest]!;
-      if (Math.abs((q.startMs + q.endMs) / 2 - centre) < Math.abs((qNearest.startMs + qNearest.endMs) / 2 - centre)) nearest = j;
-    }
+    let nearest = anchors[0]!;
+    for (const j of anchors) if (Math.abs(centre(pieces[j]!) - centre(p)) < Math.abs(centre(pieces[nearest]!) - centre(p))) nearest = j;
     out[i] = out[nearest]!;
   });
   return out;

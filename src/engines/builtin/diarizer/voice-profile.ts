@@ -40,7 +40,7 @@ export const DEFAULT_TUNING: ProfileTuning = {
   minVoicedFrames: 40,
   pitchQuantile: 0.6,
   bicScale: 150,
-  bicPerFrame: 0.25,
+  bicPerFrame: 0.5,
   minBicFrames: 200,
 };
 

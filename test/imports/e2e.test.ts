@@ -143,7 +143,7 @@ describe.skipIf(!formats).each(backends())('imports end to end (%s)', (backend) 
           created_at: expect.any(String),
           processing_status: 'completed',
           is_pinned: false,
-          is_unread: expect.any(Boolean),
+          is_unread: true,
           summary_mode: 'builtin',
           summary_template: 'general-summary',
           summary_language: 'en-US',

@@ -111,7 +111,7 @@ function assignSpeakers(pieces: readonly Piece[], numSpeakers?: number): number[
     numSpeakers,
   );
   const size = new Map<number, number>();
-  judged.forEach((p, k) => size.set(clusters[k]!, (size.get(clusters[k]!) ?? 0) + pieces[p]!.profile.frames));
+  for (const [k, p] of judged.entries()) size.set(clusters[k]!, (size.get(clusters[k]!) ?? 0) + pieces[p]!.profile.frames);
   const largest = Math.max(...size.values());
   const trusted = (c: number) => numSpeakers !== undefined || size.get(c)! >= Math.min(MIN_SPEAKER_FRAMES, largest);
   const out = new Array<number>(pieces.length);

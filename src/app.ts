@@ -38,6 +38,7 @@ import { registerSummaryTemplateRoutes } from './summary-templates/routes.js';
 import { tasksOf } from './tasks/module.js';
 import { registerTaskRoutes } from './tasks/routes.js';
 import { registerVersionRoutes } from './version/routes.js';
+import { registerWebRoutes } from './web/routes.js';
 import { createWebhooksModule, subscribeWebhookEvents, type WebhooksModule } from './webhooks/module.js';
 
 /** Everything a feature may depend on. Features get what they need from here, nothing global. */
@@ -150,6 +151,7 @@ export async function buildApp(config: Config, overrides: BuildOverrides = {}): 
     const tasks = tasksOf(deps);
     registerTaskRoutes(http, { auth, tasks: tasks.tasks, speakers: tasks.speakers, blobs: deps.blobs, logger });
     registerImports(deps, http, auth);
+    registerWebRoutes(http);
   }
 
   if (roles.includes('realtime')) {

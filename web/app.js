@@ -33,7 +33,7 @@ async function useKey() {
   showError('');
   try {
     const plan = (await call('GET', '/api/v1/me/plan')).data;
-    $('plan').textContent = plan.mode === 'credit' ? `credit ${plan.credit ?? plan.balance ?? ''}` : plan.mode;
+    $('plan').textContent = plan.mode === 'credit' ? `credit: ${plan.available_credit} points` : `unlimited${plan.plan ? ` (${plan.plan.name})` : ''}`;
     await refreshTasks();
   } catch (err) {
     $('plan').textContent = '';

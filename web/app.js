@@ -33,7 +33,8 @@ async function useKey() {
   showError('');
   try {
     const plan = (await call('GET', '/api/v1/me/plan')).data;
-    $('plan').textContent = plan.mode === 'credit' ? `credit: ${plan.available_credit} points` : `unlimited${plan.plan ? ` (${plan.plan.name})` : ''}`;
+    $('plan').textContent =
+      plan.mode === 'credit' ? `credit: ${plan.available_credit} points` : `unlimited${plan.plan ? ` (${plan.plan.name})` : ''}`;
     await refreshTasks();
   } catch (err) {
     $('plan').textContent = '';

@@ -12,6 +12,7 @@
  * - Diarization on stereo_diarization.wav mixed to mono; the reference is per-channel VAD
  *   (left = one speaker, right = the other). The two voices overlap for ~2 s, and in overlap
  *   either speaker counts as right, with the best mapping of found to reference speakers.
+ *   Then jfk, each LibriVox clip and the clips joined must each stay one speaker; RTF over them.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -21,7 +22,7 @@ import { decodeToPcm } from '../../src/engines/audio/ffmpeg.js';
 import { CATALOG } from '../../src/engines/catalog.js';
 import { wordErrorRate } from '../../src/engines/quality/wer.js';
 import { EngineRegistry } from '../../src/engines/registry.js';
-import type { PcmAudio, SpeechSegment, SttResult } from '../../src/engines/types.js';
+import type { Diarizer, PcmAudio, SpeechSegment, SttResult } from '../../src/engines/types.js';
 import { atLeast, atMost, type BenchRow } from './types.js';
 
 const LIBRIVOX = '/usr/share/pocketsphinx/test/data/librivox';
@@ -143,7 +144,7 @@ async function streamingRows(registry: EngineRegistry, clips: Clip[]): Promise<B
   ];
 }
 
-async function diarizationRows(registry: EngineRegistry, ffmpegPath: string): Promise<BenchRow[]> {
+async function diarizationRows(registry: EngineRegistry, ffmpegPath: string, oneSpeaker: Clip[]): Promise<BenchRow[]> {
   const file = join(SHARED, 'stereo_diarization.wav');
   const diarizer = registry.diarizer();
   const vad = registry.vad();
@@ -185,6 +186,42 @@ async function diarizationRows(registry: EngineRegistry, ffmpegPath: string): Pr
     atLeast(`${diarizer.id} stereo_diarization (mono) speech time to the right speaker`, ids.length === 2 ? best : 0, '%', 90),
     { name: `${diarizer.id} stereo_diarization (mono) time`, value: ms, unit: 'ms' },
     atMost(`${diarizer.id} stereo_diarization (mono) RTF`, ms / 1000 / (mono.samples.length / 16000), 'x realtime', 0.2),
+    ...(await oneSpeakerRows(diarizer, oneSpeaker)),
+  ];
+}
+
+/** Single-speaker recordings (jfk, each LibriVox clip, the clips joined) must stay one speaker; RTF over all of them. */
+async function oneSpeakerRows(diarizer: Diarizer, clips: Clip[]): Promise<BenchRow[]> {
+  if (clips.length === 0) return [];
+  const joined = new Float32Array(clips.reduce((n, c) => n + c.audio.samples.length, 0));
+  let at = 0;
+  for (const c of clips.filter((c) => c.name !== 'jfk')) {
+    joined.set(c.audio.samples, at);
+    at += c.audio.samples.length;
+  }
+  const all = [...clips, { name: 'LibriVox joined', text: '', audio: { sampleRate: 16000, samples: joined.subarray(0, at) } }];
+  let kept = 0;
+  let busyMs = 0;
+  let audioS = 0;
+  const split: string[] = [];
+  for (const c of all) {
+    const t0 = performance.now();
+    const turns = await diarizer.diarize(c.audio);
+    busyMs += performance.now() - t0;
+    audioS += c.audio.samples.length / 16000;
+    const speakers = new Set(turns.map((t) => t.speakerId)).size;
+    if (speakers === 1) kept++;
+    else split.push(`${c.name}: ${speakers}`);
+  }
+  return [
+    {
+      name: `${diarizer.id} one-speaker recordings kept as one speaker${split.length ? ` (split: ${split.join(', ')})` : ''}`,
+      value: kept,
+      unit: `of ${all.length}`,
+      target: `= ${all.length}`,
+      ok: kept === all.length,
+    },
+    atMost(`${diarizer.id} RTF on those (${audioS.toFixed(0)} s)`, busyMs / 1000 / audioS, 'x realtime', 0.2),
   ];
 }
 
@@ -204,7 +241,7 @@ export async function run(): Promise<BenchRow[]> {
     if (jfk) rows.push(...(await fileRows(registry, [jfk], 'jfk')));
     // Every clip at real time (~36 s): p95 over ~10 utterances rather than a handful.
     rows.push(...(await streamingRows(registry, [...(jfk ? [jfk] : []), ...librivox])));
-    rows.push(...(await diarizationRows(registry, config.engines.ffmpegPath)));
+    rows.push(...(await diarizationRows(registry, config.engines.ffmpegPath, [...(jfk ? [jfk] : []), ...librivox])));
     return rows;
   } finally {
     await registry.close();

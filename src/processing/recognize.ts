@@ -49,7 +49,7 @@ export async function recognizeIntoTask(deps: RecognizeDeps, taskId: string, aud
   }
   const segments = await recognizeInWindows(recognizer, audio, language, o);
   const sentences: SentenceInput[] = [];
-  for (const seg of segments) {
+  for (const seg of turns ? segments.flatMap((x) => splitAtTurns(x, turns)) : segments) {
     const raw = seg.text.trim();
     if (!raw) continue;
     const origin = o.glossary ? applyGlossary(raw, language, o.glossary) : raw;
@@ -104,6 +104,30 @@ async function recognizeInWindows(
     start += Math.max(1, length);
   }
   return out;
+}
+
+/**
+ * A segment whose words belong to different speakers becomes one segment per run of words of
+ * one speaker (a recognizer's utterance can span a change of speaker, especially where voices
+ * overlap). Segments without word times stay whole.
+ */
+export function splitAtTurns(seg: FileTranscriptSegment, turns: SpeakerTurn[]): FileTranscriptSegment[] {
+  if (seg.words.length < 2) return [seg];
+  const runs: { speaker: string | null; words: FileTranscriptSegment['words'] }[] = [];
+  for (const w of seg.words) {
+    const speaker = speakerAt(turns, w.startMs, w.endMs);
+    const last = runs.at(-1);
+    if (last && last.speaker === speaker) last.words.push(w);
+    else runs.push({ speaker, words: [w] });
+  }
+  if (runs.length === 1) return [seg];
+  return runs.map((r) => ({
+    text: r.words.map((w) => w.text).join(' '),
+    startMs: r.words[0]!.startMs,
+    endMs: r.words.at(-1)!.endMs,
+    words: r.words,
+    speakerId: r.speaker ?? undefined,
+  }));
 }
 
 /** The speaker who talks longest within [start, end); the nearest turn when none overlaps. */

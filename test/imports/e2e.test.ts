@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { EngineRegistry } from '../../src/engines/registry.js';
 import { api, backends, startTestApp, type TestApp } from '../support/app.js';
-import { convert, haveSharedAudio, JFK } from '../support/audio.js';
+import { convert, haveSharedAudio, JFK, STEREO } from '../support/audio.js';
 import { readSse } from '../tasks/harness.js';
 import { type Receiver, startReceiver, until } from '../webhooks/receiver.js';
 import { builtinImportEngines, upload, watchSse } from './support.js';
@@ -44,6 +44,31 @@ describe.skipIf(!formats).each(backends())('imports end to end (%s)', (backend) 
     const db = t.app.deps.database.db;
     expect(await db.selectFrom('tasks').select('task_id').where('account_id', '=', key.account_id).execute()).toEqual([]);
   });
+
+  it.runIf(backend === 'sqlite')(
+    'multi_speaker: two voices in one utterance become sentences of two speakers; history says diarized; diarization is charged',
+    async () => {
+      const key = await t.app.deps.keys.createKey({ name: 'speakers' });
+      await t.app.deps.billing.grantCredit({ accountId: key.account_id, points: 10, pool: 'account' });
+      const res = await upload(t.url, key.api_key, { file: { path: STEREO }, fields: { recognition_mode: 'multi_speaker' } });
+      expect(res.status).toBe(202);
+      const events = await watchSse(`${t.url}/api/v1/sse/imports/${res.body.data.import_id}/progress`, { 'x-api-key': key.api_key }).done;
+      expect(events.at(-1)!.event, JSON.stringify(events.at(-1))).toBe('completed');
+      const taskId = events.at(-1)!.data.task_id as string;
+      const history = await readSse(`${t.url}/api/v1/sse/history/transcribe/${taskId}?api_key=${key.api_key}`);
+      expect(
+        (history.events.find((e) => e.event === 'init_metadata')!.data as { has_speaker_diarization: boolean }).has_speaker_diarization,
+      ).toBe(true);
+      const speakers = history.events.filter((e) => e.event === 'init_sentence').map((e) => (e.data as { speaker_id: string }).speaker_id);
+      console.log('SPEAKERS', JSON.stringify(history.events.filter((e) => e.event === 'init_sentence').map((e) => e.data)));
+      expect(speakers.length).toBeGreaterThan(0);
+      for (const s of speakers) expect(['1', '2']).toContain(s);
+      const usage = (await api(t.url, 'GET', '/api/v1/me/usage', { key: key.api_key })).body.data as { type: string; points: number }[];
+      expect(usage).toEqual([
+        expect.objectContaining({ type: 'import', points: t.app.deps.billing.prices.importCost(5000, { diarization: true }) }),
+      ]);
+    },
+  );
 
   const cases = backend === 'sqlite' ? (['mp3', 'wav', 'm4a'] as const) : (['mp3'] as const);
   it.each(cases)(

@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
 import { loadConfig } from '../../src/config.js';
 import { apertiumFactory } from '../../src/engines/builtin/apertium.js';
+import { classicDiarizerFactory } from '../../src/engines/builtin/diarizer/index.js';
 import { extractiveSummarizerFactory } from '../../src/engines/builtin/extractive-summarizer.js';
 import { pocketsphinxFileFactory } from '../../src/engines/builtin/pocketsphinx/index.js';
 import { EngineRegistry } from '../../src/engines/registry.js';
@@ -10,11 +11,11 @@ import type { AnyEngine } from '../../src/engines/types.js';
 import { createLogger } from '../../src/platform/logging.js';
 import { parseSseBlock } from '../support/sse.js';
 
-/** PocketSphinx (file), Apertium and the extractive summarizer: what a fresh machine has. */
+/** PocketSphinx (file), Apertium, the extractive summarizer and the classic diarizer: what a fresh machine has. */
 export async function builtinImportEngines(): Promise<EngineRegistry> {
   const ctx = { config: loadConfig({}), modelsDir: '/nowhere', logger: createLogger('silent') };
   const out: AnyEngine[] = [];
-  for (const f of [pocketsphinxFileFactory, apertiumFactory, extractiveSummarizerFactory]) {
+  for (const f of [pocketsphinxFileFactory, apertiumFactory, extractiveSummarizerFactory, classicDiarizerFactory]) {
     const e = await f.create(ctx as never);
     if ('unavailable' in e) throw new Error(`${f.id} unavailable: ${e.unavailable}`);
     out.push(e as AnyEngine);

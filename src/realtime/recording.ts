@@ -9,6 +9,7 @@ import { closeSync, mkdirSync, openSync, rmSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { WebmStreamDecoder } from '../engines/audio/stream.js';
+import { EngineError } from '../engines/errors.js';
 import type { EngineRegistry } from '../engines/registry.js';
 import type { RecognizerStream, SttResult } from '../engines/types.js';
 import { applyGlossary, dictionaryFor, type Glossary, translateWithDictionary } from '../glossary/index.js';
@@ -149,7 +150,9 @@ export class Recording {
       });
     } catch (err) {
       this.deps.logger.error({ err, language }, 'recognizer did not open');
-      throw new AppError('stt_start_failed', { variant: 'websocket', details: { language } });
+      // The engine's own code when it has one (stt_init_failed: every decoder busy), else stt_start_failed.
+      const code = err instanceof EngineError ? err.code : 'stt_start_failed';
+      throw new AppError(code, { variant: 'websocket', message: (err as Error).message, details: { language } });
     }
   }
 
@@ -243,6 +246,8 @@ export class Recording {
         speaker_id: r.speakerId ?? null,
         detected_language: r.detectedLanguage ?? null,
         start_time: mmss(startMs),
+        // Extension: the audio position (ms from the recording's start) the result covers up to.
+        end_ms: offsetMs + r.endMs,
       },
     });
     if (!r.isFinal) return;

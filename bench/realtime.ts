@@ -1,0 +1,190 @@
+/**
+ * bench:realtime: N concurrent live sessions, each a real WebSocket client streaming real
+ * speech (jfk.flac as 16 kHz PCM) at real-time pace in 100 ms chunks to a server running as
+ * its own process (`src/main.ts`, built-in engines, SQLite). For N = 1, 2, 4, ... it reports
+ * the interim latency (arrival of an interim result minus the send time of the chunk that
+ * completed the audio it covers, from the result's `end_ms`), p50/p95/max, and the server's
+ * resident memory; it prints the largest N whose p95 stays under 500 ms and the memory per
+ * session (peak growth over the idle server, divided by N; decoders stay loaded in the pool).
+ * A warm-up session runs first; one level over target may be noise on a shared machine, two
+ * in a row end the run. Clients and server share this machine's cores: note the load average.
+ *
+ * Usage: npm run -s bench:realtime [-- --max 32 --passes 1]
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { cpus, loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import WebSocket from 'ws';
+import { JFK } from '../test/support/audio.js';
+import { freePort, rssBytes, startServer } from '../test/support/server.js';
+
+const TARGET_P95_MS = 500;
+const CHUNK_MS = 100;
+const CHUNK_BYTES = 32 * CHUNK_MS;
+const arg = (name: string, fallback: number) => {
+  const i = process.argv.indexOf(`--${name}`);
+  return i > 0 ? Number(process.argv[i + 1]) : fallback;
+};
+const MAX_N = arg('max', 32);
+const PASSES = arg('passes', 2); // JFK played this many times per session
+
+interface SessionResult {
+  latencies: number[];
+  finals: number;
+  errors: string[];
+}
+
+const pcm = execFileSync('ffmpeg', ['-v', 'error', '-i', JFK, '-f', 's16le', '-ar', '16000', '-ac', '1', 'pipe:1'], {
+  maxBuffer: 64 << 20,
+});
+
+async function ticket(base: string, key: string): Promise<string> {
+  const r = await fetch(`${base}/api/v1/auth/ticket`, { method: 'POST', headers: { 'x-api-key': key } });
+  const body = (await r.json()) as { data: { ticket: string } };
+  if (r.status !== 200) throw new Error(`ticket ${r.status}: ${JSON.stringify(body)}`);
+  return body.data.ticket;
+}
+
+/** One client: connect, start, stream at real-time pace, stop, wait for task_complete. */
+async function session(base: string, key: string): Promise<SessionResult> {
+  const out: SessionResult = { latencies: [], finals: 0, errors: [] };
+  const ws = new WebSocket(`${base.replace('http', 'ws')}/ws`, [`ticket.${await ticket(base, key)}`]);
+  const sentAt: number[] = []; // sentAt[i]: when the chunk ending at (i + 1) * CHUNK_MS of audio was sent
+  let started: () => void = () => {};
+  let completed: () => void = () => {};
+  const startedP = new Promise<void>((r) => {
+    started = r;
+  });
+  const completedP = new Promise<void>((r) => {
+    completed = r;
+  });
+  ws.on('message', (raw) => {
+    const m = JSON.parse(raw.toString()) as { type: string; data: Record<string, unknown> & { origin?: Record<string, unknown> } };
+    const now = performance.now();
+    if (m.type === 'error') {
+      out.errors.push(String(m.data.error_code));
+      if (m.data.severity !== 'warning') started();
+      return;
+    }
+    if (m.data.action === 'session_started') started();
+    if (m.data.action === 'task_complete') completed();
+    if (m.data.action === 'result' && m.data.origin) {
+      if (m.data.origin.is_final) out.finals++;
+      else {
+        const i = Math.ceil(Number(m.data.origin.end_ms) / CHUNK_MS) - 1;
+        const t = sentAt[i];
+        if (t !== undefined) out.latencies.push(now - t);
+      }
+    }
+  });
+  await new Promise((resolve, reject) => {
+    ws.once('open', resolve);
+    ws.once('error', reject);
+  });
+  ws.send(JSON.stringify({ type: 'voice-translation', data: { action: 'start', type: 'transcribe', transcription_languages: ['en'] } }));
+  await startedP;
+  if (out.errors.some((e) => e !== 'stt_silence_warning')) {
+    ws.close();
+    return out;
+  }
+  // Real-time pace against an absolute schedule, so timer drift does not slow the stream.
+  const t0 = performance.now();
+  let k = 0;
+  for (let pass = 0; pass < PASSES; pass++) {
+    for (let i = 0; i < pcm.length; i += CHUNK_BYTES, k++) {
+      const wait = t0 + k * CHUNK_MS - performance.now();
+      if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+      ws.send(
+        JSON.stringify({
+          type: 'voice-translation',
+          data: { action: 'audio', audio: pcm.subarray(i, i + CHUNK_BYTES).toString('base64') },
+        }),
+      );
+      sentAt.push(performance.now());
+    }
+  }
+  ws.send(JSON.stringify({ type: 'voice-translation', data: { action: 'stop' } }));
+  await Promise.race([completedP, new Promise((r) => setTimeout(r, 60_000))]);
+  ws.close();
+  return out;
+}
+
+function percentile(sorted: number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))] ?? Number.NaN;
+}
+
+async function main(): Promise<void> {
+  const work = mkdtempSync(join(tmpdir(), 'parley-bench-realtime-'));
+  const port = await freePort();
+  const server = startServer({
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    PARLEY_DATA_DIR: join(work, 'data'),
+    LOG_LEVEL: 'warn',
+    PARLEY_STARTER_CREDIT: '1000000',
+    // Enough decoders that the pool is not the limit (each ~60 MB, loaded on first use).
+    PARLEY_POCKETSPHINX_DECODERS: String(MAX_N),
+    DATABASE_URL: '',
+    REDIS_URL: '',
+  });
+  const base = `http://127.0.0.1:${port}`;
+  try {
+    await server.ready;
+    const key = /svc_[A-Za-z0-9]{32}/.exec(server.output())?.[0];
+    if (!key) throw new Error(`no first-start key:\n${server.output()}`);
+    const pid = server.child.pid as number;
+    const mb = (b: number) => (b / 1024 / 1024).toFixed(1);
+    console.log(
+      `bench:realtime on ${cpus().length} cores, load average ${loadavg()
+        .map((l) => l.toFixed(2))
+        .join(' ')}; jfk.flac ${(pcm.length / 32_000).toFixed(1)} s x ${PASSES} per session, ${CHUNK_MS} ms chunks at real time`,
+    );
+    const baseline = await rssBytes(pid);
+    console.log(`server RSS before any session: ${mb(baseline)} MB`);
+    // Warm-up (JIT, first decoder load), not counted.
+    await session(base, key);
+    let best: { n: number; perSession: number } | null = null;
+    let failedInRow = 0;
+    for (let n = 1; n <= MAX_N; n = n < 2 ? 2 : n < 4 ? 4 : n + (n < 8 ? 2 : 4)) {
+      let peak = await rssBytes(pid);
+      const before = peak;
+      const sampler = setInterval(() => {
+        void rssBytes(pid).then((b) => {
+          peak = Math.max(peak, b);
+        });
+      }, 200);
+      const results = await Promise.all(Array.from({ length: n }, () => session(base, key)));
+      clearInterval(sampler);
+      const lat = results.flatMap((r) => r.latencies).sort((a, b) => a - b);
+      const errors = results.flatMap((r) => r.errors).filter((e) => e !== 'stt_silence_warning');
+      const p95 = percentile(lat, 95);
+      const ok = errors.length === 0 && lat.length > 0 && p95 < TARGET_P95_MS;
+      const perSession = (peak - Math.min(before, baseline)) / n;
+      console.log(
+        `N=${String(n).padStart(2)}: interim latency p50 ${percentile(lat, 50).toFixed(0)} ms, p95 ${p95.toFixed(0)} ms, max ${(lat.at(-1) ?? Number.NaN).toFixed(0)} ms over ${lat.length} interims, ${results.reduce((s, r) => s + r.finals, 0)} finals; server RSS peak ${mb(peak)} MB (${mb(perSession)} MB/session); load ${loadavg()[0]!.toFixed(2)}${errors.length ? `; errors: ${[...new Set(errors)].join(', ')}` : ''}${ok ? '' : '  <- over target'}`,
+      );
+      // The machine is shared: one level over target may be noise, two in a row end the run.
+      if (!ok) {
+        if (++failedInRow === 2) break;
+        continue;
+      }
+      failedInRow = 0;
+      best = { n, perSession };
+    }
+    if (best) {
+      console.log(
+        `largest N with interim p95 < ${TARGET_P95_MS} ms: ${best.n} (memory ${mb(best.perSession)} MB per session, PocketSphinx decoder included)`,
+      );
+    } else console.log(`no N kept interim p95 under ${TARGET_P95_MS} ms`);
+  } finally {
+    server.child.kill('SIGTERM');
+    await new Promise((r) => server.child.once('exit', r));
+    rmSync(work, { recursive: true, force: true });
+  }
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});

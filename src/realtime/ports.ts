@@ -100,7 +100,7 @@ export function realtimePortsOf(deps: AppDeps): RealtimePorts {
           const points = deps.billing.prices.recordingMinute({
             translationLanguages: start.realtimeTranslation ? start.translationLanguages.length : 0,
           });
-          await deps.billing.charge(usageId, { idempotencyKey: `m${index}`, points, minutes: 1 });
+          await exhaustedOnRefusal(deps, principal, deps.billing.charge(usageId, { idempotencyKey: `m${index}`, points, minutes: 1 }));
         },
         endUsage: async (usageId) => {
           await deps.billing.endUsage(usageId);
@@ -137,7 +137,7 @@ export function realtimePortsOf(deps: AppDeps): RealtimePorts {
       const minute = deps.billing.prices.recordingMinute({
         translationLanguages: start.realtimeTranslation ? start.translationLanguages.length : 0,
       });
-      await deps.billing.assertCanAfford(principal, minute, standing);
+      await exhaustedOnRefusal(deps, principal, deps.billing.assertCanAfford(principal, minute, standing));
     },
     async consumeTicket(ticket) {
       const r = await deps.tickets.consumeTicket(ticket);
@@ -179,5 +179,22 @@ async function assertCanContinue(deps: AppDeps, principal: Principal, minutesUse
       message: `A session may last at most ${max} minutes; the recording was stopped.`,
       details: { limit: 'max_session_minutes', max_session_minutes: max },
     });
+  }
+}
+
+/**
+ * credit.exhausted also goes out when a recording cannot start or continue for lack of credit
+ * (spec webhooks table); not for a key's own monthly limit, which leaves the account's credit.
+ */
+async function exhaustedOnRefusal<T>(deps: AppDeps, principal: Principal, charge: Promise<T>): Promise<T> {
+  try {
+    return await charge;
+  } catch (err) {
+    if (err instanceof AppError && err.code === 'auth_quota_exceeded' && err.details?.budget_scope !== 'key_monthly_limit') {
+      await deps.billing
+        .notifyExhausted(principal.accountId)
+        .catch((e: unknown) => deps.logger.error({ err: e }, 'credit.exhausted failed'));
+    }
+    throw err;
   }
 }

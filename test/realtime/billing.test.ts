@@ -1,10 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CREDIT_EXHAUSTED, type CreditExhaustedEvent } from '../../src/billing/events.js';
 import { loadConfig } from '../../src/config.js';
 import { pocketsphinxStreamingFactory } from '../../src/engines/builtin/pocketsphinx/index.js';
 import { EngineRegistry } from '../../src/engines/registry.js';
 import type { AnyEngine } from '../../src/engines/types.js';
 import { createLogger } from '../../src/platform/logging.js';
-import { backends, startTestApp, type TestApp } from '../support/app.js';
+import { realKey } from '../billing/support.js';
+import { api, backends, startTestApp, type TestApp } from '../support/app.js';
 import { connect, ticketAndKey } from './support.js';
 
 // A billed minute is shortened to one second of audio by configuration (the clock path is real).
@@ -41,6 +43,30 @@ describe.each(backends())('live billing per minute (%s)', (backend) => {
     expect(await t.app.deps.billing.monthlySpent(keyId)).toBeCloseTo(minute * 2, 5);
     cl.ws.close();
   }, 60_000);
+
+  it('an account whose credit runs out mid-recording: stt_quota_exceeded and credit.exhausted (cause refused)', async () => {
+    const k = await realKey(t);
+    const minute = t.app.deps.billing.prices.recordingMinute();
+    // One and a half minutes: minute 0 leaves credit (no zero crossing), minute 1 cannot be covered.
+    await t.app.deps.billing.grantCredit({ accountId: k.accountId, points: minute * 1.5, pool: 'account' });
+    const exhausted: CreditExhaustedEvent[] = [];
+    const off = t.app.deps.bus.subscribe(CREDIT_EXHAUSTED, (m) => exhausted.push(m as CreditExhaustedEvent));
+    const r = await api(t.url, 'POST', '/api/v1/auth/ticket', { key: k.key });
+    const cl = await connect(t, [`ticket.${r.body.data.ticket}`]);
+    cl.send({ type: 'voice-translation', data: { action: 'start', type: 'transcribe', transcription_languages: ['en'] } });
+    await cl.next((m) => m.data?.action === 'session_started', 10_000);
+    for (let i = 0; i < 3; i++) {
+      cl.send({ type: 'voice-translation', data: { action: 'audio', audio: Buffer.alloc(32_000).toString('base64') } });
+      await new Promise((res) => setTimeout(res, 300));
+    }
+    const quota = await cl.next((m) => m.type === 'error' && m.data.error_code === 'stt_quota_exceeded', 10_000);
+    expect(quota.data.details).toMatchObject({ minute: 1 });
+    await cl.next((m) => m.data?.action === 'task_complete', 20_000);
+    await new Promise((res) => setTimeout(res, 200));
+    off();
+    expect(exhausted.filter((e) => e.accountId === k.accountId)).toEqual([expect.objectContaining({ cause: 'refused' })]);
+    cl.ws.close();
+  }, 30_000);
 
   it('audio faster than 4x real time is refused with invalid_data (audio_rate), not buffered', async () => {
     const { ticket } = await ticketAndKey(t);

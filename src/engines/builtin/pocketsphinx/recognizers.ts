@@ -23,6 +23,17 @@ const RATE = 16_000;
 const FRAME_MS = 10;
 /** Interim hypotheses at least this often (ms of audio). */
 const INTERIM_EVERY_MS = 200;
+/**
+ * Audio is decoded in pieces of at most this many samples (100 ms) and the hypothesis is
+ * read after each: a client sending larger chunks still gets interims every 200 ms of audio.
+ */
+const PIECE_SAMPLES = 1600;
+/**
+ * The VAD reports an end of speech once this much silence followed it (silero-vad.ts,
+ * minSilenceSeconds). Within one large chunk, the utterance is closed this long after the
+ * reported end, where a stream of small chunks would have closed it.
+ */
+const ENDPOINT_SILENCE_MS = 400;
 /** A final is forced when an utterance runs this long without an endpoint. */
 const MAX_UTTERANCE_MS = 20_000;
 /** Audio kept on each side of a VAD segment for files (word onsets are soft). */
@@ -111,7 +122,7 @@ export class PocketSphinxStreamingRecognizer implements StreamingRecognizer {
   async open(options: StreamingSttOptions): Promise<RecognizerStream> {
     let timer: NodeJS.Timeout | undefined;
     const decoder = await Promise.race([
-      this.pool.acquire(),
+      this.pool.acquire('stream'),
       new Promise<never>((_, reject) => {
         timer = setTimeout(
           () => reject(new EngineError('stt_init_failed', 'all PocketSphinx decoders are busy', { retryable: true, engineId: this.id })),
@@ -123,13 +134,19 @@ export class PocketSphinxStreamingRecognizer implements StreamingRecognizer {
   }
 }
 
-/** One live stream: the decoder is always inside an utterance; VAD endpoints close it. */
+/**
+ * One live stream: the decoder is always inside an utterance; VAD endpoints close it. An
+ * interim goes out as soon as the hypothesis changes (at most once per 100 ms piece), and
+ * at least every 200 ms of audio while there is text: the first words of an utterance are
+ * not held back until the next 200 ms mark.
+ */
 class PocketSphinxStream implements RecognizerStream {
   private queue: Promise<void> = Promise.resolve();
   private readonly vadStream;
   private fedMs = 0;
   private utteranceStartMs = 0;
   private sinceInterimMs = 0;
+  private lastInterim = '';
   private done = false;
   private failed = false;
 
@@ -146,23 +163,34 @@ class PocketSphinxStream implements RecognizerStream {
   write(pcm: Int16Array): void {
     if (this.done || this.failed || pcm.length === 0) return;
     const chunk = pcm.slice(); // the caller may reuse its buffer
-    const events = this.vadStream.write(toFloat32(chunk));
-    const endpoint = events.some((e) => e.type === 'speech_end');
+    const endpoints = this.vadStream
+      .write(toFloat32(chunk))
+      .filter((e) => e.type === 'speech_end')
+      .map((e) => e.atMs + ENDPOINT_SILENCE_MS);
     this.enqueue(async () => {
-      await this.decoder.process(chunk);
-      const ms = (chunk.length / RATE) * 1000;
-      this.fedMs += ms;
-      this.sinceInterimMs += ms;
-      if (endpoint || this.fedMs - this.utteranceStartMs >= MAX_UTTERANCE_MS) {
-        await this.finalize(true);
-      } else if (this.options.interimResults && this.sinceInterimMs >= INTERIM_EVERY_MS) {
-        this.sinceInterimMs = 0;
-        const text = this.decoder.hypothesis();
-        if (text) {
-          this.options.onResult({ text, isFinal: false, startMs: Math.round(this.utteranceStartMs), endMs: Math.round(this.fedMs) });
-        }
+      for (let at = 0; at < chunk.length; at += PIECE_SAMPLES) {
+        const piece = chunk.subarray(at, at + PIECE_SAMPLES);
+        await this.decoder.process(piece);
+        const ms = (piece.length / RATE) * 1000;
+        this.fedMs += ms;
+        this.sinceInterimMs += ms;
+        const last = at + PIECE_SAMPLES >= chunk.length;
+        // Every endpoint the VAD found in this chunk closes an utterance, at the latest when the chunk ends.
+        if (endpoints.length > 0 && (this.fedMs >= endpoints[0]! || last)) {
+          endpoints.shift();
+          await this.finalize(true);
+        } else if (this.fedMs - this.utteranceStartMs >= MAX_UTTERANCE_MS) await this.finalize(true);
+        else if (this.options.interimResults) this.interim();
       }
     });
+  }
+
+  private interim(): void {
+    const text = this.decoder.hypothesis();
+    if (!text || (text === this.lastInterim && this.sinceInterimMs < INTERIM_EVERY_MS)) return;
+    this.lastInterim = text;
+    this.sinceInterimMs = 0;
+    this.options.onResult({ text, isFinal: false, startMs: Math.round(this.utteranceStartMs), endMs: Math.round(this.fedMs) });
   }
 
   private enqueue(task: () => Promise<void>): void {
@@ -193,6 +221,7 @@ class PocketSphinxStream implements RecognizerStream {
     }
     this.utteranceStartMs = this.fedMs;
     this.sinceInterimMs = 0;
+    this.lastInterim = '';
     if (reopen) this.decoder.startUtterance();
   }
 

@@ -1,0 +1,58 @@
+/**
+ * The PocketSphinx decoder pool with its two profiles (file: two-pass search; stream: one
+ * pass, so finals do not hold up the next utterance), on real decoders.
+ */
+import { describe, expect, it } from 'vitest';
+import { DecoderPool, modelsInstalled, type PsDecoder } from '../../src/engines/builtin/pocketsphinx/native.js';
+
+const settle = () => new Promise((r) => setTimeout(r, 20));
+
+describe.skipIf(!modelsInstalled())('PocketSphinx decoder pool', () => {
+  it('reuses a decoder of the asked profile, and frees an idle one of the other profile when full', async () => {
+    const pool = new DecoderPool(1);
+    try {
+      const file = await pool.acquire('file');
+      expect(file.profile).toBe('file');
+      pool.release(file);
+      const stream = await pool.acquire('stream');
+      expect(stream.profile).toBe('stream');
+      expect(stream).not.toBe(file);
+      pool.release(stream);
+      expect(await pool.acquire('stream')).toBe(stream);
+      pool.release(stream);
+    } finally {
+      pool.close();
+    }
+  }, 30_000);
+
+  it('hands a released decoder to a waiter of its profile first, then loads one for a waiter of the other', async () => {
+    const pool = new DecoderPool(1);
+    try {
+      const first = await pool.acquire('file');
+      const got: PsDecoder[] = [];
+      const streamWaiter = pool.acquire('stream').then((d) => got.push(d));
+      const fileWaiter = pool.acquire('file').then((d) => got.push(d));
+      await settle();
+      expect(got).toEqual([]);
+      pool.release(first);
+      await fileWaiter;
+      expect(got).toEqual([first]);
+      pool.release(first);
+      await streamWaiter;
+      expect(got[1]!.profile).toBe('stream');
+      pool.release(got[1]!);
+    } finally {
+      pool.close();
+    }
+  }, 30_000);
+
+  it('close refuses waiters and later acquisitions', async () => {
+    const pool = new DecoderPool(1);
+    const busy = await pool.acquire('stream');
+    const waiter = pool.acquire('stream');
+    pool.close();
+    await expect(waiter).rejects.toThrow('pool closed');
+    await expect(pool.acquire('file')).rejects.toThrow('pool closed');
+    pool.release(busy);
+  }, 30_000);
+});

@@ -1,98 +1,147 @@
+/**
+ * The issue's end-to-end check, on real engines at real-time pace through a real WebSocket
+ * client, for PCM (base64 audio actions) and for WebM/Opus (MediaRecorder-like binary chunks
+ * produced by ffmpeg from the same speech): interims before each final, "country" in the
+ * finals, Spanish translations equal to the engine's, the completed task in the list, the
+ * history SSE matching the finals, a signed recording.completed webhook, the usage row in
+ * progress while recording and ending at minutes x price, and the balance dropping as much.
+ */
 import { execFileSync } from 'node:child_process';
+import { createHmac } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config.js';
-import { pocketsphinxStreamingFactory } from '../../src/engines/builtin/pocketsphinx/index.js';
-import { EngineRegistry } from '../../src/engines/registry.js';
-import type { AnyEngine } from '../../src/engines/types.js';
-import { createLogger } from '../../src/platform/logging.js';
 import { tasksOf } from '../../src/tasks/module.js';
-import { backends, type TestApp } from '../support/app.js';
-import { connect, type Msg, startLiveApp, ticketFor } from './support.js';
+import { api, backends, type TestApp } from '../support/app.js';
+import { parseSseBlock } from '../support/sse.js';
+import { type Receiver, startReceiver, until } from '../webhooks/receiver.js';
+import { type Client, connect, JFK, jfkPcm, type Msg, startLiveApp, startSession, streamPcm, ticketFor, vt } from './support.js';
 
-const JFK = new URL('../../../shared/audio/jfk.flac', import.meta.url).pathname;
 const haveAudio = existsSync(JFK);
 if (!haveAudio) console.warn(`skipped: ${JFK} is absent (../shared/audio holds the test recordings)`);
 
-describe.skipIf(!haveAudio).each(backends())('live recording end to end (%s, jfk.flac at 2x real time)', (backend) => {
+/** WebM/Opus of the same speech, sent as MediaRecorder would: a chunk every 250 ms of audio. */
+async function streamWebm(cl: Client, seconds: number): Promise<void> {
+  const webm = execFileSync('ffmpeg', ['-v', 'error', '-i', JFK, '-c:a', 'libopus', '-f', 'webm', 'pipe:1'], { maxBuffer: 16 << 20 });
+  const chunks = Math.ceil(seconds * 4);
+  const size = Math.ceil(webm.length / chunks);
+  const t0 = performance.now();
+  for (let k = 0; k < chunks; k++) {
+    const wait = t0 + k * 250 - performance.now();
+    if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+    cl.ws.send(webm.subarray(k * size, (k + 1) * size));
+  }
+}
+
+async function history(base: string, key: string, taskId: string) {
+  const res = await fetch(`${base}/api/v1/sse/history/transcribe/${taskId}`, { headers: { 'x-api-key': key } });
+  const text = await res.text();
+  return text
+    .split('\n\n')
+    .map((b) => parseSseBlock(b.trim()))
+    .filter((e) => e !== null);
+}
+
+describe.skipIf(!haveAudio).each(backends())('live recording end to end (%s, jfk.flac at real-time pace)', (backend) => {
   let t: TestApp;
+  let rx: Receiver;
   beforeAll(async () => {
-    const ctx = { config: loadConfig({}), modelsDir: '/nowhere', logger: createLogger('silent') };
-    const e = await pocketsphinxStreamingFactory.create(ctx as never);
-    if ('unavailable' in e) throw new Error(`PocketSphinx unavailable: ${e.unavailable}`);
-    t = await startLiveApp(backend, { engines: EngineRegistry.fromEngines([e as AnyEngine]) });
+    rx = await startReceiver();
+    t = await startLiveApp(backend);
+  }, 60_000);
+  afterAll(async () => {
+    await t?.close();
+    await rx?.close();
   });
-  afterAll(() => t?.close());
 
-  it('streams base64 PCM, gets interims before a final with "country", and completes the task', async () => {
-    const pcm = execFileSync('ffmpeg', ['-v', 'error', '-i', JFK, '-f', 's16le', '-ar', '16000', '-ac', '1', 'pipe:1'], {
-      maxBuffer: 64 << 20,
-    });
+  it.each(['pcm', 'webm'] as const)(
+    '%s: results, translations, task, history, webhook, usage and balance',
+    async (format) => {
+      const created = await t.app.deps.keys.createKey({ webhookUrl: rx.url });
+      const key = created.api_key;
+      await t.app.deps.billing.grantCredit({ accountId: created.account_id, points: 50, pool: 'account' });
+      const credit = async () => (await api(t.url, 'GET', '/api/v1/me/plan', { key })).body.data.available_credit as number;
+      const before = await credit();
+      const r = await api(t.url, 'POST', '/api/v1/auth/ticket', { key });
+      const cl = await connect(t, [`ticket.${r.body.data.ticket}`]);
+      const started = await startSession(cl, { translation_languages: ['es'], name: `JFK ${format}`, audio_format: format });
+      const taskId = started.data.task_id as string;
+
+      const sending = format === 'pcm' ? streamPcm(cl, jfkPcm(), 1) : streamWebm(cl, 11);
+      await new Promise((res) => setTimeout(res, 3000));
+      const during = (await api(t.url, 'GET', '/api/v1/me/usage', { key })).body.data.find(
+        (u: { task_id: string }) => u.task_id === taskId,
+      );
+      expect(during).toMatchObject({ type: 'recording', in_progress: true, ended_at: null });
+      await sending;
+      cl.send(vt('stop'));
+      const done = await cl.next((m) => m.data?.action === 'task_complete', 60_000);
+      expect(done.data).toMatchObject({ task_id: taskId, status: 'completed' });
+      expect(done.data.duration_ms).toBeGreaterThan(10_500);
+
+      // Interims before the final of the same sid; the finals say "country".
+      const results = cl.messages.filter((m: Msg) => m.data?.action === 'result').map((m) => m.data.origin);
+      const finals = results.filter((o) => o.is_final);
+      expect(finals.length).toBeGreaterThan(0);
+      const firstFinal = results.findIndex((o) => o.is_final);
+      expect(results.slice(0, firstFinal).some((o) => !o.is_final && o.sid === results[firstFinal].sid)).toBe(true);
+      expect(finals.map((o) => o.text.toLowerCase()).join(' ')).toContain('country');
+
+      // Each final's Spanish translation is what the translation engine gives for its text.
+      const translator = t.app.deps.engines.translator('en', 'es')!;
+      for (const f of finals) {
+        const live = cl.messages.find((m) => m.data?.action === 'translation' && m.data.sid === f.sid && m.data.language === 'es');
+        expect(live?.data.text).toBe(await translator.translate(f.text, { from: 'en', to: 'es' }));
+      }
+
+      // The task is listed as completed, and its history replays the finals and their translations.
+      const list = await api(t.url, 'GET', `/api/v1/tasks?status=completed&task_ids[]=${taskId}`, { key });
+      expect(list.body.data.tasks).toEqual([
+        expect.objectContaining({ task_id: taskId, processing_status: 'completed', title: `JFK ${format}` }),
+      ]);
+      const sentences = (await history(t.url, key, taskId)).filter((e) => e.event === 'init_sentence').map((e) => e.data);
+      expect(sentences.map((s) => s.origin)).toEqual(finals.map((o) => o.text));
+      expect(sentences.map((s) => s.translations?.es)).toEqual(
+        finals.map((o) => cl.messages.find((m) => m.data?.action === 'translation' && m.data.sid === o.sid)?.data.text),
+      );
+
+      // A signed recording.completed webhook to the key that obtained the ticket.
+      await until(
+        () => rx.received.some((x) => x.json?.event === 'recording.completed' && x.json.data.task_id === taskId),
+        15_000,
+        'webhook',
+      );
+      const hook = rx.received.find((x) => x.json?.event === 'recording.completed' && x.json.data.task_id === taskId)!;
+      const expected = `sha256=${createHmac('sha256', created.webhook_secret).update(`${hook.headers['x-svc-timestamp']}.${hook.body}`).digest('hex')}`;
+      expect(hook.headers['x-svc-signature']).toBe(expected);
+      expect(hook.json.data).toMatchObject({ task_id: taskId, type_source: 'realtime', duration_ms: done.data.duration_ms });
+
+      // The usage row ended at minutes x price, and the balance dropped by as much.
+      const minutes = Math.ceil(done.data.duration_ms / 60_000);
+      const price = t.app.deps.billing.prices.recordingMinute({ translationLanguages: 1 });
+      const after = (await api(t.url, 'GET', '/api/v1/me/usage', { key })).body.data.find((u: { task_id: string }) => u.task_id === taskId);
+      expect(after).toMatchObject({ in_progress: false, refunded: false });
+      expect(after.points).toBeCloseTo(minutes * price, 5);
+      expect(before - (await credit())).toBeCloseTo(minutes * price, 5);
+      cl.ws.close();
+    },
+    120_000,
+  );
+
+  it('stop with no audio fails the task with failure source no_audio; the connection can start again', async () => {
     const cl = await connect(t, [`ticket.${await ticketFor(t)}`]);
-    cl.send({ type: 'voice-translation', data: { action: 'start', type: 'transcribe', transcription_languages: ['en'], name: 'JFK' } });
-    const started = await cl.next((m) => m.data?.action === 'session_started' || m.type === 'error', 10_000);
-    expect(started.data).toMatchObject({ action: 'session_started', recording_type: 'transcribe', recognition_mode: 'single' });
-    const chunk = 3200; // 100 ms
-    for (let i = 0; i < pcm.length; i += chunk) {
-      cl.send({ type: 'voice-translation', data: { action: 'audio', audio: pcm.subarray(i, i + chunk).toString('base64') } });
-      await new Promise((r) => setTimeout(r, 50)); // 2x real time
-    }
-    cl.send({ type: 'voice-translation', data: { action: 'stop' } });
-    const done = await cl.next((m) => m.data?.action === 'task_complete', 60_000);
-    expect(done.data).toMatchObject({ task_id: started.data.task_id, status: 'completed' });
-
-    const results = cl.messages.filter((m: Msg) => m.data?.action === 'result').map((m) => m.data.origin);
-    const firstFinal = results.findIndex((r) => r.is_final);
-    expect(firstFinal).toBeGreaterThan(0);
-    expect(results.slice(0, firstFinal).some((r) => !r.is_final && r.sid === results[firstFinal].sid)).toBe(true);
-    const finals = results.filter((r) => r.is_final).map((r) => r.text.toLowerCase());
-    expect(finals.join(' ')).toContain('country');
-    expect(results[0].start_time).toMatch(/^\d\d:\d\d$/);
-    expect(cl.messages.some((m) => m.data?.action === 'status' && m.data.status === 'ended')).toBe(true);
-
-    const task = await tasksOf(t.app.deps).store.getTask(started.data.task_id);
-    expect(task).toMatchObject({ processingStatus: 'completed', title: 'JFK' });
-    expect(task?.audioKey).toBeTruthy();
-    cl.ws.close();
-  }, 90_000);
-
-  it('stop with no audio fails the task with failure source no_audio', async () => {
-    const cl = await connect(t, [`ticket.${await ticketFor(t)}`]);
-    cl.send({ type: 'voice-translation', data: { action: 'start', type: 'transcribe', transcription_languages: ['en'] } });
-    const started = await cl.next((m) => m.data?.action === 'session_started', 10_000);
-    cl.send({ type: 'voice-translation', data: { action: 'pause' } });
-    cl.send({ type: 'voice-translation', data: { action: 'pause' } });
+    const started = await startSession(cl, {});
+    cl.send(vt('pause'));
+    cl.send(vt('pause'));
     expect((await cl.next((m) => m.type === 'error')).data).toMatchObject({ error_code: 'session_already_paused', severity: 'warning' });
-    cl.send({ type: 'voice-translation', data: { action: 'resume' } });
-    cl.send({ type: 'voice-translation', data: { action: 'resume' } });
+    cl.send(vt('resume'));
+    cl.send(vt('resume'));
     expect((await cl.next((m) => m.type === 'error')).data.error_code).toBe('session_not_paused');
-    cl.send({ type: 'voice-translation', data: { action: 'stop' } });
+    cl.send(vt('stop'));
     const done = await cl.next((m) => m.data?.action === 'task_complete', 20_000);
     expect(done.data.status).toBe('failed');
     const task = await tasksOf(t.app.deps).store.getTask(started.data.task_id);
-    expect(task?.processingStatus).toBe('failed');
-    // The same connection can start again after the previous recording ended.
-    cl.send({ type: 'voice-translation', data: { action: 'start', type: 'transcribe', transcription_languages: ['en'] } });
-    expect((await cl.next((m) => m.data?.action === 'session_started' || m.type === 'error', 10_000)).data.action).toBe('session_started');
-    cl.ws.close();
-  }, 60_000);
-
-  it('webm audio (binary frames) is decoded as it arrives', async () => {
-    const webm = execFileSync('ffmpeg', ['-v', 'error', '-t', '4', '-i', JFK, '-c:a', 'libopus', '-f', 'webm', 'pipe:1'], {
-      maxBuffer: 16 << 20,
-    });
-    const cl = await connect(t, [`ticket.${await ticketFor(t)}`]);
-    cl.send({
-      type: 'voice-translation',
-      data: { action: 'start', type: 'transcribe', transcription_languages: ['en'], audio_format: 'webm' },
-    });
-    const started = await cl.next((m) => m.data?.action === 'session_started', 10_000);
-    for (let i = 0; i < webm.length; i += 4000) cl.ws.send(webm.subarray(i, i + 4000)); // binary frames (extension)
-    await new Promise((r) => setTimeout(r, 500));
-    cl.send({ type: 'voice-translation', data: { action: 'stop' } });
-    const done = await cl.next((m) => m.data?.action === 'task_complete', 30_000);
-    expect(done.data).toMatchObject({ task_id: started.data.task_id, status: 'completed' });
-    expect(done.data.duration_ms).toBeGreaterThan(3500);
+    expect(task).toMatchObject({ processingStatus: 'failed', failureSource: 'no_audio' });
+    await startSession(cl, {});
     cl.ws.close();
   }, 60_000);
 });

@@ -3,20 +3,39 @@
  * segment, repeatedly merge the two most similar voices, stop when the closest pair is
  * "different" (dissimilarity >= 1) — or, when the caller knows how many people spoke, when
  * that many clusters are left. Distances are recomputed only for the merged cluster, so
- * n segments cost O(n²) comparisons.
+ * n segments cost O(n²) comparisons; an hour of speech is a few thousand segments, so the
+ * work gives the event loop a turn every few tens of milliseconds.
  */
 import { dissimilarity, type ProfileTuning, type VoiceProfile } from './voice-profile.js';
 
+const SLICE_MS = 30;
+
 /** Cluster index per profile (0-based, in no particular order). */
-export function clusterVoices(profiles: readonly VoiceProfile[], tuning: ProfileTuning, numSpeakers?: number): number[] {
+export async function clusterVoices(
+  profiles: readonly VoiceProfile[],
+  tuning: ProfileTuning,
+  numSpeakers?: number,
+  signal?: AbortSignal,
+): Promise<number[]> {
+  let sliceStart = performance.now();
+  const breathe = async () => {
+    if (performance.now() - sliceStart < SLICE_MS) return;
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    if (signal?.aborted) throw signal.reason ?? new Error('aborted');
+    sliceStart = performance.now();
+  };
   const n = profiles.length;
   const cluster = profiles.map((_, i) => i);
   const models: Array<VoiceProfile | undefined> = [...profiles];
   const distance: Float64Array[] = profiles.map(() => new Float64Array(n));
-  for (let i = 0; i < n; i++) for (let j = i + 1; j < n; j++) distance[i]![j] = dissimilarity(profiles[i]!, profiles[j]!, tuning);
+  for (let i = 0; i < n; i++) {
+    for (let j = i + 1; j < n; j++) distance[i]![j] = dissimilarity(profiles[i]!, profiles[j]!, tuning);
+    await breathe();
+  }
   let alive = n;
   const target = numSpeakers && numSpeakers > 0 ? numSpeakers : 1;
   while (alive > target) {
+    await breathe();
     let best = Number.POSITIVE_INFINITY;
     let bi = -1;
     let bj = -1;

@@ -16,7 +16,7 @@
  */
 import { EngineError } from '../../errors.js';
 import type { EngineFactory } from '../../registry.js';
-import type { DiarizeOptions, Diarizer, PcmAudio, SpeakerTurn, VoiceActivityDetector } from '../../types.js';
+import type { DiarizeOptions, Diarizer, PcmAudio, SpeakerTurn, SpeechSegment, VoiceActivityDetector } from '../../types.js';
 import { sileroVadFactory } from '../silero-vad.js';
 import { clusterVoices } from './clustering.js';
 import { type FeatureMatrix, FRAME_HOP, mfcc, normalizeTogether } from './features.js';
@@ -28,6 +28,7 @@ const SAMPLE_RATE = 16000;
 const MS_PER_FRAME = (FRAME_HOP / SAMPLE_RATE) * 1000;
 /** Pieces shorter than this (frames) are too short to judge a voice by. */
 const MIN_JUDGED_FRAMES = 50;
+const VAD_SLICE_SECONDS = 30;
 /** Speech (frames) a cluster needs to stand as a speaker of its own. */
 const MIN_SPEAKER_FRAMES = 150;
 
@@ -64,7 +65,7 @@ export class ClassicDiarizer implements Diarizer {
       if (options.signal?.aborted) throw options.signal.reason ?? new Error('aborted');
     };
     aborted();
-    const speech = await this.vad.segments(audio);
+    const speech = await this.speech(audio, aborted);
     const regions: Region[] = [];
     for (const s of speech) {
       aborted();
@@ -91,7 +92,27 @@ export class ClassicDiarizer implements Diarizer {
       await nextTick();
     }
     aborted();
-    return numberSpeakers(pieces, assignSpeakers(pieces, options.numSpeakers));
+    return numberSpeakers(pieces, await assignSpeakers(pieces, options.numSpeakers, options.signal));
+  }
+
+  /**
+   * VAD over slices of VAD_SLICE_SECONDS: the VAD runs synchronously, and an hour in one call
+   * would hold the event loop for seconds. A segment crossing a slice edge becomes two
+   * adjacent regions, which costs nothing here (same-speaker neighbours are joined again).
+   */
+  private async speech(audio: PcmAudio, aborted: () => void): Promise<SpeechSegment[]> {
+    const slice = VAD_SLICE_SECONDS * SAMPLE_RATE;
+    const out: SpeechSegment[] = [];
+    for (let from = 0; from < audio.samples.length; from += slice) {
+      aborted();
+      const part = audio.samples.subarray(from, Math.min(audio.samples.length, from + slice));
+      const offsetMs = Math.round((from / SAMPLE_RATE) * 1000);
+      for (const s of await this.vad.segments({ sampleRate: SAMPLE_RATE, samples: part })) {
+        out.push({ startMs: s.startMs + offsetMs, endMs: s.endMs + offsetMs });
+      }
+      await nextTick();
+    }
+    return out;
   }
 }
 
@@ -102,13 +123,14 @@ export class ClassicDiarizer implements Diarizer {
  * the caller asked for that many speakers; its pieces, and the pieces too short to judge,
  * take the speaker of the nearest trusted piece in time.
  */
-function assignSpeakers(pieces: readonly Piece[], numSpeakers?: number): number[] {
+async function assignSpeakers(pieces: readonly Piece[], numSpeakers?: number, signal?: AbortSignal): Promise<number[]> {
   let judged = pieces.flatMap((p, i) => (p.profile.frames >= MIN_JUDGED_FRAMES ? [i] : []));
   if (judged.length === 0) judged = pieces.map((_, i) => i);
-  const clusters = clusterVoices(
+  const clusters = await clusterVoices(
     judged.map((i) => pieces[i]!.profile),
     DEFAULT_TUNING,
     numSpeakers,
+    signal,
   );
   const size = new Map<number, number>();
   for (const [k, p] of judged.entries()) size.set(clusters[k]!, (size.get(clusters[k]!) ?? 0) + pieces[p]!.profile.frames);

@@ -45,6 +45,8 @@ export const DEFAULT_TUNING: ProfileTuning = {
 };
 
 export class VoiceProfile {
+  private cachedLogDet: number | undefined;
+
   private constructor(
     readonly cepstra: GaussianStats,
     readonly pitch: Uint32Array,
@@ -61,6 +63,12 @@ export class VoiceProfile {
       voiced++;
     }
     return new VoiceProfile(GaussianStats.of(features, range(from, to)), pitch, voiced);
+  }
+
+  /** log |covariance| of the cepstra, computed once: a profile is compared with every other one. */
+  get logDet(): number {
+    this.cachedLogDet ??= this.cepstra.logDet();
+    return this.cachedLogDet;
   }
 
   merge(other: VoiceProfile): VoiceProfile {
@@ -106,10 +114,8 @@ export function dissimilarity(a: VoiceProfile, b: VoiceProfile, tuning: ProfileT
   const pa = a.speakingPitch(tuning.pitchQuantile, tuning.minVoicedFrames);
   const pb = b.speakingPitch(tuning.pitchQuantile, tuning.minVoicedFrames);
   const pitch = pa === undefined || pb === undefined ? 0 : Math.abs(pa - pb) / tuning.pitchOctaves;
-  let bic = 0;
-  if (Math.min(a.frames, b.frames) >= tuning.minBicFrames) {
-    const scale = Math.max(tuning.bicScale, tuning.bicPerFrame * (a.frames + b.frames));
-    bic = Math.max(0, deltaBic(a.cepstra, b.cepstra, 1)) / scale;
-  }
+  if (pitch >= 1 || Math.min(a.frames, b.frames) < tuning.minBicFrames) return pitch;
+  const scale = Math.max(tuning.bicScale, tuning.bicPerFrame * (a.frames + b.frames));
+  const bic = Math.max(0, deltaBic(a.cepstra, b.cepstra, 1, { a: a.logDet, b: b.logDet })) / scale;
   return Math.max(pitch, bic);
 }

@@ -105,6 +105,9 @@ export function realtimePortsOf(deps: AppDeps): RealtimePorts {
         endUsage: async (usageId) => {
           await deps.billing.endUsage(usageId);
         },
+        refundNoAudio: async (usageId) => {
+          await deps.billing.refund(usageId, 'no_audio');
+        },
       },
     },
     engines: engineQueryOf(deps.engines),

@@ -47,6 +47,8 @@ export interface RecordingDeps {
      */
     chargeMinute(principal: Principal, usageId: string, index: number, start: StartRequest): Promise<void>;
     endUsage(usageId: string): Promise<void>;
+    /** A recording that received no audio is not charged: every charge back to its lot. */
+    refundNoAudio(usageId: string): Promise<void>;
   };
   /** Shared post-processing (src/processing): translations when real-time translation was off, the summary. */
   processing: {
@@ -328,7 +330,7 @@ export class Recording {
     this.stream = null;
     await Promise.all([...this.pending]);
     await this.charging;
-    if (this.usageId) await this.deps.billing.endUsage(this.usageId).catch((err) => this.deps.logger.error({ err }, 'endUsage failed'));
+    await this.closeUsage(kind === 'normal' && this.bytes === 0);
     writeSync(this.wavFd, wavHeader(this.bytes), 0, 44, 0);
     closeSync(this.wavFd);
     this.wavFd = -1;
@@ -336,6 +338,17 @@ export class Recording {
       return await finalizeRecording(this, this.wavPath, kind);
     } finally {
       rmSync(this.wavPath, { force: true });
+    }
+  }
+
+  /** Ends the usage row; refunds it when nothing was recorded (spec: no_audio failure with a refund). */
+  private async closeUsage(refund: boolean): Promise<void> {
+    if (!this.usageId) return;
+    try {
+      await this.deps.billing.endUsage(this.usageId);
+      if (refund) await this.deps.billing.refundNoAudio(this.usageId);
+    } catch (err) {
+      this.deps.logger.error({ err, usage_id: this.usageId }, 'closing the usage row failed');
     }
   }
 
@@ -347,7 +360,7 @@ export class Recording {
     if (this.wavFd >= 0) closeSync(this.wavFd);
     this.wavFd = -1;
     if (this.wavPath) rmSync(this.wavPath, { force: true });
-    if (this.usageId) await this.deps.billing.endUsage(this.usageId).catch(() => {});
+    await this.closeUsage(true);
     if (this.taskId) await this.deps.outcomes.fail(this.taskId, { source: 'no_audio', code: 'start_refused' }).catch(() => {});
   }
 }

@@ -14,7 +14,19 @@ import { tasksOf } from '../../src/tasks/module.js';
 import { api, backends, type TestApp } from '../support/app.js';
 import { parseSseBlock } from '../support/sse.js';
 import { type Receiver, startReceiver, until } from '../webhooks/receiver.js';
-import { type Client, connect, JFK, jfkPcm, type Msg, startLiveApp, startSession, streamPcm, ticketFor, vt } from './support.js';
+import {
+  type Client,
+  connect,
+  JFK,
+  jfkPcm,
+  type Msg,
+  startLiveApp,
+  startSession,
+  streamPcm,
+  ticketAndKey,
+  ticketFor,
+  vt,
+} from './support.js';
 
 const haveAudio = existsSync(JFK);
 if (!haveAudio) console.warn(`skipped: ${JFK} is absent (../shared/audio holds the test recordings)`);
@@ -127,8 +139,11 @@ describe.skipIf(!haveAudio).each(backends())('live recording end to end (%s, jfk
     120_000,
   );
 
-  it('stop with no audio fails the task with failure source no_audio; the connection can start again', async () => {
-    const cl = await connect(t, [`ticket.${await ticketFor(t)}`]);
+  it('stop with no audio fails the task with failure source no_audio and refunds it; the connection can start again', async () => {
+    const { ticket, key } = await ticketAndKey(t);
+    const credit = async () => (await api(t.url, 'GET', '/api/v1/me/plan', { key })).body.data.available_credit as number;
+    const before = await credit();
+    const cl = await connect(t, [`ticket.${ticket}`]);
     const started = await startSession(cl, {});
     cl.send(vt('pause'));
     cl.send(vt('pause'));
@@ -141,6 +156,11 @@ describe.skipIf(!haveAudio).each(backends())('live recording end to end (%s, jfk
     expect(done.data.status).toBe('failed');
     const task = await tasksOf(t.app.deps).store.getTask(started.data.task_id);
     expect(task).toMatchObject({ processingStatus: 'failed', failureSource: 'no_audio' });
+    const usage = (await api(t.url, 'GET', '/api/v1/me/usage', { key })).body.data.find(
+      (u: { task_id: string }) => u.task_id === started.data.task_id,
+    );
+    expect(usage).toMatchObject({ type: 'recording', in_progress: false, refunded: true, refund_reason: 'no_audio', points: 0 });
+    expect(await credit()).toBeCloseTo(before, 5);
     await startSession(cl, {});
     cl.ws.close();
   }, 60_000);

@@ -14,19 +14,7 @@ import { tasksOf } from '../../src/tasks/module.js';
 import { api, backends, type TestApp } from '../support/app.js';
 import { parseSseBlock } from '../support/sse.js';
 import { type Receiver, startReceiver, until } from '../webhooks/receiver.js';
-import {
-  type Client,
-  connect,
-  JFK,
-  jfkPcm,
-  type Msg,
-  startLiveApp,
-  startSession,
-  streamPcm,
-  ticketAndKey,
-  ticketFor,
-  vt,
-} from './support.js';
+import { type Client, connect, JFK, jfkPcm, type Msg, startLiveApp, startSession, streamPcm, ticketAndKey, vt } from './support.js';
 
 const haveAudio = existsSync(JFK);
 if (!haveAudio) console.warn(`skipped: ${JFK} is absent (../shared/audio holds the test recordings)`);

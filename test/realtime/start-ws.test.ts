@@ -72,10 +72,25 @@ describe.each(backends())('WebSocket start (%s)', (backend) => {
     cl.ws.close();
   });
 
-  it('glossary fields in start give the config_ignored_in_start warning', async () => {
+  it('glossary fields in start give the config_ignored_in_start warning; the start goes on; a second start is refused', async () => {
     const { cl } = await open();
-    const w = await start(cl, { type: 'transcribe', transcription_languages: ['en'], glossary: { terms: [] } });
-    expect(w.data).toMatchObject({ error_code: 'config_ignored_in_start', severity: 'warning' });
+    const w = await start(cl, {
+      type: 'transcribe',
+      transcription_languages: ['en'],
+      terminology: { en: [{ term: 'Parley' }] },
+      glossary: { terms: [] },
+    });
+    expect(w.data).toMatchObject({
+      error_code: 'config_ignored_in_start',
+      severity: 'warning',
+      details: { fields: ['terminology', 'glossary'] },
+    });
+    expect((await cl.next()).data.action).toBe('session_started');
+    // start twice: refused, the running recording is untouched.
+    const twice = await start(cl, { type: 'transcribe', transcription_languages: ['en'] });
+    expect(twice.data).toMatchObject({ error_code: 'invalid_data', details: { action: 'start', state: 'started' } });
+    cl.send({ type: 'voice-translation', data: { action: 'stop' } });
+    expect((await cl.next((m) => m.data?.action === 'task_complete', 20_000)).data.status).toBe('failed'); // no audio
     cl.ws.close();
   });
 });

@@ -191,8 +191,8 @@ describe.skipIf(!diarizerFactory || !ttsFactory)('classic diarizer on voices the
       return mid > joins[0]! && mid < joins[1]! ? '2' : '1';
     };
     for (const t of turns) expect({ t, id: t.speakerId }).toEqual({ t, id: expected(t) });
-    // The changes are found within 1.5 s of the joins.
-    for (const join of joins) expect(Math.min(...turns.map((t) => Math.abs(t.startMs - join)))).toBeLessThan(1500);
+    // The changes are placed within half a second of the joins.
+    for (const join of joins) expect(Math.min(...turns.map((t) => Math.abs(t.startMs - join)))).toBeLessThan(500);
   });
 });
 

@@ -9,7 +9,8 @@
  * 4. the pieces are clustered agglomeratively until the closest voices differ (or until
  *    `numSpeakers` clusters are left); pieces too short to judge take the speaker of the
  *    nearest judged piece;
- * 5. speakers are numbered "1", "2", ... in order of first appearance.
+ * 5. each change inside a region is moved to where the two speakers' models put it;
+ * 6. speakers are numbered "1", "2", ... in order of first appearance.
  *
  * Limits (see ARCHITECTURE.md): one speaker per moment (overlap goes to one of them); voices
  * with the same pitch and timbre are only told apart on long turns.
@@ -21,6 +22,7 @@ import { sileroVadFactory } from '../silero-vad.js';
 import { clusterVoices } from './clustering.js';
 import { type FeatureMatrix, FRAME_HOP, mfcc, normalizeTogether } from './features.js';
 import { pitchTrack } from './pitch.js';
+import { refineChanges } from './resegment.js';
 import { splitAtSpeakerChanges } from './segmentation.js';
 import { DEFAULT_TUNING, VoiceProfile } from './voice-profile.js';
 
@@ -29,6 +31,8 @@ const MS_PER_FRAME = (FRAME_HOP / SAMPLE_RATE) * 1000;
 /** Pieces shorter than this (frames) are too short to judge a voice by. */
 const MIN_JUDGED_FRAMES = 50;
 const VAD_SLICE_SECONDS = 30;
+/** Same-speaker turns this close are one turn (speech cut by a VAD slice edge or the VAD's own length limit). */
+const JOIN_GAP_MS = 100;
 /** Speech (frames) a cluster needs to stand as a speaker of its own. */
 const MIN_SPEAKER_FRAMES = 150;
 
@@ -40,9 +44,21 @@ interface Region {
 }
 
 interface Piece {
+  region: number;
+  /** Frames [from, to) of the region. */
+  from: number;
+  to: number;
   startMs: number;
   endMs: number;
   profile: VoiceProfile;
+}
+
+/** Times of frames [from, to) of a region; a region's own edges keep the VAD's exact times. */
+function timesOf(r: Region, from: number, to: number): { startMs: number; endMs: number } {
+  return {
+    startMs: from === 0 ? r.startMs : r.startMs + Math.round(from * MS_PER_FRAME),
+    endMs: to === r.features.frames ? r.endMs : r.startMs + Math.round(to * MS_PER_FRAME),
+  };
 }
 
 const nextTick = () => new Promise<void>((resolve) => setImmediate(resolve));
@@ -80,19 +96,21 @@ export class ClassicDiarizer implements Diarizer {
     normalizeTogether(regions.map((r) => r.features));
 
     const pieces: Piece[] = [];
-    for (const r of regions) {
+    for (const [index, r] of regions.entries()) {
       aborted();
       for (const [from, to] of splitAtSpeakerChanges(r.features, r.f0, 0, r.features.frames, DEFAULT_TUNING)) {
-        pieces.push({
-          startMs: from === 0 ? r.startMs : r.startMs + Math.round(from * MS_PER_FRAME),
-          endMs: to === r.features.frames ? r.endMs : r.startMs + Math.round(to * MS_PER_FRAME),
-          profile: VoiceProfile.of(r.features, r.f0, from, to),
-        });
+        pieces.push({ region: index, from, to, ...timesOf(r, from, to), profile: VoiceProfile.of(r.features, r.f0, from, to) });
       }
       await nextTick();
     }
     aborted();
-    return numberSpeakers(pieces, await assignSpeakers(pieces, options.numSpeakers, options.signal));
+    const speakers = await assignSpeakers(pieces, options.numSpeakers, options.signal);
+    const framed = pieces.map((p, i) => ({ region: p.region, from: p.from, to: p.to, speaker: speakers[i]! }));
+    refineChanges(regions, framed);
+    return numberSpeakers(
+      framed.map((p) => timesOf(regions[p.region]!, p.from, p.to)),
+      framed.map((p) => p.speaker),
+    );
   }
 
   /**
@@ -153,8 +171,8 @@ async function assignSpeakers(pieces: readonly Piece[], numSpeakers?: number, si
   return out;
 }
 
-/** Turns in time order, neighbouring pieces of one speaker joined, ids "1", "2", ... by first appearance. */
-function numberSpeakers(pieces: readonly Piece[], clusters: readonly number[]): SpeakerTurn[] {
+/** Turns in time order, touching pieces of one speaker joined, ids "1", "2", ... by first appearance. */
+function numberSpeakers(pieces: ReadonlyArray<{ startMs: number; endMs: number }>, clusters: readonly number[]): SpeakerTurn[] {
   const ids = new Map<number, string>();
   const turns: SpeakerTurn[] = [];
   pieces.forEach((p, i) => {
@@ -162,7 +180,7 @@ function numberSpeakers(pieces: readonly Piece[], clusters: readonly number[]): 
     if (!ids.has(c)) ids.set(c, String(ids.size + 1));
     const speakerId = ids.get(c)!;
     const last = turns[turns.length - 1];
-    if (last && last.speakerId === speakerId && last.endMs === p.startMs) last.endMs = p.endMs;
+    if (last && last.speakerId === speakerId && p.startMs - last.endMs <= JOIN_GAP_MS) last.endMs = p.endMs;
     else turns.push({ startMs: p.startMs, endMs: p.endMs, speakerId });
   });
   return turns;

@@ -17,6 +17,7 @@ import type { SummaryTemplateCatalogue } from '../summary-templates/catalogue.js
 import { tasksOf } from '../tasks/module.js';
 import { SESSION_FORCE_END_TOPIC, type SessionForceEndEvent } from '../tasks/service.js';
 import type { RecordingDeps } from './recording.js';
+import type { RecoveryDeps } from './recover.js';
 import type { EngineQuery, StartRequest } from './start.js';
 
 export type TicketOutcome =
@@ -44,6 +45,8 @@ export interface RealtimePorts {
   glossaryLimits: GlossaryLimits;
   /** Renames the task of a running recording (set_name). */
   renameTask(principal: Principal, taskId: string, name: string): Promise<void>;
+  /** Recovery of a dead process's recordings (recover.ts) and after how long a process counts as dead. */
+  recovery: RecoveryDeps & { staleMs: number };
   /** Subscribes to force-fail of live tasks (the task service publishes before it fails the task). */
   onForceEnd(handler: (taskId: string) => void): () => void;
 }
@@ -112,6 +115,21 @@ export function realtimePortsOf(deps: AppDeps): RealtimePorts {
     },
     engines: engineQueryOf(deps.engines),
     templates: deps.summaryTemplates,
+    recovery: {
+      tasks: tasksOf(deps).store,
+      outcomes: tasksOf(deps).tasks,
+      reprocessor: () => tasksOf(deps).tasks.reprocessor,
+      blobs: deps.blobs,
+      ffmpegPath: deps.config.engines.ffmpegPath,
+      endUsage: async (usageId) => {
+        await deps.billing.endUsage(usageId);
+      },
+      refundNoAudio: async (usageId) => {
+        await deps.billing.refund(usageId, 'no_audio');
+      },
+      logger: deps.logger.child({ component: 'recording-recovery' }),
+      staleMs: deps.config.realtime.recoverAfterSeconds * 1000,
+    },
     glossaryLimits: glossaryLimits(deps.config),
     async renameTask(principal, taskId, name) {
       await tasksOf(deps).store.rename(principal.accountId, taskId, name);

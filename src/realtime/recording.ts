@@ -5,7 +5,7 @@
  * per-minute billing with the plan's running limits. Finalization is in finalize.ts.
  */
 import { randomUUID } from 'node:crypto';
-import { closeSync, mkdirSync, openSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { WebmStreamDecoder } from '../engines/audio/stream.js';
@@ -21,7 +21,9 @@ import type { BlobStore } from '../storage/types.js';
 import type { TaskService } from '../tasks/service.js';
 import type { SentenceInput, TaskStore, TranslationInput } from '../tasks/store.js';
 import { type FinishKind, finalizeRecording } from './finalize.js';
+import type { RecordingSidecar } from './recover.js';
 import type { StartRequest } from './start.js';
+import { wavHeader } from './wav.js';
 
 /** Consecutive sentence failures before translation_service_unavailable is reported. */
 export const TRANSLATION_FAILURES_BEFORE_UNAVAILABLE = 3;
@@ -129,10 +131,13 @@ export class Recording {
     // Minute 0 is charged at start; minute n when audio reaches n billing minutes.
     await this.deps.billing.chargeMinute(this.principal, this.usageId, 0, this.start);
     this.minutesCharged = 1;
+    // Audio on disk as it arrives, with a sidecar: a crashed process's recordings are recovered (recover.ts).
     mkdirSync(this.deps.tempDir, { recursive: true });
-    this.wavPath = join(this.deps.tempDir, `${this.sessionId}.wav`);
+    this.wavPath = join(this.deps.tempDir, `${this.taskId}.wav`);
     this.wavFd = openSync(this.wavPath, 'w');
     writeSync(this.wavFd, wavHeader(0));
+    const sidecar: RecordingSidecar = { task_id: this.taskId, usage_id: this.usageId };
+    writeFileSync(this.sidecarPath, JSON.stringify(sidecar));
     this.stream = await this.openStream(this.language, 0);
   }
 
@@ -314,6 +319,10 @@ export class Recording {
     return { updated, failed };
   }
 
+  private get sidecarPath(): string {
+    return this.wavPath.replace(/\.wav$/, '.json');
+  }
+
   get durationMs(): number {
     return Math.round(this.bytes / BYTES_PER_MS);
   }
@@ -338,6 +347,7 @@ export class Recording {
       return await finalizeRecording(this, this.wavPath, kind);
     } finally {
       rmSync(this.wavPath, { force: true });
+      rmSync(this.sidecarPath, { force: true });
     }
   }
 
@@ -360,24 +370,8 @@ export class Recording {
     if (this.wavFd >= 0) closeSync(this.wavFd);
     this.wavFd = -1;
     if (this.wavPath) rmSync(this.wavPath, { force: true });
+    if (this.wavPath) rmSync(this.sidecarPath, { force: true });
     await this.closeUsage(true);
     if (this.taskId) await this.deps.outcomes.fail(this.taskId, { source: 'no_audio', code: 'start_refused' }).catch(() => {});
   }
-}
-
-function wavHeader(dataBytes: number): Buffer {
-  const h = Buffer.alloc(44);
-  h.write('RIFF', 0);
-  h.writeUInt32LE(36 + dataBytes, 4);
-  h.write('WAVEfmt ', 8);
-  h.writeUInt32LE(16, 16);
-  h.writeUInt16LE(1, 20);
-  h.writeUInt16LE(1, 22);
-  h.writeUInt32LE(16_000, 24);
-  h.writeUInt32LE(32_000, 28);
-  h.writeUInt16LE(2, 32);
-  h.writeUInt16LE(16, 34);
-  h.write('data', 36);
-  h.writeUInt32LE(dataBytes, 40);
-  return h;
 }

@@ -5,7 +5,9 @@
  * refused ticket or key still completes the handshake so the client can read the error
  * message, then the connection closes with a 4000-range code (README: close codes).
  */
+import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
+import { join } from 'node:path';
 import type { Duplex } from 'node:stream';
 import type { Logger } from 'pino';
 import { WebSocketServer } from 'ws';
@@ -16,6 +18,7 @@ import { Connection } from './connection.js';
 import { DEFAULT_LIMITS, type RealtimeLimits } from './limits.js';
 import type { RealtimePorts } from './ports.js';
 import { CLOSE, errorMessage } from './protocol.js';
+import { recoverOrphans, startHeartbeat } from './recover.js';
 
 export const WS_PATH = '/ws';
 const PREFIX = 'ticket.';
@@ -32,12 +35,23 @@ export interface RealtimeOptions {
 export function registerRealtime(http: HttpApp, options: RealtimeOptions): void {
   const limits = { ...DEFAULT_LIMITS, ...options.limits };
   const logger = options.logger.child({ component: 'realtime' });
+  // This process's recordings live in their own folder with a heartbeat (recover.ts).
+  const baseDir = options.ports.recording.tempDir;
+  const instanceDir = join(baseDir, randomUUID());
+  const ports: RealtimePorts = { ...options.ports, recording: { ...options.ports.recording, tempDir: instanceDir } };
+  const stopHeartbeat = startHeartbeat(instanceDir);
+  http.addHook('onListen', async () => {
+    const { staleMs, ...recovery } = ports.recovery;
+    void recoverOrphans(recovery, baseDir, instanceDir, staleMs)
+      .then((n) => n > 0 && logger.warn({ recovered: n }, 'recordings of a stopped process recovered'))
+      .catch((err) => logger.error({ err }, 'recording recovery failed'));
+  });
   // Open connections and those whose recording is still being finalized (vanished clients).
   const connections = new Set<Connection>();
   let shuttingDown = false;
   const host = { shuttingDown: () => shuttingDown };
   // POST /tasks/{id}/force-fail of a live task: its session ends before the task fails.
-  const unsubscribe = options.ports.onForceEnd((taskId) => {
+  const unsubscribe = ports.onForceEnd((taskId) => {
     for (const c of connections) if (c.taskId === taskId) c.forceEnd();
   });
   const wss = new WebSocketServer({
@@ -62,11 +76,11 @@ export function registerRealtime(http: HttpApp, options: RealtimeOptions): void 
     let refusal: { err: AppError; code: number } | null = null;
     let principal: Principal | null = null;
     try {
-      const outcome = ticket ? await options.ports.consumeTicket(ticket) : ({ ok: false, reason: 'ticket_invalid' } as const);
+      const outcome = ticket ? await ports.consumeTicket(ticket) : ({ ok: false, reason: 'ticket_invalid' } as const);
       if (!outcome.ok) refusal = { err: new AppError(outcome.reason, { variant: 'websocket' }), code: CLOSE.ticket };
       else {
         principal = outcome.principal;
-        await options.ports.checkKey(principal, ip);
+        await ports.checkKey(principal, ip);
       }
     } catch (err) {
       const appErr = err instanceof AppError ? err : new AppError('ticket_validation_failed', { variant: 'websocket', cause: err });
@@ -80,7 +94,7 @@ export function registerRealtime(http: HttpApp, options: RealtimeOptions): void 
         ws.close(r.code, r.err.code);
         return;
       }
-      const conn = new Connection(ws, principal, ip, options.ports, limits, logger, options.now, host);
+      const conn = new Connection(ws, principal, ip, ports, limits, logger, options.now, host);
       connections.add(conn);
       ws.on('close', () => void conn.settled().finally(() => connections.delete(conn)));
       ws.on('error', (err) => logger.debug({ err: err.message }, 'websocket error'));
@@ -97,6 +111,7 @@ export function registerRealtime(http: HttpApp, options: RealtimeOptions): void 
     await Promise.race([Promise.all(closed), new Promise((resolve) => setTimeout(resolve, 500).unref())]);
     for (const ws of wss.clients) ws.terminate();
     wss.close();
+    stopHeartbeat();
   });
 }
 

@@ -33,4 +33,10 @@ export const realtimeSettings = defineSection({
     5,
     { min: 0 },
   ),
+  recoverAfterSeconds: settings.int(
+    'PARLEY_WS_RECOVER_AFTER_SECONDS',
+    'A realtime process whose heartbeat is older than this is taken as dead: its unfinished recordings are recovered at the next start.',
+    60,
+    { min: 1 },
+  ),
 });

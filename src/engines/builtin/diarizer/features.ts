@@ -1,8 +1,8 @@
 /**
  * Short-time spectral features for the classic diarizer, in plain TypeScript (no native
  * DSP package): 25 ms Hamming frames every 10 ms, a radix-2 FFT, a mel filterbank, log
- * energies and a DCT to cepstra (MFCC). Speaker differences live mostly in the cepstral
- * envelope (vocal tract), so that is what the clustering compares.
+ * energies and a DCT to cepstra (MFCC). The cepstra describe the spectral envelope (the vocal
+ * tract); with the pitch (`pitch.ts`) they are the two cues the clustering compares.
  */
 
 export const FRAME_HOP = 160; // 10 ms at 16 kHz

@@ -2,7 +2,7 @@
  * 'builtin/classic-diarizer': speaker diarization without any model download.
  *
  * 1. silero VAD finds the speech regions;
- * 2. per 10 ms frame: MFCC c1..c12 (normalized over the recording's speech) and pitch;
+ * 2. per 10 ms frame: MFCC c1..c19 (normalized over the recording's speech) and pitch;
  * 3. inside each region, speaker changes are found by comparing the voice before and after
  *    every point (a VAD region often holds two voices: answers come without a pause, and
  *    voices overlap at turn changes);
@@ -13,7 +13,8 @@
  * 6. speakers are numbered "1", "2", ... in order of first appearance.
  *
  * Limits (see ARCHITECTURE.md): one speaker per moment (overlap goes to one of them); voices
- * with the same pitch and timbre are only told apart on long turns.
+ * with the same pitch are only told apart on turns of several seconds; a speaker whose pitch
+ * falls by more than half an octave within a turn can be split in two.
  */
 import { EngineError } from '../../errors.js';
 import type { EngineFactory } from '../../registry.js';

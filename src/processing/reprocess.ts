@@ -78,13 +78,15 @@ export function createReprocessor(d: ReprocessDeps): TaskReprocessor & { handle(
 
 async function run(d: ReprocessDeps, task: TaskRecord, ctx: JobContext): Promise<void> {
   const settings = await d.settingsOf(task);
-  // The stored M4A, decoded once to a PCM file read in windows (removed when done).
+  // The original upload when there is one (an imported task keeps it; the M4A copy is lossy
+  // again), else the stored M4A; decoded once to a PCM file read in windows (removed when done).
+  const key = (task.sourceKey && (await d.blobs.stat(task.sourceKey)) ? task.sourceKey : task.audioKey) as string;
   mkdirSync(d.tempDir, { recursive: true });
-  const local = d.blobs.localPath(task.audioKey as string);
+  const local = d.blobs.localPath(key);
   const copy = local ? null : join(d.tempDir, `${task.taskId}-${randomUUID()}.m4a`);
   const pcmPath = join(d.tempDir, `${task.taskId}-${randomUUID()}.pcm`);
   try {
-    if (copy) await pipeline(await d.blobs.get(task.audioKey as string), createWriteStream(copy));
+    if (copy) await pipeline(await d.blobs.get(key), createWriteStream(copy));
     const audio = await decodeToPcmFile(local ?? (copy as string), pcmPath, { ffmpegPath: d.ffmpegPath, signal: ctx.signal });
     await rebuild(d, task, audio, settings, ctx);
   } finally {

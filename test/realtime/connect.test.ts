@@ -69,6 +69,18 @@ describe.each(backends())('WebSocket connect at /ws (%s)', (backend) => {
     cl.ws.close();
   });
 
+  it('a message flood is refused with invalid_data (message_rate) and, kept up, closed with 4029', async () => {
+    const cl = await connect(t, [`ticket.${await ticketFor(t)}`]);
+    // Burst 100, 50/s: 150 at once leave about 50 refused, more than the 20 violations in a row allowed.
+    for (let i = 0; i < 150; i++) cl.send({ type: 'health', data: {} });
+    const refused = await cl.next((m) => m.type === 'error');
+    expect(refused.data).toMatchObject({ error_code: 'invalid_data', details: { reason: 'message_rate', limit_per_second: 50 } });
+    expect((await cl.closed).code).toBe(4029);
+    const answered = cl.messages.filter((m) => m.type === 'health').length;
+    expect(answered).toBeGreaterThanOrEqual(100);
+    expect(answered).toBeLessThan(150);
+  });
+
   it('closes a 10 MB frame with 1009', async () => {
     const cl = await connect(t, [`ticket.${await ticketFor(t)}`]);
     cl.ws.send(Buffer.alloc(10 * 1024 * 1024));

@@ -7,30 +7,30 @@
  */
 import type { Logger } from 'pino';
 import type { WebSocket } from 'ws';
-import { glossaryCounts } from '../glossary/conflicts.js';
 import type { Glossary } from '../glossary/index.js';
 import type { Principal } from '../platform/auth/types.js';
 import { AppError } from '../platform/errors/app-error.js';
-import { parseConfig, parseRetranslate, parseSetName, parseSetSummary, parseSwitchLanguage, unknownTemplate } from './actions.js';
+import { unknownTemplate } from './actions.js';
+import { containerMismatch, decodeAudioPayload } from './audio-intake.js';
 import type { FinishKind } from './finalize.js';
 import { type RealtimeLimits, TokenBucket } from './limits.js';
 import type { RealtimePorts } from './ports.js';
 import { CLOSE, type ClientMessage, errorMessage, eventMessage, healthMessage, parseClientMessage } from './protocol.js';
 import { Recording } from './recording.js';
+import {
+  type ActionContext,
+  configAction,
+  retranslateAction,
+  setNameAction,
+  setSummaryAction,
+  switchLanguageAction,
+} from './session-actions.js';
 import { SilenceWatch } from './silence.js';
 import { validateStart } from './start.js';
 import { type ControlAction, type SessionState, transition } from './state.js';
 
 const CONTROL: ReadonlySet<string> = new Set(['pause', 'resume', 'stop']);
 const ws = { variant: 'websocket' as const };
-/** Magic bytes of containers a PCM session must not receive (they would be recorded as noise). */
-const CONTAINERS: [string, Buffer][] = [
-  ['webm', Buffer.from([0x1a, 0x45, 0xdf, 0xa3])],
-  ['wav', Buffer.from('RIFF')],
-  ['ogg', Buffer.from('OggS')],
-  ['flac', Buffer.from('fLaC')],
-  ['mp3', Buffer.from('ID3')],
-];
 
 export interface ConnectionHost {
   /** True once graceful shutdown began: `start` is refused and the connection closed. */
@@ -205,11 +205,11 @@ export class Connection {
     const handlers: Record<string, (data: Record<string, unknown>) => void> = {
       start: (d) => run(this.start(d)),
       audio: (d) => this.onAudio(d.audio, 'json'),
-      config: (d) => this.config(d),
-      set_name: (d) => run(this.setName(d)),
-      set_summary: (d) => this.setSummary(d),
-      retranslate: (d) => run(this.retranslate(d)),
-      switch_language: (d) => run(this.switchLanguage(d)),
+      config: (d) => configAction(this.actionContext(), d),
+      set_name: (d) => run(setNameAction(this.actionContext(), d)),
+      set_summary: (d) => setSummaryAction(this.actionContext(), d),
+      retranslate: (d) => run(retranslateAction(this.actionContext(), d)),
+      switch_language: (d) => run(switchLanguageAction(this.actionContext(), d)),
     };
     const handler = Object.hasOwn(handlers, m.action) ? handlers[m.action] : undefined;
     if (handler) {
@@ -385,97 +385,21 @@ export class Connection {
     }
   }
 
-  /** The recording an action applies to, or null after telling the client there is none. */
-  private requireRecording(action: string): Recording | null {
-    if (this.running && this.recording) return this.recording;
-    this.sendError(new AppError('session_not_started', { ...ws, details: { action } }));
-    return null;
-  }
-
-  /** config: the session glossary (validated with the config_* codes); `config_updated` answers. */
-  private config(data: Record<string, unknown>): void {
-    const parsed = parseConfig(data, this.ports.glossaryLimits);
-    if (parsed instanceof AppError) {
-      this.sendError(parsed);
-      return;
-    }
-    this.glossary = parsed.glossary;
-    if (this.recording) this.recording.glossary = parsed.glossary;
-    const counts = parsed.glossary
-      ? glossaryCounts(parsed.glossary)
-      : { terminology: 0, fuzzy_correction: 0, translation_dict: 0, languages: [] };
-    this.send(eventMessage('config_updated', { ...counts, cleared: parsed.glossary === null, task_id: this.recording?.taskId ?? null }));
-  }
-
-  private async setName(data: Record<string, unknown>): Promise<void> {
-    const rec = this.requireRecording('set_name');
-    if (!rec) return;
-    const name = parseSetName(data);
-    if (name instanceof AppError) {
-      this.sendError(name);
-      return;
-    }
-    await this.ports.renameTask(this.principal, rec.taskId, name);
-    this.send(eventMessage('name_updated', { task_id: rec.taskId, name, name_source: 'user' }));
-  }
-
-  private setSummary(data: Record<string, unknown>): void {
-    const rec = this.requireRecording('set_summary');
-    if (!rec) return;
-    const parsed = parseSetSummary(data, this.rawStart, this.ports.engines, this.ports.templates);
-    if (parsed instanceof AppError) {
-      this.sendError(parsed);
-      return;
-    }
-    rec.summary = parsed.summary;
-    const s = parsed.summary;
-    this.send(
-      eventMessage('summary_updated', {
-        task_id: rec.taskId,
-        enabled: s !== null,
-        summary_mode: s?.mode ?? null,
-        summary_template: s ? (s.mode === 'custom' ? s.promptSlug : s.template) : null,
-        summary_language: s?.language ?? null,
-        summary_plain_text: s?.plainText ?? null,
-      }),
-    );
-  }
-
-  private async retranslate(data: Record<string, unknown>): Promise<void> {
-    const rec = this.requireRecording('retranslate');
-    if (!rec) return;
-    const parsed = parseRetranslate(
-      data,
-      rec.start,
-      rec.sentences.map((s) => s.sid),
-    );
-    if (parsed instanceof AppError) {
-      this.sendError(parsed);
-      return;
-    }
-    const r = await rec.retranslate(parsed.sids, parsed.targets);
-    this.send(
-      eventMessage('retranslate_done', {
-        task_id: rec.taskId,
-        sids: parsed.sids,
-        target_languages: parsed.targets,
-        total_updated: r.updated,
-        failed: r.failed,
-      }),
-    );
-  }
-
-  private async switchLanguage(data: Record<string, unknown>): Promise<void> {
-    const rec = this.requireRecording('switch_language');
-    if (!rec) return;
-    const language = parseSwitchLanguage(data, rec.start);
-    if (language instanceof AppError) {
-      this.sendError(language);
-      return;
-    }
-    const previous = rec.language;
-    if (language !== previous) await rec.switchLanguage(language);
-    this.send(eventMessage('language_switched', { task_id: rec.taskId, language, previous_language: previous }));
+  /** What the session actions (session-actions.ts) see of this connection, at dispatch time. */
+  private actionContext(): ActionContext {
+    return {
+      recording: this.recording,
+      running: this.running ? this.recording : null,
+      rawStart: this.rawStart,
+      principal: this.principal,
+      ports: this.ports,
+      setGlossary: (g) => {
+        this.glossary = g;
+        if (this.recording) this.recording.glossary = g;
+      },
+      send: (text) => this.send(text),
+      sendError: (err) => this.sendError(err),
+    };
   }
 
   private onAudio(payload: unknown, via: 'binary' | 'json'): void {
@@ -490,11 +414,9 @@ export class Connection {
       );
       return;
     }
-    const bytes = Buffer.isBuffer(payload) ? payload : typeof payload === 'string' ? decodeBase64(payload) : null;
-    if (!bytes) {
-      this.sendError(
-        new AppError('audio_invalid_format', { ...ws, message: '`data.audio` must be base64-encoded audio.', details: { field: 'audio' } }),
-      );
+    const bytes = decodeAudioPayload(payload);
+    if (bytes instanceof AppError) {
+      this.sendError(bytes);
       return;
     }
     if (!this.audio.take(bytes.length)) {
@@ -509,29 +431,13 @@ export class Connection {
     }
     const rec = this.recording;
     if (!rec || this.state.kind !== 'started') return;
-    if (rec.start.audioFormat === 'pcm') {
-      const container = CONTAINERS.find(([, magic]) => bytes.subarray(0, magic.length).equals(magic));
-      if (container) {
-        this.sendError(
-          new AppError('audio_invalid_format', {
-            ...ws,
-            message: `This looks like ${container[0]} audio; the session's audio_format is pcm (16 kHz 16-bit mono). The chunk was dropped.`,
-            details: { audio_format: 'pcm', detected: container[0] },
-          }),
-        );
-        return;
-      }
+    const mismatch = containerMismatch(bytes, rec.start.audioFormat);
+    if (mismatch) {
+      this.sendError(mismatch);
+      return;
     }
     rec.write(bytes);
   }
-}
-
-/** Strict base64: Buffer.from skips characters it does not know, which would record garbage. */
-function decodeBase64(text: string): Buffer | null {
-  if (text.length === 0 || text.length % 4 === 1) return null;
-  const bytes = Buffer.from(text, 'base64');
-  const unpadded = text.replace(/=+$/, '').length;
-  return bytes.length === Math.floor((unpadded * 3) / 4) ? bytes : null;
 }
 
 function sleep(ms: number): Promise<void> {

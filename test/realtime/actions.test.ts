@@ -91,6 +91,34 @@ describe.each(backends())('session actions (%s)', (backend) => {
   });
 
   it.skipIf(!haveAudio)(
+    'realtime_translation off: no live translations; the task is translated while processing, with the glossary',
+    async () => {
+      const cl = await connect(t, [`ticket.${await ticketFor(t)}`]);
+      cl.send(vt('config', { translation_dict: { es: [{ source: 'and', target: 'GLOSARIO' }] } }));
+      await event(cl, 'config_updated');
+      const started = await startSession(cl, { translation_languages: ['es'], realtime_translation: false });
+      await streamPcm(cl, jfkPcm().subarray(0, 32_000 * 4), 2);
+      cl.send(vt('stop'));
+      const done = await event(cl, 'task_complete', 60_000);
+      expect(done.data.status).toBe('completed');
+      expect(cl.messages.some((m) => m.data?.action === 'translation')).toBe(false);
+      const finals = cl.messages.filter((m) => m.data?.action === 'result' && m.data.origin.is_final).map((m) => m.data.origin);
+      expect(finals.some((f) => f.text.split(' ').includes('and'))).toBe(true); // "And so my fellow Americans"
+      const store = tasksOf(t.app.deps).store;
+      const translator = t.app.deps.engines.translator('en', 'es')!;
+      for (const f of finals) {
+        const stored = await store.getSentence(started.data.task_id, f.sid);
+        const expected = f.text.split(' ').includes('and')
+          ? expect.stringContaining('GLOSARIO')
+          : await translator.translate(f.text, { from: 'en', to: 'es' });
+        expect(stored?.translations?.es).toEqual(expected);
+      }
+      cl.ws.close();
+    },
+    60_000,
+  );
+
+  it.skipIf(!haveAudio)(
     'glossary, set_name, set_summary, switch_language and retranslate during a jfk session',
     async () => {
       const pcm = jfkPcm();

@@ -91,9 +91,12 @@ async function bigUpload() {
     const baseline = await rssBytes(pid);
     let peak = baseline;
     const sampler = setInterval(() => {
-      void rssBytes(pid).then((b) => {
-        peak = Math.max(peak, b);
-      });
+      rssBytes(pid).then(
+        (b) => {
+          peak = Math.max(peak, b);
+        },
+        () => {}, // the process is gone (the bench is ending)
+      );
     }, 25);
     const started = performance.now();
     await post(s.base, s.key, file, {});

@@ -46,8 +46,11 @@ async function ticket(base: string, key: string): Promise<string> {
   return body.data.ticket;
 }
 
-/** One client: connect, start, stream at real-time pace, stop, wait for task_complete. */
-async function session(base: string, key: string): Promise<SessionResult> {
+/**
+ * One client: connect, start, stream jfk at real-time pace, stop, wait for task_complete.
+ * `warmOnly`: start and stop at once (loads a decoder into the engine's pool).
+ */
+async function session(base: string, key: string, warmOnly = false): Promise<SessionResult> {
   const out: SessionResult = { latencies: [], finals: 0, errors: [] };
   const ws = new WebSocket(`${base.replace('http', 'ws')}/ws`, [`ticket.${await ticket(base, key)}`]);
   const sentAt: number[] = []; // sentAt[i]: when the chunk ending at (i + 1) * CHUNK_MS of audio was sent
@@ -84,7 +87,11 @@ async function session(base: string, key: string): Promise<SessionResult> {
   });
   ws.send(JSON.stringify({ type: 'voice-translation', data: { action: 'start', type: 'transcribe', transcription_languages: ['en'] } }));
   await startedP;
-  if (out.errors.some((e) => e !== 'stt_silence_warning')) {
+  if (warmOnly || out.errors.some((e) => e !== 'stt_silence_warning')) {
+    if (warmOnly) {
+      ws.send(JSON.stringify({ type: 'voice-translation', data: { action: 'stop' } }));
+      await Promise.race([completedP, new Promise((r) => setTimeout(r, 30_000))]);
+    }
     ws.close();
     return out;
   }
@@ -146,7 +153,7 @@ async function main(): Promise<void> {
     await session(base, key);
     let best: { n: number; perSession: number } | null = null;
     let failedInRow = 0;
-    for (let n = 1; n <= MAX_N; n = n < 2 ? 2 : n < 4 ? 4 : n + (n < 8 ? 2 : 4)) {
+    for (let n = 1; n <= MAX_N; n = n < 4 ? n + 1 : n + (n < 8 ? 2 : 4)) {
       let peak = await rssBytes(pid);
       const before = peak;
       const sampler = setInterval(() => {
@@ -154,6 +161,8 @@ async function main(): Promise<void> {
           peak = Math.max(peak, b);
         });
       }, 200);
+      // Load the decoders this level needs first (about 2 s of CPU each), so the level measures streaming.
+      await Promise.all(Array.from({ length: n }, () => session(base, key, true)));
       const results = await Promise.all(Array.from({ length: n }, () => session(base, key)));
       clearInterval(sampler);
       const lat = results.flatMap((r) => r.latencies).sort((a, b) => a - b);

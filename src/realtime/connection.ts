@@ -380,6 +380,7 @@ export class Connection {
       this.send(eventMessage('status', { status: 'ended', task_id: rec.taskId }));
       this.send(eventMessage('task_complete', { task_id: rec.taskId, status: outcome, duration_ms: rec.durationMs }));
     } finally {
+      this.finishing = null;
       this.markDone();
       if (this.closeWhenIdle) this.close(CLOSE.goingAway, 'service shutdown');
     }

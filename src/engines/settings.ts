@@ -31,6 +31,12 @@ export const engineSettings = defineSection({
     4,
     { min: 1, max: 64 },
   ),
+  pocketsphinxStreamLookahead: settings.int(
+    'PARLEY_POCKETSPHINX_STREAM_LOOKAHEAD',
+    'Phone-loop lookahead of live PocketSphinx streams, in 10 ms frames. 0 shows an utterance\'s first words about 50 ms sooner; 5 (the library default) lets the same cores serve about twice as many live streams.',
+    0,
+    { min: 0, max: 20 },
+  ),
   modelsDir: settings.optionalString('PARLEY_MODELS_DIR', 'Folder of downloaded neural models (default: PARLEY_DATA_DIR/models).'),
   // --- Neural tier (models pulled with `npm run -s models -- pull NAME`) ---
   modelsMirror: settings.optionalString(

@@ -3,9 +3,19 @@
  * pass, so finals do not hold up the next utterance), on real decoders.
  */
 import { describe, expect, it } from 'vitest';
-import { DecoderPool, modelsInstalled, type PsDecoder } from '../../src/engines/builtin/pocketsphinx/native.js';
+import { DecoderPool, decoderArguments, modelsInstalled, type PsDecoder } from '../../src/engines/builtin/pocketsphinx/native.js';
 
 const settle = () => new Promise((r) => setTimeout(r, 20));
+
+describe('PocketSphinx decoder arguments', () => {
+  it('streams: one pass and the configured phone-loop lookahead (0 by default); files: both passes, library lookahead', () => {
+    expect(decoderArguments('stream')).toEqual(expect.arrayContaining(['-fwdflat', 'no']));
+    expect(decoderArguments('stream').slice(-2)).toEqual(['-pl_window', '0']);
+    expect(decoderArguments('stream', { streamLookahead: 5 }).slice(-2)).toEqual(['-pl_window', '5']);
+    expect(decoderArguments('file', { streamLookahead: 5 })).not.toContain('-pl_window');
+    expect(decoderArguments('file')).not.toContain('-fwdflat');
+  });
+});
 
 describe.skipIf(!modelsInstalled())('PocketSphinx decoder pool', () => {
   it('reuses a decoder of the asked profile, and frees an idle one of the other profile when full', async () => {

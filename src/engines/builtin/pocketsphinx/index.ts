@@ -2,13 +2,16 @@
 import type { EngineFactory } from '../../registry.js';
 import type { VoiceActivityDetector } from '../../types.js';
 import { sileroVadFactory } from '../silero-vad.js';
-import { DecoderPool, modelsInstalled, pocketsphinxApi } from './native.js';
+import { type DecoderOptions, DecoderPool, MODEL_DIR, modelsInstalled, pocketsphinxApi } from './native.js';
 import { PocketSphinxFileRecognizer, PocketSphinxStreamingRecognizer } from './recognizers.js';
 
 let shared: { pool: DecoderPool; vad: VoiceActivityDetector } | null = null;
 
 /** One decoder pool and VAD for both recognizers (a decoder is ~60 MB). */
-async function resources(poolSize: number): Promise<{ pool: DecoderPool; vad: VoiceActivityDetector } | { unavailable: string }> {
+async function resources(
+  poolSize: number,
+  options: DecoderOptions,
+): Promise<{ pool: DecoderPool; vad: VoiceActivityDetector } | { unavailable: string }> {
   if (shared) return shared;
   if (!modelsInstalled())
     return { unavailable: 'PocketSphinx English models missing (Debian package pocketsphinx-en-us); run npm run setup' };
@@ -19,7 +22,7 @@ async function resources(poolSize: number): Promise<{ pool: DecoderPool; vad: Vo
   }
   const vad = await sileroVadFactory.create({} as never);
   if ('unavailable' in vad) return vad;
-  shared = { pool: new DecoderPool(poolSize), vad: vad as VoiceActivityDetector };
+  shared = { pool: new DecoderPool(poolSize, MODEL_DIR, options), vad: vad as VoiceActivityDetector };
   return shared;
 }
 
@@ -29,7 +32,9 @@ export const pocketsphinxStreamingFactory: EngineFactory = {
   tier: 'builtin',
   summary: 'PocketSphinx en-US streaming recognition (Debian pocketsphinx), silero VAD endpoints',
   async create(ctx) {
-    const r = await resources(ctx.config.engines.pocketsphinxDecoders);
+    const r = await resources(ctx.config.engines.pocketsphinxDecoders, {
+      streamLookahead: ctx.config.engines.pocketsphinxStreamLookahead,
+    });
     return 'unavailable' in r ? r : new PocketSphinxStreamingRecognizer(r.pool, r.vad);
   },
 };
@@ -40,7 +45,9 @@ export const pocketsphinxFileFactory: EngineFactory = {
   tier: 'builtin',
   summary: 'PocketSphinx en-US file recognition with word times, segmented by silero VAD',
   async create(ctx) {
-    const r = await resources(ctx.config.engines.pocketsphinxDecoders);
+    const r = await resources(ctx.config.engines.pocketsphinxDecoders, {
+      streamLookahead: ctx.config.engines.pocketsphinxStreamLookahead,
+    });
     return 'unavailable' in r ? r : new PocketSphinxFileRecognizer(r.pool, r.vad);
   },
 };

@@ -85,14 +85,29 @@ export type DecoderProfile = 'file' | 'stream';
  *   takes 1-75 ms instead of 60-400 ms, time during which the next utterance's audio waits,
  *   and the finals' WER stayed the same (29-30 %). Files keep it: there it is worth 14 points
  *   on jfk (27 % vs 45 %) for 15 % more time.
- * - Live streams also turn off the phone-loop lookahead (-pl_window 0; default 5 frames),
- *   which held every hypothesis back by 50 ms: the first words of an utterance show 50 ms
- *   sooner, for 25 % more CPU (0.11 -> 0.14 of a core per live stream) and no WER change.
+ * - The phone-loop lookahead of live streams is a setting (PARLEY_POCKETSPHINX_STREAM_LOOKAHEAD,
+ *   frames; default 0 here, 5 in the library). It holds every hypothesis back by its length:
+ *   at 0 the first words of an utterance show ~60 ms sooner (first partial p95 256-276 ms vs
+ *   295-306 ms on a quiet machine); at 5 the search prunes far more in silence, and
+ *   bench:realtime kept interim p95 under 500 ms for 8 concurrent streams instead of 4.
  */
 export const DECODER_SETTINGS: Record<DecoderProfile, readonly string[]> = {
   file: ['-wbeam', '1e-20', '-maxhmmpf', '5000'],
-  stream: ['-wbeam', '1e-20', '-maxhmmpf', '5000', '-fwdflat', 'no', '-pl_window', '0'],
+  stream: ['-wbeam', '1e-20', '-maxhmmpf', '5000', '-fwdflat', 'no'],
 };
+
+/** Tunables an operator may change (engine settings). */
+export interface DecoderOptions {
+  /** Phone-loop lookahead of stream decoders, in 10 ms frames (-pl_window). */
+  streamLookahead?: number;
+}
+
+/** The command-line arguments of a decoder of `profile`. */
+export function decoderArguments(profile: DecoderProfile, options: DecoderOptions = {}): string[] {
+  const args = [...DECODER_SETTINGS[profile]];
+  if (profile === 'stream') args.push('-pl_window', String(options.streamLookahead ?? 0));
+  return args;
+}
 
 /** One decoder: an utterance at a time. */
 export class PsDecoder {
@@ -101,7 +116,7 @@ export class PsDecoder {
     readonly profile: DecoderProfile,
   ) {}
 
-  static async create(modelDir = MODEL_DIR, profile: DecoderProfile = 'file'): Promise<PsDecoder> {
+  static async create(modelDir = MODEL_DIR, profile: DecoderProfile = 'file', options: DecoderOptions = {}): Promise<PsDecoder> {
     const a = pocketsphinxApi();
     const argv = [
       '-hmm',
@@ -112,7 +127,7 @@ export class PsDecoder {
       `${modelDir}/cmudict-en-us.dict`,
       '-logfn',
       '/dev/null',
-      ...DECODER_SETTINGS[profile],
+      ...decoderArguments(profile, options),
     ];
     const config = a.cmd_ln_parse_r(null, a.ps_args(), argv.length, argv, 1);
     if (!config) throw new Error('pocketsphinx rejected its configuration');
@@ -198,6 +213,7 @@ export class DecoderPool {
   constructor(
     private readonly size: number,
     private readonly modelDir = MODEL_DIR,
+    private readonly options: DecoderOptions = {},
   ) {}
 
   async acquire(profile: DecoderProfile = 'file'): Promise<PsDecoder> {
@@ -246,7 +262,7 @@ export class DecoderPool {
   private async create(profile: DecoderProfile): Promise<PsDecoder> {
     this.created++;
     try {
-      return await PsDecoder.create(this.modelDir, profile);
+      return await PsDecoder.create(this.modelDir, profile, this.options);
     } catch (err) {
       this.created--;
       throw err;

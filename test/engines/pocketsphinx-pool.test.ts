@@ -56,6 +56,23 @@ describe.skipIf(!modelsInstalled())('PocketSphinx decoder pool', () => {
     }
   }, 30_000);
 
+  it('a waiter that gives up is removed: the next release is not lost to it', async () => {
+    const pool = new DecoderPool(1);
+    try {
+      const busy = await pool.acquire('stream');
+      const quit = new AbortController();
+      const gaveUp = pool.acquire('stream', quit.signal);
+      quit.abort(new Error('gave up'));
+      await expect(gaveUp).rejects.toThrow('gave up');
+      pool.release(busy);
+      // The same decoder comes back at once (no new load, nothing leaked to the dead waiter).
+      expect(await pool.acquire('stream', AbortSignal.timeout(1000))).toBe(busy);
+      pool.release(busy);
+    } finally {
+      pool.close();
+    }
+  }, 30_000);
+
   it('close refuses waiters and later acquisitions', async () => {
     const pool = new DecoderPool(1);
     const busy = await pool.acquire('stream');

@@ -216,7 +216,8 @@ export class DecoderPool {
     private readonly options: DecoderOptions = {},
   ) {}
 
-  async acquire(profile: DecoderProfile = 'file'): Promise<PsDecoder> {
+  /** `signal` gives up waiting (the waiter is removed, so a later release is not lost to it). */
+  async acquire(profile: DecoderProfile = 'file', signal?: AbortSignal): Promise<PsDecoder> {
     if (this.closed) throw new Error('pool closed');
     const i = this.idle.findLastIndex((d) => d.profile === profile);
     if (i >= 0) {
@@ -226,7 +227,22 @@ export class DecoderPool {
     }
     if (this.created >= this.size) {
       const other = this.idle.shift();
-      if (!other) return new Promise((resolve, reject) => this.waiters.push({ profile, resolve, reject }));
+      if (!other) {
+        return new Promise((resolve, reject) => {
+          const waiter: Waiter = { profile, resolve, reject };
+          this.waiters.push(waiter);
+          signal?.addEventListener(
+            'abort',
+            () => {
+              const at = this.waiters.indexOf(waiter);
+              if (at < 0) return; // already served
+              this.waiters.splice(at, 1);
+              reject(signal.reason);
+            },
+            { once: true },
+          );
+        });
+      }
       this.destroy(other);
     }
     return this.create(profile);

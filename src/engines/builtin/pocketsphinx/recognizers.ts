@@ -120,16 +120,12 @@ export class PocketSphinxStreamingRecognizer implements StreamingRecognizer {
   ) {}
 
   async open(options: StreamingSttOptions): Promise<RecognizerStream> {
-    let timer: NodeJS.Timeout | undefined;
-    const decoder = await Promise.race([
-      this.pool.acquire('stream'),
-      new Promise<never>((_, reject) => {
-        timer = setTimeout(
-          () => reject(new EngineError('stt_init_failed', 'all PocketSphinx decoders are busy', { retryable: true, engineId: this.id })),
-          this.acquireTimeoutMs,
-        );
-      }),
-    ]).finally(() => clearTimeout(timer));
+    const giveUp = AbortSignal.timeout(this.acquireTimeoutMs);
+    const decoder = await this.pool.acquire('stream', giveUp).catch((err: unknown) => {
+      if (giveUp.aborted)
+        throw new EngineError('stt_init_failed', 'all PocketSphinx decoders are busy', { retryable: true, engineId: this.id });
+      throw err;
+    });
     return new PocketSphinxStream(decoder, this.pool, this.vad, options);
   }
 }

@@ -12,28 +12,16 @@ import { mkdtempSync, openAsBlob, rmSync, statSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { JFK } from '../test/support/audio.js';
-import { freePort, rssBytes, startServer } from '../test/support/server.js';
+import { firstStartKey, localServerEnv, rssBytes, startServer } from '../test/support/server.js';
 
 const work = mkdtempSync(join(tmpdir(), 'parley-bench-imports-'));
 const ffmpeg = (args: string[]) => execFileSync('ffmpeg', ['-hide_banner', '-loglevel', 'error', '-y', ...args]);
 
 async function server(roles: string) {
-  const port = await freePort();
-  const dataDir = mkdtempSync(join(work, 'data-'));
-  const s = startServer({
-    PORT: String(port),
-    HOST: '127.0.0.1',
-    PARLEY_DATA_DIR: dataDir,
-    PARLEY_ROLES: roles,
-    LOG_LEVEL: 'warn',
-    PARLEY_STARTER_CREDIT: '100000',
-    DATABASE_URL: '',
-    REDIS_URL: '',
-  });
+  const { base, env } = await localServerEnv(mkdtempSync(join(work, 'data-')), { PARLEY_ROLES: roles, PARLEY_STARTER_CREDIT: '100000' });
+  const s = startServer(env);
   await s.ready;
-  const key = /svc_[A-Za-z0-9]{32}/.exec(s.output())?.[0];
-  if (!key) throw new Error(`no first-start key:\n${s.output()}`);
-  return { ...s, base: `http://127.0.0.1:${port}`, key };
+  return { ...s, base, key: firstStartKey(s) };
 }
 
 async function post(base: string, key: string, file: string, fields: Record<string, string>) {

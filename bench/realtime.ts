@@ -17,7 +17,7 @@ import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import WebSocket from 'ws';
 import { JFK } from '../test/support/audio.js';
-import { freePort, rssBytes, startServer } from '../test/support/server.js';
+import { firstStartKey, localServerEnv, rssBytes, startServer } from '../test/support/server.js';
 
 const TARGET_P95_MS = 500;
 const CHUNK_MS = 100;
@@ -123,23 +123,15 @@ function percentile(sorted: number[], p: number): number {
 
 async function main(): Promise<void> {
   const work = mkdtempSync(join(tmpdir(), 'parley-bench-realtime-'));
-  const port = await freePort();
-  const server = startServer({
-    PORT: String(port),
-    HOST: '127.0.0.1',
-    PARLEY_DATA_DIR: join(work, 'data'),
-    LOG_LEVEL: 'warn',
+  const { base, env } = await localServerEnv(join(work, 'data'), {
     PARLEY_STARTER_CREDIT: '1000000',
     // Enough decoders that the pool is not the limit (each ~60 MB, loaded on first use).
     PARLEY_POCKETSPHINX_DECODERS: String(MAX_N),
-    DATABASE_URL: '',
-    REDIS_URL: '',
   });
-  const base = `http://127.0.0.1:${port}`;
+  const server = startServer(env);
   try {
     await server.ready;
-    const key = /svc_[A-Za-z0-9]{32}/.exec(server.output())?.[0];
-    if (!key) throw new Error(`no first-start key:\n${server.output()}`);
+    const key = firstStartKey(server);
     const pid = server.child.pid as number;
     const mb = (b: number) => (b / 1024 / 1024).toFixed(1);
     console.log(

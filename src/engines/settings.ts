@@ -33,7 +33,7 @@ export const engineSettings = defineSection({
   ),
   pocketsphinxStreamLookahead: settings.int(
     'PARLEY_POCKETSPHINX_STREAM_LOOKAHEAD',
-    'Phone-loop lookahead of live PocketSphinx streams, in 10 ms frames. 0 shows an utterance\'s first words about 50 ms sooner; 5 (the library default) lets the same cores serve about twice as many live streams.',
+    "Phone-loop lookahead of live PocketSphinx streams, in 10 ms frames. 0 shows an utterance's first words about 50 ms sooner; 5 (the library default) lets the same cores serve about twice as many live streams.",
     0,
     { min: 0, max: 20 },
   ),

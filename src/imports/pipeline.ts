@@ -304,7 +304,7 @@ export class ImportPipeline {
   /** Says a retry is coming, at the percent reached (the stream never goes backwards). */
   private async retrying(importId: string): Promise<void> {
     const now = await this.d.imports.get(importId);
-    if (!now || now.status !== 'processing') return;
+    if (now?.status !== 'processing') return;
     const message = 'A temporary error occurred; retrying.';
     const stage = now.stage ?? 'converting';
     await this.d.imports.setStage(importId, stage, now.progress, message);

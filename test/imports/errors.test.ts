@@ -4,7 +4,7 @@
  * found after the upload end the import `failed` with `error_code`, announce recording.failed
  * then import.failed, and charge nothing.
  */
-import { existsSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CreatedKey } from '../../src/keys/service.js';

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { api } from '../support/app.js';
 import { convert, haveSharedAudio, JFK } from '../support/audio.js';
-import { freePort, startServer } from '../support/server.js';
+import { firstStartKey, localServerEnv, startServer } from '../support/server.js';
 import { startReceiver, until } from '../webhooks/receiver.js';
 import { upload, watchSse } from './support.js';
 
@@ -28,28 +28,16 @@ describe.skipIf(!long)('import across a kill -9 and a restart', () => {
   it('resumes and completes exactly once: one charge, one webhook per event, no temp files', async () => {
     const rx = await startReceiver();
     cleanup.push(() => rx.close());
-    const port = await freePort();
-    const env = {
-      PORT: String(port),
-      HOST: '127.0.0.1',
-      PARLEY_DATA_DIR: dataDir,
-      LOG_LEVEL: 'info',
-      PARLEY_WEBHOOK_ALLOW_PRIVATE: '1',
-      PARLEY_JOB_LEASE_MS: '1500',
-      DATABASE_URL: '',
-      REDIS_URL: '',
-    };
-    const base = `http://127.0.0.1:${port}`;
+    const { base, env } = await localServerEnv(dataDir, { PARLEY_WEBHOOK_ALLOW_PRIVATE: '1', PARLEY_JOB_LEASE_MS: '1500' });
     const first = startServer(env);
     cleanup.push(() => first.child.kill('SIGKILL'));
     await first.ready;
-    const key = /svc_[A-Za-z0-9]{32}/.exec(first.output())?.[0];
-    expect(key, first.output()).toBeDefined();
+    const key = firstStartKey(first);
 
-    const res = await upload(base, key!, { file: { path: long! }, fields: { callback_url: rx.url, translation_languages: '["es"]' } });
+    const res = await upload(base, key, { file: { path: long! }, fields: { callback_url: rx.url, translation_languages: '["es"]' } });
     expect(res.status, JSON.stringify(res.body)).toBe(202);
     const id = res.body.data.import_id as string;
-    const watch = watchSse(`${base}/api/v1/sse/imports/${id}/progress`, { 'x-api-key': key! });
+    const watch = watchSse(`${base}/api/v1/sse/imports/${id}/progress`, { 'x-api-key': key });
     await until(() => watch.events.some((e) => e.data.stage === 'transcribing'), 60_000, 'transcribing');
     first.child.kill('SIGKILL');
     await watch.done.catch(() => {});

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { api } from '../support/app.js';
-import { freePort, startServer } from '../support/server.js';
+import { firstStartKey, localServerEnv, startServer } from '../support/server.js';
 import { until } from '../webhooks/receiver.js';
 import { JFK, jfkPcm } from './support.js';
 
@@ -23,22 +23,11 @@ describe.skipIf(!existsSync(JFK))('live recording across a kill -9 and a restart
   });
 
   it('recovers the recording: audio stored, transcript rebuilt, usage ended, temp files gone', async () => {
-    const port = await freePort();
-    const env = {
-      PORT: String(port),
-      HOST: '127.0.0.1',
-      PARLEY_DATA_DIR: dataDir,
-      LOG_LEVEL: 'warn',
-      PARLEY_WS_RECOVER_AFTER_SECONDS: '1',
-      DATABASE_URL: '',
-      REDIS_URL: '',
-    };
-    const base = `http://127.0.0.1:${port}`;
+    const { port, base, env } = await localServerEnv(dataDir, { PARLEY_WS_RECOVER_AFTER_SECONDS: '1' });
     const first = startServer(env);
     cleanup.push(() => first.child.kill('SIGKILL'));
     await first.ready;
-    const key = /svc_[A-Za-z0-9]{32}/.exec(first.output())?.[0] as string;
-    expect(key, first.output()).toBeDefined();
+    const key = firstStartKey(first);
 
     const ticket = (await api(base, 'POST', '/api/v1/auth/ticket', { key })).body.data.ticket as string;
     const ws = new WebSocket(`ws://127.0.0.1:${port}/ws`, [`ticket.${ticket}`]);

@@ -61,6 +61,28 @@ export function startServer(env: Record<string, string>): ServerProcess {
   return { child, output: () => out, ready };
 }
 
+/** The environment of a server on a free local port, SQLite in `dataDir`, no Redis. */
+export async function localServerEnv(dataDir: string, extra: Record<string, string> = {}) {
+  const port = await freePort();
+  const env = {
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    PARLEY_DATA_DIR: dataDir,
+    LOG_LEVEL: 'warn',
+    DATABASE_URL: '',
+    REDIS_URL: '',
+    ...extra,
+  };
+  return { port, base: `http://127.0.0.1:${port}`, env };
+}
+
+/** The API key a first start printed (throws with the server's output when there is none). */
+export function firstStartKey(s: ServerProcess): string {
+  const key = /svc_[A-Za-z0-9]{32}/.exec(s.output())?.[0];
+  if (!key) throw new Error(`no first-start key printed:\n${s.output()}`);
+  return key;
+}
+
 /** Resident memory of a process in bytes (Linux /proc). */
 export async function rssBytes(pid: number): Promise<number> {
   const status = await readFile(`/proc/${pid}/status`, 'utf8');

@@ -65,42 +65,30 @@ export function findConflicts(g: Glossary): GlossaryConflict[] {
     });
   }
   for (const [language, terms] of Object.entries(g.terminology)) {
-    const byTerm = new Map<string, { indexes: number[]; casings: string[] }>();
-    terms.forEach((t, i) => {
-      const e = byTerm.get(t.term.toLowerCase()) ?? { indexes: [], casings: [] };
-      e.indexes.push(i);
-      if (!e.casings.includes(t.term)) e.casings.push(t.term);
-      byTerm.set(t.term.toLowerCase(), e);
-    });
-    for (const e of byTerm.values())
-      if (e.casings.length > 1)
-        out.push({
-          kind: 'duplicate_term',
-          field: 'terminology',
-          language,
-          value: e.casings[0]!,
-          indexes: e.indexes,
-          candidates: e.casings,
-        });
+    for (const e of groupsWithVariants(
+      terms,
+      (t) => t.term.toLowerCase(),
+      (t) => t.term,
+    )) {
+      out.push({ kind: 'duplicate_term', field: 'terminology', language, value: e.first, indexes: e.indexes, candidates: e.variants });
+    }
   }
   for (const [language, entries] of Object.entries(g.translationDict)) {
-    const bySource = new Map<string, { value: string; indexes: number[]; targets: string[] }>();
-    entries.forEach((d, i) => {
-      const e = bySource.get(d.source.toLowerCase()) ?? { value: d.source, indexes: [], targets: [] };
-      e.indexes.push(i);
-      if (!e.targets.includes(d.target)) e.targets.push(d.target);
-      bySource.set(d.source.toLowerCase(), e);
-    });
-    for (const e of bySource.values())
-      if (e.targets.length > 1)
-        out.push({
-          kind: 'dictionary_collision',
-          field: 'translation_dict',
-          language,
-          value: e.value,
-          indexes: e.indexes,
-          candidates: e.targets,
-        });
+    for (const e of groupsWithVariants(
+      entries,
+      (d) => d.source.toLowerCase(),
+      (d) => d.target,
+      (d) => d.source,
+    )) {
+      out.push({
+        kind: 'dictionary_collision',
+        field: 'translation_dict',
+        language,
+        value: e.first,
+        indexes: e.indexes,
+        candidates: e.variants,
+      });
+    }
   }
   return out;
 }
@@ -116,4 +104,24 @@ export function glossaryCounts(g: Glossary) {
     translation_dict: count(g.translationDict),
     languages: [...languages].sort(),
   };
+}
+
+/**
+ * Entries grouped by `key`; the groups whose entries disagree on `variant` (two casings of a
+ * term, two targets of a source), with their indexes and the first entry's `label`.
+ */
+function groupsWithVariants<T>(
+  list: T[],
+  key: (t: T) => string,
+  variant: (t: T) => string,
+  label: (t: T) => string = variant,
+): { first: string; indexes: number[]; variants: string[] }[] {
+  const groups = new Map<string, { first: string; indexes: number[]; variants: string[] }>();
+  list.forEach((t, i) => {
+    const g = groups.get(key(t)) ?? { first: label(t), indexes: [], variants: [] };
+    g.indexes.push(i);
+    if (!g.variants.includes(variant(t))) g.variants.push(variant(t));
+    groups.set(key(t), g);
+  });
+  return [...groups.values()].filter((g) => g.variants.length > 1);
 }

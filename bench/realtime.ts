@@ -180,7 +180,7 @@ async function main(): Promise<void> {
     } else console.log(`no N kept interim p95 under ${TARGET_P95_MS} ms`);
   } finally {
     server.child.kill('SIGTERM');
-    await new Promise((r) => server.child.once('exit', r));
+    await server.exited;
     rmSync(work, { recursive: true, force: true });
   }
 }

@@ -40,8 +40,9 @@ describe.skipIf(!long)('import across a kill -9 and a restart', () => {
     const watch = watchSse(`${base}/api/v1/sse/imports/${id}/progress`, { 'x-api-key': key });
     await until(() => watch.events.some((e) => e.data.stage === 'transcribing'), 60_000, 'transcribing');
     first.child.kill('SIGKILL');
+    watch.close();
     await watch.done.catch(() => {});
-    await new Promise((r) => first.child.once('exit', r));
+    await first.exited;
 
     const second = startServer(env);
     cleanup.push(() => second.child.kill('SIGTERM'));

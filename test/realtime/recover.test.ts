@@ -48,7 +48,7 @@ describe.skipIf(!existsSync(JFK))('live recording across a kill -9 and a restart
     ws.send(JSON.stringify({ type: 'health', data: {} }));
     await until(() => messages.some((m) => m.type === 'health'), 10_000, 'health'); // every chunk was received
     first.child.kill('SIGKILL');
-    await new Promise((r) => first.child.once('exit', r));
+    await first.exited;
     const before = (await api(base, 'GET', '/api/v1/tasks?status=all', { key }).catch(() => null))?.status;
     expect(before).toBeUndefined(); // the server is gone
 

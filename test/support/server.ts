@@ -19,6 +19,8 @@ export async function freePort(): Promise<number> {
 
 export interface ServerProcess {
   child: ChildProcess;
+  /** Resolves when the process has exited (at once if it already has). */
+  exited: Promise<void>;
   /** stdout and stderr so far. */
   output(): string;
   /** Resolves when the server answers on env.PORT (rejects with its output after 60 s or on exit). */
@@ -41,9 +43,13 @@ export function startServer(env: Record<string, string>): ServerProcess {
   // Ready when it answers (whatever its log level): GET /api/v1/version on its port.
   const url = `http://${env.HOST ?? '127.0.0.1'}:${env.PORT}/api/v1/version`;
   let exited: number | null | undefined;
-  child.once('exit', (code) => {
-    exited = code;
-  });
+  // Listened for from the start, so a wait that begins after the exit still resolves.
+  const exitedPromise = new Promise<void>((resolve) =>
+    child.once('exit', (code) => {
+      exited = code;
+      resolve();
+    }),
+  );
   const ready = (async () => {
     const deadline = Date.now() + 60_000;
     for (;;) {
@@ -58,7 +64,7 @@ export function startServer(env: Record<string, string>): ServerProcess {
     }
   })();
   ready.catch(() => {});
-  return { child, output: () => out, ready };
+  return { child, exited: exitedPromise, output: () => out, ready };
 }
 
 /** The environment of a server on a free local port, SQLite in `dataDir`, no Redis. */

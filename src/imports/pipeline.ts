@@ -9,9 +9,8 @@
  * import stays `processing`; anything else, or the last attempt, fails the import.
  */
 import { randomUUID } from 'node:crypto';
-import { createReadStream, createWriteStream, mkdirSync, readdirSync, rmSync } from 'node:fs';
+import { createReadStream, mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { pipeline } from 'node:stream/promises';
 import type { Logger } from 'pino';
 import type { BillingService } from '../billing/service.js';
 import type { EventBus } from '../bus/types.js';
@@ -25,6 +24,7 @@ import { decodeToPcmFile, type PcmFile } from '../processing/pcm-file.js';
 import { recognizeIntoTask } from '../processing/recognize.js';
 import { summarizeTask } from '../processing/summarize.js';
 import { translateTask } from '../processing/translate.js';
+import { withLocalFile } from '../storage/local-file.js';
 import type { BlobStore } from '../storage/types.js';
 import type { SummaryTemplateCatalogue } from '../summary-templates/catalogue.js';
 import type { TaskStore } from '../tasks/store.js';
@@ -110,10 +110,15 @@ export class ImportPipeline {
     await this.progress(imp, 'converting', 0, 'Converting the audio.');
     const task = await tasks.getTask(imp.taskId);
     if (!task) throw new ImportFailure('internal_error', 'the task of this import was deleted');
-    if (task.processingStatus === 'importing') await tasks.setStatus(task.taskId, 'uploading');
+    // A resumed job finds the task where the previous attempt left it.
+    const status =
+      task.processingStatus === 'importing' ? (await tasks.setStatus(task.taskId, 'uploading')).processingStatus : task.processingStatus;
     const pcmPath = join(this.d.tempDir, `${imp.importId}-audio.pcm`);
     try {
-      await this.runFrom(imp, ctx, await this.convert(imp, pcmPath));
+      const converted = await this.convert(imp, pcmPath);
+      await this.progress(imp, 'converting', 1, 'Audio converted.');
+      if (status === 'uploading') await tasks.setStatus(imp.taskId, 'processing');
+      await this.runFrom(imp, ctx, converted);
     } finally {
       rmSync(pcmPath, { force: true });
     }
@@ -125,9 +130,6 @@ export class ImportPipeline {
     const signal = ctx.signal;
     const principal = { accountId: imp.accountId, keyId: imp.keyId };
     const { audio, durationMs } = converted;
-    await this.progress(imp, 'converting', 1, 'Audio converted.');
-    const moved = await tasks.getTask(imp.taskId);
-    if (moved?.processingStatus === 'uploading') await tasks.setStatus(imp.taskId, 'processing');
 
     // transcribing
     await this.progress(imp, 'transcribing', 0, 'Transcribing.');
@@ -196,9 +198,8 @@ export class ImportPipeline {
     }
 
     const done = await tasks.getTask(imp.taskId);
-    if (done?.processingStatus === 'processing') await tasks.setStatus(imp.taskId, 'completed', { durationMs });
+    const finished = done?.processingStatus === 'processing' ? await tasks.setStatus(imp.taskId, 'completed', { durationMs }) : done;
     if (!(await this.d.imports.complete(imp.importId))) return;
-    const finished = (await tasks.getTask(imp.taskId)) ?? done;
     await this.d.webhooks.notifySequence({ accountId: imp.accountId, keyId: imp.keyId, callbackUrl: imp.callbackUrl }, [
       {
         event: 'recording.completed',
@@ -244,33 +245,31 @@ export class ImportPipeline {
   private async convert(imp: ImportRecord, pcmPath: string): Promise<{ audio: PcmFile; durationMs: number }> {
     const { blobs, tasks, ffmpegPath } = this.d;
     mkdirSync(this.d.tempDir, { recursive: true });
-    const local = blobs.localPath(imp.sourceKey);
-    const tmpSource = local ? null : join(this.d.tempDir, `${imp.importId}-${randomUUID()}.src`);
-    if (tmpSource) await pipeToFile(await blobs.get(imp.sourceKey), tmpSource);
-    const sourcePath = local ?? (tmpSource as string);
     const m4a = join(this.d.tempDir, `${imp.importId}-${randomUUID()}.m4a`);
+    const copy = join(this.d.tempDir, `${imp.importId}-${randomUUID()}.src`);
     try {
-      let audio: PcmFile;
-      try {
-        audio = await decodeToPcmFile(sourcePath, pcmPath, { ffmpegPath });
-      } catch (err) {
-        throw new ImportFailure('audio_process_failed', `decoding failed: ${(err as Error).message}`);
-      }
-      const durationMs = audio.durationMs;
-      const { minDurationMs, maxDurationMs } = this.d.bounds;
-      if (durationMs < minDurationMs || durationMs > maxDurationMs) {
-        throw new ImportFailure('import_duration_out_of_range', `duration ${durationMs} ms outside ${minDurationMs}..${maxDurationMs}`);
-      }
-      const audioKey = `tasks/${imp.taskId}/audio.m4a`;
-      if (!(await blobs.stat(audioKey))) {
-        await encodeFile({ path: sourcePath }, m4a, 'm4a', { ffmpegPath });
-        await blobs.put(audioKey, createReadStream(m4a));
-      }
-      await tasks.setAudio(imp.taskId, audioKey, durationMs);
-      return { audio, durationMs };
+      return await withLocalFile(blobs, imp.sourceKey, copy, async (sourcePath) => {
+        let audio: PcmFile;
+        try {
+          audio = await decodeToPcmFile(sourcePath, pcmPath, { ffmpegPath });
+        } catch (err) {
+          throw new ImportFailure('audio_process_failed', `decoding failed: ${(err as Error).message}`);
+        }
+        const durationMs = audio.durationMs;
+        const { minDurationMs, maxDurationMs } = this.d.bounds;
+        if (durationMs < minDurationMs || durationMs > maxDurationMs) {
+          throw new ImportFailure('import_duration_out_of_range', `duration ${durationMs} ms outside ${minDurationMs}..${maxDurationMs}`);
+        }
+        const audioKey = `tasks/${imp.taskId}/audio.m4a`;
+        if (!(await blobs.stat(audioKey))) {
+          await encodeFile({ path: sourcePath }, m4a, 'm4a', { ffmpegPath });
+          await blobs.put(audioKey, createReadStream(m4a));
+        }
+        await tasks.setAudio(imp.taskId, audioKey, durationMs);
+        return { audio, durationMs };
+      });
     } finally {
       rmSync(m4a, { force: true });
-      if (tmpSource) rmSync(tmpSource, { force: true });
     }
   }
 
@@ -331,8 +330,4 @@ function errorCode(err: unknown): ErrorCode {
   if (err instanceof EngineError) return err.code;
   if (err instanceof AppError) return err.code;
   return 'internal_error';
-}
-
-async function pipeToFile(stream: NodeJS.ReadableStream, path: string): Promise<void> {
-  await pipeline(stream, createWriteStream(path));
 }

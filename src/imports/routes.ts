@@ -115,7 +115,6 @@ export function registerImportRoutes(app: HttpApp, deps: ImportRouteDeps): void 
     },
     async (request, reply) => {
       const principal = principalOf(request);
-      await deps.imports.get(principal, request.params.importId);
       // Subscribe before reading the state, so no event falls between the two.
       const queue: ProgressEvent[] = [];
       let wake: (() => void) | null = null;
@@ -124,9 +123,10 @@ export function registerImportRoutes(app: HttpApp, deps: ImportRouteDeps): void 
         wake?.();
       });
       try {
+        // Unknown or another account's import: a JSON 404 (the stream is not open yet).
+        const first = snapshotEvent(await deps.imports.get(principal, request.params.importId));
         const sse = openSse(request, reply, { heartbeatMs: deps.heartbeatMs });
         void sse.done.then(() => wake?.());
-        const first = snapshotEvent(await deps.imports.get(principal, request.params.importId));
         sse.send(first.event, first.data);
         let final = first.event !== 'progress';
         let lastPercent = first.event === 'progress' ? first.data.progress : 100;

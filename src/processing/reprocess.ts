@@ -7,9 +7,8 @@
  * failed import was never charged); a live recording's minutes were charged while recording.
  */
 import { randomUUID } from 'node:crypto';
-import { createWriteStream, mkdirSync, rmSync } from 'node:fs';
+import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { pipeline } from 'node:stream/promises';
 import type { Logger } from 'pino';
 import type { BillingService } from '../billing/service.js';
 import { EngineError } from '../engines/errors.js';
@@ -17,6 +16,7 @@ import type { EngineRegistry } from '../engines/registry.js';
 import type { Glossary } from '../glossary/index.js';
 import type { JobContext, JobQueue } from '../jobs/types.js';
 import { AppError } from '../platform/errors/app-error.js';
+import { withLocalFile } from '../storage/local-file.js';
 import type { BlobStore } from '../storage/types.js';
 import type { SummaryTemplateCatalogue } from '../summary-templates/catalogue.js';
 import type { TaskReprocessor, TaskService } from '../tasks/service.js';
@@ -82,16 +82,14 @@ async function run(d: ReprocessDeps, task: TaskRecord, ctx: JobContext): Promise
   // again), else the stored M4A; decoded once to a PCM file read in windows (removed when done).
   const key = (task.sourceKey && (await d.blobs.stat(task.sourceKey)) ? task.sourceKey : task.audioKey) as string;
   mkdirSync(d.tempDir, { recursive: true });
-  const local = d.blobs.localPath(key);
-  const copy = local ? null : join(d.tempDir, `${task.taskId}-${randomUUID()}.m4a`);
   const pcmPath = join(d.tempDir, `${task.taskId}-${randomUUID()}.pcm`);
   try {
-    if (copy) await pipeline(await d.blobs.get(key), createWriteStream(copy));
-    const audio = await decodeToPcmFile(local ?? (copy as string), pcmPath, { ffmpegPath: d.ffmpegPath, signal: ctx.signal });
+    const audio = await withLocalFile(d.blobs, key, join(d.tempDir, `${task.taskId}-${randomUUID()}.src`), (path) =>
+      decodeToPcmFile(path, pcmPath, { ffmpegPath: d.ffmpegPath, signal: ctx.signal }),
+    );
     await rebuild(d, task, audio, settings, ctx);
   } finally {
     rmSync(pcmPath, { force: true });
-    if (copy) rmSync(copy, { force: true });
   }
 }
 

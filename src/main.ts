@@ -19,11 +19,8 @@ async function main(): Promise<void> {
     }
     throw err;
   }
-  // Engines load only where they are used: live sessions (realtime) and jobs (worker).
-  const needsEngines = config.platform.roles.some((r) => r === 'realtime' || r === 'worker');
-  const engines = needsEngines
-    ? await createEngines(config, createLogger(config.platform.logLevel).child({ component: 'engines' }))
-    : undefined;
+  // Each role loads the engine kinds its routes and jobs use (src/engines/index.ts).
+  const engines = await createEngines(config, createLogger(config.platform.logLevel).child({ component: 'engines' }));
   const app = await buildApp(config, { engines });
   const { logger } = app.deps;
   await createFirstAccountIfEmpty(app.deps, config.platform.starterCredit);

@@ -1,8 +1,8 @@
 /**
  * Builds the engine registry from configuration, the way the service and the engines CLI
  * both do it. Each role loads the engine kinds its routes and jobs use (`ROLE_ENGINE_KINDS`),
- * logs one line per engine (what it serves, or why it is unavailable) and one line per role
- * naming the kinds nothing serves.
+ * logs one line per engine (what it serves, or why it is unavailable); the service adds one
+ * line per role naming the kinds nothing serves (`logRoleEngines`).
  */
 import { join } from 'node:path';
 import type { Logger } from 'pino';
@@ -41,12 +41,15 @@ export async function createEngines(
       logger.info({ engine: s.id, kind: s.kind, tier: s.tier, languages: s.languages, pairs: s.pairs?.length }, 'engine ready');
     else logger.info({ engine: s.id, kind: s.kind, tier: s.tier, reason: s.reason }, 'engine unavailable');
   }
+  return registry;
+}
+
+/** At start-up: one line per role naming the kinds it uses that no engine here serves. */
+export function logRoleEngines(registry: EngineRegistry, roles: readonly Role[], logger: Logger): void {
   for (const role of roles) {
     const line = roleEngineLine(role, registry.status);
-    if (line.missing.length) logger.warn({ role, missing: line.missing }, line.message);
-    else logger.info({ role }, line.message);
+    logger.info({ role, missing: line.missing }, line.message);
   }
-  return registry;
 }
 
 /** "role api: tts, summarizer, translator ready; missing llm (remote/openai-chat: ...; neural/llama-cpp: ...)". */

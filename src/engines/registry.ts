@@ -105,17 +105,12 @@ function statusOf(e: AnyEngine, summary: string): EngineStatus {
 export class EngineRegistry {
   /** Engines in preference order (tier order, then catalogue order). */
   private readonly engines: AnyEngine[];
+  /** Every engine of the catalogue (or given) with what it serves or why not, in preference order. */
+  readonly status: EngineStatus[];
 
-  private constructor(
-    engines: AnyEngine[],
-    readonly status: EngineStatus[],
-    options: RegistryOptions,
-  ) {
-    const order = [...(options.tierOrder ?? []), ...DEFAULT_TIER_ORDER.filter((t) => !options.tierOrder?.includes(t))];
-    this.engines = engines
-      .map((e, i) => ({ e, i }))
-      .sort((a, b) => order.indexOf(a.e.tier) - order.indexOf(b.e.tier) || a.i - b.i)
-      .map(({ e }) => e);
+  private constructor(engines: AnyEngine[], status: EngineStatus[], options: RegistryOptions) {
+    this.engines = byPreference(engines, options.tierOrder);
+    this.status = byPreference(status, options.tierOrder);
   }
 
   /**
@@ -234,6 +229,15 @@ export class EngineRegistry {
     }
     return undefined;
   }
+}
+
+/** Stable sort by tier order (tiers left out keep the default order after those named). */
+function byPreference<T extends { tier: EngineTier }>(items: T[], tierOrder: readonly EngineTier[] = DEFAULT_TIER_ORDER): T[] {
+  const order = [...tierOrder, ...DEFAULT_TIER_ORDER.filter((t) => !tierOrder.includes(t))];
+  return items
+    .map((item, i) => ({ item, i }))
+    .sort((a, b) => order.indexOf(a.item.tier) - order.indexOf(b.item.tier) || a.i - b.i)
+    .map(({ item }) => item);
 }
 
 function refuse(need: Need, requirements: Requirement[], candidates: AnyEngine[]): Refusal {

@@ -9,6 +9,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { type BillingModule, createBillingModule, registerBillingRoutes } from './billing/module.js';
+import { createBroadcastsModule, registerBroadcasts } from './broadcasts/module.js';
 import { InProcessBus } from './bus/in-process.js';
 import { RedisBus } from './bus/redis.js';
 import type { EventBus } from './bus/types.js';
@@ -159,6 +160,7 @@ export async function buildApp(config: Config, overrides: BuildOverrides = {}): 
     const tasks = tasksOf(deps);
     registerTaskRoutes(http, { auth, tasks: tasks.tasks, speakers: tasks.speakers, blobs: deps.blobs, logger });
     registerImports(deps, http, auth);
+    registerBroadcasts(http, broadcastsOf(deps), auth);
     registerWebRoutes(http);
   }
 
@@ -211,6 +213,25 @@ export async function buildApp(config: Config, overrides: BuildOverrides = {}): 
       await database.close();
     },
   };
+}
+
+/** The broadcasts feature over this app's backends (src/broadcasts/module.ts). */
+function broadcastsOf(deps: AppDeps) {
+  return createBroadcastsModule({
+    database: deps.database,
+    bus: deps.bus,
+    rateLimiter: deps.rateLimiter,
+    activePlan: (accountId) => deps.plans.activePlan(accountId),
+    templateExists: (slug) => deps.summaryTemplates.getEnabledTemplate(slug) !== null,
+    voices: (language) => {
+      const tts = deps.engines.select({ kind: 'tts', language });
+      if (!tts.ok) return null;
+      return tts.engine.voices(language).map((v) => ({ voice_name: v.voice_name, display_name: v.display_name, gender: v.gender }));
+    },
+    viewerLimit: deps.config.broadcasts.viewerLimit,
+    now: deps.now,
+    logger: deps.logger.child({ component: 'broadcasts' }),
+  });
 }
 
 /** "<package version>+<commit>" (commit from PARLEY_BUILD_COMMIT at build time, else git). */

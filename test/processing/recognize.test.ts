@@ -15,7 +15,6 @@ import type { AnyEngine } from '../../src/engines/types.js';
 import { createLogger } from '../../src/platform/logging.js';
 import { decodeToPcmFile, type PcmFile, quietestCutMs } from '../../src/processing/pcm-file.js';
 import { recognizeIntoTask } from '../../src/processing/recognize.js';
-import { tasksOf } from '../../src/tasks/module.js';
 import { startTestApp, type TestApp } from '../support/app.js';
 import { convert, haveSharedAudio, JFK } from '../support/audio.js';
 
@@ -44,7 +43,7 @@ describe.skipIf(!long)('recognition in windows', () => {
   });
 
   async function sentences(windowMs: number) {
-    const store = tasksOf(t.app.deps).store;
+    const store = t.app.deps.tasks.store;
     const task = await store.createTask({
       accountId: 'a',
       keyId: 'k',

@@ -125,7 +125,13 @@ export async function startOpenAiServer(): Promise<OpenAiServer> {
       const refused = state.filterWords.some((w) => prompt.includes(w));
       if (refused && state.filterMode === 'error')
         return send(res, 400, { error: { message: 'The response was filtered', code: 'content_filter' } });
-      let words = refused ? [] : (await state.reply(body.messages)).split(/(?<= )/);
+      let reply: string;
+      try {
+        reply = refused ? '' : await state.reply(body.messages);
+      } catch (err) {
+        return send(res, 500, { error: { message: `the engine behind the server failed: ${String(err)}` } });
+      }
+      let words = refused ? [] : reply.split(/(?<= )/);
       let finish = refused ? 'content_filter' : 'stop';
       if (body.max_tokens !== undefined && words.length > body.max_tokens) {
         words = words.slice(0, body.max_tokens);

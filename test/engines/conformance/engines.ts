@@ -40,13 +40,14 @@ export async function engineSet<T extends AnyEngine>(kind: EngineKind): Promise<
     config,
     modelsDir: config.engines.modelsDir ?? join(config.platform.dataDir, 'models'),
     logger: pino({ level: 'silent' }),
+    loaded: [],
   };
   const engines: T[] = [];
   const unavailable: Array<{ id: string; reason: string }> = [];
   for (const f of CATALOG.filter((f) => f.kind === kind)) {
     const made = await f.create(ctx).catch((err: unknown) => ({ unavailable: String(err) }));
     if ('unavailable' in made) unavailable.push({ id: f.id, reason: made.unavailable });
-    else engines.push(made as T);
+    else engines.push(...((Array.isArray(made) ? made : [made]) as T[]));
   }
   return {
     server,
@@ -81,4 +82,26 @@ export async function rejection(p: Promise<unknown>): Promise<unknown> {
 export function isAbortOrEngineError(err: unknown): boolean {
   if (!(err instanceof Error)) return false;
   return err.name === 'AbortError' || err.name === 'EngineError' || err.name === 'TimeoutError';
+}
+
+/**
+ * Makes the local server's chat endpoint answer from real built-in engines: translation
+ * prompts (as the LLM translator writes them) by `translate`, anything with a transcript
+ * (summary prompts) by `summarize` over its lines.
+ */
+export function chatFromEngines(
+  server: OpenAiServer,
+  engines: { translate?: (text: string, from: string, to: string) => Promise<string>; summarize?: (lines: string[]) => Promise<string> },
+): void {
+  server.reply = async (messages) => {
+    const system = messages.find((m) => m.role === 'system')?.content ?? '';
+    const user = messages.at(-1)?.content ?? '';
+    // "... from English (en) into Chinese (Taiwan) (zh-TW). ...": the tag is the last parenthesis of each name.
+    const pair = /from (.+?) into (.+?)\. /.exec(system);
+    const tag = (name: string) => /\(([^()]+)\)$/.exec(name)?.[1] ?? name;
+    if (pair && engines.translate) return engines.translate(user, tag(pair[1]!), tag(pair[2]!));
+    const transcript = user.split('Transcript:\n')[1];
+    if (transcript !== undefined && engines.summarize) return engines.summarize(transcript.split('\n'));
+    return 'No engine behind this prompt.';
+  };
 }

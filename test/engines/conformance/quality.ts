@@ -18,10 +18,10 @@ export const MAX_WER: Partial<Record<EngineKind, Limits>> = {
   // Measured 0.35-0.45 for PocketSphinx on jfk; Whisper-class engines score under 0.1.
   'file-stt': { default: 0.6, 'neural/sherpa-offline': 0.2 },
   'streaming-stt': { default: 0.6, 'neural/sherpa-streaming': 0.25 },
-  // Apertium's en->es of the reference sentences; an LLM translator is listed when measured.
+  // Over the reference sentences of the pairs an engine serves (Apertium, OpenCC); an LLM translator is listed when measured.
   translator: { default: 0.5 },
-  // eSpeak's English recognized back by PocketSphinx (a robotic voice and a weak recognizer).
-  tts: { default: 0.7 },
+  // eSpeak's English recognized back by PocketSphinx: measured 0.06 on the suite's two sentences.
+  tts: { default: 0.35 },
 };
 
 /** Lowest share of the key terms a summary keeps. */

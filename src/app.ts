@@ -217,7 +217,7 @@ function broadcastsOf(deps: AppDeps) {
     templateExists: (slug) => deps.summaryTemplates.getEnabledTemplate(slug) !== null,
     voices: (language) =>
       deps.engines
-        .synthesizer(language)
+        .find({ kind: 'tts', language })
         ?.voices(language)
         .map((v) => ({ voice_name: v.voice_name, display_name: v.display_name, gender: v.gender })) ?? null,
     viewerLimit: deps.config.broadcasts.viewerLimit,

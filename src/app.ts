@@ -215,11 +215,11 @@ function broadcastsOf(deps: AppDeps) {
     rateLimiter: deps.rateLimiter,
     activePlan: (accountId) => deps.plans.activePlan(accountId),
     templateExists: (slug) => deps.summaryTemplates.getEnabledTemplate(slug) !== null,
-    voices: (language) =>
-      deps.engines
-        .find({ kind: 'tts', language })
-        ?.voices(language)
-        .map((v) => ({ voice_name: v.voice_name, display_name: v.display_name, gender: v.gender })) ?? null,
+    voices: (language) => {
+      const tts = deps.engines.select({ kind: 'tts', language });
+      if (!tts.ok) return null;
+      return tts.engine.voices(language).map((v) => ({ voice_name: v.voice_name, display_name: v.display_name, gender: v.gender }));
+    },
     viewerLimit: deps.config.broadcasts.viewerLimit,
     now: deps.now,
     logger: deps.logger.child({ component: 'broadcasts' }),

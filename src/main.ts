@@ -5,7 +5,7 @@
 import { buildApp } from './app.js';
 import { createFirstAccountIfEmpty } from './bootstrap/first-start.js';
 import { ConfigError, loadConfig } from './config.js';
-import { createEngines } from './engines/index.js';
+import { createEngines, logRoleEngines } from './engines/index.js';
 import { createLogger } from './platform/logging.js';
 
 async function main(): Promise<void> {
@@ -19,11 +19,10 @@ async function main(): Promise<void> {
     }
     throw err;
   }
-  // Engines load only where they are used: live sessions (realtime) and jobs (worker).
-  const needsEngines = config.platform.roles.some((r) => r === 'realtime' || r === 'worker');
-  const engines = needsEngines
-    ? await createEngines(config, createLogger(config.platform.logLevel).child({ component: 'engines' }))
-    : undefined;
+  // Each role loads the engine kinds its routes and jobs use (src/engines/index.ts).
+  const engineLogger = createLogger(config.platform.logLevel).child({ component: 'engines' });
+  const engines = await createEngines(config, engineLogger);
+  logRoleEngines(engines, config.platform.roles, engineLogger);
   const app = await buildApp(config, { engines });
   const { logger } = app.deps;
   await createFirstAccountIfEmpty(app.deps, config.platform.starterCredit);

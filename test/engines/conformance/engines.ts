@@ -40,13 +40,14 @@ export async function engineSet<T extends AnyEngine>(kind: EngineKind): Promise<
     config,
     modelsDir: config.engines.modelsDir ?? join(config.platform.dataDir, 'models'),
     logger: pino({ level: 'silent' }),
+    loaded: [],
   };
   const engines: T[] = [];
   const unavailable: Array<{ id: string; reason: string }> = [];
   for (const f of CATALOG.filter((f) => f.kind === kind)) {
     const made = await f.create(ctx).catch((err: unknown) => ({ unavailable: String(err) }));
     if ('unavailable' in made) unavailable.push({ id: f.id, reason: made.unavailable });
-    else engines.push(made as T);
+    else engines.push(...((Array.isArray(made) ? made : [made]) as T[]));
   }
   return {
     server,

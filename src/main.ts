@@ -4,7 +4,7 @@
  */
 import { buildApp } from './app.js';
 import { createFirstAccountIfEmpty } from './bootstrap/first-start.js';
-import { ConfigError, loadConfig } from './config.js';
+import { ConfigError, loadConfig, rolesWithoutBusProblem } from './config.js';
 import { createEngines, logRoleEngines } from './engines/index.js';
 import { createLogger } from './platform/logging.js';
 
@@ -12,6 +12,9 @@ async function main(): Promise<void> {
   let config: ReturnType<typeof loadConfig>;
   try {
     config = loadConfig();
+    // Checked before engines load (buildApp checks it again for every other caller).
+    const busProblem = rolesWithoutBusProblem(config);
+    if (busProblem) throw new ConfigError([busProblem]);
   } catch (err) {
     if (err instanceof ConfigError) {
       process.stderr.write(`${err.message}\nSee README.md, "Configuration".\n`);

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { InProcessBus } from '../../src/bus/in-process.js';
 import { loadConfig } from '../../src/config.js';
 import { espeakFactory } from '../../src/engines/builtin/espeak.js';
 import { openccFactory } from '../../src/engines/builtin/opencc.js';
@@ -160,7 +161,7 @@ describe('engines per role', () => {
   it('an api-only process loads TTS, summaries, translation and language id, and lists voices through the registry', async () => {
     const config = loadConfig({ PARLEY_ROLES: 'api', PARLEY_DATA_DIR: '/nowhere' });
     const engines = await createEngines(config, logger);
-    const t = await startTestApp({ env: { PARLEY_ROLES: 'api' }, engines });
+    const t = await startTestApp({ env: { PARLEY_ROLES: 'api' }, engines, bus: new InProcessBus() }); // alone: its own bus
     try {
       const kinds = new Set(t.app.deps.engines.status.map((s) => s.kind));
       expect(kinds.has('streaming-stt')).toBe(false);

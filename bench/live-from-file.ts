@@ -29,7 +29,8 @@ const SESSIONS = arg('sessions', 1);
 const INTERVAL_MS = arg('interval', 1000);
 const CHUNK = 1600; // 100 ms
 
-const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN;
+const percentile = (sorted: number[], p: number) =>
+  sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN;
 
 async function main() {
   const ctx = { config: { engines: { pocketsphinxDecoders: Math.max(2, SESSIONS), pocketsphinxStreamLookahead: 0 } } } as never;

@@ -23,6 +23,8 @@ export const liveFromFileFactory: EngineFactory = {
     if (!vad) return { unavailable: 'needs a VAD (builtin/silero-vad), none is loaded' };
     const files = ctx.loaded.filter((x): x is FileRecognizer => x.kind === 'file-stt' && listed.includes(x.id));
     if (files.length === 0) return { unavailable: `none of ${listed.join(', ')} (PARLEY_LIVE_FROM_FILE_ENGINES) is loaded here` };
-    return files.map((f) => new StreamingOverFile(f, vad, { intervalMs: e.liveFromFileIntervalMs, maxUtteranceMs: e.liveFromFileMaxUtteranceMs }));
+    return files.map(
+      (f) => new StreamingOverFile(f, vad, { intervalMs: e.liveFromFileIntervalMs, maxUtteranceMs: e.liveFromFileMaxUtteranceMs }),
+    );
   },
 };

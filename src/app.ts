@@ -9,10 +9,11 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { type BillingModule, createBillingModule, registerBillingRoutes } from './billing/module.js';
+import { createBroadcastsModule, registerBroadcasts } from './broadcasts/module.js';
 import { InProcessBus } from './bus/in-process.js';
 import { RedisBus } from './bus/redis.js';
 import type { EventBus } from './bus/types.js';
-import type { Config } from './config.js';
+import { type Config, ConfigError, rolesWithoutBusProblem } from './config.js';
 import { EngineRegistry } from './engines/registry.js';
 import { glossaryLimits } from './glossary/limits.js';
 import { registerGlossaryRoutes } from './glossary/routes.js';
@@ -88,9 +89,17 @@ export interface BuildOverrides {
   pgSchema?: string;
   /** Replaces the keys feature's Authenticator on every route (feature tests with fixed principals). */
   authenticator?: Authenticator;
+  /**
+   * The bus this process shares with the processes running its other roles, instead of the
+   * one REDIS_URL selects (tests run such "processes" as apps in one OS process).
+   */
+  bus?: EventBus;
 }
 
 export async function buildApp(config: Config, overrides: BuildOverrides = {}): Promise<ParleyApp> {
+  // Refused before anything is opened: roles split across processes need a shared bus.
+  const busProblem = overrides.bus ? null : rolesWithoutBusProblem(config);
+  if (busProblem) throw new ConfigError([busProblem]);
   const logger = overrides.logger ?? createLogger(config.platform.logLevel);
   const database = openDatabase({
     databaseUrl: config.platform.databaseUrl,
@@ -102,9 +111,9 @@ export async function buildApp(config: Config, overrides: BuildOverrides = {}): 
   // Redis, when configured, carries pub/sub and rate limits across processes; jobs stay in
   // the database (PostgreSQL's SKIP LOCKED lets every worker process share them).
   const redisUrl = config.platform.redisUrl;
-  let bus: EventBus = new InProcessBus();
+  let bus: EventBus = overrides.bus ?? new InProcessBus();
   let rateLimiter: RateLimiter = new InMemoryRateLimiter();
-  if (redisUrl) {
+  if (redisUrl && !overrides.bus) {
     const redisBus = new RedisBus(redisUrl, logger.child({ component: 'bus' }));
     await redisBus.ready();
     bus = redisBus;
@@ -155,6 +164,7 @@ export async function buildApp(config: Config, overrides: BuildOverrides = {}): 
     const tasks = tasksOf(deps);
     registerTaskRoutes(http, { auth, tasks: tasks.tasks, speakers: tasks.speakers, blobs: deps.blobs, logger });
     registerImports(deps, http, auth);
+    registerBroadcasts(http, broadcastsOf(deps), auth);
     registerWebRoutes(http);
   }
 
@@ -201,12 +211,31 @@ export async function buildApp(config: Config, overrides: BuildOverrides = {}): 
       stopImportSweep();
       unsubscribeWebhooks();
       await deps.jobs.close(config.platform.shutdownGraceMs);
-      await deps.bus.close();
+      if (!overrides.bus) await deps.bus.close(); // an injected bus belongs to whoever shares it
       await (deps.rateLimiter as { close?: () => Promise<void> }).close?.();
       await deps.engines.close();
       await database.close();
     },
   };
+}
+
+/** The broadcasts feature over this app's backends (src/broadcasts/module.ts). */
+function broadcastsOf(deps: AppDeps) {
+  return createBroadcastsModule({
+    database: deps.database,
+    bus: deps.bus,
+    rateLimiter: deps.rateLimiter,
+    activePlan: (accountId) => deps.plans.activePlan(accountId),
+    templateExists: (slug) => deps.summaryTemplates.getEnabledTemplate(slug) !== null,
+    voices: (language) => {
+      const tts = deps.engines.select({ kind: 'tts', language });
+      if (!tts.ok) return null;
+      return tts.engine.voices(language).map((v) => ({ voice_name: v.voice_name, display_name: v.display_name, gender: v.gender }));
+    },
+    viewerLimit: deps.config.broadcasts.viewerLimit,
+    now: deps.now,
+    logger: deps.logger.child({ component: 'broadcasts' }),
+  });
 }
 
 /** "<package version>+<commit>" (commit from PARLEY_BUILD_COMMIT at build time, else git). */

@@ -60,7 +60,7 @@ export class StoreJobQueue implements JobQueue {
   }
 
   async enqueue<P>(name: string, payload: P, options: JobOptions = {}): Promise<string> {
-    const { db } = this.database;
+    const db = options.within ?? this.database.db;
     const now = this.now().toISOString();
     if (options.dedupeKey) {
       const existing = await db

@@ -1,3 +1,5 @@
+import type { Executor } from '../store/database.js';
+
 /**
  * A durable job queue: a job enqueued survives a restart and runs at least once. Handlers
  * must be idempotent (they get the attempt number and the job id to make that easy).
@@ -11,6 +13,8 @@ export interface JobOptions {
   maxAttempts?: number;
   /** A second enqueue with the same key while the first is pending is dropped. */
   dedupeKey?: string;
+  /** Enqueue inside this open transaction: the job exists only if the caller's transaction commits. */
+  within?: Executor;
 }
 
 export interface JobContext {

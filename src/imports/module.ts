@@ -10,6 +10,7 @@ import { glossaryLimits } from '../glossary/index.js';
 import type { Authenticator } from '../platform/auth/types.js';
 import { SSE_HEARTBEAT_MS } from '../platform/http/sse.js';
 import type { HttpApp } from '../platform/http/types.js';
+import { exponentialBackoff } from '../platform/retry.js';
 import { createReprocessor, REPROCESS_JOB } from '../processing/reprocess.js';
 import { tasksOf } from '../tasks/module.js';
 import { taskOutcomeWebhooks } from '../webhooks/task-outcomes.js';
@@ -122,12 +123,12 @@ export function startImportWorker(deps: AppDeps): void {
   const s = deps.config.imports;
   deps.jobs.work<{ importId: string }>(IMPORT_JOB, (p, ctx) => mod.pipeline.handle(p, ctx), {
     concurrency: s.concurrency,
-    backoffMs: (attempt) => s.retryDelayMs * 2 ** (attempt - 1),
+    backoffMs: exponentialBackoff({ baseMs: s.retryDelayMs }),
   });
   const reprocessor = tasksOf(deps).tasks.reprocessor as ReturnType<typeof createReprocessor>;
   deps.jobs.work<{ taskId: string }>(REPROCESS_JOB, (p, ctx) => reprocessor.handle(p, ctx), {
     concurrency: 1,
-    backoffMs: (attempt) => s.retryDelayMs * 2 ** (attempt - 1),
+    backoffMs: exponentialBackoff({ baseMs: s.retryDelayMs }),
   });
 }
 

@@ -35,6 +35,7 @@ import { type Database, openDatabase } from './store/database.js';
 import { migrate } from './store/migrate.js';
 import { SummaryTemplateCatalogue } from './summary-templates/catalogue.js';
 import { registerSummaryTemplateRoutes } from './summary-templates/routes.js';
+import { createSubtitlesModule } from './subtitles/module.js';
 import { tasksOf } from './tasks/module.js';
 import { registerTaskRoutes } from './tasks/routes.js';
 import { registerVersionRoutes } from './version/routes.js';
@@ -141,6 +142,16 @@ export async function buildApp(config: Config, overrides: BuildOverrides = {}): 
     version: build,
   });
   const roles = config.platform.roles;
+  const subtitles = createSubtitlesModule({
+    database,
+    bus,
+    rateLimiter,
+    redisUrl,
+    maxViewers: config.subtitles.maxViewers,
+    getTask: (taskId) => tasksOf(deps).store.getTask(taskId),
+    activePlan: (accountId) => deps.plans.activePlan(accountId),
+    now: deps.now,
+  });
   registerVersionRoutes(http, { build, roles });
   // Feature routes, one line per feature (see ARCHITECTURE.md).
   if (roles.includes('api')) {
@@ -151,6 +162,7 @@ export async function buildApp(config: Config, overrides: BuildOverrides = {}): 
     const tasks = tasksOf(deps);
     registerTaskRoutes(http, { auth, tasks: tasks.tasks, speakers: tasks.speakers, blobs: deps.blobs, logger });
     registerImports(deps, http, auth);
+    subtitles.registerApi(http, auth);
     registerWebRoutes(http);
   }
 
@@ -171,6 +183,7 @@ export async function buildApp(config: Config, overrides: BuildOverrides = {}): 
       },
       trustProxy: config.platform.trustProxy,
     });
+    subtitles.registerRealtime(http);
   }
 
   // Worker role: webhook deliveries are sent here, and bus events become notifications once.
@@ -199,6 +212,7 @@ export async function buildApp(config: Config, overrides: BuildOverrides = {}): 
       await deps.jobs.close(config.platform.shutdownGraceMs);
       await deps.bus.close();
       await (deps.rateLimiter as { close?: () => Promise<void> }).close?.();
+      await subtitles.close();
       await deps.engines.close();
       await database.close();
     },

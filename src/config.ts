@@ -11,6 +11,7 @@ import { planSettings } from './plans/settings.js';
 import { platformSettings } from './platform/config/platform-settings.js';
 import { readSection, type Section, type SectionValues } from './platform/config/settings.js';
 import { realtimeSettings } from './realtime/settings.js';
+import { subtitleSettings } from './subtitles/settings.js';
 import { summaryTemplateSettings } from './summary-templates/settings.js';
 import { webhookSettings } from './webhooks/settings.js';
 
@@ -23,6 +24,7 @@ export const SECTIONS = {
   summaryTemplates: summaryTemplateSettings,
   realtime: realtimeSettings,
   imports: importSettings,
+  subtitles: subtitleSettings,
 } as const satisfies Record<string, Section>;
 
 export type Config = { [K in keyof typeof SECTIONS]: SectionValues<(typeof SECTIONS)[K]> };

@@ -8,6 +8,7 @@ import { tasksMigration } from './0100_tasks.js';
 import { taskListVersionsMigration } from './0110_task_list_versions.js';
 import { webhooksMigration } from './0200_webhooks.js';
 import { importsMigration } from './0300_imports.js';
+import { subtitlesMigration } from './0400_subtitles.js';
 
 export const MIGRATIONS: Migration[] = [
   accountsKeysMigration,
@@ -18,4 +19,5 @@ export const MIGRATIONS: Migration[] = [
   ticketsMigration,
   webhooksMigration,
   importsMigration,
+  subtitlesMigration,
 ];

@@ -74,7 +74,11 @@ export class RedisAudience implements AudienceCounter {
 
   async renew(taskId: string, viewerId: string): Promise<void> {
     const key = this.prefix + taskId;
-    await this.redis.multi().zadd(key, 'XX', Date.now() + this.leaseMs, viewerId).pexpire(key, this.leaseMs).exec();
+    await this.redis
+      .multi()
+      .zadd(key, 'XX', Date.now() + this.leaseMs, viewerId)
+      .pexpire(key, this.leaseMs)
+      .exec();
   }
 
   async leave(taskId: string, viewerId: string): Promise<number> {

@@ -35,7 +35,11 @@ export function toSubtitleEvent(e: SessionEvent): SubtitleEvent | null {
       };
     }
     case 'translation':
-      return { event: 'translation', id: e.seq, data: { sid: e.data.sid, language: e.data.language, text: e.data.text, is_final: e.data.is_final } };
+      return {
+        event: 'translation',
+        id: e.seq,
+        data: { sid: e.data.sid, language: e.data.language, text: e.data.text, is_final: e.data.is_final },
+      };
     case 'status':
       if (e.data.status === 'paused') return { event: 'paused', data: { message: 'The recording is paused.' } };
       if (e.data.status === 'started' && e.seq > 1) return { event: 'resumed', data: { message: 'The recording resumed.' } };
@@ -55,7 +59,5 @@ export function endedEvent(taskId: string): SubtitleEvent {
  * order; interim results are left out (a later final supersedes them), as on broadcasts.
  */
 export function replayOf(retained: readonly SessionEvent[]): SessionEvent[] {
-  return retained.filter(
-    (e) => (e.event === 'result' && e.data.origin.is_final) || (e.event === 'translation' && e.data.is_final),
-  );
+  return retained.filter((e) => (e.event === 'result' && e.data.origin.is_final) || (e.event === 'translation' && e.data.is_final));
 }

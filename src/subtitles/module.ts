@@ -4,14 +4,16 @@
  * limit holds across realtime processes), and the two route sets: REST access on the api
  * role, the subtitle SSE on the realtime role.
  */
-import type { EventBus } from '../bus/types.js';
+
 import { sessionTopic } from '../bus/topics.js';
+import type { EventBus } from '../bus/types.js';
 import type { ActivePlan } from '../plans/service.js';
 import type { Authenticator } from '../platform/auth/types.js';
 import type { HttpApp } from '../platform/http/types.js';
 import type { RateLimiter } from '../platform/rate-limit.js';
 import type { Database } from '../store/database.js';
 import { isEnd } from '../stream/events.js';
+import type { SessionStreams } from '../stream/session-streams.js';
 import type { TaskRecord } from '../tasks/store.js';
 import { type AudienceCounter, InMemoryAudience, RedisAudience } from './audience.js';
 import { registerSubtitleFeedRoute } from './feed-route.js';
@@ -30,6 +32,8 @@ export interface SubtitlesModule {
 export function createSubtitlesModule(deps: {
   database: Database;
   bus: EventBus;
+  /** The live sessions' event streams (src/stream). */
+  streams: SessionStreams;
   rateLimiter: RateLimiter;
   redisUrl: string | undefined;
   maxViewers: number;
@@ -59,6 +63,7 @@ export function createSubtitlesModule(deps: {
       registerSubtitleFeedRoute(app, {
         subtitles: service,
         bus: deps.bus,
+        streams: deps.streams,
         audience,
         maxViewers: deps.maxViewers,
         languagesOf: async (taskId) => {

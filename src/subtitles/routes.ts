@@ -19,14 +19,18 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const Code = (codes: string) => Type.Object({ error: Type.String({ description: codes }) });
 const TokenBody = Type.Object({
   data: Type.Object({
-    token: Type.String({ minLength: FEED_TOKEN_LENGTH, maxLength: FEED_TOKEN_LENGTH, description: 'Pass as ?feed_token= to the subtitle SSE' }),
+    token: Type.String({
+      minLength: FEED_TOKEN_LENGTH,
+      maxLength: FEED_TOKEN_LENGTH,
+      description: 'Pass as ?feed_token= to the subtitle SSE',
+    }),
     expires_in: Type.Integer({ description: 'Seconds (900); every use of the token moves its expiry 900 s ahead' }),
   }),
 });
 const ownerErrors = {
   401: Code('An auth_* code: missing, malformed, unknown, disabled or expired API key'),
   403: Code('plan_feature_not_allowed (plan-bound plan without real-time translation), or an auth_* 403'),
-  404: Code('recording_not_found: no live recording with this id among the caller\'s'),
+  404: Code("recording_not_found: no live recording with this id among the caller's"),
   410: Code('recording_ended'),
   425: Code('recording_not_ready: the recording exists but its live session has not started streaming; retry shortly'),
 };
@@ -71,7 +75,8 @@ export function registerSubtitleRoutes(
       schema: {
         tags,
         security,
-        summary: 'Enable (or re-enable) sharing: a new 48-character share_secret valid 43200 s; earlier links and their audience stop working',
+        summary:
+          'Enable (or re-enable) sharing: a new 48-character share_secret valid 43200 s; earlier links and their audience stop working',
         response: {
           200: Type.Object({
             data: Type.Object({
@@ -97,7 +102,7 @@ export function registerSubtitleRoutes(
         response: {
           200: Type.Object({
             data: Type.Object({
-              revoked: Type.Boolean({ description: 'false when the recording is missing or not the caller\'s; true for the owner' }),
+              revoked: Type.Boolean({ description: "false when the recording is missing or not the caller's; true for the owner" }),
             }),
           }),
           401: ownerErrors[401],

@@ -107,7 +107,7 @@ export class SubtitleService {
   /** Where a recording stands for subtitles (the SSE route opens only `live` ones). */
   async liveState(taskId: string): Promise<LiveState> {
     const task = await this.ports.getTask(taskId);
-    if (!task || task.processingStatus !== 'recording') return 'ended';
+    if (task?.processingStatus !== 'recording') return 'ended';
     return (await this.ports.isStreaming(task.taskId)) ? 'live' : 'not_ready';
   }
 

@@ -99,7 +99,9 @@ describe.each(backends())('floating subtitle access (%s)', (backend) => {
     expect(await ownerToken(t.url, owner.key, imported)).toMatchObject({ status: 404, body: { error: 'recording_not_found' } });
 
     const starting = await recording(owner, { streaming: false });
-    expect(await ownerToken(t.url, owner.key, starting)).toEqual(expect.objectContaining({ status: 425, body: { error: 'recording_not_ready' } }));
+    expect(await ownerToken(t.url, owner.key, starting)).toEqual(
+      expect.objectContaining({ status: 425, body: { error: 'recording_not_ready' } }),
+    );
     expect(await enableShare(t.url, owner.key, starting)).toMatchObject({ status: 425, body: { error: 'recording_not_ready' } });
 
     await endRecording(id);
@@ -189,7 +191,14 @@ describe.each(backends())('floating subtitle access (%s)', (backend) => {
 
   it('invalid shares: malformed bodies and secrets are 403 invalid_share; the owner plan and status apply to the exchange', async () => {
     const id = await recording();
-    for (const body of [{}, { share_secret: 42 }, { share_secret: '' }, { share_secret: 'é'.repeat(48) }, { share_secret: 'a'.repeat(4000) }, []]) {
+    for (const body of [
+      {},
+      { share_secret: 42 },
+      { share_secret: '' },
+      { share_secret: 'é'.repeat(48) },
+      { share_secret: 'a'.repeat(4000) },
+      [],
+    ]) {
       expect(await exchange(t.url, id, body)).toMatchObject({ status: 403, body: { error: 'invalid_share' } });
     }
     expect(await exchange(t.url, id, '{"share_secret":')).toMatchObject({ status: 422, body: { error: 'validation_failed' } });
@@ -202,7 +211,10 @@ describe.each(backends())('floating subtitle access (%s)', (backend) => {
     const pid = await recording(planned);
     const psecret = (await enableShare(t.url, planned.key, pid)).body.data.share_secret as string;
     await t.app.deps.plans.setPlan(planned.accountId, { mode: 'unlimited-plan', planName: 'captions' });
-    expect(await exchange(t.url, pid, { share_secret: psecret })).toMatchObject({ status: 403, body: { error: 'plan_feature_not_allowed' } });
+    expect(await exchange(t.url, pid, { share_secret: psecret })).toMatchObject({
+      status: 403,
+      body: { error: 'plan_feature_not_allowed' },
+    });
   });
 
   it('DELETE share: true for the owner (links and audience tokens stop), false for a missing recording or another account', async () => {
@@ -241,7 +253,11 @@ describe.each(backends())('floating subtitle access (%s)', (backend) => {
     const id = await recording();
     const pre = await fetch(`${t.url}/api/v1/public/tasks/${id}/subtitle-feed-token`, {
       method: 'OPTIONS',
-      headers: { origin: 'https://viewer.example', 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type' },
+      headers: {
+        origin: 'https://viewer.example',
+        'access-control-request-method': 'POST',
+        'access-control-request-headers': 'content-type',
+      },
     });
     expect(pre.status).toBeLessThan(300);
     expect(pre.headers.get('access-control-allow-origin')).toBe('*');

@@ -16,7 +16,7 @@ describe.each(backends())('floating subtitle limits (%s)', (backend) => {
   let owner: Awaited<ReturnType<typeof realKey>>;
 
   beforeAll(async () => {
-    const redis = backend === 'postgres' && process.env.REDIS_URL ? { REDIS_URL: process.env.REDIS_URL } : {};
+    const redis: Record<string, string> = backend === 'postgres' && process.env.REDIS_URL ? { REDIS_URL: process.env.REDIS_URL } : {};
     t = await startTestApp({ backend, env: { PARLEY_SUBTITLE_MAX_VIEWERS: '2', ...redis } });
     owner = await realKey(t);
   });
@@ -79,7 +79,9 @@ describe.each(backends())('floating subtitle limits (%s)', (backend) => {
     const two = await liveRecording();
     const open = async (id: string) => {
       const secret = (await enableShare(t.url, owner.key, id)).body.data.share_secret as string;
-      const tokens = await Promise.all([0, 1].map(async () => (await exchange(t.url, id, { share_secret: secret })).body.data.token as string));
+      const tokens = await Promise.all(
+        [0, 1].map(async () => (await exchange(t.url, id, { share_secret: secret })).body.data.token as string),
+      );
       return Promise.all(tokens.map((tk) => openSubtitles(t.url, id, tk)));
     };
     const subs = [...(await open(one)), ...(await open(two))];

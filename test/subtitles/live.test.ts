@@ -10,15 +10,28 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import {
+  type Client,
+  connect,
+  event,
+  jfkPcm,
+  type Msg,
+  startLiveApp,
+  startSession,
+  streamPcm,
+  ticketAndKey,
+  vt,
+} from '../realtime/support.js';
 import { api, backends, createPgSchema, dropPgSchema, type TestApp } from '../support/app.js';
 import { testRedisUrl } from '../support/services.js';
-import { type Client, connect, event, jfkPcm, type Msg, startLiveApp, startSession, streamPcm, ticketAndKey, vt } from '../realtime/support.js';
 import { enableShare, exchange, openSubtitles, ownerToken, type SseEvent, type SubtitleClient } from './support.js';
 
 /** The owner's finals and translations, from the WebSocket. */
 function ownerView(cl: Client) {
   const vtMsgs = cl.messages.filter((m: Msg) => m.type === 'voice-translation');
-  const finals = vtMsgs.filter((m) => m.data.action === 'result' && m.data.origin.is_final).map((m) => [m.data.origin.sid, m.data.origin.text]);
+  const finals = vtMsgs
+    .filter((m) => m.data.action === 'result' && m.data.origin.is_final)
+    .map((m) => [m.data.origin.sid, m.data.origin.text]);
   const translations = vtMsgs.filter((m) => m.data.action === 'translation').map((m) => [m.data.sid, m.data.language, m.data.text]);
   return { finals, translations };
 }

@@ -22,7 +22,12 @@ export interface SubtitleClient {
   close(): void;
 }
 
-export async function openSubtitles(base: string, taskId: string, token: string, headers: Record<string, string> = {}): Promise<SubtitleClient> {
+export async function openSubtitles(
+  base: string,
+  taskId: string,
+  token: string,
+  headers: Record<string, string> = {},
+): Promise<SubtitleClient> {
   const abort = new AbortController();
   const res = await fetch(`${base}/tasks/${taskId}/subtitle?feed_token=${encodeURIComponent(token)}`, { signal: abort.signal, headers });
   const events: SseEvent[] = [];
@@ -60,7 +65,10 @@ export async function openSubtitles(base: string, taskId: string, token: string,
           cut = buffer.indexOf('\n\n');
           const parsed = parseSseBlock(block);
           if (!parsed) continue;
-          const id = block.split('\n').find((l) => l.startsWith('id: '))?.slice(4);
+          const id = block
+            .split('\n')
+            .find((l) => l.startsWith('id: '))
+            ?.slice(4);
           const e: SseEvent = id === undefined ? parsed : { ...parsed, id };
           events.push(e);
           const w = waiters[0];

@@ -25,6 +25,7 @@ import { openAiChatFactory } from './remote/openai-chat.js';
 import { openAiSpeechFactory } from './remote/openai-speech.js';
 import { openAiTranscriptionFactory } from './remote/openai-transcription.js';
 import { openAiTranslatorFactory } from './remote/openai-translator.js';
+import { liveFromFile } from './streaming/factory.js';
 import { llmSummarizerFactory } from './summary/factory.js';
 
 export const CATALOG: EngineFactory[] = [
@@ -34,6 +35,10 @@ export const CATALOG: EngineFactory[] = [
   llmSummarizerFactory,
   openAiTranscriptionFactory,
   sherpaStreamingFactory,
+  // Streaming faces of file recognizers (when listed in PARLEY_LIVE_FROM_FILE_ENGINES): after the
+  // true streaming engines, whose interims come sooner, but before the built-in tier.
+  liveFromFile(openAiTranscriptionFactory),
+  liveFromFile(sherpaOfflineFactory),
   sherpaOfflineFactory,
   sherpaDiarizationFactory,
   sherpaLanguageIdFactory,

@@ -38,6 +38,24 @@ export const engineSettings = defineSection({
     { min: 0, max: 20 },
   ),
   modelsDir: settings.optionalString('PARLEY_MODELS_DIR', 'Folder of downloaded neural models (default: PARLEY_DATA_DIR/models).'),
+  // --- Live captions from file recognizers (streaming/over-file.ts) ---
+  liveFromFileEngines: settings.list(
+    'PARLEY_LIVE_FROM_FILE_ENGINES',
+    'File recognizers (engine ids) that also serve live captions: VAD-cut utterances re-transcribed while they grow.',
+    ['remote/openai-transcription'],
+  ),
+  liveFromFileIntervalMs: settings.int(
+    'PARLEY_LIVE_FROM_FILE_INTERVAL_MS',
+    'New audio (ms) an utterance gains between two re-transcriptions for interim text (one pass in flight per stream).',
+    1000,
+    { min: 200, max: 10_000 },
+  ),
+  liveFromFileMaxUtteranceMs: settings.int(
+    'PARLEY_LIVE_FROM_FILE_MAX_UTTERANCE_MS',
+    'Longest audio sent in one re-transcription; longer speech is finalized in pieces of this length.',
+    15_000,
+    { min: 2000, max: 30_000 },
+  ),
   // --- Neural tier (models pulled with `npm run -s models -- pull NAME`) ---
   modelsMirror: settings.optionalString(
     'PARLEY_MODELS_MIRROR',

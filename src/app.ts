@@ -9,6 +9,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { type BillingModule, createBillingModule, registerBillingRoutes } from './billing/module.js';
+import { createBroadcastsModule, registerBroadcasts } from './broadcasts/module.js';
 import { InProcessBus } from './bus/in-process.js';
 import { RedisBus } from './bus/redis.js';
 import type { EventBus } from './bus/types.js';
@@ -163,6 +164,7 @@ export async function buildApp(config: Config, overrides: BuildOverrides = {}): 
     registerTaskRoutes(http, { auth, tasks: tasks.tasks, speakers: tasks.speakers, blobs: deps.blobs, logger });
     registerImports(deps, http, auth);
     subtitles.registerApi(http, auth);
+    registerBroadcasts(http, broadcastsOf(deps), auth);
     registerWebRoutes(http);
   }
 
@@ -217,6 +219,25 @@ export async function buildApp(config: Config, overrides: BuildOverrides = {}): 
       await database.close();
     },
   };
+}
+
+/** The broadcasts feature over this app's backends (src/broadcasts/module.ts). */
+function broadcastsOf(deps: AppDeps) {
+  return createBroadcastsModule({
+    database: deps.database,
+    bus: deps.bus,
+    rateLimiter: deps.rateLimiter,
+    activePlan: (accountId) => deps.plans.activePlan(accountId),
+    templateExists: (slug) => deps.summaryTemplates.getEnabledTemplate(slug) !== null,
+    voices: (language) =>
+      deps.engines
+        .synthesizer(language)
+        ?.voices(language)
+        .map((v) => ({ voice_name: v.voice_name, display_name: v.display_name, gender: v.gender })) ?? null,
+    viewerLimit: deps.config.broadcasts.viewerLimit,
+    now: deps.now,
+    logger: deps.logger.child({ component: 'broadcasts' }),
+  });
 }
 
 /** "<package version>+<commit>" (commit from PARLEY_BUILD_COMMIT at build time, else git). */

@@ -5,6 +5,7 @@
  */
 
 import { billingSettings } from './billing/settings.js';
+import { broadcastSettings } from './broadcasts/settings.js';
 import { engineSettings } from './engines/settings.js';
 import { importSettings } from './imports/settings.js';
 import { planSettings } from './plans/settings.js';
@@ -25,6 +26,7 @@ export const SECTIONS = {
   realtime: realtimeSettings,
   imports: importSettings,
   subtitles: subtitleSettings,
+  broadcasts: broadcastSettings,
 } as const satisfies Record<string, Section>;
 
 export type Config = { [K in keyof typeof SECTIONS]: SectionValues<(typeof SECTIONS)[K]> };

@@ -2,7 +2,9 @@
  * The database schema as Kysely table types. Each feature declares its own tables next to
  * its store (`src/<feature>/tables.ts`) and they are composed here, one line per feature.
  */
+
 import type { BillingTables } from '../billing/tables.js';
+import type { BroadcastTables } from '../broadcasts/tables.js';
 import type { ImportTables } from '../imports/tables.js';
 import type { JobTables } from '../jobs/tables.js';
 import type { KeyTables } from '../keys/tables.js';
@@ -23,4 +25,5 @@ export interface Schema
     TicketTables,
     WebhookTables,
     ImportTables,
-    SubtitleTables {}
+    SubtitleTables,
+    BroadcastTables {}

@@ -12,7 +12,7 @@
 import { execFileSync } from 'node:child_process';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { FileRecognizer, FileTranscript } from '../../src/engines/types.js';
+import type { FileRecognizer, FileTranscript, Synthesizer } from '../../src/engines/types.js';
 
 export type Scripted = { status: number; body?: unknown; headers?: Record<string, string> } | { slowMs: number } | { drop: true };
 
@@ -37,8 +37,8 @@ export interface OpenAiServer {
   requests: Recorded[];
   /** Next answers, in order, before normal service resumes. */
   script: Scripted[];
-  /** The assistant's reply for a chat request (default: a short deterministic text). */
-  reply: (messages: ChatBody['messages']) => string;
+  /** The assistant's reply for a chat request (default: a short deterministic text; may come from a real engine). */
+  reply: (messages: ChatBody['messages']) => string | Promise<string>;
   /** Prompts containing one of these words are refused. */
   filterWords: string[];
   /** How a refusal looks: finish_reason 'content_filter' in the stream, or a 400 error with code content_filter. */
@@ -47,6 +47,8 @@ export interface OpenAiServer {
   transcript: string;
   /** When set, transcriptions come from this real recognizer run on the uploaded WAV. */
   recognizer?: FileRecognizer;
+  /** When set, /audio/speech answers with this real synthesizer's MP3 (spoken as en-US). */
+  synthesizer?: Synthesizer;
   /** Transcription requests being answered now, and the most ever answered at once. */
   transcriptionsInFlight: number;
   maxTranscriptionsInFlight: number;
@@ -123,7 +125,13 @@ export async function startOpenAiServer(): Promise<OpenAiServer> {
       const refused = state.filterWords.some((w) => prompt.includes(w));
       if (refused && state.filterMode === 'error')
         return send(res, 400, { error: { message: 'The response was filtered', code: 'content_filter' } });
-      let words = refused ? [] : state.reply(body.messages).split(/(?<= )/);
+      let reply: string;
+      try {
+        reply = refused ? '' : await state.reply(body.messages);
+      } catch (err) {
+        return send(res, 500, { error: { message: `the engine behind the server failed: ${String(err)}` } });
+      }
+      let words = refused ? [] : reply.split(/(?<= )/);
       let finish = refused ? 'content_filter' : 'stop';
       if (body.max_tokens !== undefined && words.length > body.max_tokens) {
         words = words.slice(0, body.max_tokens);
@@ -193,6 +201,11 @@ export async function startOpenAiServer(): Promise<OpenAiServer> {
     if (path === '/audio/speech') {
       const body = JSON.parse(raw.toString()) as { input: string; speed?: number };
       rec.json = body;
+      if (state.synthesizer) {
+        const r = await state.synthesizer.synthesize(body.input, { language: 'en-US', speakingRate: body.speed });
+        res.writeHead(200, { 'content-type': 'audio/mpeg' });
+        return res.end(r.mp3);
+      }
       const seconds = Math.max(0.5, (body.input.length * 0.06) / (body.speed ?? 1));
       const mp3 = execFileSync('ffmpeg', [
         '-v',

@@ -200,6 +200,9 @@ export const ERRORS = {
   broadcast_session_not_found: def(404, 'error', 'broadcast', 'The broadcast was not found.'),
   broadcast_session_ended: def(410, 'error', 'broadcast', 'The broadcast has ended.'),
   broadcast_capacity_exceeded: def(503, 'error', 'broadcast', 'The broadcast is full; you are in the queue.'),
+  // Parley: the owner operations the spec leaves unshaped (docs/broadcasts.md).
+  broadcast_not_found: def(404, 'error', 'broadcast', 'Broadcast not found.', { parley: true }),
+  broadcast_not_editable: def(409, 'error', 'broadcast', 'This setting of the broadcast can no longer change.', { parley: true }),
   conversation_invalid_speaker: def(null, 'error', 'conversation', 'The conversation speaker is not valid.'),
 
   // --- Multi-channel (WebSocket only) --------------------------------------------------

@@ -9,6 +9,7 @@ import { taskListVersionsMigration } from './0110_task_list_versions.js';
 import { webhooksMigration } from './0200_webhooks.js';
 import { importsMigration } from './0300_imports.js';
 import { subtitlesMigration } from './0400_subtitles.js';
+import { broadcastsMigration } from './0500_broadcasts.js';
 
 export const MIGRATIONS: Migration[] = [
   accountsKeysMigration,
@@ -20,4 +21,5 @@ export const MIGRATIONS: Migration[] = [
   webhooksMigration,
   importsMigration,
   subtitlesMigration,
+  broadcastsMigration,
 ];

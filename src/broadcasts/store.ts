@@ -1,0 +1,227 @@
+/**
+ * Broadcast rows and viewer access tokens. Tokens are unique among usable broadcasts through
+ * the unique `token_claim` column (set while pending or active, cleared at the end or on
+ * revoke), so an insert that loses a token race does nothing and the service draws again.
+ */
+import { parseJson } from '../store/columns.js';
+import type { Database } from '../store/database.js';
+import type { AccessType, BroadcastSettings, TtsSetting } from './rules.js';
+import type { BroadcastsTable } from './tables.js';
+
+export type BroadcastStatus = 'pending' | 'active' | 'ended' | 'revoked';
+export type BroadcastPhase = 'standby' | 'live' | 'paused';
+
+export interface Broadcast extends BroadcastSettings {
+  id: string;
+  accountId: string;
+  keyId: string;
+  token: string;
+  passCodeHash: string | null;
+  accessVersion: number;
+  status: BroadcastStatus;
+  phase: BroadcastPhase | null;
+  taskId: string | null;
+  peakViewers: number;
+  totalViewers: number;
+  createdAt: string;
+  updatedAt: string;
+  startedAt: string | null;
+  endedAt: string | null;
+  revokedAt: string | null;
+}
+
+export const USABLE: BroadcastStatus[] = ['pending', 'active'];
+
+function fromRow(r: BroadcastsTable): Broadcast {
+  return {
+    id: r.id,
+    accountId: r.account_id,
+    keyId: r.key_id,
+    token: r.token,
+    name: r.name,
+    accessType: r.access_type as AccessType,
+    passCodeHash: r.pass_code_hash,
+    accessVersion: Number(r.access_version),
+    transcriptionLanguages: parseJson<string[]>(r.transcription_languages, []),
+    translationLanguages: parseJson<string[]>(r.translation_languages, []),
+    speakerDiarization: Number(r.speaker_diarization) === 1,
+    maxViewers: Number(r.max_viewers),
+    ttsConfig: parseJson<Record<string, TtsSetting>>(r.tts_config, {}),
+    summaryTemplate: r.summary_template,
+    summaryLanguage: r.summary_language,
+    callbackUrl: r.callback_url,
+    status: r.status as BroadcastStatus,
+    phase: r.phase as BroadcastPhase | null,
+    taskId: r.task_id,
+    peakViewers: Number(r.peak_viewers),
+    totalViewers: Number(r.total_viewers),
+    createdAt: r.created_at,
+    updatedAt: r.updated_at,
+    startedAt: r.started_at,
+    endedAt: r.ended_at,
+    revokedAt: r.revoked_at,
+  };
+}
+
+function settingsColumns(s: BroadcastSettings) {
+  return {
+    access_type: s.accessType,
+    transcription_languages: JSON.stringify(s.transcriptionLanguages),
+    translation_languages: JSON.stringify(s.translationLanguages),
+    speaker_diarization: s.speakerDiarization ? 1 : 0,
+    max_viewers: s.maxViewers,
+    tts_config: JSON.stringify(s.ttsConfig),
+    summary_template: s.summaryTemplate,
+    summary_language: s.summaryLanguage,
+    callback_url: s.callbackUrl,
+  };
+}
+
+export interface NewBroadcast {
+  id: string;
+  accountId: string;
+  keyId: string;
+  token: string;
+  settings: BroadcastSettings;
+  passCodeHash: string | null;
+  now: Date;
+}
+
+export class BroadcastStore {
+  constructor(private readonly database: Database) {}
+
+  /** Inserts the broadcast; false when its token is taken by a usable broadcast (draw another). */
+  async insert(b: NewBroadcast): Promise<boolean> {
+    const at = b.now.toISOString();
+    const rows = await this.database.db
+      .insertInto('broadcasts')
+      .values({
+        id: b.id,
+        account_id: b.accountId,
+        key_id: b.keyId,
+        token: b.token,
+        token_claim: b.token,
+        name: b.settings.name,
+        pass_code_hash: b.passCodeHash,
+        access_version: 1,
+        ...settingsColumns(b.settings),
+        status: 'pending',
+        phase: null,
+        task_id: null,
+        peak_viewers: 0,
+        total_viewers: 0,
+        created_at: at,
+        updated_at: at,
+        started_at: null,
+        ended_at: null,
+        revoked_at: null,
+      })
+      .onConflict((oc) => oc.column('token_claim').doNothing())
+      .returning('id')
+      .execute();
+    return rows.length === 1;
+  }
+
+  async get(id: string): Promise<Broadcast | null> {
+    const r = await this.database.db.selectFrom('broadcasts').selectAll().where('id', '=', id).executeTakeFirst();
+    return r ? fromRow(r) : null;
+  }
+
+  /** The broadcast a viewer token names: the usable one, else the newest that had it (ended or revoked). */
+  async findByToken(token: string): Promise<Broadcast | null> {
+    const usable = await this.database.db.selectFrom('broadcasts').selectAll().where('token_claim', '=', token).executeTakeFirst();
+    if (usable) return fromRow(usable);
+    const last = await this.database.db
+      .selectFrom('broadcasts')
+      .selectAll()
+      .where('token', '=', token)
+      .orderBy('created_at', 'desc')
+      .orderBy('id', 'desc')
+      .limit(1)
+      .executeTakeFirst();
+    return last ? fromRow(last) : null;
+  }
+
+  async list(accountId: string, page: number, perPage: number, status: BroadcastStatus | null) {
+    let q = this.database.db.selectFrom('broadcasts').where('account_id', '=', accountId);
+    if (status) q = q.where('status', '=', status);
+    const total = await q.select((eb) => eb.fn.countAll<number | string>().as('n')).executeTakeFirst();
+    const rows = await q
+      .selectAll()
+      .orderBy('created_at', 'desc')
+      .orderBy('id', 'desc')
+      .limit(perPage)
+      .offset((page - 1) * perPage)
+      .execute();
+    return { rows: rows.map(fromRow), total: Number(total?.n ?? 0) };
+  }
+
+  /**
+   * Writes new settings if the broadcast is still in `expectStatus` (a revoke or an end in
+   * between wins: false, and the caller reads again). A changed access bumps access_version.
+   */
+  async update(
+    id: string,
+    expectStatus: BroadcastStatus,
+    s: BroadcastSettings,
+    access: { passCodeHash: string | null; bump: boolean } | null,
+    now: Date,
+  ): Promise<boolean> {
+    const r = await this.database.db
+      .updateTable('broadcasts')
+      .set((eb) => ({
+        ...settingsColumns(s),
+        updated_at: now.toISOString(),
+        ...(access
+          ? { pass_code_hash: access.passCodeHash, access_version: access.bump ? eb('access_version', '+', 1) : eb.ref('access_version') }
+          : {}),
+      }))
+      .where('id', '=', id)
+      .where('status', '=', expectStatus)
+      .executeTakeFirst();
+    return Number(r.numUpdatedRows) === 1;
+  }
+
+  /** Revokes (any status but revoked): the token is released and every viewer token stops working. */
+  async revoke(id: string, now: Date): Promise<boolean> {
+    const at = now.toISOString();
+    const r = await this.database.db
+      .updateTable('broadcasts')
+      .set({ status: 'revoked', token_claim: null, phase: null, revoked_at: at, updated_at: at })
+      .where('id', '=', id)
+      .where('status', '!=', 'revoked')
+      .executeTakeFirst();
+    await this.database.db.deleteFrom('broadcast_viewer_tokens').where('broadcast_id', '=', id).execute();
+    return Number(r.numUpdatedRows) === 1;
+  }
+
+  async issueViewerToken(input: { hash: string; broadcastId: string; accessVersion: number; expiresAt: Date; now: Date }) {
+    await this.database.db
+      .insertInto('broadcast_viewer_tokens')
+      .values({
+        token_hash: input.hash,
+        broadcast_id: input.broadcastId,
+        access_version: input.accessVersion,
+        expires_at: input.expiresAt.toISOString(),
+        created_at: input.now.toISOString(),
+      })
+      .execute();
+  }
+
+  /** Is this viewer token hash valid for the broadcast's current access now? */
+  async viewerTokenValid(hash: string, b: Pick<Broadcast, 'id' | 'accessVersion'>, now: Date): Promise<boolean> {
+    const r = await this.database.db
+      .selectFrom('broadcast_viewer_tokens')
+      .select('token_hash')
+      .where('token_hash', '=', hash)
+      .where('broadcast_id', '=', b.id)
+      .where('access_version', '=', b.accessVersion)
+      .where('expires_at', '>', now.toISOString())
+      .executeTakeFirst();
+    return r !== undefined;
+  }
+
+  async sweepViewerTokens(now: Date): Promise<void> {
+    await this.database.db.deleteFrom('broadcast_viewer_tokens').where('expires_at', '<=', now.toISOString()).execute();
+  }
+}

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import type { AppDeps } from '../app.js';
 import { glossaryLimits } from '../glossary/index.js';
 import type { Authenticator } from '../platform/auth/types.js';
+import { SSE_HEARTBEAT_MS } from '../platform/http/sse.js';
 import type { HttpApp } from '../platform/http/types.js';
 import { createReprocessor, REPROCESS_JOB } from '../processing/reprocess.js';
 import { tasksOf } from '../tasks/module.js';
@@ -15,8 +16,6 @@ import { IMPORT_JOB, ImportPipeline } from './pipeline.js';
 import { registerImportRoutes } from './routes.js';
 import { ImportService } from './service.js';
 import { ImportStore } from './store.js';
-
-const SSE_HEARTBEAT_MS = 15_000;
 
 export interface ImportsModule {
   store: ImportStore;
@@ -112,7 +111,6 @@ export function registerImports(deps: AppDeps, http: HttpApp, auth: Authenticato
     imports: importsOf(deps).service,
     bus: deps.bus,
     heartbeatMs: SSE_HEARTBEAT_MS,
-    recheckMs: 5_000,
     rateLimiter: deps.rateLimiter,
     uploadsPerMinute: deps.config.imports.uploadsPerMinute,
   });

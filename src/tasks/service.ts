@@ -6,6 +6,14 @@
  * (is the task's import still processing?).
  */
 import type { Logger } from 'pino';
+import {
+  SESSION_FORCE_END_TOPIC,
+  type SessionForceEndEvent,
+  TASK_COMPLETED_TOPIC,
+  TASK_FAILED_TOPIC,
+  type TaskCompletedEvent,
+  type TaskFailedEvent,
+} from '../bus/topics.js';
 import type { EventBus } from '../bus/types.js';
 import type { Principal } from '../platform/auth/types.js';
 import { AppError } from '../platform/errors/app-error.js';
@@ -15,40 +23,9 @@ import { TaskListRenderer } from './list-json.js';
 import { type FailureSource, IN_PROGRESS, type TaskStatus } from './status.js';
 import type { TaskRecord, TaskStore } from './store.js';
 
-/** Bus topic: a task failed (the webhook feature turns it into `recording.failed`). */
-export const TASK_FAILED_TOPIC = 'task.failed';
-/** Bus topic: a task finished processing (the webhook feature sends `recording.completed`). */
-export const TASK_COMPLETED_TOPIC = 'task.completed';
-
-export interface TaskCompletedEvent {
-  task_id: string;
-  account_id: string;
-  key_id: string;
-  name: string;
-  duration_ms: number;
-  type_source: 'realtime' | 'import';
-  transcription_languages: string[] | null;
-  translation_languages: string[] | null;
-  /** When the task reached this outcome: with task_id, names the outcome (webhook dedupe across workers). */
-  at: string;
-}
-
-/** Bus topic: end the live session of a task now (force-fail of a connected recording). */
-export const SESSION_FORCE_END_TOPIC = 'session.force_end';
-
-export interface TaskFailedEvent {
-  task_id: string;
-  account_id: string;
-  key_id: string;
-  /** `processing` is Parley's value for ordinary failures; the webhook omits it (spec: optional field). */
-  failure_source: FailureSource;
-  at: string;
-}
-
-export interface SessionForceEndEvent {
-  task_id: string;
-  reason: 'user_forced';
-}
+// Bus topics and their messages are declared in src/bus/topics.ts.
+export type { SessionForceEndEvent, TaskCompletedEvent, TaskFailedEvent } from '../bus/topics.js';
+export { SESSION_FORCE_END_TOPIC, TASK_COMPLETED_TOPIC, TASK_FAILED_TOPIC } from '../bus/topics.js';
 
 /** Re-runs recognition (and what the task asked for) from the stored audio. */
 export interface TaskReprocessor {

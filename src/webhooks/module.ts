@@ -5,12 +5,12 @@
  * outcomes (`recording.completed` / `recording.failed`).
  */
 import type { Logger } from 'pino';
-import { CREDIT_EXHAUSTED, CREDIT_LOW, type CreditExhaustedEvent, type CreditLowEvent } from '../billing/events.js';
+import { CREDIT_EXHAUSTED, CREDIT_LOW } from '../billing/events.js';
 import type { EventBus } from '../bus/types.js';
 import type { JobQueue } from '../jobs/types.js';
 import type { KeyService } from '../keys/service.js';
 import type { Database } from '../store/database.js';
-import { TASK_COMPLETED_TOPIC, TASK_FAILED_TOPIC, type TaskCompletedEvent, type TaskFailedEvent } from '../tasks/service.js';
+import { TASK_COMPLETED_TOPIC, TASK_FAILED_TOPIC } from '../tasks/service.js';
 import { eventData } from './events.js';
 import { type WebhookOptions, WebhookService, type WebhookTargets } from './service.js';
 import { WebhookStore } from './store.js';
@@ -41,24 +41,21 @@ export function createWebhooksModule(d: {
 
 /**
  * Subscribes the service to bus events (call in processes with the worker role, so a
- * notification is queued once per event). Returns the unsubscribe function.
+ * notification is queued once per event). Resolves, once every subscription is live, to the unsubscribe function.
  */
-export function subscribeWebhookEvents(bus: EventBus, webhooks: WebhookService, logger: Logger): () => void {
+export async function subscribeWebhookEvents(bus: EventBus, webhooks: WebhookService, logger: Logger): Promise<() => void> {
   const safe = (what: string, p: Promise<unknown>) => p.catch((err: unknown) => logger.error({ err, what }, 'webhook not queued'));
-  const offs = [
-    bus.subscribe(CREDIT_LOW, (m) => {
-      const e = m as CreditLowEvent;
+  const offs = await Promise.all([
+    bus.subscribe(CREDIT_LOW, (e) => {
       void safe(CREDIT_LOW, webhooks.notifyAccount('credit.low', e.accountId, eventData.creditLow(e), `credit.low:${e.accountId}:${e.at}`));
     }),
-    bus.subscribe(CREDIT_EXHAUSTED, (m) => {
-      const e = m as CreditExhaustedEvent;
+    bus.subscribe(CREDIT_EXHAUSTED, (e) => {
       void safe(
         CREDIT_EXHAUSTED,
         webhooks.notifyAccount('credit.exhausted', e.accountId, eventData.creditExhausted(e), `credit.exhausted:${e.accountId}:${e.at}`),
       );
     }),
-    bus.subscribe(TASK_COMPLETED_TOPIC, (m) => {
-      const e = m as TaskCompletedEvent;
+    bus.subscribe(TASK_COMPLETED_TOPIC, (e) => {
       void safe(
         TASK_COMPLETED_TOPIC,
         (async () => {
@@ -75,8 +72,7 @@ export function subscribeWebhookEvents(bus: EventBus, webhooks: WebhookService, 
         })(),
       );
     }),
-    bus.subscribe(TASK_FAILED_TOPIC, (m) => {
-      const e = m as TaskFailedEvent;
+    bus.subscribe(TASK_FAILED_TOPIC, (e) => {
       void safe(
         TASK_FAILED_TOPIC,
         (async () => {
@@ -92,7 +88,7 @@ export function subscribeWebhookEvents(bus: EventBus, webhooks: WebhookService, 
         })(),
       );
     }),
-  ];
+  ]);
   return () => {
     for (const off of offs) off();
   };

@@ -46,8 +46,10 @@ describe.each(backends())('task store writers (%s)', (backend) => {
   it('complete and fail move the task and publish task.completed / task.failed for the webhooks', async () => {
     const { tasks } = t.mod;
     const seen: { topic: string; message: unknown }[] = [];
-    const offs = [TASK_COMPLETED_TOPIC, TASK_FAILED_TOPIC].map((topic) =>
-      t.app.deps.bus.subscribe(topic, (message) => seen.push({ topic, message })),
+    const offs = await Promise.all(
+      ([TASK_COMPLETED_TOPIC, TASK_FAILED_TOPIC] as const).map((topic) =>
+        t.app.deps.bus.subscribe(topic, (message) => seen.push({ topic, message })),
+      ),
     );
     try {
       const a = await seedTask(t, { status: 'processing', typeSource: 'broadcast', type: 'broadcast', translationLanguages: ['fr'] });

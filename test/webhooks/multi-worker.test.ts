@@ -37,7 +37,14 @@ describe.skipIf(!redisUrl || !pg)('task webhooks with two workers (PostgreSQL + 
     cleanup.push(() => b.close());
     await new Promise((r) => setTimeout(r, 200)); // subscriptions reach Redis
     const key = await a.app.deps.keys.createKey({ webhookUrl: rx.url });
-    const base = { account_id: key.account_id, key_id: key.key_id, task_id: 't-1', name: 'n', duration_ms: 1000, type_source: 'realtime' };
+    const base = {
+      account_id: key.account_id,
+      key_id: key.key_id,
+      task_id: 't-1',
+      name: 'n',
+      duration_ms: 1000,
+      type_source: 'realtime' as const,
+    };
     const lang = { transcription_languages: ['en-US'], translation_languages: null };
     await a.app.deps.bus.publish(TASK_FAILED_TOPIC, { ...base, failure_source: 'processing', at: '2026-01-01T00:00:00.000Z' });
     await a.app.deps.bus.publish(TASK_COMPLETED_TOPIC, { ...base, ...lang, at: '2026-01-01T00:01:00.000Z' });

@@ -29,11 +29,22 @@ describe.each(backends())('task webhooks (%s)', (backend) => {
       type_source: 'realtime',
       transcription_languages: ['en-US'],
       translation_languages: ['es'],
+      at: '2026-01-01T00:00:00.000Z',
     });
     await until(() => rx.received.length === 2, 5000, 'recording.completed');
-    await t.app.deps.bus.publish(TASK_FAILED_TOPIC, { ...base, task_id: 't-2', failure_source: 'user_forced' });
+    await t.app.deps.bus.publish(TASK_FAILED_TOPIC, {
+      ...base,
+      task_id: 't-2',
+      failure_source: 'user_forced',
+      at: '2026-01-01T00:00:00.000Z',
+    });
     await until(() => rx.received.length === 3, 5000, 'recording.failed user_forced');
-    await t.app.deps.bus.publish(TASK_FAILED_TOPIC, { ...base, task_id: 't-3', failure_source: 'processing' });
+    await t.app.deps.bus.publish(TASK_FAILED_TOPIC, {
+      ...base,
+      task_id: 't-3',
+      failure_source: 'processing',
+      at: '2026-01-01T00:00:00.000Z',
+    });
     await until(() => rx.received.length === 4, 5000, 'recording.failed');
     expect(rx.received.slice(1).map((r) => [r.json.event, r.json.data])).toEqual([
       [
@@ -53,7 +64,12 @@ describe.each(backends())('task webhooks (%s)', (backend) => {
 
     // A task whose outcome the imports feature announces itself is skipped here.
     t.app.deps.webhooks.taskRouting = async (taskId) => (taskId === 't-4' ? { callbackUrl: null, announcedElsewhere: true } : null);
-    await t.app.deps.bus.publish(TASK_FAILED_TOPIC, { ...base, task_id: 't-4', failure_source: 'processing' });
+    await t.app.deps.bus.publish(TASK_FAILED_TOPIC, {
+      ...base,
+      task_id: 't-4',
+      failure_source: 'processing',
+      at: '2026-01-01T00:00:00.000Z',
+    });
     await new Promise((r) => setTimeout(r, 600));
     expect(rx.received).toHaveLength(4);
   });

@@ -150,6 +150,7 @@ export async function buildApp(config: Config, overrides: BuildOverrides = {}): 
   const subtitles = createSubtitlesModule({
     database,
     bus,
+    streams: deps.streams,
     rateLimiter,
     redisUrl,
     maxViewers: config.subtitles.maxViewers,

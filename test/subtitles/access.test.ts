@@ -77,7 +77,7 @@ describe.each(backends())('floating subtitle access (%s)', (backend) => {
 
   it('errors in the {error: <code>} shape: 401, 404, 425, 410, 403 plan_feature_not_allowed', async () => {
     const id = await recording();
-    expect(await ownerToken(t.url, 'svc_notakeynotakeynotakeynotakeyno', id)).toMatchObject({
+    expect(await ownerToken(t.url, `svc_${'z'.repeat(32)}`, id)).toMatchObject({
       status: 401,
       body: { error: 'auth_invalid_api_key' },
     });

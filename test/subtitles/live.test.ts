@@ -66,7 +66,11 @@ async function runSession(rtApp: TestApp, restApp: TestApp, opts: { lateJoiner: 
   });
   cl.send(vt('stop'));
   await event(cl, 'task_complete', 60_000);
-  await Promise.race([sub.ended, new Promise((_, rej) => setTimeout(() => rej(new Error('subtitle stream did not end')), 20_000))]);
+  const streams = [sub, ...(late ? [late as SubtitleClient] : [])];
+  await Promise.race([
+    Promise.all(streams.map((s) => s.ended)),
+    new Promise((_, rej) => setTimeout(() => rej(new Error('subtitle stream did not end')), 20_000)),
+  ]);
   cl.ws.close();
   return { cl, sub, late: late as SubtitleClient | null, taskId, key };
 }

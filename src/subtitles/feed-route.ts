@@ -34,6 +34,18 @@ export interface FeedRouteDeps {
   heartbeatMs?: number;
 }
 
+/** The events, for the OpenAPI document (the same table as docs/subtitles.md). */
+const EVENTS_DOC = [
+  'Events, in order: connected {task_id, role: owner|audience, transcription_languages, translation_languages};',
+  'viewers {count (audience, owner not counted), max} at connect and whenever the audience changes;',
+  'the replay of the latest finals (origin and translation, no interims); then live:',
+  'origin {sid, text, language, is_final, start_time (mm:ss), speaker_id} for every result, interim and final;',
+  'translation {sid, language, text, is_final} after its final; paused, resumed {message};',
+  'ended {task_id, message}, after which the server closes the stream;',
+  'error {error_code, message} when the token stops working (share revoked or replaced), then close.',
+  'origin and translation carry the session sequence number as the SSE id. Heartbeat comment every 10 s.',
+].join(' ');
+
 type Req = { Params: { taskId: string }; Querystring: { feed_token?: string } };
 type Item = { session: SessionEvent } | { frame: SubtitleEvent };
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -57,9 +69,10 @@ export function registerSubtitleFeedRoute(app: HttpApp, deps: FeedRouteDeps): vo
         tags: ['floating subtitles'],
         summary:
           'Floating-subtitle SSE of a live recording: connected, viewers, origin and translation (replay of the latest finals first), paused, resumed, ended',
+        description: EVENTS_DOC,
         querystring: Type.Object({ feed_token: Type.Optional(Type.String({ description: 'From either subtitle-feed-token endpoint' })) }),
         response: {
-          200: Type.String({ description: 'text/event-stream; events and payloads in docs/subtitles.md' }),
+          200: Type.String({ description: `text/event-stream. ${EVENTS_DOC}` }),
           401: Type.Object({ error: Type.Literal('feed_token_invalid') }),
           410: Type.Object({ error: Type.Literal('recording_ended') }),
           425: Type.Object({ error: Type.Literal('recording_not_ready') }),

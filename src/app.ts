@@ -13,7 +13,7 @@ import { createBroadcastsModule, registerBroadcasts } from './broadcasts/module.
 import { InProcessBus } from './bus/in-process.js';
 import { RedisBus } from './bus/redis.js';
 import type { EventBus } from './bus/types.js';
-import type { Config } from './config.js';
+import { type Config, ConfigError, rolesWithoutBusProblem } from './config.js';
 import { EngineRegistry } from './engines/registry.js';
 import { glossaryLimits } from './glossary/limits.js';
 import { registerGlossaryRoutes } from './glossary/routes.js';
@@ -90,9 +90,17 @@ export interface BuildOverrides {
   pgSchema?: string;
   /** Replaces the keys feature's Authenticator on every route (feature tests with fixed principals). */
   authenticator?: Authenticator;
+  /**
+   * The bus this process shares with the processes running its other roles, instead of the
+   * one REDIS_URL selects (tests run such "processes" as apps in one OS process).
+   */
+  bus?: EventBus;
 }
 
 export async function buildApp(config: Config, overrides: BuildOverrides = {}): Promise<ParleyApp> {
+  // Refused before anything is opened: roles split across processes need a shared bus.
+  const busProblem = overrides.bus ? null : rolesWithoutBusProblem(config);
+  if (busProblem) throw new ConfigError([busProblem]);
   const logger = overrides.logger ?? createLogger(config.platform.logLevel);
   const database = openDatabase({
     databaseUrl: config.platform.databaseUrl,
@@ -104,9 +112,9 @@ export async function buildApp(config: Config, overrides: BuildOverrides = {}): 
   // Redis, when configured, carries pub/sub and rate limits across processes; jobs stay in
   // the database (PostgreSQL's SKIP LOCKED lets every worker process share them).
   const redisUrl = config.platform.redisUrl;
-  let bus: EventBus = new InProcessBus();
+  let bus: EventBus = overrides.bus ?? new InProcessBus();
   let rateLimiter: RateLimiter = new InMemoryRateLimiter();
-  if (redisUrl) {
+  if (redisUrl && !overrides.bus) {
     const redisBus = new RedisBus(redisUrl, logger.child({ component: 'bus' }));
     await redisBus.ready();
     bus = redisBus;
@@ -217,7 +225,7 @@ export async function buildApp(config: Config, overrides: BuildOverrides = {}): 
       stopImportSweep();
       unsubscribeWebhooks();
       await deps.jobs.close(config.platform.shutdownGraceMs);
-      await deps.bus.close();
+      if (!overrides.bus) await deps.bus.close(); // an injected bus belongs to whoever shares it
       await (deps.rateLimiter as { close?: () => Promise<void> }).close?.();
       await subtitles.close();
       await deps.engines.close();
@@ -234,11 +242,11 @@ function broadcastsOf(deps: AppDeps) {
     rateLimiter: deps.rateLimiter,
     activePlan: (accountId) => deps.plans.activePlan(accountId),
     templateExists: (slug) => deps.summaryTemplates.getEnabledTemplate(slug) !== null,
-    voices: (language) =>
-      deps.engines
-        .synthesizer(language)
-        ?.voices(language)
-        .map((v) => ({ voice_name: v.voice_name, display_name: v.display_name, gender: v.gender })) ?? null,
+    voices: (language) => {
+      const tts = deps.engines.select({ kind: 'tts', language });
+      if (!tts.ok) return null;
+      return tts.engine.voices(language).map((v) => ({ voice_name: v.voice_name, display_name: v.display_name, gender: v.gender }));
+    },
     viewerLimit: deps.config.broadcasts.viewerLimit,
     now: deps.now,
     logger: deps.logger.child({ component: 'broadcasts' }),

@@ -62,7 +62,7 @@ async function loadClips(ffmpegPath: string): Promise<{ librivox: Clip[]; jfk?: 
 }
 
 async function fileRows(registry: EngineRegistry, clips: Clip[], label: string): Promise<BenchRow[]> {
-  const rec = registry.fileRecognizer('en-US');
+  const rec = registry.find({ kind: 'file-stt', language: 'en-US' });
   if (!rec || clips.length === 0) return [{ name: `file STT ${label}: no engine or no audio`, value: Number.NaN, unit: '' }];
   let errors = 0;
   let words = 0;
@@ -88,7 +88,7 @@ async function fileRows(registry: EngineRegistry, clips: Clip[], label: string):
 
 /** Feeds one clip at real-time pace; returns first-partial latencies per utterance and interim lags. */
 async function streamClip(registry: EngineRegistry, clip: Clip, speech: SpeechSegment[]): Promise<{ first: number[]; lag: number[] }> {
-  const rec = registry.streamingRecognizer('en-US');
+  const rec = registry.find({ kind: 'streaming-stt', language: 'en-US' });
   if (!rec) return { first: [], lag: [] };
   const arrivals: Array<{ r: SttResult; at: number }> = [];
   const stream = await rec.open({
@@ -123,8 +123,8 @@ async function streamClip(registry: EngineRegistry, clip: Clip, speech: SpeechSe
 }
 
 async function streamingRows(registry: EngineRegistry, clips: Clip[]): Promise<BenchRow[]> {
-  const vad = registry.vad();
-  const rec = registry.streamingRecognizer('en-US');
+  const vad = registry.find({ kind: 'vad' });
+  const rec = registry.find({ kind: 'streaming-stt', language: 'en-US' });
   if (!vad || !rec || clips.length === 0) return [{ name: 'streaming STT: no engine or no audio', value: Number.NaN, unit: '' }];
   const first: number[] = [];
   const lag: number[] = [];
@@ -146,8 +146,8 @@ async function streamingRows(registry: EngineRegistry, clips: Clip[]): Promise<B
 
 async function diarizationRows(registry: EngineRegistry, ffmpegPath: string, oneSpeaker: Clip[]): Promise<BenchRow[]> {
   const file = join(SHARED, 'stereo_diarization.wav');
-  const diarizer = registry.diarizer();
-  const vad = registry.vad();
+  const diarizer = registry.find({ kind: 'diarizer' });
+  const vad = registry.find({ kind: 'vad' });
   if (!existsSync(file)) return [{ name: 'diarization: ../shared/audio absent', value: Number.NaN, unit: '' }];
   if (!diarizer || !vad) return [atLeast('diarization stereo_diarization (mono): no diarizer configured', Number.NaN, '%', 90)];
   const [mono, left, right] = await Promise.all([
@@ -234,7 +234,7 @@ export async function run(): Promise<BenchRow[]> {
   try {
     const { librivox, jfk } = await loadClips(config.engines.ffmpegPath);
     // Warm-up: the first decoder of the pool loads its model (~1 s); that is start-up, not per file.
-    const warm = registry.fileRecognizer('en-US');
+    const warm = registry.find({ kind: 'file-stt', language: 'en-US' });
     if (warm && librivox[0]) await warm.transcribe(librivox[0].audio, { language: 'en-US' });
     const rows: BenchRow[] = [];
     rows.push(...(await fileRows(registry, librivox, `LibriVox ${librivox.length} clips`)));

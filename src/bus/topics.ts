@@ -5,7 +5,6 @@
  * part are template-literal keys (`import.${string}.progress`) built by the helpers below.
  */
 import type { SessionEvent } from '../stream/events.js';
-import type { FailureSource } from '../tasks/status.js';
 
 // --- Billing: credit crossings (the webhooks feature sends credit.low / credit.exhausted) ---
 
@@ -28,40 +27,23 @@ export interface CreditExhaustedEvent {
   at: string;
 }
 
-// --- Tasks: outcomes and force-end of live sessions ---
+// --- Tasks: force-end of live sessions (task outcomes are durable: webhook outbox, not the bus) ---
 
-/** A task failed (the webhook feature turns it into `recording.failed`). */
-export const TASK_FAILED_TOPIC = 'task.failed';
-/** A task finished processing (the webhook feature sends `recording.completed`). */
-export const TASK_COMPLETED_TOPIC = 'task.completed';
 /** End the live session of a task now (force-fail of a connected recording). */
 export const SESSION_FORCE_END_TOPIC = 'session.force_end';
-
-export interface TaskCompletedEvent {
-  task_id: string;
-  account_id: string;
-  key_id: string;
-  name: string;
-  duration_ms: number;
-  type_source: 'realtime' | 'import';
-  transcription_languages: string[] | null;
-  translation_languages: string[] | null;
-  /** When the task reached this outcome: with task_id, names the outcome (webhook dedupe across workers). */
-  at: string;
-}
-
-export interface TaskFailedEvent {
-  task_id: string;
-  account_id: string;
-  key_id: string;
-  /** `processing` is Parley's value for ordinary failures; the webhook omits it (spec: optional field). */
-  failure_source: FailureSource;
-  at: string;
-}
 
 export interface SessionForceEndEvent {
   task_id: string;
   reason: 'user_forced';
+}
+
+// --- Broadcasts: a revoke ends the host session and the viewers' streams on every process ---
+
+export const BROADCAST_REVOKED_TOPIC = 'broadcast.revoked';
+
+export interface BroadcastRevokedEvent {
+  broadcast_id: string;
+  token: string;
 }
 
 // --- Speaker edits of a task (REST), for its live session and broadcasts ---
@@ -111,9 +93,8 @@ export interface SubtitleViewersEvent {
 export interface TopicMap {
   [CREDIT_LOW]: CreditLowEvent;
   [CREDIT_EXHAUSTED]: CreditExhaustedEvent;
-  [TASK_COMPLETED_TOPIC]: TaskCompletedEvent;
-  [TASK_FAILED_TOPIC]: TaskFailedEvent;
   [SESSION_FORCE_END_TOPIC]: SessionForceEndEvent;
+  [BROADCAST_REVOKED_TOPIC]: BroadcastRevokedEvent;
   [speaker: `task.${string}.speakers`]: SpeakerEvent;
   [progress: `import.${string}.progress`]: ProgressEvent;
   [session: `session.${string}.events`]: SessionEvent;

@@ -31,6 +31,8 @@ export interface EngineCapabilities {
   interimResults?: boolean;
   wordTimes?: boolean;
   diarization?: boolean;
+  /** Recognizers: channels one stream recognizes (default 1). */
+  channels?: number;
 }
 
 export interface Engine {

@@ -226,7 +226,7 @@ export class ImportService {
     const served = engines.languagesFor('file-stt');
     if (served.length === 0) return;
     for (const lang of transcription) {
-      if (!engines.fileRecognizer(lang)) {
+      if (!engines.serves({ kind: 'file-stt', language: lang })) {
         throw new AppError('validation_failed', {
           message: `No speech recognizer here serves "${lang}".`,
           details: { field: 'transcription_languages', language: lang, valid_values: served.sort() },
@@ -235,8 +235,10 @@ export class ImportService {
     }
     const from = transcription[0] as string;
     for (const to of translation) {
-      if (!engines.translator(from, to)) {
-        const targets = [...new Set(engines.translationPairs().map(([, t]) => t))].filter((t) => engines.translator(from, t)).sort();
+      if (!engines.serves({ kind: 'translator', from, to })) {
+        const targets = [...new Set(engines.translationPairs().map(([, t]) => t))]
+          .filter((t) => engines.serves({ kind: 'translator', from, to: t }))
+          .sort();
         throw new AppError('validation_failed', {
           message: `No translator here serves ${from} to "${to}".`,
           details: { field: 'translation_languages', language: to, valid_values: targets },

@@ -54,7 +54,11 @@ export interface RealtimePorts {
 export function engineQueryOf(registry: EngineRegistry): EngineQuery {
   return {
     transcriptionLanguages: () => registry.languagesFor('streaming-stt').sort(),
-    servesTranscription: (l) => registry.streamingRecognizer(l) !== undefined,
+    servesTranscription: (language) => registry.serves({ kind: 'streaming-stt', language }),
+    streamingRefusal: (need) => {
+      const s = registry.select({ kind: 'streaming-stt', ...need });
+      return s.ok ? null : s.refusal;
+    },
     translationTargets: (from) =>
       [
         ...new Set(
@@ -64,7 +68,7 @@ export function engineQueryOf(registry: EngineRegistry): EngineQuery {
             .map(([, t]) => t),
         ),
       ].sort(),
-    servesTranslation: (from, to) => registry.translator(from, to) !== undefined,
+    servesTranslation: (from, to) => registry.serves({ kind: 'translator', from, to }),
   };
 }
 

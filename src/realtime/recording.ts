@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { WebmStreamDecoder } from '../engines/audio/stream.js';
 import { EngineError } from '../engines/errors.js';
+import { refusalError } from '../engines/refusal.js';
 import type { EngineRegistry } from '../engines/registry.js';
 import type { RecognizerStream, SttResult } from '../engines/types.js';
 import { applyGlossary, dictionaryFor, type Glossary, translateWithDictionary } from '../glossary/index.js';
@@ -154,8 +155,9 @@ export class Recording {
 
   /** Results of a stream are relative to its own start: `offset` is where it begins in the recording. */
   private async openStream(language: string, offset: number): Promise<RecognizerStream> {
-    const recognizer = this.deps.engines.streamingRecognizer(language);
-    if (!recognizer) throw new AppError('stt_init_failed', { variant: 'websocket', details: { language } });
+    const selected = this.deps.engines.select({ kind: 'streaming-stt', language, interimResults: true });
+    if (!selected.ok) throw refusalError('stt_init_failed', selected.refusal, { variant: 'websocket', details: { language } });
+    const recognizer = selected.engine;
     try {
       return await recognizer.open({
         language,
@@ -288,11 +290,13 @@ export class Recording {
   private async translate(sid: number, text: string, from: string, to: string): Promise<boolean> {
     const list = this.translations.get(to) ?? new Map<number, TranslationInput>();
     this.translations.set(to, list);
-    const translator = this.deps.engines.translator(from, to);
+    const selected = this.deps.engines.select({ kind: 'translator', from, to });
+    const translator = selected.ok ? selected.engine : undefined;
     try {
-      if (!translator) throw new Error(`no translator ${from}->${to}`);
+      if (!selected.ok) throw new Error(selected.refusal.message);
+      const engine = selected.engine;
       const entries = this.glossary ? dictionaryFor(this.glossary, to) : [];
-      const out = await translateWithDictionary(text, entries, (t) => translator.translate(t, { from, to }));
+      const out = await translateWithDictionary(text, entries, (t) => engine.translate(t, { from, to }));
       this.failuresInRow = 0;
       list.set(sid, { sid, text: out });
       this.events.publish({ event: 'translation', data: { sid, language: to, text: out, is_final: true } });

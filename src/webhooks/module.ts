@@ -1,8 +1,9 @@
 /**
- * Builds the webhook service from the app's backends and connects it to the events other
- * features publish on the bus: credit crossings (billing already applies the "once per 24 h
- * per account, re-armed when credit rises" gate, so each message is delivered) and task
- * outcomes (`recording.completed` / `recording.failed`).
+ * Builds the webhook service from the app's backends and connects it to the credit crossings
+ * billing publishes on the bus (billing already applies the "once per 24 h per account,
+ * re-armed when credit rises" gate, so each message is delivered). Task outcomes do not ride
+ * on the bus: the task service writes them to the outbox in the outcome's transaction
+ * (task-outcomes.ts).
  */
 import type { Logger } from 'pino';
 import { CREDIT_EXHAUSTED, CREDIT_LOW } from '../billing/events.js';
@@ -10,7 +11,6 @@ import type { EventBus } from '../bus/types.js';
 import type { JobQueue } from '../jobs/types.js';
 import type { KeyService } from '../keys/service.js';
 import type { Database } from '../store/database.js';
-import { TASK_COMPLETED_TOPIC, TASK_FAILED_TOPIC } from '../tasks/service.js';
 import { eventData } from './events.js';
 import { type WebhookOptions, WebhookService, type WebhookTargets } from './service.js';
 import { WebhookStore } from './store.js';
@@ -40,8 +40,9 @@ export function createWebhooksModule(d: {
 }
 
 /**
- * Subscribes the service to bus events (call in processes with the worker role, so a
- * notification is queued once per event). Resolves, once every subscription is live, to the unsubscribe function.
+ * Subscribes the service to credit events (call in processes with the worker role, so a
+ * notification is queued once per event). Resolves, once both subscriptions are live, to the
+ * unsubscribe function.
  */
 export async function subscribeWebhookEvents(bus: EventBus, webhooks: WebhookService, logger: Logger): Promise<() => void> {
   const safe = (what: string, p: Promise<unknown>) => p.catch((err: unknown) => logger.error({ err, what }, 'webhook not queued'));
@@ -53,39 +54,6 @@ export async function subscribeWebhookEvents(bus: EventBus, webhooks: WebhookSer
       void safe(
         CREDIT_EXHAUSTED,
         webhooks.notifyAccount('credit.exhausted', e.accountId, eventData.creditExhausted(e), `credit.exhausted:${e.accountId}:${e.at}`),
-      );
-    }),
-    bus.subscribe(TASK_COMPLETED_TOPIC, (e) => {
-      void safe(
-        TASK_COMPLETED_TOPIC,
-        (async () => {
-          const route = (await webhooks.taskRouting?.(e.task_id)) ?? null;
-          if (route?.announcedElsewhere) return;
-          await webhooks.notify('recording.completed', {
-            accountId: e.account_id,
-            keyId: e.key_id,
-            callbackUrl: route?.callbackUrl ?? null,
-            data: eventData.recordingCompleted(e),
-            // Every worker process hears the event; one row per outcome is queued.
-            dedupeKey: e.at ? `recording.completed:${e.task_id}:${e.at}` : undefined,
-          });
-        })(),
-      );
-    }),
-    bus.subscribe(TASK_FAILED_TOPIC, (e) => {
-      void safe(
-        TASK_FAILED_TOPIC,
-        (async () => {
-          const route = (await webhooks.taskRouting?.(e.task_id)) ?? null;
-          if (route?.announcedElsewhere) return;
-          await webhooks.notify('recording.failed', {
-            accountId: e.account_id,
-            keyId: e.key_id,
-            callbackUrl: route?.callbackUrl ?? null,
-            data: eventData.recordingFailed(e),
-            dedupeKey: e.at ? `recording.failed:${e.task_id}:${e.at}` : undefined,
-          });
-        })(),
       );
     }),
   ]);

@@ -97,6 +97,23 @@ describe.each(backends())('billing charges (%s)', (backend) => {
     expect(r.usage).toMatchObject({ pointsMilli: 0, minutes: 1 });
   });
 
+  it('broadcasts always consume points, also under an unlimited authorization; without credit they are refused', async () => {
+    const p = principal();
+    await t.app.deps.plans.setPlan(p.accountId, 'unlimited');
+    await billing().grantCredit({ accountId: p.accountId, points: 1.5, pool: 'account' });
+    await billing().assertCanAfford(p, 1, undefined, 'broadcast');
+    const usage = await billing().startUsage(p, { type: 'broadcast' });
+    const r = await billing().charge(usage.id, { idempotencyKey: 'm0', points: 1, minutes: 1 });
+    expect(r.charged).toBe(1);
+    expect(r.usage).toMatchObject({ pointsMilli: 1000, minutes: 1 });
+    const short = await refusal(billing().assertCanAfford(p, 1, undefined, 'broadcast'));
+    expect(short.code).toBe('auth_quota_exceeded');
+    expect(short.details).toMatchObject({ budget_scope: 'account_credit', remaining_budget: 0.5 });
+    expect((await refusal(billing().charge(usage.id, { idempotencyKey: 'm1', points: 1, minutes: 1 }))).code).toBe('auth_quota_exceeded');
+    // A recording of the same account is still covered by the authorization.
+    await billing().assertCanAfford(p, 100);
+  });
+
   it('monthly spend limit per key (calendar month, UTC) refuses with budget_scope key_monthly_limit', async () => {
     const p = principal();
     b2().useKeyPolicies({

@@ -22,7 +22,7 @@ beforeAll(async () => {
   const registry = EngineRegistry.fromEngines(builtins);
   chatFromEngines(set.server, {
     translate: async (text, from, to) => {
-      const t = registry.translator(from, to);
+      const t = registry.find({ kind: 'translator', from, to });
       if (!t) throw new Error(`no built-in path ${from} -> ${to}`);
       return t.translate(text, { from, to });
     },

@@ -34,6 +34,7 @@ import { LocalDiskBlobStore } from './storage/local-disk.js';
 import type { BlobStore } from './storage/types.js';
 import { type Database, openDatabase } from './store/database.js';
 import { migrate } from './store/migrate.js';
+import { SessionStreams } from './stream/session-streams.js';
 import { SummaryTemplateCatalogue } from './summary-templates/catalogue.js';
 import { registerSummaryTemplateRoutes } from './summary-templates/routes.js';
 import { tasksOf } from './tasks/module.js';
@@ -48,6 +49,8 @@ export interface AppDeps {
   logger: Logger;
   database: Database;
   bus: EventBus;
+  /** Live sessions as event streams: the publisher where a recording runs, subscriptions anywhere (src/stream). */
+  streams: SessionStreams;
   /** Durable jobs; handlers are registered only in processes with the worker role. */
   jobs: JobQueue;
   rateLimiter: RateLimiter;
@@ -121,6 +124,7 @@ export async function buildApp(config: Config, overrides: BuildOverrides = {}): 
     logger,
     database,
     bus,
+    streams: new SessionStreams(bus, logger.child({ component: 'stream' })),
     jobs: new StoreJobQueue(database, {
       logger: logger.child({ component: 'jobs' }),
       now: overrides.now,
@@ -184,11 +188,11 @@ export async function buildApp(config: Config, overrides: BuildOverrides = {}): 
   }
 
   // Worker role: webhook deliveries are sent here, and bus events become notifications once.
-  let unsubscribeWebhooks = () => {};
+  let unsubscribeWebhooks: () => void = () => {};
   if (roles.includes('worker')) {
     await deps.webhooks.startWorker();
     startImportWorker(deps);
-    unsubscribeWebhooks = subscribeWebhookEvents(bus, deps.webhooks, logger.child({ component: 'webhooks' }));
+    unsubscribeWebhooks = await subscribeWebhookEvents(bus, deps.webhooks, logger.child({ component: 'webhooks' }));
   }
 
   // Imports link themselves to tasks and webhooks in every process; any api or worker process

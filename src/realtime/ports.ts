@@ -15,7 +15,7 @@ import { summarizeTask } from '../processing/summarize.js';
 import { translateTask } from '../processing/translate.js';
 import type { SummaryTemplateCatalogue } from '../summary-templates/catalogue.js';
 import { tasksOf } from '../tasks/module.js';
-import { SESSION_FORCE_END_TOPIC, type SessionForceEndEvent } from '../tasks/service.js';
+import { SESSION_FORCE_END_TOPIC } from '../tasks/service.js';
 import type { RecordingDeps } from './recording.js';
 import type { RecoveryDeps } from './recover.js';
 import type { EngineQuery, StartRequest } from './start.js';
@@ -47,8 +47,8 @@ export interface RealtimePorts {
   renameTask(principal: Principal, taskId: string, name: string): Promise<void>;
   /** Recovery of a dead process's recordings (recover.ts) and after how long a process counts as dead. */
   recovery: RecoveryDeps & { staleMs: number };
-  /** Subscribes to force-fail of live tasks (the task service publishes before it fails the task). */
-  onForceEnd(handler: (taskId: string) => void): () => void;
+  /** Subscribes to force-fail of live tasks (the task service publishes before it fails the task); resolves once live. */
+  onForceEnd(handler: (taskId: string) => void): Promise<() => void>;
 }
 
 export function engineQueryOf(registry: EngineRegistry): EngineQuery {
@@ -79,6 +79,7 @@ export function realtimePortsOf(deps: AppDeps): RealtimePorts {
       outcomes: tasksOf(deps).tasks,
       engines: deps.engines,
       blobs: deps.blobs,
+      streams: deps.streams,
       logger: deps.logger.child({ component: 'recording' }),
       tempDir: join(deps.config.platform.dataDir, 'tmp', 'realtime'),
       processing: {
@@ -140,8 +141,7 @@ export function realtimePortsOf(deps: AppDeps): RealtimePorts {
     },
     onForceEnd(handler) {
       return deps.bus.subscribe(SESSION_FORCE_END_TOPIC, (m) => {
-        const id = (m as Partial<SessionForceEndEvent>).task_id;
-        if (typeof id === 'string') handler(id);
+        if (typeof m.task_id === 'string') handler(m.task_id);
       });
     },
     async admit(principal, start) {

@@ -35,6 +35,7 @@ import type { BlobStore } from './storage/types.js';
 import { type Database, openDatabase } from './store/database.js';
 import { migrate } from './store/migrate.js';
 import { SessionStreams } from './stream/session-streams.js';
+import { createSubtitlesModule } from './subtitles/module.js';
 import { SummaryTemplateCatalogue } from './summary-templates/catalogue.js';
 import { registerSummaryTemplateRoutes } from './summary-templates/routes.js';
 import { tasksOf } from './tasks/module.js';
@@ -154,6 +155,17 @@ export async function buildApp(config: Config, overrides: BuildOverrides = {}): 
     version: build,
   });
   const roles = config.platform.roles;
+  const subtitles = createSubtitlesModule({
+    database,
+    bus,
+    streams: deps.streams,
+    rateLimiter,
+    redisUrl,
+    maxViewers: config.subtitles.maxViewers,
+    getTask: (taskId) => tasksOf(deps).store.getTask(taskId),
+    activePlan: (accountId) => deps.plans.activePlan(accountId),
+    now: deps.now,
+  });
   registerVersionRoutes(http, { build, roles });
   // Feature routes, one line per feature (see ARCHITECTURE.md).
   if (roles.includes('api')) {
@@ -164,6 +176,7 @@ export async function buildApp(config: Config, overrides: BuildOverrides = {}): 
     const tasks = tasksOf(deps);
     registerTaskRoutes(http, { auth, tasks: tasks.tasks, speakers: tasks.speakers, blobs: deps.blobs, logger });
     registerImports(deps, http, auth);
+    subtitles.registerApi(http, auth);
     registerBroadcasts(http, broadcastsOf(deps), auth);
     registerWebRoutes(http);
   }
@@ -185,6 +198,7 @@ export async function buildApp(config: Config, overrides: BuildOverrides = {}): 
       },
       trustProxy: config.platform.trustProxy,
     });
+    subtitles.registerRealtime(http);
   }
 
   // Worker role: webhook deliveries are sent here, and bus events become notifications once.
@@ -213,6 +227,7 @@ export async function buildApp(config: Config, overrides: BuildOverrides = {}): 
       await deps.jobs.close(config.platform.shutdownGraceMs);
       if (!overrides.bus) await deps.bus.close(); // an injected bus belongs to whoever shares it
       await (deps.rateLimiter as { close?: () => Promise<void> }).close?.();
+      await subtitles.close();
       await deps.engines.close();
       await database.close();
     },

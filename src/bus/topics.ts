@@ -79,6 +79,16 @@ export type ProgressEvent =
 
 export const sessionTopic = (taskId: string) => `session.${taskId}.events` as const;
 
+// --- Floating subtitles: the audience of a recording changed (every subtitle stream of it forwards `viewers`) ---
+
+export const subtitleViewersTopic = (taskId: string) => `subtitle.${taskId}.viewers` as const;
+
+export interface SubtitleViewersEvent {
+  /** Audience viewers now (the owner not counted). */
+  count: number;
+  max: number;
+}
+
 /** Topic name -> message type. */
 export interface TopicMap {
   [CREDIT_LOW]: CreditLowEvent;
@@ -88,6 +98,7 @@ export interface TopicMap {
   [speaker: `task.${string}.speakers`]: SpeakerEvent;
   [progress: `import.${string}.progress`]: ProgressEvent;
   [session: `session.${string}.events`]: SessionEvent;
+  [viewers: `subtitle.${string}.viewers`]: SubtitleViewersEvent;
 }
 
 export type Topic = keyof TopicMap & string;

@@ -147,6 +147,10 @@ export class Recording {
     const sidecar: RecordingSidecar = { task_id: this.taskId, usage_id: this.usageId };
     writeFileSync(this.sidecarPath, JSON.stringify(sidecar));
     this.stream = await this.openStream(this.language, 0);
+    // The stream's first event (retained): from here on audiences on any node see the session
+    // as live (floating subtitles answer 425 recording_not_ready before). The owner's socket is
+    // attached after begin(), so it gets session_started instead.
+    this.events.publish({ event: 'status', data: { status: 'started' } });
   }
 
   /** Results of a stream are relative to its own start: `offset` is where it begins in the recording. */

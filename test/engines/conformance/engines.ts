@@ -49,9 +49,16 @@ export async function engineSet<T extends AnyEngine>(kind: EngineKind): Promise<
     ctx,
     engines: registry.enginesOf(kind) as AnyEngine[] as T[],
     unavailable: registry.status.filter((s) => s.kind === kind && !s.available).map((s) => ({ id: s.id, reason: s.reason ?? '' })),
+    /** Closes every engine twice (close must be idempotent: a second call may not throw), then the server. */
     async close() {
-      await registry.close();
-      await server.close();
+      const engines = registry.enginesOf(kind) as AnyEngine[];
+      try {
+        for (const e of engines) await e.close?.();
+        for (const e of engines) await e.close?.();
+      } finally {
+        await registry.close();
+        await server.close();
+      }
     },
   };
 }

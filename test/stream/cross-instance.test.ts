@@ -107,8 +107,11 @@ describe.skipIf(!redisUrl || !pg)('session stream across two instances (PostgreS
     ]);
     expect(owner.messages.map((m) => m.data?.action).slice(-2)).toEqual(['status', 'task_complete']);
 
-    // B, subscribed from the start: exactly the owner's events, numbered 1..n without a gap.
-    expect(asGot(early)).toEqual(ownerEvents);
+    // B, subscribed from the start: `status: started` (the stream's first event, published
+    // before the owner's socket attached; it got session_started), then exactly the owner's
+    // events, numbered 1..n without a gap.
+    expect(asGot(early.slice(0, 1))).toEqual([{ event: 'status', data: { status: 'started' } }]);
+    expect(asGot(early.slice(1))).toEqual(ownerEvents);
     expect(early.map((e) => e.seq)).toEqual(early.map((_, i) => i + 1));
     expect(earlySub.gaps).toBe(0);
     // B over SSE: every final and translation in order, then the end.

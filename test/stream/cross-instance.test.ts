@@ -14,7 +14,7 @@ import type { SessionEvent } from '../../src/stream/events.js';
 import { connect, event, jfkPcm, startLiveApp, startSession, streamPcm, vt } from '../realtime/support.js';
 import { api, createPgSchema, dropPgSchema, type TestApp } from '../support/app.js';
 import { testRedisUrl } from '../support/services.js';
-import { type Got, kept, rawStreamRoute, readingClient, STREAM_PATH, until } from './support.js';
+import { type Got, rawStreamRoute, readingClient, STREAM_PATH, until } from './support.js';
 
 const redisUrl = testRedisUrl();
 const pg = Boolean(process.env.DATABASE_URL);

@@ -10,6 +10,7 @@ import { webhooksMigration } from './0200_webhooks.js';
 import { importsMigration } from './0300_imports.js';
 import { broadcastsMigration } from './0500_broadcasts.js';
 import { broadcastHostsMigration } from './0501_broadcast_hosts.js';
+import { broadcastLiveSinceMigration } from './0502_broadcast_live_since.js';
 
 export const MIGRATIONS: Migration[] = [
   accountsKeysMigration,
@@ -22,4 +23,5 @@ export const MIGRATIONS: Migration[] = [
   importsMigration,
   broadcastsMigration,
   broadcastHostsMigration,
+  broadcastLiveSinceMigration,
 ];

@@ -150,6 +150,8 @@ export async function buildApp(config: Config, overrides: BuildOverrides = {}): 
     version: build,
   });
   const roles = config.platform.roles;
+  // One broadcasts module for both sides: viewers (api role) and hosts (realtime role) share its seats.
+  const broadcasts = broadcastsOf(deps);
   registerVersionRoutes(http, { build, roles });
   // Feature routes, one line per feature (see ARCHITECTURE.md).
   if (roles.includes('api')) {
@@ -160,7 +162,7 @@ export async function buildApp(config: Config, overrides: BuildOverrides = {}): 
     const tasks = tasksOf(deps);
     registerTaskRoutes(http, { auth, tasks: tasks.tasks, speakers: tasks.speakers, blobs: deps.blobs, logger });
     registerImports(deps, http, auth);
-    registerBroadcasts(http, broadcastsOf(deps), auth);
+    registerBroadcasts(http, broadcasts, auth);
     registerWebRoutes(http);
   }
 
@@ -168,7 +170,7 @@ export async function buildApp(config: Config, overrides: BuildOverrides = {}): 
     const rt = config.realtime;
     registerGlossaryRoutes(http, { auth: overrides.authenticator ?? deps.authenticator, limits: glossaryLimits(config) });
     registerRealtime(http, {
-      ports: realtimePortsOf(deps),
+      ports: { ...realtimePortsOf(deps), broadcasts: broadcasts.host },
       logger,
       now: deps.now,
       limits: {
@@ -209,6 +211,7 @@ export async function buildApp(config: Config, overrides: BuildOverrides = {}): 
       await deps.jobs.close(config.platform.shutdownGraceMs);
       if (!overrides.bus) await deps.bus.close(); // an injected bus belongs to whoever shares it
       await (deps.rateLimiter as { close?: () => Promise<void> }).close?.();
+      await broadcasts.close();
       await deps.engines.close();
       await database.close();
     },
@@ -228,7 +231,13 @@ function broadcastsOf(deps: AppDeps) {
       if (!tts.ok) return null;
       return tts.engine.voices(language).map((v) => ({ voice_name: v.voice_name, display_name: v.display_name, gender: v.gender }));
     },
+    translate: async (text, from, to) => {
+      const t = deps.engines.select({ kind: 'translator', from, to });
+      return t.ok ? t.engine.translate(text, { from, to }) : null;
+    },
     viewerLimit: deps.config.broadcasts.viewerLimit,
+    hostWaitMs: deps.config.broadcasts.hostWaitSeconds * 1000,
+    redisUrl: deps.config.platform.redisUrl,
     now: deps.now,
     logger: deps.logger.child({ component: 'broadcasts' }),
   });

@@ -7,6 +7,7 @@
  */
 import type { Logger } from 'pino';
 import type { WebSocket } from 'ws';
+import { type BroadcastHost, prepareBroadcast } from '../broadcasts/host-session.js';
 import type { Glossary } from '../glossary/index.js';
 import type { Principal } from '../platform/auth/types.js';
 import { AppError } from '../platform/errors/app-error.js';
@@ -59,6 +60,8 @@ export class Connection {
   private grace: NodeJS.Timeout | null = null;
   /** Shutdown: close once the recording is finalized. */
   private closeWhenIdle = false;
+  /** The broadcast this connection hosts while its recording runs (src/broadcasts/host-session.ts). */
+  private broadcast: BroadcastHost | null = null;
 
   constructor(
     private readonly ws: WebSocket,
@@ -130,6 +133,8 @@ export class Connection {
     this.dispose();
     if (!this.running) return;
     this.silence?.pause();
+    // A broadcast waits for its host (frozen); its recording is finalized as any other.
+    if (this.broadcast) this.background(this.broadcast.hostDropped(), 'broadcast freeze');
     this.grace = setTimeout(() => this.endRecording('normal'), this.limits.disconnectGraceMs);
   }
 
@@ -148,6 +153,8 @@ export class Connection {
     if (this.running || this.finishing) {
       this.closeWhenIdle = true;
       await Promise.race([this.recordingDone, sleep(this.limits.drainMs)]);
+      // A broadcast outlives this process: its viewers wait for the host to start it elsewhere.
+      if (this.running && this.broadcast) await this.broadcast.hostDropped().catch((err) => this.logger.error({ err }, 'broadcast freeze'));
       if (this.running) this.endRecording('normal');
       await this.settled();
       this.close(CLOSE.goingAway, 'service shutdown');
@@ -210,6 +217,9 @@ export class Connection {
       set_summary: (d) => setSummaryAction(this.actionContext(), d),
       retranslate: (d) => run(retranslateAction(this.actionContext(), d)),
       switch_language: (d) => run(switchLanguageAction(this.actionContext(), d)),
+      broadcast_go_live: () => run(this.broadcastAction('broadcast_go_live', 'phase_changed', (h) => h.goLive())),
+      broadcast_announcement: (d) => run(this.broadcastAction('broadcast_announcement', 'announcement', (h) => h.announce(d))),
+      set_standby_message: (d) => run(this.broadcastAction('set_standby_message', 'standby', (h) => h.setStandbyMessage(d))),
     };
     const handler = Object.hasOwn(handlers, m.action) ? handlers[m.action] : undefined;
     if (handler) {
@@ -234,7 +244,8 @@ export class Connection {
    * an error message; the connection stays open for another start. During shutdown a start
    * is refused and the connection closed.
    */
-  private async start(data: Record<string, unknown>): Promise<void> {
+  private async start(sent: Record<string, unknown>): Promise<void> {
+    let data = sent;
     if (this.host.shuttingDown()) {
       this.sendError(new AppError('service_shutdown', { ...ws, message: 'The service is shutting down; start refused.' }));
       this.close(CLOSE.goingAway, 'service shutdown');
@@ -252,6 +263,17 @@ export class Connection {
     }
     this.starting = true;
     try {
+      // A broadcast's recording runs with its channel's settings (host-session.ts).
+      let host: BroadcastHost | null = null;
+      if (data.type === 'broadcast' && this.ports.broadcasts) {
+        const prepared = await prepareBroadcast(this.ports.broadcasts, this.principal, data);
+        if (!prepared.ok) {
+          this.sendError(prepared.error);
+          return;
+        }
+        host = prepared.host;
+        data = prepared.startData;
+      }
       const checked = validateStart(data, this.ports.engines);
       if (!checked.ok) {
         this.sendError(checked.error);
@@ -270,15 +292,20 @@ export class Connection {
         this.logger.error({ err }, 'key check failed at start');
         throw new AppError('auth_service_error', ws);
       }
-      await this.ports.admit(this.principal, checked.start);
+      const start = host ? { ...checked.start, type: 'broadcast' as const } : checked.start;
+      await this.ports.admit(this.principal, start);
+      await host?.claim();
       const rec = new Recording(
         {
           ...this.ports.recording,
-          emit: (action, payload) => this.send(eventMessage(action, payload)),
+          emit: (action, payload) => {
+            this.send(eventMessage(action, payload));
+            this.broadcast?.fromRecording(action, payload);
+          },
           error: (err) => this.sendError(err),
         },
         this.principal,
-        checked.start,
+        start,
       );
       rec.glossary = this.glossary;
       rec.onMustEnd = () => {
@@ -288,10 +315,12 @@ export class Connection {
         await rec.begin();
       } catch (err) {
         await rec.abandon();
+        await host?.release();
         throw err;
       }
       if (!this.open) {
         // The client left while the recording was being set up: nothing was recorded.
+        await host?.release();
         this.recording = rec;
         this.state = { kind: 'started', sessionId: rec.sessionId, taskId: rec.taskId };
         this.recordingDone = new Promise((resolve) => {
@@ -302,29 +331,37 @@ export class Connection {
       }
       this.recording = rec;
       this.rawStart = data;
+      if (host) {
+        this.broadcast = host;
+        await host.attach(rec.taskId, () => this.broadcastRevoked());
+      }
       this.state = { kind: 'started', sessionId: rec.sessionId, taskId: rec.taskId };
       this.recordingDone = new Promise((resolve) => {
         this.markDone = resolve;
       });
-      this.silence = new SilenceWatch({
-        timeoutMs: checked.start.silenceTimeoutSeconds * 1000,
-        warningLeadMs: this.limits.silenceWarningMs,
-        onWarning: (silenceSeconds, remainingSeconds) =>
-          this.sendError(new AppError('stt_silence_warning', { ...ws, details: { silenceSeconds, remainingSeconds } })),
-        onTimeout: (silenceSeconds) => {
-          if (!this.running) return;
-          this.sendError(new AppError('stt_silence_timeout', { ...ws, details: { silence_seconds: silenceSeconds } }));
-          this.endRecording('normal');
-        },
-      });
+      // Broadcasts are exempt from the silence auto-end (spec).
+      this.silence = host
+        ? null
+        : new SilenceWatch({
+            timeoutMs: checked.start.silenceTimeoutSeconds * 1000,
+            warningLeadMs: this.limits.silenceWarningMs,
+            onWarning: (silenceSeconds, remainingSeconds) =>
+              this.sendError(new AppError('stt_silence_warning', { ...ws, details: { silenceSeconds, remainingSeconds } })),
+            onTimeout: (silenceSeconds) => {
+              if (!this.running) return;
+              this.sendError(new AppError('stt_silence_timeout', { ...ws, details: { silence_seconds: silenceSeconds } }));
+              this.endRecording('normal');
+            },
+          });
       rec.onSpeech = () => this.silence?.speech();
       this.send(
         eventMessage('session_started', {
           session_id: rec.sessionId,
           task_id: rec.taskId,
-          recording_type: checked.start.type,
+          recording_type: start.type,
           recognition_mode: 'single',
           message: 'Recording started.',
+          ...(host ? await host.startedFields() : {}),
         }),
       );
     } finally {
@@ -347,6 +384,7 @@ export class Connection {
       this.sendError(next);
       return;
     }
+    if (this.broadcast && action !== 'audio') this.background(this.broadcast.control(action), `broadcast ${action}`);
     if (next.kind === 'stopping') {
       this.send(eventMessage('status', { status: next.kind }));
       this.endRecording('normal');
@@ -371,6 +409,10 @@ export class Connection {
     const rec = this.recording;
     if (!rec) return;
     try {
+      const host = this.broadcast;
+      this.broadcast = null;
+      if (host) await host.recordingEnded().catch((err) => this.logger.error({ err }, 'broadcast end failed'));
+      host?.dispose();
       const outcome = await rec.finish(kind).catch((err) => {
         this.logger.error({ err, task_id: rec.taskId }, 'finalization failed');
         return 'failed' as const;
@@ -384,6 +426,29 @@ export class Connection {
       this.markDone();
       if (this.closeWhenIdle) this.close(CLOSE.goingAway, 'service shutdown');
     }
+  }
+
+  /** A broadcast action of the host: answered with its event, or session_not_started without a running broadcast. */
+  private async broadcastAction(
+    action: string,
+    reply: string,
+    run: (host: BroadcastHost) => Promise<Record<string, unknown>>,
+  ): Promise<void> {
+    if (!this.broadcast || !this.running) {
+      this.sendError(new AppError('session_not_started', { ...ws, details: { action } }));
+      return;
+    }
+    this.send(eventMessage(reply, await run(this.broadcast)));
+  }
+
+  /** The broadcast was revoked over REST: the host is told and the recording ends. */
+  private broadcastRevoked(): void {
+    this.sendError(new AppError('broadcast_token_revoked', ws));
+    if (this.running) this.endRecording('normal');
+  }
+
+  private background(p: Promise<unknown>, what: string): void {
+    void p.catch((err) => this.logger.error({ err }, `${what} failed`));
   }
 
   /** What the session actions (session-actions.ts) see of this connection, at dispatch time. */

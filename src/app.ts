@@ -34,6 +34,8 @@ import { LocalDiskBlobStore } from './storage/local-disk.js';
 import type { BlobStore } from './storage/types.js';
 import { type Database, openDatabase } from './store/database.js';
 import { migrate } from './store/migrate.js';
+import { SessionStreams } from './stream/session-streams.js';
+import { createSubtitlesModule } from './subtitles/module.js';
 import { SummaryTemplateCatalogue } from './summary-templates/catalogue.js';
 import { registerSummaryTemplateRoutes } from './summary-templates/routes.js';
 import { tasksOf } from './tasks/module.js';
@@ -48,6 +50,8 @@ export interface AppDeps {
   logger: Logger;
   database: Database;
   bus: EventBus;
+  /** Live sessions as event streams: the publisher where a recording runs, subscriptions anywhere (src/stream). */
+  streams: SessionStreams;
   /** Durable jobs; handlers are registered only in processes with the worker role. */
   jobs: JobQueue;
   rateLimiter: RateLimiter;
@@ -121,6 +125,7 @@ export async function buildApp(config: Config, overrides: BuildOverrides = {}): 
     logger,
     database,
     bus,
+    streams: new SessionStreams(bus, logger.child({ component: 'stream' })),
     jobs: new StoreJobQueue(database, {
       logger: logger.child({ component: 'jobs' }),
       now: overrides.now,
@@ -150,6 +155,17 @@ export async function buildApp(config: Config, overrides: BuildOverrides = {}): 
     version: build,
   });
   const roles = config.platform.roles;
+  const subtitles = createSubtitlesModule({
+    database,
+    bus,
+    streams: deps.streams,
+    rateLimiter,
+    redisUrl,
+    maxViewers: config.subtitles.maxViewers,
+    getTask: (taskId) => tasksOf(deps).store.getTask(taskId),
+    activePlan: (accountId) => deps.plans.activePlan(accountId),
+    now: deps.now,
+  });
   // One broadcasts module for both sides: viewers (api role) and hosts (realtime role) share its seats.
   const broadcasts = broadcastsOf(deps);
   registerVersionRoutes(http, { build, roles });
@@ -162,6 +178,7 @@ export async function buildApp(config: Config, overrides: BuildOverrides = {}): 
     const tasks = tasksOf(deps);
     registerTaskRoutes(http, { auth, tasks: tasks.tasks, speakers: tasks.speakers, blobs: deps.blobs, logger });
     registerImports(deps, http, auth);
+    subtitles.registerApi(http, auth);
     registerBroadcasts(http, broadcasts, auth);
     registerWebRoutes(http);
   }
@@ -183,14 +200,15 @@ export async function buildApp(config: Config, overrides: BuildOverrides = {}): 
       },
       trustProxy: config.platform.trustProxy,
     });
+    subtitles.registerRealtime(http);
   }
 
   // Worker role: webhook deliveries are sent here, and bus events become notifications once.
-  let unsubscribeWebhooks = () => {};
+  let unsubscribeWebhooks: () => void = () => {};
   if (roles.includes('worker')) {
     await deps.webhooks.startWorker();
     startImportWorker(deps);
-    unsubscribeWebhooks = subscribeWebhookEvents(bus, deps.webhooks, logger.child({ component: 'webhooks' }));
+    unsubscribeWebhooks = await subscribeWebhookEvents(bus, deps.webhooks, logger.child({ component: 'webhooks' }));
   }
 
   // Imports link themselves to tasks and webhooks in every process; any api or worker process
@@ -212,6 +230,7 @@ export async function buildApp(config: Config, overrides: BuildOverrides = {}): 
       if (!overrides.bus) await deps.bus.close(); // an injected bus belongs to whoever shares it
       await (deps.rateLimiter as { close?: () => Promise<void> }).close?.();
       await broadcasts.close();
+      await subtitles.close();
       await deps.engines.close();
       await database.close();
     },

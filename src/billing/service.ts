@@ -9,6 +9,7 @@
  * except broadcasts, which always consume points (`ALWAYS_PAID`).
  */
 import type { Logger } from 'pino';
+import type { MessageOf } from '../bus/topics.js';
 import type { EventBus } from '../bus/types.js';
 import type { ActivePlan, PlanService } from '../plans/service.js';
 import type { Principal } from '../platform/auth/types.js';
@@ -285,7 +286,7 @@ export class BillingService {
     return { usage: outcome.usage, charged: fromMilli(outcome.chargedMilli), duplicate: outcome.duplicate };
   }
 
-  private async publish(topic: string, message: unknown): Promise<void> {
+  private async publish<T extends typeof CREDIT_LOW | typeof CREDIT_EXHAUSTED>(topic: T, message: MessageOf<T>): Promise<void> {
     try {
       await this.bus.publish(topic, message);
     } catch (err) {

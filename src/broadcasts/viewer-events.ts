@@ -5,9 +5,5 @@
  * language by the stream, never published (the host's own texts, announcements and standby
  * messages, travel with their translations).
  */
-export interface ViewerEvent {
-  event: string;
-  data: Record<string, unknown>;
-}
-
-export const viewerTopic = (broadcastId: string) => `broadcast.${broadcastId}.viewers`;
+export type { BroadcastViewerEvent as ViewerEvent } from '../bus/topics.js';
+export { broadcastViewersTopic as viewerTopic } from '../bus/topics.js';

@@ -11,6 +11,9 @@ import { type BroadcastHost, prepareBroadcast } from '../broadcasts/host-session
 import type { Glossary } from '../glossary/index.js';
 import type { Principal } from '../platform/auth/types.js';
 import { AppError } from '../platform/errors/app-error.js';
+import { isInterim, type SessionStatus } from '../stream/events.js';
+import { Outbox, SUBSCRIBER_POLICY } from '../stream/outbox.js';
+import { webSocketTransport } from '../stream/transports.js';
 import { unknownTemplate } from './actions.js';
 import { containerMismatch, decodeAudioPayload } from './audio-intake.js';
 import type { FinishKind } from './finalize.js';
@@ -62,6 +65,13 @@ export class Connection {
   private closeWhenIdle = false;
   /** The broadcast this connection hosts while its recording runs (src/broadcasts/host-session.ts). */
   private broadcast: BroadcastHost | null = null;
+  /**
+   * Everything this client is sent, in order: its own answers and errors, and the session's
+   * events (this socket is one subscriber of the stream). Bounded: see src/stream/outbox.ts.
+   */
+  private readonly out: Outbox;
+  /** Detaches this socket from the session stream. */
+  private detach: () => void = () => {};
 
   constructor(
     private readonly ws: WebSocket,
@@ -75,6 +85,10 @@ export class Connection {
   ) {
     this.messages = new TokenBucket(limits.messagesPerSecond, limits.messageBurst);
     this.audio = new TokenBucket(limits.audioBytesPerSecond, limits.audioBurstBytes);
+    this.out = new Outbox(webSocketTransport(ws), SUBSCRIBER_POLICY, (stats) => {
+      this.logger.warn({ queued: stats.maxQueued, dropped: stats.dropped }, 'client too slow: connection closed');
+      this.close(CLOSE.tooSlow, 'client too slow');
+    });
     ws.on('message', (data, isBinary) => this.onMessage(data as Buffer, isBinary));
     ws.on('pong', () => {
       this.alive = true;
@@ -99,8 +113,8 @@ export class Connection {
     return this.recording?.taskId ?? null;
   }
 
-  send(text: string): void {
-    if (this.ws.readyState === this.ws.OPEN) this.ws.send(text);
+  send(text: string, interim = false): void {
+    if (this.ws.readyState === this.ws.OPEN) this.out.offer(text, interim);
   }
 
   sendError(err: AppError): void {
@@ -131,6 +145,8 @@ export class Connection {
   private onClose(): void {
     this.open = false;
     this.dispose();
+    this.detach();
+    this.out.close();
     if (!this.running) return;
     this.silence?.pause();
     // A broadcast waits for its host (frozen); its recording is finalized as any other.
@@ -298,10 +314,7 @@ export class Connection {
       const rec = new Recording(
         {
           ...this.ports.recording,
-          emit: (action, payload) => {
-            this.send(eventMessage(action, payload));
-            this.broadcast?.fromRecording(action, payload);
-          },
+          emit: (action, payload) => this.send(eventMessage(action, payload)),
           error: (err) => this.sendError(err),
         },
         this.principal,
@@ -331,9 +344,18 @@ export class Connection {
       }
       this.recording = rec;
       this.rawStart = data;
+      // The session's events reach this client as they reach every other subscriber.
+      const toClient = rec.events.attach((e) => this.send(eventMessage(e.event, e.data), isInterim(e)));
+      this.detach = toClient;
       if (host) {
         this.broadcast = host;
         await host.attach(rec.taskId, () => this.broadcastRevoked());
+        // Results and translations reach the broadcast's viewers through its host session (phase rules).
+        const toViewers = rec.events.attach((e) => host.fromRecording(e.event, e.data as Record<string, unknown>));
+        this.detach = () => {
+          toClient();
+          toViewers();
+        };
       }
       this.state = { kind: 'started', sessionId: rec.sessionId, taskId: rec.taskId };
       this.recordingDone = new Promise((resolve) => {
@@ -386,14 +408,21 @@ export class Connection {
     }
     if (this.broadcast && action !== 'audio') this.background(this.broadcast.control(action), `broadcast ${action}`);
     if (next.kind === 'stopping') {
-      this.send(eventMessage('status', { status: next.kind }));
+      this.status(next.kind);
       this.endRecording('normal');
       return;
     }
     this.state = next;
     if (next.kind === 'paused') this.silence?.pause();
     if (next.kind === 'started') this.silence?.resume();
-    this.send(eventMessage('status', { status: next.kind }));
+    // pause and resume lead to paused or started.
+    this.status(next.kind as SessionStatus);
+  }
+
+  /** A status change is a session event (every audience sees it). */
+  private status(status: SessionStatus): void {
+    if (this.recording) this.recording.events.publish({ event: 'status', data: { status } });
+    else this.send(eventMessage('status', { status }));
   }
 
   /** Stops a running recording and finalizes it; `status: ended` and `task_complete` follow. */
@@ -419,7 +448,8 @@ export class Connection {
       });
       this.recording = null;
       this.state = { kind: 'connected' };
-      this.send(eventMessage('status', { status: 'ended', task_id: rec.taskId }));
+      // `status: ended` came through the session stream at the end of rec.finish().
+      this.detach();
       this.send(eventMessage('task_complete', { task_id: rec.taskId, status: outcome, duration_ms: rec.durationMs }));
     } finally {
       this.finishing = null;

@@ -16,7 +16,7 @@ import { summarizeTask } from '../processing/summarize.js';
 import { translateTask } from '../processing/translate.js';
 import type { SummaryTemplateCatalogue } from '../summary-templates/catalogue.js';
 import { tasksOf } from '../tasks/module.js';
-import { SESSION_FORCE_END_TOPIC, type SessionForceEndEvent } from '../tasks/service.js';
+import { SESSION_FORCE_END_TOPIC } from '../tasks/service.js';
 import type { RecordingDeps } from './recording.js';
 import type { RecoveryDeps } from './recover.js';
 import type { EngineQuery, StartRequest } from './start.js';
@@ -50,8 +50,8 @@ export interface RealtimePorts {
   recovery: RecoveryDeps & { staleMs: number };
   /** Broadcast host sessions (src/broadcasts/host-session.ts); absent: `start` of type broadcast is refused. */
   broadcasts?: BroadcastHostDeps;
-  /** Subscribes to force-fail of live tasks (the task service publishes before it fails the task). */
-  onForceEnd(handler: (taskId: string) => void): () => void;
+  /** Subscribes to force-fail of live tasks (the task service publishes before it fails the task); resolves once live. */
+  onForceEnd(handler: (taskId: string) => void): Promise<() => void>;
 }
 
 export function engineQueryOf(registry: EngineRegistry): EngineQuery {
@@ -82,6 +82,7 @@ export function realtimePortsOf(deps: AppDeps): RealtimePorts {
       outcomes: tasksOf(deps).tasks,
       engines: deps.engines,
       blobs: deps.blobs,
+      streams: deps.streams,
       logger: deps.logger.child({ component: 'recording' }),
       tempDir: join(deps.config.platform.dataDir, 'tmp', 'realtime'),
       processing: {
@@ -141,8 +142,7 @@ export function realtimePortsOf(deps: AppDeps): RealtimePorts {
     },
     onForceEnd(handler) {
       return deps.bus.subscribe(SESSION_FORCE_END_TOPIC, (m) => {
-        const id = (m as Partial<SessionForceEndEvent>).task_id;
-        if (typeof id === 'string') handler(id);
+        if (typeof m.task_id === 'string') handler(m.task_id);
       });
     },
     async admit(principal, start) {

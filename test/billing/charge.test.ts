@@ -151,7 +151,9 @@ describe.each(backends())('billing charges (%s)', (backend) => {
   it('publishes credit.low and credit.exhausted once per 24 h, re-armed when credit rises', async () => {
     const p = principal();
     const events: { topic: string; msg: unknown }[] = [];
-    const offs = [CREDIT_LOW, CREDIT_EXHAUSTED].map((topic) => t.app.deps.bus.subscribe(topic, (msg) => events.push({ topic, msg })));
+    const offs = await Promise.all(
+      ([CREDIT_LOW, CREDIT_EXHAUSTED] as const).map((topic) => t.app.deps.bus.subscribe(topic, (msg) => events.push({ topic, msg }))),
+    );
     await billing().grantCredit({ accountId: p.accountId, points: 60, pool: 'account' });
     await billing().chargeOneOff(p, { type: 'summary', points: 5, idempotencyKey: `1:${p.keyId}` }); // 55: nothing
     await billing().chargeOneOff(p, { type: 'summary', points: 10, idempotencyKey: `2:${p.keyId}` }); // 45: low

@@ -33,9 +33,9 @@ describe('broadcast host over WebSocket (sqlite, real engines)', () => {
     return connect(t, [`ticket.${r.body.data.ticket}`]);
   }
   /** The events published to the broadcast's viewers, in order. */
-  function viewers(broadcastId: string) {
+  async function viewers(broadcastId: string) {
     const seen: ViewerEvent[] = [];
-    const off = t.app.deps.bus.subscribe(viewerTopic(broadcastId), (m) => seen.push(m as ViewerEvent));
+    const off = await t.app.deps.bus.subscribe(viewerTopic(broadcastId), (m) => seen.push(m));
     return { seen, names: () => seen.map((e) => e.event), off };
   }
   const answer = (m: Msg) => m.data?.action === 'session_started' || (m.type === 'error' && m.data.severity !== 'warning');
@@ -47,7 +47,7 @@ describe('broadcast host over WebSocket (sqlite, real engines)', () => {
   it('standby -> live -> paused -> live -> ended: viewers get only what the phase allows; task and usage are the broadcast kind', async () => {
     const k = await host();
     const b = await newBroadcast(t, k.key, { name: 'JFK live', transcription_languages: ['en'], translation_languages: ['es'] });
-    const v = viewers(b.id);
+    const v = await viewers(b.id);
     const cl = await socket(k.key);
     const started = await startBroadcast(cl, { broadcast_token: b.token, broadcast_phase: 'standby', standby_message: 'Starting soon' });
     expect(started.data).toMatchObject({
@@ -201,7 +201,7 @@ describe('broadcast host over WebSocket (sqlite, real engines)', () => {
   it('a host drop freezes the broadcast (host_disconnected); the host returns with the same token (host_reconnected, previous phase); without a return it ends', async () => {
     const k = await host();
     const b = await newBroadcast(t, k.key, { transcription_languages: ['en'] });
-    const v = viewers(b.id);
+    const v = await viewers(b.id);
     const first = await socket(k.key);
     await startBroadcast(first, { broadcast_token: b.token, broadcast_phase: 'standby' });
     first.send(vt('broadcast_go_live'));

@@ -100,6 +100,9 @@ describe('engine registry: selection by need', () => {
     expect(tts).toBeDefined();
     const voice = tts!.voices('en-US')[0]!.voice_name;
     expect(reg.find({ kind: 'tts', language: 'en-US', voice })?.id).toBe(espeak.id);
+    // eSpeak renders sentence by sentence itself (synthesizeStream): it meets a streaming need.
+    expect(reg.find({ kind: 'tts', language: 'en-US', streaming: true, wordTimes: true })?.id).toBe(espeak.id);
+    expect(reg.status[0]?.capabilities).toMatchObject({ streaming: true, wordTimes: true });
     const missing = reg.select({ kind: 'tts', language: 'en-US', voice: 'no-such-voice' });
     expect(!missing.ok && missing.refusal).toMatchObject({
       missing: ['voice'],

@@ -190,6 +190,8 @@ export const ERRORS = {
   recording_not_ready: def(425, 'error', 'subtitle', 'The recording is not ready yet; retry shortly.'),
   recording_ended: def(410, 'error', 'subtitle', 'The recording has ended.'),
   invalid_share: def(403, 'error', 'subtitle', 'The share link is not valid.'),
+  feed_token_invalid: def(401, 'error', 'subtitle', 'The subtitle feed token is not valid or has expired.', { parley: true }),
+  subtitle_audience_full: def(429, 'error', 'subtitle', 'This recording has reached its subtitle audience limit.', { parley: true }),
 
   // --- Broadcasts -----------------------------------------------------------------------
   broadcast_token_invalid: def(401, 'error', 'broadcast', 'The broadcast link is not valid.'),

@@ -162,6 +162,7 @@ export async function buildApp(config: Config, overrides: BuildOverrides = {}): 
     rateLimiter,
     redisUrl,
     maxViewers: config.subtitles.maxViewers,
+    recheckSeconds: config.subtitles.recheckSeconds,
     getTask: (taskId) => tasksOf(deps).store.getTask(taskId),
     activePlan: (accountId) => deps.plans.activePlan(accountId),
     now: deps.now,

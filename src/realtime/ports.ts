@@ -57,7 +57,8 @@ export interface RealtimePorts {
 export function engineQueryOf(registry: EngineRegistry): EngineQuery {
   return {
     transcriptionLanguages: () => registry.languagesFor('streaming-stt').sort(),
-    servesTranscription: (language) => registry.serves({ kind: 'streaming-stt', language }),
+    // As the recording asks (recording.ts): live captions need interim results.
+    servesTranscription: (language) => registry.serves({ kind: 'streaming-stt', language, interimResults: true }),
     streamingRefusal: (need) => {
       const s = registry.select({ kind: 'streaming-stt', ...need });
       return s.ok ? null : s.refusal;

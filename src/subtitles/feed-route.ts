@@ -60,7 +60,7 @@ function frameOf(item: Item): SseFrame | null {
 
 export function registerSubtitleFeedRoute(app: HttpApp, deps: FeedRouteDeps): void {
   const recheckMs = deps.recheckMs ?? 60_000;
-  const heartbeatMs = Math.min(deps.heartbeatMs ?? HEARTBEAT_MS, SEAT_LEASE_MS / 3);
+  const heartbeatMs = Math.min(deps.heartbeatMs ?? HEARTBEAT_MS, SEAT_LEASE_MS / 3, recheckMs);
   app.get<Req>(
     '/tasks/:taskId/subtitle',
     {

@@ -37,6 +37,7 @@ export function createSubtitlesModule(deps: {
   rateLimiter: RateLimiter;
   redisUrl: string | undefined;
   maxViewers: number;
+  recheckSeconds: number;
   getTask(taskId: string): Promise<TaskRecord | null>;
   activePlan(accountId: string): Promise<ActivePlan>;
   now: () => Date;
@@ -66,6 +67,7 @@ export function createSubtitlesModule(deps: {
         streams: deps.streams,
         audience,
         maxViewers: deps.maxViewers,
+        recheckMs: deps.recheckSeconds * 1000,
         languagesOf: async (taskId) => {
           const task = await deps.getTask(taskId);
           return {

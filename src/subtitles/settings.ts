@@ -8,4 +8,10 @@ export const subtitleSettings = defineSection({
     10,
     { min: 1, max: 10_000 },
   ),
+  recheckSeconds: settings.int(
+    'PARLEY_SUBTITLE_RECHECK_SECONDS',
+    'How often an open subtitle stream uses its feed token again (sliding its expiry; a revoked share ends the stream) and rechecks that the recording is live.',
+    60,
+    { min: 1, max: 600 },
+  ),
 });

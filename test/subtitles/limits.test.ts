@@ -7,17 +7,22 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TaskStore } from '../../src/tasks/store.js';
-import { realKey } from '../billing/support.js';
-import { backends, startTestApp, type TestApp } from '../support/app.js';
+import { clock, realKey } from '../billing/support.js';
+import { api, backends, startTestApp, type TestApp } from '../support/app.js';
 import { enableShare, exchange, openSubtitles, ownerToken, type SubtitleClient } from './support.js';
 
 describe.each(backends())('floating subtitle limits (%s)', (backend) => {
   let t: TestApp;
   let owner: Awaited<ReturnType<typeof realKey>>;
+  const c = clock(new Date().toISOString());
 
   beforeAll(async () => {
     const redis: Record<string, string> = backend === 'postgres' && process.env.REDIS_URL ? { REDIS_URL: process.env.REDIS_URL } : {};
-    t = await startTestApp({ backend, env: { PARLEY_SUBTITLE_MAX_VIEWERS: '2', ...redis } });
+    t = await startTestApp({
+      backend,
+      now: c.now,
+      env: { PARLEY_SUBTITLE_MAX_VIEWERS: '2', PARLEY_SUBTITLE_RECHECK_SECONDS: '1', ...redis },
+    });
     owner = await realKey(t);
   });
   afterAll(() => t?.close());
@@ -108,5 +113,34 @@ describe.each(backends())('floating subtitle limits (%s)', (backend) => {
     const other = await liveRecording();
     const otherSecret = (await enableShare(t.url, owner.key, other)).body.data.share_secret as string;
     expect((await exchange(t.url, other, { share_secret: otherSecret })).status).toBe(200);
+  });
+
+  it('an open stream keeps its token alive (sliding); a revoked share ends audience streams; a recording that ended without its stream ends them too', async () => {
+    const id = await liveRecording();
+    const token = (await ownerToken(t.url, owner.key, id)).body.data.token as string;
+    const sub = await openSubtitles(t.url, id, token);
+    await sub.next((e) => e.event === 'viewers');
+    for (let i = 0; i < 2; i++) {
+      c.advance(800_000);
+      await new Promise((r) => setTimeout(r, 2500)); // at least one recheck uses the token
+    }
+    sub.close();
+    // 1600 s after it was issued: alive only because the open stream kept using it.
+    const again = await openSubtitles(t.url, id, token);
+    expect(again.status).toBe(200);
+
+    const secret = (await enableShare(t.url, owner.key, id)).body.data.share_secret as string;
+    const audience = await openSubtitles(t.url, id, (await exchange(t.url, id, { share_secret: secret })).body.data.token);
+    await audience.next((e) => e.event === 'viewers');
+    expect((await api(t.url, 'DELETE', `/api/v1/auth/tasks/${id}/subtitle-share`, { key: owner.key })).body.data.revoked).toBe(true);
+    expect((await audience.next((e) => e.event === 'error', 5000)).data).toMatchObject({ error_code: 'feed_token_invalid' });
+    await audience.ended;
+    // Everyone still watching hears that the audience shrank.
+    expect((await again.next((e) => e.event === 'viewers' && e.data.count === 0, 5000)).data).toEqual({ count: 0, max: 2 });
+
+    // The recording left `recording` without an `ended` on its stream (its process died): the recheck ends the stream.
+    await new TaskStore(t.app.deps.database).setStatus(id, 'uploading');
+    expect((await again.next((e) => e.event === 'ended', 5000)).data).toMatchObject({ task_id: id });
+    await again.ended;
   });
 });

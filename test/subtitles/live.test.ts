@@ -57,6 +57,11 @@ async function runSession(rtApp: TestApp, restApp: TestApp, opts: { lateJoiner: 
   const token = (await ownerToken(restApp.url, key, taskId)).body.data.token as string;
   const sub = await openSubtitles(rtApp.url, taskId, token);
   expect(sub.status).toBe(200);
+  // The owner pauses and resumes: the audience sees it.
+  cl.send(vt('pause'));
+  expect((await sub.next((e) => e.event === 'paused')).data.message).toEqual(expect.any(String));
+  cl.send(vt('resume'));
+  expect((await sub.next((e) => e.event === 'resumed')).data.message).toEqual(expect.any(String));
   let late: SubtitleClient | null = null;
   await streamPcm(cl, jfkPcm(), 1, async () => {
     if (!opts.lateJoiner || late) return;

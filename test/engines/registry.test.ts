@@ -7,6 +7,7 @@ import { createEngines, ROLE_ENGINE_KINDS, roleEngineLine } from '../../src/engi
 import { type EngineFactory, EngineRegistry } from '../../src/engines/registry.js';
 import type { AnyEngine, EngineCapabilities, EngineKind, EngineTier, Translator } from '../../src/engines/types.js';
 import { createLogger } from '../../src/platform/logging.js';
+import { upload } from '../imports/support.js';
 import { startTestApp } from '../support/app.js';
 
 // Engines that only declare capabilities: selection reads nothing else (their methods are never called).
@@ -178,6 +179,16 @@ describe('engines per role', () => {
       expect(t.app.deps.engines.serves({ kind: 'summarizer', language: 'en' })).toBe(true);
       expect(t.app.deps.engines.serves({ kind: 'translator', from: 'en', to: 'es' })).toBe(true);
       expect(t.app.deps.engines.serves({ kind: 'language-id' })).toBe(true);
+      // Its translators answer an import's unserved translation language at upload.
+      const key = await t.app.deps.keys.createKey({ name: 'api-only' });
+      await t.app.deps.billing.grantCredit({ accountId: key.account_id, points: 20, pool: 'account' });
+      const res = await upload(t.url, key.api_key, {
+        file: { bytes: Buffer.from('ID3 not audio'), name: 'a.mp3' },
+        fields: { translation_languages: '["ja"]' },
+      });
+      expect(res.status).toBe(422);
+      expect(res.body.data).toMatchObject({ error_code: 'validation_failed', details: { field: 'translation_languages', language: 'ja' } });
+      expect(res.body.data.details.valid_values).toContain('es');
     } finally {
       await t.close();
     }

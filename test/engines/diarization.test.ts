@@ -12,7 +12,7 @@ import { digamma } from '../../src/engines/builtin/diarizer/gaussian.js';
 import { pitchTrack } from '../../src/engines/builtin/diarizer/pitch.js';
 import { CATALOG } from '../../src/engines/catalog.js';
 import { EngineError } from '../../src/engines/errors.js';
-import type { Diarizer, PcmAudio, SpeakerTurn, SpeechSegment, Synthesizer, VoiceActivityDetector } from '../../src/engines/types.js';
+import type { Diarizer, PcmAudio, SpeakerTurn, Synthesizer, VoiceActivityDetector } from '../../src/engines/types.js';
 import { convert, haveSharedAudio, JFK, librivoxClips, STEREO } from '../support/audio.js';
 import { diarizationAccuracy as accuracy } from '../support/diarization.js';
 

@@ -46,6 +46,8 @@ import { LocalDiskBlobStore } from './storage/local-disk.js';
 import type { BlobStore } from './storage/types.js';
 import { type Database, openDatabase } from './store/database.js';
 import { migrate } from './store/migrate.js';
+import { SessionStreams } from './stream/session-streams.js';
+import { createSubtitlesModule } from './subtitles/module.js';
 import { SummaryTemplateCatalogue } from './summary-templates/catalogue.js';
 import { registerSummaryTemplateRoutes } from './summary-templates/routes.js';
 import { createTaskModule, type TaskModule } from './tasks/module.js';
@@ -65,6 +67,8 @@ export interface AppDeps {
   logger: Logger;
   database: Database;
   bus: EventBus;
+  /** Live sessions as event streams: the publisher where a recording runs, subscriptions anywhere (src/stream). */
+  streams: SessionStreams;
   /** Durable jobs; handlers are registered only in processes with the worker role. */
   jobs: JobQueue;
   rateLimiter: RateLimiter;
@@ -141,6 +145,8 @@ export async function buildApp(config: Config, overrides: BuildOverrides = {}): 
     rateLimiter = new RedisRateLimiter(redisUrl);
   }
   const jobs = new StoreJobQueue(database, { logger: logger.child({ component: 'jobs' }), now, leaseMs: config.platform.jobLeaseMs });
+  // Live sessions as event streams: the publisher where a recording runs, subscriptions anywhere (src/stream).
+  const streams = new SessionStreams(bus, logger.child({ component: 'stream' }));
   const blobs = new LocalDiskBlobStore(join(config.platform.dataDir, 'blobs'));
   const engines = overrides.engines ?? EngineRegistry.fromEngines([]);
   const summaryTemplates = SummaryTemplateCatalogue.fromSettings(config.summaryTemplates);
@@ -188,6 +194,7 @@ export async function buildApp(config: Config, overrides: BuildOverrides = {}): 
     logger,
     now,
   });
+  // One broadcasts module for both sides: viewers (api role) and hosts (realtime role) share its seats.
   const broadcasts = createBroadcastsModule({
     database,
     bus,
@@ -199,15 +206,34 @@ export async function buildApp(config: Config, overrides: BuildOverrides = {}): 
       if (!tts.ok) return null;
       return tts.engine.voices(language).map((v) => ({ voice_name: v.voice_name, display_name: v.display_name, gender: v.gender }));
     },
+    translate: async (text, from, to) => {
+      const t = engines.select({ kind: 'translator', from, to });
+      return t.ok ? t.engine.translate(text, { from, to }) : null;
+    },
     viewerLimit: config.broadcasts.viewerLimit,
+    hostWaitMs: config.broadcasts.hostWaitSeconds * 1000,
+    redisUrl,
     now,
     logger: logger.child({ component: 'broadcasts' }),
+  });
+  const subtitles = createSubtitlesModule({
+    database,
+    bus,
+    streams,
+    rateLimiter,
+    redisUrl,
+    maxViewers: config.subtitles.maxViewers,
+    recheckSeconds: config.subtitles.recheckSeconds,
+    getTask: (taskId) => tasks.store.getTask(taskId),
+    activePlan: (accountId) => plans.activePlan(accountId),
+    now,
   });
   const deps: AppDeps = {
     config,
     logger,
     database,
     bus,
+    streams,
     jobs,
     rateLimiter,
     engines,
@@ -242,6 +268,7 @@ export async function buildApp(config: Config, overrides: BuildOverrides = {}): 
     registerSummaryTemplateRoutes(http, { auth, templates: summaryTemplates });
     registerTaskRoutes(http, { auth, tasks: tasks.tasks, speakers: tasks.speakers, blobs, logger });
     registerImports(http, { auth, imports, bus, rateLimiter, uploadsPerMinute: config.imports.uploadsPerMinute });
+    subtitles.registerApi(http, auth);
     registerBroadcasts(http, broadcasts, auth);
     registerWebRoutes(http);
   }
@@ -250,24 +277,28 @@ export async function buildApp(config: Config, overrides: BuildOverrides = {}): 
     const rt = config.realtime;
     registerGlossaryRoutes(http, { auth, limits: glossaryLimits(config) });
     registerRealtime(http, {
-      ports: createRealtimePorts({
-        settings: { ...rt, tempDir: join(config.platform.dataDir, 'tmp', 'realtime') },
-        logger,
-        now,
-        bus,
-        engines,
-        blobs,
-        tasks: tasks.tasks,
-        reprocessor,
-        billing,
-        limits,
-        tickets,
-        keys,
-        authenticator,
-        templates: summaryTemplates,
-        glossaryLimits: glossaryLimits(config),
-        ffmpegPath: config.engines.ffmpegPath,
-      }),
+      ports: {
+        ...createRealtimePorts({
+          settings: { ...rt, tempDir: join(config.platform.dataDir, 'tmp', 'realtime') },
+          logger,
+          now,
+          bus,
+          streams,
+          engines,
+          blobs,
+          tasks: tasks.tasks,
+          reprocessor,
+          billing,
+          limits,
+          tickets,
+          keys,
+          authenticator,
+          templates: summaryTemplates,
+          glossaryLimits: glossaryLimits(config),
+          ffmpegPath: config.engines.ffmpegPath,
+        }),
+        broadcasts: broadcasts.host,
+      },
       logger,
       now,
       limits: {
@@ -280,14 +311,15 @@ export async function buildApp(config: Config, overrides: BuildOverrides = {}): 
       },
       trustProxy: config.platform.trustProxy,
     });
+    subtitles.registerRealtime(http);
   }
 
   // Worker role: webhook deliveries, import and reprocessing jobs, credit events as notifications.
-  let unsubscribeWebhooks = () => {};
+  let unsubscribeWebhooks: () => void = () => {};
   if (roles.includes('worker')) {
     await webhooks.startWorker();
     startImportWorker(imports, jobs, config.imports);
-    unsubscribeWebhooks = subscribeWebhookEvents(bus, webhooks, webhookLogger);
+    unsubscribeWebhooks = await subscribeWebhookEvents(bus, webhooks, webhookLogger);
   }
 
   // Any api or worker process fails imports no worker started in time.
@@ -308,6 +340,8 @@ export async function buildApp(config: Config, overrides: BuildOverrides = {}): 
       await jobs.close(config.platform.shutdownGraceMs);
       if (!overrides.bus) await bus.close(); // an injected bus belongs to whoever shares it
       await (rateLimiter as { close?: () => Promise<void> }).close?.();
+      await broadcasts.close();
+      await subtitles.close();
       await engines.close();
       await database.close();
     },

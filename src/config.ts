@@ -12,6 +12,7 @@ import { planSettings } from './plans/settings.js';
 import { platformSettings, ROLES } from './platform/config/platform-settings.js';
 import { readSection, type Section, type SectionValues } from './platform/config/settings.js';
 import { realtimeSettings } from './realtime/settings.js';
+import { subtitleSettings } from './subtitles/settings.js';
 import { summaryTemplateSettings } from './summary-templates/settings.js';
 import { webhookSettings } from './webhooks/settings.js';
 
@@ -24,6 +25,7 @@ export const SECTIONS = {
   summaryTemplates: summaryTemplateSettings,
   realtime: realtimeSettings,
   imports: importSettings,
+  subtitles: subtitleSettings,
   broadcasts: broadcastSettings,
 } as const satisfies Record<string, Section>;
 

@@ -161,7 +161,7 @@ function maxViewers(value: unknown, limit: number): number {
   return value;
 }
 
-function ttsConfig(value: unknown, ctx: RuleContext): Record<string, TtsSetting> {
+export function parseTtsConfig(value: unknown, ctx: Pick<RuleContext, 'voices'>): Record<string, TtsSetting> {
   if (value === null) return {};
   if (typeof value !== 'object' || Array.isArray(value)) {
     throw invalid('tts_config', 'tts_config must be an object mapping a language to {voice, speaking_rate}.');
@@ -265,7 +265,7 @@ export function parseCreate(raw: unknown, ctx: RuleContext): CreateInput {
     translationLanguages: translation,
     speakerDiarization: diarization,
     maxViewers: has(body, 'max_viewers') && body.max_viewers !== null ? maxViewers(body.max_viewers, ctx.viewerLimit) : ctx.viewerLimit,
-    ttsConfig: has(body, 'tts_config') ? ttsConfig(body.tts_config, ctx) : {},
+    ttsConfig: has(body, 'tts_config') ? parseTtsConfig(body.tts_config, ctx) : {},
     summaryTemplate: has(body, 'summary_template') ? summaryTemplate(body, ctx) : null,
     summaryLanguage: (has(body, 'summary_language') ? summaryLanguage(body.summary_language) : null) ?? transcription[0]!,
     callbackUrl: has(body, 'callback_url') ? callbackUrl(body.callback_url) : null,
@@ -340,7 +340,7 @@ export function parseUpdate(raw: unknown, current: BroadcastSettings, status: st
     throw invalid('pass_code', 'pass_code applies only to access_type "password".');
   }
   if (has(body, 'max_viewers')) next.maxViewers = maxViewers(body.max_viewers, ctx.viewerLimit);
-  if (has(body, 'tts_config')) next.ttsConfig = ttsConfig(body.tts_config, ctx);
+  if (has(body, 'tts_config')) next.ttsConfig = parseTtsConfig(body.tts_config, ctx);
   if (has(body, 'summary_template')) next.summaryTemplate = summaryTemplate(body, ctx);
   if (has(body, 'summary_language')) next.summaryLanguage = summaryLanguage(body.summary_language) ?? next.transcriptionLanguages[0]!;
   if (has(body, 'callback_url')) next.callbackUrl = callbackUrl(body.callback_url);

@@ -21,6 +21,9 @@ export interface Broadcast extends BroadcastSettings {
   status: BroadcastStatus;
   phase: BroadcastPhase | null;
   taskId: string | null;
+  hostKeyId: string | null;
+  frozenAt: string | null;
+  liveSince: string | null;
   peakViewers: number;
   totalViewers: number;
   createdAt: string;
@@ -53,6 +56,9 @@ function fromRow(r: BroadcastsTable): Broadcast {
     status: r.status as BroadcastStatus,
     phase: r.phase as BroadcastPhase | null,
     taskId: r.task_id,
+    hostKeyId: r.host_key_id,
+    frozenAt: r.frozen_at,
+    liveSince: r.live_since,
     peakViewers: Number(r.peak_viewers),
     totalViewers: Number(r.total_viewers),
     createdAt: r.created_at,
@@ -108,6 +114,9 @@ export class BroadcastStore {
         status: 'pending',
         phase: null,
         task_id: null,
+        host_key_id: null,
+        frozen_at: null,
+        live_since: null,
         peak_viewers: 0,
         total_viewers: 0,
         created_at: at,
@@ -193,6 +202,102 @@ export class BroadcastStore {
       .executeTakeFirst();
     await this.database.db.deleteFrom('broadcast_viewer_tokens').where('broadcast_id', '=', id).execute();
     return Number(r.numUpdatedRows) === 1;
+  }
+
+  /**
+   * A host starts (or returns to) the broadcast: pending -> active, or active and frozen ->
+   * active again. A broadcast whose host is connected (active, not frozen), ended or revoked
+   * is not taken: false. The phase is kept on a return (the broadcast resumes where it was).
+   */
+  async beginHost(id: string, input: { hostKeyId: string; phase: BroadcastPhase; now: Date }): Promise<'started' | 'resumed' | null> {
+    const at = input.now.toISOString();
+    const started = await this.database.db
+      .updateTable('broadcasts')
+      .set({
+        status: 'active',
+        phase: input.phase,
+        host_key_id: input.hostKeyId,
+        started_at: at,
+        frozen_at: null,
+        live_since: input.phase === 'live' ? at : null,
+        updated_at: at,
+      })
+      .where('id', '=', id)
+      .where('status', '=', 'pending')
+      .executeTakeFirst();
+    if (Number(started.numUpdatedRows) === 1) return 'started';
+    const resumed = await this.database.db
+      .updateTable('broadcasts')
+      .set({ host_key_id: input.hostKeyId, frozen_at: null, updated_at: at })
+      .where('id', '=', id)
+      .where('status', '=', 'active')
+      .where('frozen_at', 'is not', null)
+      .executeTakeFirst();
+    return Number(resumed.numUpdatedRows) === 1 ? 'resumed' : null;
+  }
+
+  /** The task of the host's current recording. */
+  async setTask(id: string, taskId: string): Promise<void> {
+    await this.database.db.updateTable('broadcasts').set({ task_id: taskId }).where('id', '=', id).execute();
+  }
+
+  /** The phase; going live the first time sets live_since (viewers' start_time counts from it). */
+  async setPhase(id: string, phase: BroadcastPhase, now: Date): Promise<void> {
+    const at = now.toISOString();
+    await this.database.db
+      .updateTable('broadcasts')
+      .set((eb) => ({
+        phase,
+        updated_at: at,
+        live_since: phase === 'live' ? eb.fn.coalesce('live_since', eb.val(at)) : eb.ref('live_since'),
+      }))
+      .where('id', '=', id)
+      .where('status', '=', 'active')
+      .execute();
+  }
+
+  /** The host's connection dropped: the broadcast waits for it (frozen) from `now`. */
+  async freeze(id: string, now: Date): Promise<void> {
+    await this.database.db
+      .updateTable('broadcasts')
+      .set({ frozen_at: now.toISOString(), updated_at: now.toISOString() })
+      .where('id', '=', id)
+      .where('status', '=', 'active')
+      .execute();
+  }
+
+  /** Ends an active broadcast for good (its token is released); false when it was not active. */
+  async end(id: string, now: Date): Promise<boolean> {
+    const at = now.toISOString();
+    const r = await this.database.db
+      .updateTable('broadcasts')
+      .set({ status: 'ended', token_claim: null, phase: null, frozen_at: null, ended_at: at, updated_at: at })
+      .where('id', '=', id)
+      .where('status', '=', 'active')
+      .executeTakeFirst();
+    return Number(r.numUpdatedRows) === 1;
+  }
+
+  /** Active broadcasts frozen since before `cutoff` (their host did not return in time). */
+  async frozenSince(cutoff: Date): Promise<Array<{ id: string; token: string }>> {
+    return this.database.db
+      .selectFrom('broadcasts')
+      .select(['id', 'token'])
+      .where('status', '=', 'active')
+      .where('frozen_at', '<=', cutoff.toISOString())
+      .execute();
+  }
+
+  /** One more viewer admitted: total + 1, and the peak follows the current count. */
+  async countViewer(id: string, current: number): Promise<void> {
+    await this.database.db
+      .updateTable('broadcasts')
+      .set((eb) => ({
+        total_viewers: eb('total_viewers', '+', 1),
+        peak_viewers: eb.case().when('peak_viewers', '<', current).then(current).else(eb.ref('peak_viewers')).end(),
+      }))
+      .where('id', '=', id)
+      .execute();
   }
 
   async issueViewerToken(input: { hash: string; broadcastId: string; accessVersion: number; expiresAt: Date; now: Date }) {

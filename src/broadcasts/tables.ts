@@ -41,6 +41,12 @@ export interface BroadcastsTable {
   task_id: string | null;
   peak_viewers: number;
   total_viewers: number;
+  /** The key whose host session runs (or last ran) it: the recording's webhooks go to this key. */
+  host_key_id: string | null;
+  /** Set when the host's connection dropped (frozen); cleared when a host returns. */
+  frozen_at: string | null;
+  /** When it went live (the start in the live phase, or broadcast_go_live). */
+  live_since: string | null;
   created_at: string;
   updated_at: string;
   started_at: string | null;

@@ -26,7 +26,7 @@ import { openAiChatFactory } from './remote/openai-chat.js';
 import { openAiSpeechFactory } from './remote/openai-speech.js';
 import { openAiTranscriptionFactory } from './remote/openai-transcription.js';
 import { openAiTranslatorFactory } from './remote/openai-translator.js';
-import { liveFromFile } from './streaming/factory.js';
+import { liveFromFileFactory } from './streaming/factory.js';
 import { llmSummarizerFactory } from './summary/factory.js';
 
 export const CATALOG: EngineFactory[] = [
@@ -36,10 +36,6 @@ export const CATALOG: EngineFactory[] = [
   llmSummarizerFactory,
   openAiTranscriptionFactory,
   sherpaStreamingFactory,
-  // Streaming faces of file recognizers (when listed in PARLEY_LIVE_FROM_FILE_ENGINES): after the
-  // true streaming engines, whose interims come sooner, but before the built-in tier.
-  liveFromFile(openAiTranscriptionFactory),
-  liveFromFile(sherpaOfflineFactory),
   sherpaOfflineFactory,
   sherpaDiarizationFactory,
   sherpaLanguageIdFactory,
@@ -50,6 +46,9 @@ export const CATALOG: EngineFactory[] = [
   classicDiarizerFactory,
   pocketsphinxStreamingFactory,
   pocketsphinxFileFactory,
+  // Streaming faces of the file recognizers above (PARLEY_LIVE_FROM_FILE_ENGINES); after them and the VAD,
+  // which it wraps. Within a tier, after the true streaming engines, whose interims come sooner.
+  liveFromFileFactory,
   // Script conversion (zh-TW <-> zh-CN) goes to OpenCC before any-pair LLM translators (registry rule).
   openccFactory,
   openAiTranslatorFactory,

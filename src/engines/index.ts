@@ -21,7 +21,7 @@ import type { EngineKind } from './types.js';
  */
 export const ROLE_ENGINE_KINDS: Record<Role, readonly EngineKind[]> = {
   api: ['tts', 'summarizer', 'translator', 'llm', 'language-id'],
-  realtime: ['streaming-stt', 'vad', 'diarizer', 'translator', 'tts', 'summarizer', 'llm'],
+  realtime: ['streaming-stt', 'vad', 'diarizer', 'translator', 'tts', 'summarizer'],
   worker: ENGINE_KINDS,
 };
 

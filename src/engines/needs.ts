@@ -6,7 +6,7 @@
  * list), so `npm run -s engines` can show the same table the registry decides by.
  */
 import { baseLanguage, languageServes } from '../languages.js';
-import type { AnyEngine, EngineKind, Synthesizer } from './types.js';
+import type { AnyEngine, EngineCapabilities, EngineKind, Synthesizer } from './types.js';
 
 /** Every kind, in the order tables and logs list them. */
 export const ENGINE_KINDS: readonly EngineKind[] = [
@@ -93,11 +93,22 @@ export const KIND_NOUN: Record<EngineKind, string> = {
   tts: 'speech synthesizer',
 };
 
+/**
+ * What an engine offers: its declared capabilities, plus `streaming` for a synthesizer that
+ * implements `synthesizeStream` itself (every synthesizer can be streamed sentence by sentence
+ * through tts-stream.ts; this says it produces audio while it renders).
+ */
+export function capabilitiesOf(e: AnyEngine): EngineCapabilities {
+  if (e.kind === 'tts' && e.capabilities.streaming === undefined && typeof e.synthesizeStream === 'function')
+    return { ...e.capabilities, streaming: true };
+  return e.capabilities;
+}
+
 const serves = (e: AnyEngine, language: string) => e.capabilities.languages.some((l) => languageServes(l, language));
 const flag = (name: RequirementName, label: string, key: 'interimResults' | 'wordTimes' | 'diarization' | 'streaming'): Requirement => ({
   name,
   label,
-  met: (e) => e.capabilities[key] === true,
+  met: (e) => capabilitiesOf(e)[key] === true,
 });
 
 /** A translator serves from -> to directly ("*" serves any language). */

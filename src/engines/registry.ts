@@ -14,6 +14,7 @@ import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import { baseLanguage } from '../languages.js';
 import {
+  capabilitiesOf,
   type Need,
   type NeedOf,
   namesPairExplicitly,
@@ -98,7 +99,7 @@ export interface RegistryOptions {
 }
 
 function statusOf(e: AnyEngine, summary: string): EngineStatus {
-  const { languages, pairs, ...caps } = e.capabilities;
+  const { languages, pairs, ...caps } = capabilitiesOf(e);
   return { id: e.id, kind: e.kind, tier: e.tier, summary, available: true, languages, pairs, capabilities: caps };
 }
 

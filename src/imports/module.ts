@@ -14,8 +14,10 @@ import { glossaryLimits } from '../glossary/index.js';
 import type { JobQueue } from '../jobs/types.js';
 import type { LimitsCalculator } from '../plans/limits.js';
 import type { Authenticator } from '../platform/auth/types.js';
+import { SSE_HEARTBEAT_MS } from '../platform/http/sse.js';
 import type { HttpApp } from '../platform/http/types.js';
 import type { RateLimiter } from '../platform/rate-limit.js';
+import { exponentialBackoff } from '../platform/retry.js';
 import { createReprocessJob, REPROCESS_JOB, type ReprocessJob } from '../processing/reprocess.js';
 import type { BlobStore } from '../storage/types.js';
 import type { Database } from '../store/database.js';
@@ -27,8 +29,6 @@ import { IMPORT_JOB, ImportPipeline } from './pipeline.js';
 import { registerImportRoutes } from './routes.js';
 import { ImportService } from './service.js';
 import type { ImportStore } from './store.js';
-
-const SSE_HEARTBEAT_MS = 15_000;
 
 export interface ImportsModule {
   store: ImportStore;
@@ -132,7 +132,6 @@ export function registerImports(
     imports: d.imports.service,
     bus: d.bus,
     heartbeatMs: SSE_HEARTBEAT_MS,
-    recheckMs: 5_000,
     rateLimiter: d.rateLimiter,
     uploadsPerMinute: d.uploadsPerMinute,
   });
@@ -142,11 +141,11 @@ export function registerImports(
 export function startImportWorker(mod: ImportsModule, jobs: JobQueue, s: Config['imports']): void {
   jobs.work<{ importId: string }>(IMPORT_JOB, (p, ctx) => mod.pipeline.handle(p, ctx), {
     concurrency: s.concurrency,
-    backoffMs: (attempt) => s.retryDelayMs * 2 ** (attempt - 1),
+    backoffMs: exponentialBackoff({ baseMs: s.retryDelayMs }),
   });
   jobs.work<{ taskId: string }>(REPROCESS_JOB, (p, ctx) => mod.reprocessJob.handle(p, ctx), {
     concurrency: 1,
-    backoffMs: (attempt) => s.retryDelayMs * 2 ** (attempt - 1),
+    backoffMs: exponentialBackoff({ baseMs: s.retryDelayMs }),
   });
 }
 

@@ -20,6 +20,7 @@ import type { EngineRegistry } from '../engines/registry.js';
 import type { JobContext } from '../jobs/types.js';
 import { AppError } from '../platform/errors/app-error.js';
 import { ERRORS, type ErrorCode } from '../platform/errors/registry.js';
+import { isRetryable } from '../platform/retry.js';
 import { decodeToPcmFile, type PcmFile } from '../processing/pcm-file.js';
 import { recognizeIntoTask } from '../processing/recognize.js';
 import { summarizeTask } from '../processing/summarize.js';
@@ -97,7 +98,7 @@ export class ImportPipeline {
     try {
       await this.run(imp, ctx);
     } catch (err) {
-      const retryable = err instanceof EngineError && err.retryable && !ctx.signal.aborted;
+      const retryable = isRetryable(err) && !ctx.signal.aborted;
       if ((retryable && ctx.attempt < ctx.maxAttempts) || ctx.signal.aborted) {
         this.d.logger.warn(
           { err: (err as Error).message, import_id: imp.importId, attempt: ctx.attempt },

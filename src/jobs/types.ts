@@ -36,7 +36,10 @@ export class PermanentJobError extends Error {
 export interface WorkOptions {
   /** Jobs of this name run at once in this process (default 1). */
   concurrency?: number;
-  /** Delay before attempt n+1, in ms (default: exponential from 1 s with jitter, capped at 5 min). */
+  /**
+   * Delay before attempt n+1, in ms: a Backoff of src/platform/retry.ts (default: exponential
+   * with full jitter from 1 s, capped at 5 min). An error's `retryAfterMs` takes its place.
+   */
   backoffMs?: (attempt: number) => number;
 }
 

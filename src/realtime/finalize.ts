@@ -14,6 +14,7 @@ import type { Principal } from '../platform/auth/types.js';
 import type { SummarizeTaskOptions, SummaryOutcome, SummaryRequest } from '../processing/summarize.js';
 import type { TranslateTaskOptions } from '../processing/translate.js';
 import type { BlobStore } from '../storage/types.js';
+import type { SessionPublisher } from '../stream/session-streams.js';
 import type { TaskService } from '../tasks/service.js';
 import type { SentenceInput, TranslationInput } from '../tasks/store.js';
 import type { StartRequest } from './start.js';
@@ -40,6 +41,8 @@ export interface FinalizeDeps {
 /** What finalizing reads of the recording (a `Recording` is one). */
 export interface FinishedRecording {
   readonly deps: FinalizeDeps;
+  /** The session stream: status changes reach every audience. */
+  readonly events: Pick<SessionPublisher, 'publish'>;
   readonly taskId: string;
   readonly principal: Principal;
   readonly start: StartRequest;
@@ -61,7 +64,7 @@ export async function finalizeRecording(rec: FinishedRecording, wavPath: string,
     }
     if (kind === 'normal') {
       await tasks.advance(taskId, 'uploading');
-      deps.emit('status', { status: 'uploading', task_id: taskId });
+      rec.events.publish({ event: 'status', data: { status: 'uploading', task_id: taskId } });
     }
     const m4a = `${wavPath}.m4a`;
     try {
@@ -75,7 +78,7 @@ export async function finalizeRecording(rec: FinishedRecording, wavPath: string,
     deps.emit('segment_uploaded', { task_id: taskId, duration_ms: rec.durationMs });
     if (kind === 'normal') {
       await tasks.advance(taskId, 'processing');
-      deps.emit('status', { status: 'processing', task_id: taskId });
+      rec.events.publish({ event: 'status', data: { status: 'processing', task_id: taskId } });
     }
     if (rec.sentences.length) await tasks.appendSentences(taskId, [...rec.sentences]);
     for (const [lang, entries] of rec.translations)

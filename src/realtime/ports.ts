@@ -7,6 +7,7 @@
 
 import type { Logger } from 'pino';
 import type { BillingService } from '../billing/service.js';
+import type { BroadcastHostDeps } from '../broadcasts/host-session.js';
 import type { EventBus } from '../bus/types.js';
 import type { EngineRegistry } from '../engines/registry.js';
 import type { GlossaryLimits } from '../glossary/index.js';
@@ -19,8 +20,9 @@ import { AppError } from '../platform/errors/app-error.js';
 import { summarizeTask } from '../processing/summarize.js';
 import { translateTask } from '../processing/translate.js';
 import type { BlobStore } from '../storage/types.js';
+import type { SessionStreams } from '../stream/session-streams.js';
 import type { SummaryTemplateCatalogue } from '../summary-templates/catalogue.js';
-import { SESSION_FORCE_END_TOPIC, type SessionForceEndEvent, type TaskReprocessor, type TaskService } from '../tasks/service.js';
+import { SESSION_FORCE_END_TOPIC, type TaskReprocessor, type TaskService } from '../tasks/service.js';
 import type { TicketService } from '../tickets/service.js';
 import type { RecordingDeps } from './recording.js';
 import type { RecoveryDeps } from './recover.js';
@@ -53,14 +55,17 @@ export interface RealtimePorts {
   renameTask(principal: Principal, taskId: string, name: string): Promise<void>;
   /** Recovery of a dead process's recordings (recover.ts) and after how long a process counts as dead. */
   recovery: RecoveryDeps & { staleMs: number };
-  /** Subscribes to force-fail of live tasks (the task service publishes before it fails the task). */
-  onForceEnd(handler: (taskId: string) => void): () => void;
+  /** Broadcast host sessions (src/broadcasts/host-session.ts); absent: `start` of type broadcast is refused. */
+  broadcasts?: BroadcastHostDeps;
+  /** Subscribes to force-fail of live tasks (the task service publishes before it fails the task); resolves once live. */
+  onForceEnd(handler: (taskId: string) => void): Promise<() => void>;
 }
 
 export function engineQueryOf(registry: EngineRegistry): EngineQuery {
   return {
     transcriptionLanguages: () => registry.languagesFor('streaming-stt').sort(),
-    servesTranscription: (language) => registry.serves({ kind: 'streaming-stt', language }),
+    // As the recording asks (recording.ts): live captions need interim results.
+    servesTranscription: (language) => registry.serves({ kind: 'streaming-stt', language, interimResults: true }),
     streamingRefusal: (need) => {
       const s = registry.select({ kind: 'streaming-stt', ...need });
       return s.ok ? null : s.refusal;
@@ -84,6 +89,8 @@ export interface RealtimeWiring {
   logger: Logger;
   now: () => Date;
   bus: EventBus;
+  /** Live sessions as event streams (src/stream). */
+  streams: SessionStreams;
   engines: EngineRegistry;
   blobs: BlobStore;
   /** Live sessions write their task through the task service (its rules apply, e.g. the name). */
@@ -106,6 +113,7 @@ export function createRealtimePorts(deps: RealtimeWiring): RealtimePorts {
       tasks: deps.tasks,
       engines: deps.engines,
       blobs: deps.blobs,
+      streams: deps.streams,
       logger: deps.logger.child({ component: 'recording' }),
       tempDir: deps.settings.tempDir,
       processing: {
@@ -128,12 +136,10 @@ export function createRealtimePorts(deps: RealtimeWiring): RealtimePorts {
       ffmpegPath: deps.ffmpegPath,
       billing: {
         minuteMs: deps.settings.billingMinuteMs,
-        startUsage: async (principal, taskId) => (await deps.billing.startUsage(principal, { type: 'recording', taskId })).id,
+        startUsage: async (principal, taskId, start) => (await deps.billing.startUsage(principal, { type: usageType(start), taskId })).id,
         chargeMinute: async (principal, usageId, index, start) => {
           if (index > 0) await assertCanContinue(deps, principal, index);
-          const points = deps.billing.prices.recordingMinute({
-            translationLanguages: start.realtimeTranslation ? start.translationLanguages.length : 0,
-          });
+          const points = minutePrice(deps, start);
           await exhaustedOnRefusal(deps, principal, deps.billing.charge(usageId, { idempotencyKey: `m${index}`, points, minutes: 1 }));
         },
         endUsage: async (usageId) => {
@@ -166,14 +172,13 @@ export function createRealtimePorts(deps: RealtimeWiring): RealtimePorts {
     },
     onForceEnd(handler) {
       return deps.bus.subscribe(SESSION_FORCE_END_TOPIC, (m) => {
-        const id = (m as Partial<SessionForceEndEvent>).task_id;
-        if (typeof id === 'string') handler(id);
+        if (typeof m.task_id === 'string') handler(m.task_id);
       });
     },
     async admit(principal, start) {
       const standing = await deps.billing.standing(principal);
       // Plan-bound unlimited plans list what they include (start rejected, connection kept).
-      PlanService.assertFeature(standing.plan, 'transcribe', 'type');
+      PlanService.assertFeature(standing.plan, start.type === 'broadcast' ? 'broadcast' : 'transcribe', 'type');
       if (start.realtimeTranslation && start.translationLanguages.length)
         PlanService.assertFeature(standing.plan, 'translation', 'translation_languages');
       if (start.summary) PlanService.assertFeature(standing.plan, 'summary', 'summary_template');
@@ -184,11 +189,9 @@ export function createRealtimePorts(deps: RealtimeWiring): RealtimePorts {
         { transport: 'websocket', session: true, transcriptionLanguages: start.transcriptionLanguages.length },
         deps.now(),
       );
-      // The first minute is charged at start, so one minute must be affordable.
-      const minute = deps.billing.prices.recordingMinute({
-        translationLanguages: start.realtimeTranslation ? start.translationLanguages.length : 0,
-      });
-      await exhaustedOnRefusal(deps, principal, deps.billing.assertCanAfford(principal, minute, standing));
+      // The first minute is charged at start, so one minute must be affordable (broadcasts: in points, always).
+      const minute = minutePrice(deps, start);
+      await exhaustedOnRefusal(deps, principal, deps.billing.assertCanAfford(principal, minute, standing, usageType(start)));
     },
     async consumeTicket(ticket) {
       const r = await deps.tickets.consumeTicket(ticket);
@@ -202,6 +205,18 @@ export function createRealtimePorts(deps: RealtimeWiring): RealtimePorts {
       deps.authenticator.check({ ...key, account_blocked: account.blocked, account_user_disabled: account.user_disabled }, ip);
     },
   };
+}
+
+/** Usage rows of live sessions: `broadcast` for broadcasts (always paid in points), else `recording`. */
+function usageType(start: StartRequest): 'broadcast' | 'recording' {
+  return start.type === 'broadcast' ? 'broadcast' : 'recording';
+}
+
+function minutePrice(deps: Pick<RealtimeWiring, 'billing'>, start: StartRequest): number {
+  const translationLanguages = start.realtimeTranslation ? start.translationLanguages.length : 0;
+  return start.type === 'broadcast'
+    ? deps.billing.prices.broadcastMinute({ translationLanguages })
+    : deps.billing.prices.recordingMinute({ translationLanguages });
 }
 
 /**

@@ -6,6 +6,7 @@
  * (is the task's import still processing?).
  */
 import type { Logger } from 'pino';
+import { SESSION_FORCE_END_TOPIC, type SessionForceEndEvent } from '../bus/topics.js';
 import type { EventBus } from '../bus/types.js';
 import type { Principal } from '../platform/auth/types.js';
 import { AppError } from '../platform/errors/app-error.js';
@@ -16,13 +17,9 @@ import { taskNameProblem } from './name.js';
 import { type FailureSource, IN_PROGRESS, type TaskStatus } from './status.js';
 import type { CreateTaskInput, SentenceInput, TaskRecord, TaskStore, TranslationInput } from './store.js';
 
-/** Bus topic: end the live session of a task now (force-fail of a connected recording). */
-export const SESSION_FORCE_END_TOPIC = 'session.force_end';
-
-export interface SessionForceEndEvent {
-  task_id: string;
-  reason: 'user_forced';
-}
+// Bus topics and their messages are declared in src/bus/topics.ts.
+export type { SessionForceEndEvent } from '../bus/topics.js';
+export { SESSION_FORCE_END_TOPIC } from '../bus/topics.js';
 
 /**
  * Durable effects of a task's outcome (the webhook outbox rows and their delivery jobs),

@@ -6,7 +6,7 @@
  * (task-outcomes.ts).
  */
 import type { Logger } from 'pino';
-import { CREDIT_EXHAUSTED, CREDIT_LOW, type CreditExhaustedEvent, type CreditLowEvent } from '../billing/events.js';
+import { CREDIT_EXHAUSTED, CREDIT_LOW } from '../billing/events.js';
 import type { EventBus } from '../bus/types.js';
 import type { JobQueue } from '../jobs/types.js';
 import type { KeyService } from '../keys/service.js';
@@ -51,23 +51,22 @@ export function createWebhooksModule(d: {
 
 /**
  * Subscribes the service to credit events (call in processes with the worker role, so a
- * notification is queued once per event). Returns the unsubscribe function.
+ * notification is queued once per event). Resolves, once both subscriptions are live, to the
+ * unsubscribe function.
  */
-export function subscribeWebhookEvents(bus: EventBus, webhooks: WebhookService, logger: Logger): () => void {
+export async function subscribeWebhookEvents(bus: EventBus, webhooks: WebhookService, logger: Logger): Promise<() => void> {
   const safe = (what: string, p: Promise<unknown>) => p.catch((err: unknown) => logger.error({ err, what }, 'webhook not queued'));
-  const offs = [
-    bus.subscribe(CREDIT_LOW, (m) => {
-      const e = m as CreditLowEvent;
+  const offs = await Promise.all([
+    bus.subscribe(CREDIT_LOW, (e) => {
       void safe(CREDIT_LOW, webhooks.notifyAccount('credit.low', e.accountId, eventData.creditLow(e), `credit.low:${e.accountId}:${e.at}`));
     }),
-    bus.subscribe(CREDIT_EXHAUSTED, (m) => {
-      const e = m as CreditExhaustedEvent;
+    bus.subscribe(CREDIT_EXHAUSTED, (e) => {
       void safe(
         CREDIT_EXHAUSTED,
         webhooks.notifyAccount('credit.exhausted', e.accountId, eventData.creditExhausted(e), `credit.exhausted:${e.accountId}:${e.at}`),
       );
     }),
-  ];
+  ]);
   return () => {
     for (const off of offs) off();
   };

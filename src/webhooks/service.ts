@@ -8,6 +8,7 @@ import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { JobContext, JobQueue } from '../jobs/types.js';
 import { AppError } from '../platform/errors/app-error.js';
+import { fixedSchedule } from '../platform/retry.js';
 import type { Executor } from '../store/database.js';
 import type { WebhookEvent } from './events.js';
 import type { WebhookSender } from './signed-sender.js';
@@ -143,7 +144,8 @@ export class WebhookService {
     const scale = this.options.retryScale;
     this.jobs.work<{ deliveryId: string; resend?: boolean }>(DELIVER_JOB, (p, ctx) => this.deliver(p.deliveryId, ctx, !!p.resend), {
       concurrency,
-      backoffMs: (attempt) => Math.round((RETRY_SCHEDULE_S[attempt - 1] ?? 270) * 1000 * scale),
+      // The spec fixes the schedule, so no jitter and no Retry-After here.
+      backoffMs: fixedSchedule(RETRY_SCHEDULE_S.map((s) => Math.round(s * 1000 * scale))),
     });
     for (const id of await this.store.pendingIds()) await this.enqueue(id);
     for (const id of await this.store.releasablePredecessors()) await this.releaseAfter(id);

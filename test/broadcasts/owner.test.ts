@@ -180,7 +180,7 @@ describe.each(backends())('broadcast owner operations (%s)', (backend) => {
 
   it('revokes: the link answers 401 broadcast_token_revoked at once, viewer tokens are deleted, the token is free again; revoking again changes nothing', async () => {
     const announced: unknown[] = [];
-    const off = t.app.deps.bus.subscribe(BROADCAST_REVOKED_TOPIC, (m) => announced.push(m));
+    const off = await t.app.deps.bus.subscribe(BROADCAST_REVOKED_TOPIC, (m) => announced.push(m));
     const b = await newBroadcast(t, key, { access_type: 'password', pass_code: 'secret' });
     expect((await viewer(t, 'POST', `/api/v1/viewer/broadcasts/${b.token}/verify`, { body: { password: 'secret' } })).status).toBe(200);
     c.advance(1000);

@@ -39,7 +39,7 @@ describe('engines CLI (the forms scripts depend on)', () => {
     const stt = block('streaming-stt').split('\n');
     expect(stt[1]).toMatch(/^ {2}engine +tier +languages +interim +word times +diarization +channels$/);
     expect(stt.find((l) => l.includes('builtin/pocketsphinx'))).toMatch(/builtin\/pocketsphinx +builtin +en +yes +yes +no +1$/);
-    expect(block('tts')).toMatch(/builtin\/espeak +builtin +en-US .* +no +yes/);
+    expect(block('tts')).toMatch(/builtin\/espeak +builtin +en-US .* +yes +yes/); // streams sentence by sentence, word boundaries
     expect(block('translator')).toMatch(/builtin\/apertium +builtin +\d+ pairs/);
     // Unavailable engines say why, in place of the requirement cells.
     for (const line of r.out.split('\n').filter((l) => l.includes('unavailable:'))) expect(line).toMatch(/unavailable: \S/);

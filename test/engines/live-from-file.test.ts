@@ -8,7 +8,7 @@ import { EngineError } from '../../src/engines/errors.js';
 import { wordErrorRate } from '../../src/engines/quality/wer.js';
 import { EngineRegistry } from '../../src/engines/registry.js';
 import { createOpenAiTranscription, openAiTranscriptionFactory } from '../../src/engines/remote/openai-transcription.js';
-import { liveFromFile } from '../../src/engines/streaming/factory.js';
+import { liveFromFileFactory } from '../../src/engines/streaming/factory.js';
 import { agreedPrefixLength, StreamingOverFile } from '../../src/engines/streaming/over-file.js';
 import type { FileRecognizer, PcmAudio, SttResult, VoiceActivityDetector } from '../../src/engines/types.js';
 import { haveSharedAudio, JFK, JFK_TEXT } from '../support/audio.js';
@@ -39,7 +39,7 @@ describe.skipIf(!haveSharedAudio())(
       server = await startOpenAiServer();
       server.recognizer = (await pocketsphinxFileFactory.create(ctx)) as FileRecognizer;
       vad = (await sileroVadFactory.create(ctx)) as VoiceActivityDetector;
-      remote = createOpenAiTranscription({ baseUrl: server.url, model: 'whisper-1', timeoutMs: 20_000, retries: 0 });
+      remote = createOpenAiTranscription({ baseUrl: server.url, model: 'whisper-1', timeoutMs: 60_000, retries: 0 });
       jfk = await decodeToPcm(JFK, { ffmpegPath: 'ffmpeg' });
     }, 60_000);
     afterAll(async () => {
@@ -102,7 +102,7 @@ describe.skipIf(!haveSharedAudio())(
       // Real re-transcriptions happened (more requests than finals), never two at once.
       expect(server.requests.length - before).toBeGreaterThan(finals.length);
       expect(server.maxTranscriptionsInFlight).toBe(1);
-    }, 60_000);
+    }, 120_000);
 
     it('bounds the audio of each pass: speech longer than maxUtteranceMs is finalized in pieces', async () => {
       const live = new StreamingOverFile(remote, vad, { intervalMs: 2000, maxUtteranceMs: 2000 });
@@ -144,17 +144,35 @@ describe.skipIf(!haveSharedAudio())(
       const logger = pino({ level: 'silent' });
       const make = (env: Record<string, string>) =>
         EngineRegistry.create({ config: loadConfig(env), modelsDir: '/nowhere', logger }, [
-          liveFromFile(openAiTranscriptionFactory),
-          liveFromFile(pocketsphinxFileFactory),
+          openAiTranscriptionFactory,
+          pocketsphinxFileFactory,
+          sileroVadFactory,
+          liveFromFileFactory,
         ]);
-      const on = await make({ PARLEY_REMOTE_STT_URL: server.url });
-      expect(on.status[0]).toMatchObject({ id: 'remote/openai-transcription', kind: 'streaming-stt', available: true });
-      expect(on.status[0]?.capabilities).toMatchObject({ streaming: true, interimResults: true });
-      expect(on.status[1]).toMatchObject({ available: false, reason: expect.stringContaining('PARLEY_LIVE_FROM_FILE_ENGINES') });
-      const off = await make({ PARLEY_LIVE_FROM_FILE_ENGINES: 'builtin/pocketsphinx' });
-      expect(off.status[0]).toMatchObject({ available: false, reason: expect.stringContaining('not listed') });
-      expect(off.status[1]).toMatchObject({ id: 'builtin/pocketsphinx', kind: 'streaming-stt', available: true });
-      await on.close();
+      const faces = (r: EngineRegistry) => r.enginesOf('streaming-stt').map((e) => [e.id, e.tier]);
+      const remoteOnly = await make({ PARLEY_REMOTE_STT_URL: server.url });
+      expect(faces(remoteOnly)).toEqual([['remote/openai-transcription', 'remote']]);
+      expect(remoteOnly.enginesOf('streaming-stt')[0]?.capabilities).toMatchObject({
+        streaming: true,
+        interimResults: true,
+        languages: ['*'],
+      });
+      // The face wraps the loaded file recognizer (one instance), not a second copy.
+      expect((remoteOnly.enginesOf('streaming-stt')[0] as StreamingOverFile).file).toBe(remoteOnly.enginesOf('file-stt')[0]);
+      const both = await make({
+        PARLEY_REMOTE_STT_URL: server.url,
+        PARLEY_LIVE_FROM_FILE_ENGINES: 'remote/openai-transcription,builtin/pocketsphinx',
+      });
+      expect(faces(both)).toEqual([
+        ['remote/openai-transcription', 'remote'],
+        ['builtin/pocketsphinx', 'builtin'],
+      ]);
+      const none = await make({ PARLEY_LIVE_FROM_FILE_ENGINES: 'remote/openai-transcription' });
+      expect(none.status.find((s) => s.id === 'live-from-file')).toMatchObject({
+        available: false,
+        reason: expect.stringContaining('PARLEY_LIVE_FROM_FILE_ENGINES'),
+      });
+      await remoteOnly.close();
     }, 60_000);
   },
 );

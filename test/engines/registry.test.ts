@@ -7,6 +7,8 @@ import { createEngines, ROLE_ENGINE_KINDS, roleEngineLine } from '../../src/engi
 import { type EngineFactory, EngineRegistry } from '../../src/engines/registry.js';
 import type { AnyEngine, EngineCapabilities, EngineKind, EngineTier, Translator } from '../../src/engines/types.js';
 import { createLogger } from '../../src/platform/logging.js';
+import { summarizeTask } from '../../src/processing/summarize.js';
+import { upload } from '../imports/support.js';
 import { startTestApp } from '../support/app.js';
 
 // Engines that only declare capabilities: selection reads nothing else (their methods are never called).
@@ -100,6 +102,9 @@ describe('engine registry: selection by need', () => {
     expect(tts).toBeDefined();
     const voice = tts!.voices('en-US')[0]!.voice_name;
     expect(reg.find({ kind: 'tts', language: 'en-US', voice })?.id).toBe(espeak.id);
+    // eSpeak renders sentence by sentence itself (synthesizeStream): it meets a streaming need.
+    expect(reg.find({ kind: 'tts', language: 'en-US', streaming: true, wordTimes: true })?.id).toBe(espeak.id);
+    expect(reg.status[0]?.capabilities).toMatchObject({ streaming: true, wordTimes: true });
     const missing = reg.select({ kind: 'tts', language: 'en-US', voice: 'no-such-voice' });
     expect(!missing.ok && missing.refusal).toMatchObject({
       missing: ['voice'],
@@ -107,6 +112,41 @@ describe('engine registry: selection by need', () => {
     });
     await reg.close();
   });
+});
+
+describe('callers answer a refusal with the spec code', () => {
+  it('a summary where no summarizer is loaded: llm_init_failed naming what is missing', async () => {
+    const t = await startTestApp(); // no engines at all
+    try {
+      const deps = t.app.deps;
+      const key = await deps.keys.createKey({ name: 'summary' });
+      const store = deps.tasks.store;
+      const task = await store.createTask({
+        accountId: key.account_id,
+        keyId: key.key_id,
+        title: 's',
+        type: 'transcribe',
+        typeSource: 'import',
+        recognitionMode: 'single',
+        processingStatus: 'processing',
+      });
+      const outcome = await summarizeTask(
+        { engines: deps.engines, tasks: store, billing: deps.billing, templates: deps.summaryTemplates, logger: deps.logger },
+        { accountId: key.account_id, keyId: key.key_id },
+        task.taskId,
+        { mode: 'builtin', template: null, language: 'de' },
+        { idempotencyKey: 'summary:test' },
+      );
+      expect(outcome).toEqual({
+        ok: false,
+        code: 'llm_init_failed',
+        message: 'Summaries are not available: no summarizer is available here.',
+        retryable: true,
+      });
+    } finally {
+      await t.close();
+    }
+  }, 60_000);
 });
 
 describe('engines per role', () => {
@@ -175,6 +215,16 @@ describe('engines per role', () => {
       expect(t.app.deps.engines.serves({ kind: 'summarizer', language: 'en' })).toBe(true);
       expect(t.app.deps.engines.serves({ kind: 'translator', from: 'en', to: 'es' })).toBe(true);
       expect(t.app.deps.engines.serves({ kind: 'language-id' })).toBe(true);
+      // Its translators answer an import's unserved translation language at upload.
+      const key = await t.app.deps.keys.createKey({ name: 'api-only' });
+      await t.app.deps.billing.grantCredit({ accountId: key.account_id, points: 20, pool: 'account' });
+      const res = await upload(t.url, key.api_key, {
+        file: { bytes: Buffer.from('ID3 not audio'), name: 'a.mp3' },
+        fields: { translation_languages: '["ja"]' },
+      });
+      expect(res.status).toBe(422);
+      expect(res.body.data).toMatchObject({ error_code: 'validation_failed', details: { field: 'translation_languages', language: 'ja' } });
+      expect(res.body.data.details.valid_values).toContain('es');
     } finally {
       await t.close();
     }

@@ -273,7 +273,7 @@ describe.each(backends())('tasks (%s)', (backend) => {
     it('force-fail ends a connected session, fails the task and queues recording.failed (user_forced)', async () => {
       const task = await seedTask(t, { status: 'recording' });
       const seen: { topic: string; message: unknown }[] = [];
-      const off1 = t.app.deps.bus.subscribe(SESSION_FORCE_END_TOPIC, (message, topic) => seen.push({ topic, message }));
+      const off1 = await t.app.deps.bus.subscribe(SESSION_FORCE_END_TOPIC, (message, topic) => seen.push({ topic, message }));
       try {
         expect((await api(t.url, 'POST', `/api/v1/tasks/${task.taskId}/force-fail`, { key: t.keyB })).status).toBe(404);
         const r = await api(t.url, 'POST', `/api/v1/tasks/${task.taskId}/force-fail`, { key: t.keyA });

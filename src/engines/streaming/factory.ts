@@ -1,31 +1,30 @@
 /**
- * Catalogue entries for the streaming face of a file recognizer (over-file.ts). Which file
+ * Catalogue entry for the streaming faces of file recognizers (over-file.ts). Which file
  * recognizers get one is a setting (PARLEY_LIVE_FROM_FILE_ENGINES, by engine id): a remote
  * Whisper server does by default, since without it a user with only that server gets no
- * live captions at all.
+ * live captions at all. The faces wrap the file recognizers and the VAD already loaded
+ * (`ctx.loaded`), so a model is never loaded twice; each face has its recognizer's id and tier.
  */
-import { sileroVadFactory } from '../builtin/silero-vad.js';
 import type { EngineFactory } from '../registry.js';
 import type { FileRecognizer, VoiceActivityDetector } from '../types.js';
 import { StreamingOverFile } from './over-file.js';
 
-export function liveFromFile(file: EngineFactory): EngineFactory {
-  return {
-    id: file.id,
-    kind: 'streaming-stt',
-    tier: file.tier,
-    summary: `Live captions from ${file.id}: VAD utterances re-transcribed as they grow, the prefix two passes agree on as interim`,
-    async create(ctx) {
-      const e = ctx.config.engines;
-      if (!e.liveFromFileEngines.includes(file.id)) return { unavailable: `${file.id} is not listed in PARLEY_LIVE_FROM_FILE_ENGINES` };
-      const recognizer = await file.create(ctx);
-      if ('unavailable' in recognizer) return recognizer;
-      const vad = await sileroVadFactory.create(ctx);
-      if ('unavailable' in vad) return { unavailable: `needs the VAD: ${vad.unavailable}` };
-      return new StreamingOverFile(recognizer as FileRecognizer, vad as VoiceActivityDetector, {
-        intervalMs: e.liveFromFileIntervalMs,
-        maxUtteranceMs: e.liveFromFileMaxUtteranceMs,
-      });
-    },
-  };
-}
+export const liveFromFileFactory: EngineFactory = {
+  id: 'live-from-file',
+  kind: 'streaming-stt',
+  tier: 'remote',
+  summary: 'Live captions from file recognizers listed in PARLEY_LIVE_FROM_FILE_ENGINES: VAD utterances re-transcribed as they grow',
+  uses: ['file-stt', 'vad'],
+  async create(ctx) {
+    const e = ctx.config.engines;
+    const listed = e.liveFromFileEngines;
+    if (listed.length === 0) return { unavailable: 'PARLEY_LIVE_FROM_FILE_ENGINES is empty' };
+    const vad = ctx.loaded.find((x): x is VoiceActivityDetector => x.kind === 'vad');
+    if (!vad) return { unavailable: 'needs a VAD (builtin/silero-vad), none is loaded' };
+    const files = ctx.loaded.filter((x): x is FileRecognizer => x.kind === 'file-stt' && listed.includes(x.id));
+    if (files.length === 0) return { unavailable: `none of ${listed.join(', ')} (PARLEY_LIVE_FROM_FILE_ENGINES) is loaded here` };
+    return files.map(
+      (f) => new StreamingOverFile(f, vad, { intervalMs: e.liveFromFileIntervalMs, maxUtteranceMs: e.liveFromFileMaxUtteranceMs }),
+    );
+  },
+};

@@ -12,7 +12,7 @@ import { pino } from 'pino';
 import { describe, it } from 'vitest';
 import { loadConfig } from '../../../src/config.js';
 import { CATALOG } from '../../../src/engines/catalog.js';
-import type { EngineContext } from '../../../src/engines/registry.js';
+import { type EngineContext, EngineRegistry } from '../../../src/engines/registry.js';
 import type { AnyEngine, EngineKind } from '../../../src/engines/types.js';
 import { type OpenAiServer, startOpenAiServer } from '../../support/openai-server.js';
 
@@ -42,21 +42,23 @@ export async function engineSet<T extends AnyEngine>(kind: EngineKind): Promise<
     logger: pino({ level: 'silent' }),
     loaded: [],
   };
-  const engines: T[] = [];
-  const unavailable: Array<{ id: string; reason: string }> = [];
-  for (const f of CATALOG.filter((f) => f.kind === kind)) {
-    const made = await f.create(ctx).catch((err: unknown) => ({ unavailable: String(err) }));
-    if ('unavailable' in made) unavailable.push({ id: f.id, reason: made.unavailable });
-    else engines.push(...((Array.isArray(made) ? made : [made]) as T[]));
-  }
+  // Built as the service builds them: the kinds an adapter uses (streaming faces wrap file recognizers) load too.
+  const registry = await EngineRegistry.create(ctx, CATALOG, new Set([kind]));
   return {
     server,
     ctx,
-    engines,
-    unavailable,
+    engines: registry.enginesOf(kind) as AnyEngine[] as T[],
+    unavailable: registry.status.filter((s) => s.kind === kind && !s.available).map((s) => ({ id: s.id, reason: s.reason ?? '' })),
+    /** Closes every engine twice (close must be idempotent: a second call may not throw), then the server. */
     async close() {
-      await Promise.allSettled(engines.map((e) => e.close?.()));
-      await server.close();
+      const engines = registry.enginesOf(kind) as AnyEngine[];
+      try {
+        for (const e of engines) await e.close?.();
+        for (const e of engines) await e.close?.();
+      } finally {
+        await registry.close();
+        await server.close();
+      }
     },
   };
 }

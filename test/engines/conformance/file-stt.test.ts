@@ -38,7 +38,7 @@ if (haveSharedAudio())
       if (engine.capabilities.wordTimes) expect(words.length).toBeGreaterThan(0);
       for (let i = 1; i < words.length; i++) expect(words[i]!.startMs).toBeGreaterThanOrEqual(words[i - 1]!.startMs);
       for (const w of words) expect(w.endMs).toBeGreaterThanOrEqual(w.startMs);
-    });
+    }, 90_000);
 
     it('silence gives an empty or near-empty transcript, not an error', async () => {
       const t = await engine.transcribe({ sampleRate: 16000, samples: new Float32Array(16000 * 2) }, { language: 'en-US' });

@@ -167,6 +167,8 @@ export async function buildApp(config: Config, overrides: BuildOverrides = {}): 
     activePlan: (accountId) => deps.plans.activePlan(accountId),
     now: deps.now,
   });
+  // One broadcasts module for both sides: viewers (api role) and hosts (realtime role) share its seats.
+  const broadcasts = broadcastsOf(deps);
   registerVersionRoutes(http, { build, roles });
   // Feature routes, one line per feature (see ARCHITECTURE.md).
   if (roles.includes('api')) {
@@ -178,7 +180,7 @@ export async function buildApp(config: Config, overrides: BuildOverrides = {}): 
     registerTaskRoutes(http, { auth, tasks: tasks.tasks, speakers: tasks.speakers, blobs: deps.blobs, logger });
     registerImports(deps, http, auth);
     subtitles.registerApi(http, auth);
-    registerBroadcasts(http, broadcastsOf(deps), auth);
+    registerBroadcasts(http, broadcasts, auth);
     registerWebRoutes(http);
   }
 
@@ -186,7 +188,7 @@ export async function buildApp(config: Config, overrides: BuildOverrides = {}): 
     const rt = config.realtime;
     registerGlossaryRoutes(http, { auth: overrides.authenticator ?? deps.authenticator, limits: glossaryLimits(config) });
     registerRealtime(http, {
-      ports: realtimePortsOf(deps),
+      ports: { ...realtimePortsOf(deps), broadcasts: broadcasts.host },
       logger,
       now: deps.now,
       limits: {
@@ -228,6 +230,7 @@ export async function buildApp(config: Config, overrides: BuildOverrides = {}): 
       await deps.jobs.close(config.platform.shutdownGraceMs);
       if (!overrides.bus) await deps.bus.close(); // an injected bus belongs to whoever shares it
       await (deps.rateLimiter as { close?: () => Promise<void> }).close?.();
+      await broadcasts.close();
       await subtitles.close();
       await deps.engines.close();
       await database.close();
@@ -248,7 +251,13 @@ function broadcastsOf(deps: AppDeps) {
       if (!tts.ok) return null;
       return tts.engine.voices(language).map((v) => ({ voice_name: v.voice_name, display_name: v.display_name, gender: v.gender }));
     },
+    translate: async (text, from, to) => {
+      const t = deps.engines.select({ kind: 'translator', from, to });
+      return t.ok ? t.engine.translate(text, { from, to }) : null;
+    },
     viewerLimit: deps.config.broadcasts.viewerLimit,
+    hostWaitMs: deps.config.broadcasts.hostWaitSeconds * 1000,
+    redisUrl: deps.config.platform.redisUrl,
     now: deps.now,
     logger: deps.logger.child({ component: 'broadcasts' }),
   });

@@ -10,15 +10,23 @@ import type { HttpApp } from '../platform/http/types.js';
 import type { RateLimiter } from '../platform/rate-limit.js';
 import type { Database } from '../store/database.js';
 import { ViewerGuard } from './abuse.js';
+import { BROADCAST_REVOKED_TOPIC, type BroadcastRevokedEvent } from './events.js';
+import type { BroadcastHostDeps } from './host-session.js';
 import { registerBroadcastRoutes } from './routes.js';
+import { InMemorySeats, RedisSeats, type ViewerSeats } from './seats.js';
 import { BroadcastService } from './service.js';
 import { BroadcastStore } from './store.js';
+import { viewerTopic } from './viewer-events.js';
 import { ViewerService, type VoiceSummary } from './viewer-service.js';
 
 export interface BroadcastsModule {
   store: BroadcastStore;
   broadcasts: BroadcastService;
   viewers: ViewerService;
+  seats: ViewerSeats;
+  /** What a host's broadcast session needs (the realtime role's connections). */
+  host: BroadcastHostDeps;
+  close(): Promise<void>;
 }
 
 export interface BroadcastsModuleDeps {
@@ -29,7 +37,12 @@ export interface BroadcastsModuleDeps {
   templateExists(slug: string): boolean;
   /** Voices of the synthesizer that serves `language` here, or null when none does. */
   voices(language: string): VoiceSummary[] | null;
+  /** Host text in another language (announcements, standby messages); null when no engine serves it. */
+  translate(text: string, from: string, to: string): Promise<string | null>;
   viewerLimit: number;
+  hostWaitMs: number;
+  /** Seats are counted in Redis when the deployment has it (every process counts together). */
+  redisUrl?: string;
   now: () => Date;
   logger: Logger;
 }
@@ -55,7 +68,24 @@ export function createBroadcastsModule(d: BroadcastsModuleDeps): BroadcastsModul
     ttsToViewers: false,
     now: d.now,
   });
-  return { store, broadcasts, viewers };
+  const seats: ViewerSeats = d.redisUrl ? new RedisSeats(d.redisUrl) : new InMemorySeats();
+  const host: BroadcastHostDeps = {
+    store,
+    seats,
+    publish: (id, event) => d.bus.publish(viewerTopic(id), event),
+    translate: d.translate,
+    activePlan: d.activePlan,
+    async onRevoked(id, handler) {
+      return d.bus.subscribe(BROADCAST_REVOKED_TOPIC, (m) => {
+        if ((m as BroadcastRevokedEvent).broadcast_id === id) handler();
+      });
+    },
+    rules: { voices: (language) => d.voices(language)?.map((v) => v.voice_name) ?? null },
+    hostWaitMs: d.hostWaitMs,
+    now: d.now,
+    logger: d.logger,
+  };
+  return { store, broadcasts, viewers, seats, host, close: () => seats.close() };
 }
 
 export function registerBroadcasts(app: HttpApp, m: BroadcastsModule, auth: Authenticator): void {

@@ -8,4 +8,10 @@ export const broadcastSettings = defineSection({
     1000,
     { min: 1, max: 1_000_000 },
   ),
+  hostWaitSeconds: settings.int(
+    'PARLEY_BROADCAST_HOST_WAIT_SECONDS',
+    "How long a broadcast whose host's connection dropped waits (frozen) for the host to start it again before it ends.",
+    300,
+    { min: 1, max: 86_400 },
+  ),
 });

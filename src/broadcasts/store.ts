@@ -23,6 +23,7 @@ export interface Broadcast extends BroadcastSettings {
   taskId: string | null;
   hostKeyId: string | null;
   frozenAt: string | null;
+  liveSince: string | null;
   peakViewers: number;
   totalViewers: number;
   createdAt: string;
@@ -57,6 +58,7 @@ function fromRow(r: BroadcastsTable): Broadcast {
     taskId: r.task_id,
     hostKeyId: r.host_key_id,
     frozenAt: r.frozen_at,
+    liveSince: r.live_since,
     peakViewers: Number(r.peak_viewers),
     totalViewers: Number(r.total_viewers),
     createdAt: r.created_at,
@@ -114,6 +116,7 @@ export class BroadcastStore {
         task_id: null,
         host_key_id: null,
         frozen_at: null,
+        live_since: null,
         peak_viewers: 0,
         total_viewers: 0,
         created_at: at,
@@ -206,20 +209,17 @@ export class BroadcastStore {
    * active again. A broadcast whose host is connected (active, not frozen), ended or revoked
    * is not taken: false. The phase is kept on a return (the broadcast resumes where it was).
    */
-  async beginHost(
-    id: string,
-    input: { hostKeyId: string; phase: BroadcastPhase; taskId: string; now: Date },
-  ): Promise<'started' | 'resumed' | null> {
+  async beginHost(id: string, input: { hostKeyId: string; phase: BroadcastPhase; now: Date }): Promise<'started' | 'resumed' | null> {
     const at = input.now.toISOString();
     const started = await this.database.db
       .updateTable('broadcasts')
       .set({
         status: 'active',
         phase: input.phase,
-        task_id: input.taskId,
         host_key_id: input.hostKeyId,
         started_at: at,
         frozen_at: null,
+        live_since: input.phase === 'live' ? at : null,
         updated_at: at,
       })
       .where('id', '=', id)
@@ -228,7 +228,7 @@ export class BroadcastStore {
     if (Number(started.numUpdatedRows) === 1) return 'started';
     const resumed = await this.database.db
       .updateTable('broadcasts')
-      .set({ task_id: input.taskId, host_key_id: input.hostKeyId, frozen_at: null, updated_at: at })
+      .set({ host_key_id: input.hostKeyId, frozen_at: null, updated_at: at })
       .where('id', '=', id)
       .where('status', '=', 'active')
       .where('frozen_at', 'is not', null)
@@ -236,10 +236,21 @@ export class BroadcastStore {
     return Number(resumed.numUpdatedRows) === 1 ? 'resumed' : null;
   }
 
+  /** The task of the host's current recording. */
+  async setTask(id: string, taskId: string): Promise<void> {
+    await this.database.db.updateTable('broadcasts').set({ task_id: taskId }).where('id', '=', id).execute();
+  }
+
+  /** The phase; going live the first time sets live_since (viewers' start_time counts from it). */
   async setPhase(id: string, phase: BroadcastPhase, now: Date): Promise<void> {
+    const at = now.toISOString();
     await this.database.db
       .updateTable('broadcasts')
-      .set({ phase, updated_at: now.toISOString() })
+      .set((eb) => ({
+        phase,
+        updated_at: at,
+        live_since: phase === 'live' ? eb.fn.coalesce('live_since', eb.val(at)) : eb.ref('live_since'),
+      }))
       .where('id', '=', id)
       .where('status', '=', 'active')
       .execute();

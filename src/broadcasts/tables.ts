@@ -45,6 +45,8 @@ export interface BroadcastsTable {
   host_key_id: string | null;
   /** Set when the host's connection dropped (frozen); cleared when a host returns. */
   frozen_at: string | null;
+  /** When it went live (the start in the live phase, or broadcast_go_live). */
+  live_since: string | null;
   created_at: string;
   updated_at: string;
   started_at: string | null;

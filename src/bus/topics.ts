@@ -41,6 +41,14 @@ export interface SessionForceEndEvent {
 
 export const BROADCAST_REVOKED_TOPIC = 'broadcast.revoked';
 
+/** What a broadcast's viewers are sent (src/broadcasts/viewer-events.ts), on `broadcast.<id>.viewers`. */
+export const broadcastViewersTopic = (broadcastId: string) => `broadcast.${broadcastId}.viewers` as const;
+
+export interface BroadcastViewerEvent {
+  event: string;
+  data: Record<string, unknown>;
+}
+
 export interface BroadcastRevokedEvent {
   broadcast_id: string;
   token: string;
@@ -99,6 +107,7 @@ export interface TopicMap {
   [progress: `import.${string}.progress`]: ProgressEvent;
   [session: `session.${string}.events`]: SessionEvent;
   [viewers: `subtitle.${string}.viewers`]: SubtitleViewersEvent;
+  [broadcastViewers: `broadcast.${string}.viewers`]: BroadcastViewerEvent;
 }
 
 export type Topic = keyof TopicMap & string;

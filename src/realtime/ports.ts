@@ -6,6 +6,7 @@
 
 import { join } from 'node:path';
 import type { AppDeps } from '../app.js';
+import type { BroadcastHostDeps } from '../broadcasts/host-session.js';
 import type { EngineRegistry } from '../engines/registry.js';
 import { type GlossaryLimits, glossaryLimits } from '../glossary/index.js';
 import { PlanService } from '../plans/service.js';
@@ -47,6 +48,8 @@ export interface RealtimePorts {
   renameTask(principal: Principal, taskId: string, name: string): Promise<void>;
   /** Recovery of a dead process's recordings (recover.ts) and after how long a process counts as dead. */
   recovery: RecoveryDeps & { staleMs: number };
+  /** Broadcast host sessions (src/broadcasts/host-session.ts); absent: `start` of type broadcast is refused. */
+  broadcasts?: BroadcastHostDeps;
   /** Subscribes to force-fail of live tasks (the task service publishes before it fails the task); resolves once live. */
   onForceEnd(handler: (taskId: string) => void): Promise<() => void>;
 }
@@ -103,12 +106,10 @@ export function realtimePortsOf(deps: AppDeps): RealtimePorts {
       ffmpegPath: deps.config.engines.ffmpegPath,
       billing: {
         minuteMs: deps.config.realtime.billingMinuteMs,
-        startUsage: async (principal, taskId) => (await deps.billing.startUsage(principal, { type: 'recording', taskId })).id,
+        startUsage: async (principal, taskId, start) => (await deps.billing.startUsage(principal, { type: usageType(start), taskId })).id,
         chargeMinute: async (principal, usageId, index, start) => {
           if (index > 0) await assertCanContinue(deps, principal, index);
-          const points = deps.billing.prices.recordingMinute({
-            translationLanguages: start.realtimeTranslation ? start.translationLanguages.length : 0,
-          });
+          const points = minutePrice(deps, start);
           await exhaustedOnRefusal(deps, principal, deps.billing.charge(usageId, { idempotencyKey: `m${index}`, points, minutes: 1 }));
         },
         endUsage: async (usageId) => {
@@ -148,7 +149,7 @@ export function realtimePortsOf(deps: AppDeps): RealtimePorts {
     async admit(principal, start) {
       const standing = await deps.billing.standing(principal);
       // Plan-bound unlimited plans list what they include (start rejected, connection kept).
-      PlanService.assertFeature(standing.plan, 'transcribe', 'type');
+      PlanService.assertFeature(standing.plan, start.type === 'broadcast' ? 'broadcast' : 'transcribe', 'type');
       if (start.realtimeTranslation && start.translationLanguages.length)
         PlanService.assertFeature(standing.plan, 'translation', 'translation_languages');
       if (start.summary) PlanService.assertFeature(standing.plan, 'summary', 'summary_template');
@@ -159,11 +160,9 @@ export function realtimePortsOf(deps: AppDeps): RealtimePorts {
         { transport: 'websocket', session: true, transcriptionLanguages: start.transcriptionLanguages.length },
         deps.now(),
       );
-      // The first minute is charged at start, so one minute must be affordable.
-      const minute = deps.billing.prices.recordingMinute({
-        translationLanguages: start.realtimeTranslation ? start.translationLanguages.length : 0,
-      });
-      await exhaustedOnRefusal(deps, principal, deps.billing.assertCanAfford(principal, minute, standing));
+      // The first minute is charged at start, so one minute must be affordable (broadcasts: in points, always).
+      const minute = minutePrice(deps, start);
+      await exhaustedOnRefusal(deps, principal, deps.billing.assertCanAfford(principal, minute, standing, usageType(start)));
     },
     async consumeTicket(ticket) {
       const r = await deps.tickets.consumeTicket(ticket);
@@ -177,6 +176,18 @@ export function realtimePortsOf(deps: AppDeps): RealtimePorts {
       deps.authenticator.check({ ...key, account_blocked: account.blocked, account_user_disabled: account.user_disabled }, ip);
     },
   };
+}
+
+/** Usage rows of live sessions: `broadcast` for broadcasts (always paid in points), else `recording`. */
+function usageType(start: StartRequest): 'broadcast' | 'recording' {
+  return start.type === 'broadcast' ? 'broadcast' : 'recording';
+}
+
+function minutePrice(deps: AppDeps, start: StartRequest): number {
+  const translationLanguages = start.realtimeTranslation ? start.translationLanguages.length : 0;
+  return start.type === 'broadcast'
+    ? deps.billing.prices.broadcastMinute({ translationLanguages })
+    : deps.billing.prices.recordingMinute({ translationLanguages });
 }
 
 /**

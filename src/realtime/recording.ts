@@ -43,7 +43,7 @@ export interface RecordingDeps {
   /** Per-minute billing of live audio (billing service and the plan's limits calculator). */
   billing: {
     minuteMs: number;
-    startUsage(principal: Principal, taskId: string): Promise<string>;
+    startUsage(principal: Principal, taskId: string, start: StartRequest): Promise<string>;
     /**
      * Charges minute `index`. Before a minute after the first, the plan's running limits are
      * asked: throws daily_limit_disconnect / daily_limit_reached when the recording must end,
@@ -127,7 +127,7 @@ export class Recording {
       title: s.name ?? `Recording ${new Date().toISOString().slice(0, 16).replace('T', ' ')}`,
       nameSource: s.name ? 'user' : 'auto',
       type: s.type,
-      typeSource: 'realtime',
+      typeSource: s.type === 'broadcast' ? 'broadcast' : 'realtime',
       recognitionMode: 'single',
       processingStatus: 'recording',
       transcriptionLanguages: s.transcriptionLanguages,
@@ -135,7 +135,7 @@ export class Recording {
     });
     this.taskId = task.taskId;
     this.publisher = await this.deps.streams.publisher(this.taskId, s.realtimeTranslation ? s.translationLanguages.length : 0);
-    this.usageId = await this.deps.billing.startUsage(this.principal, this.taskId);
+    this.usageId = await this.deps.billing.startUsage(this.principal, this.taskId, this.start);
     // Minute 0 is charged at start; minute n when audio reaches n billing minutes.
     await this.deps.billing.chargeMinute(this.principal, this.usageId, 0, this.start);
     this.minutesCharged = 1;

@@ -48,7 +48,8 @@ export interface EngineQuery {
 }
 
 export interface StartRequest {
-  type: (typeof SUPPORTED_TYPES)[number];
+  /** `broadcast` only through a broadcast start (src/broadcasts/host-session.ts builds the rest from the channel). */
+  type: (typeof SUPPORTED_TYPES)[number] | 'broadcast';
   transcriptionLanguages: string[];
   translationLanguages: string[];
   realtimeTranslation: boolean;

@@ -26,20 +26,25 @@ describe.each(backends())('broadcast host lifecycle in the store (%s)', (backend
   it('one host at a time; a drop freezes it; a returning host resumes in the phase it had; the end releases the token', async () => {
     const b = await newBroadcast(t, key);
     const task1 = '11111111-1111-4111-8111-111111111111';
-    expect(await store.beginHost(b.id, { hostKeyId: keyId, phase: 'standby', taskId: task1, now: c.now() })).toBe('started');
-    expect(await store.beginHost(b.id, { hostKeyId: keyId, phase: 'live', taskId: task1, now: c.now() })).toBeNull();
+    expect(await store.beginHost(b.id, { hostKeyId: keyId, phase: 'standby', now: c.now() })).toBe('started');
+    await store.setTask(b.id, task1);
+    expect(await store.beginHost(b.id, { hostKeyId: keyId, phase: 'live', now: c.now() })).toBeNull();
     await store.setPhase(b.id, 'live', c.now());
+    const wentLive = c.now().toISOString();
     c.advance(1000);
+    await store.setPhase(b.id, 'live', c.now());
+    expect((await store.get(b.id))?.liveSince).toBe(wentLive);
     await store.freeze(b.id, c.now());
     expect(await store.frozenSince(new Date(c.now().getTime() - 1))).toEqual([]);
     expect((await store.frozenSince(c.now())).map((x) => x.id)).toEqual([b.id]);
     const task2 = '22222222-2222-4222-8222-222222222222';
-    expect(await store.beginHost(b.id, { hostKeyId: keyId, phase: 'standby', taskId: task2, now: c.now() })).toBe('resumed');
+    expect(await store.beginHost(b.id, { hostKeyId: keyId, phase: 'standby', now: c.now() })).toBe('resumed');
+    await store.setTask(b.id, task2);
     expect(await store.get(b.id)).toMatchObject({ status: 'active', phase: 'live', taskId: task2, frozenAt: null, hostKeyId: keyId });
     expect(await store.end(b.id, c.now())).toBe(true);
     expect(await store.end(b.id, c.now())).toBe(false);
     expect(await store.get(b.id)).toMatchObject({ status: 'ended', phase: null, endedAt: c.now().toISOString() });
-    expect(await store.beginHost(b.id, { hostKeyId: keyId, phase: 'live', taskId: task2, now: c.now() })).toBeNull();
+    expect(await store.beginHost(b.id, { hostKeyId: keyId, phase: 'live', now: c.now() })).toBeNull();
     const claim = await t.app.deps.database.db
       .selectFrom('broadcasts')
       .select('token_claim')

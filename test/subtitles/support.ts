@@ -6,7 +6,7 @@ import { api } from '../support/app.js';
 import { parseSseBlock } from '../support/sse.js';
 
 // biome-ignore lint/suspicious/noExplicitAny: tests read payloads freely
-export type SseEvent = { event: string; data: any; id?: string };
+export type SseEvent = { event: string; data: any; id?: string /** performance.now() when parsed */; at?: number };
 
 export interface SubtitleClient {
   status: number;
@@ -69,7 +69,7 @@ export async function openSubtitles(
             .split('\n')
             .find((l) => l.startsWith('id: '))
             ?.slice(4);
-          const e: SseEvent = id === undefined ? parsed : { ...parsed, id };
+          const e: SseEvent = { ...parsed, ...(id === undefined ? {} : { id }), at: performance.now() };
           events.push(e);
           const w = waiters[0];
           const found = w ? take(w.pred) : undefined;

@@ -203,6 +203,7 @@ export const ERRORS = {
   // Parley: the owner operations the spec leaves unshaped (docs/broadcasts.md).
   broadcast_not_found: def(404, 'error', 'broadcast', 'Broadcast not found.', { parley: true }),
   broadcast_not_editable: def(409, 'error', 'broadcast', 'This setting of the broadcast can no longer change.', { parley: true }),
+  broadcast_already_hosted: def(null, 'error', 'broadcast', 'Another host connection is streaming this broadcast.', { parley: true }),
   conversation_invalid_speaker: def(null, 'error', 'conversation', 'The conversation speaker is not valid.'),
 
   // --- Multi-channel (WebSocket only) --------------------------------------------------

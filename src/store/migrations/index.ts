@@ -11,6 +11,7 @@ import { importsMigration } from './0300_imports.js';
 import { subtitlesMigration } from './0400_subtitles.js';
 import { broadcastsMigration } from './0500_broadcasts.js';
 import { broadcastHostsMigration } from './0501_broadcast_hosts.js';
+import { broadcastLiveSinceMigration } from './0502_broadcast_live_since.js';
 
 export const MIGRATIONS: Migration[] = [
   accountsKeysMigration,
@@ -24,4 +25,5 @@ export const MIGRATIONS: Migration[] = [
   subtitlesMigration,
   broadcastsMigration,
   broadcastHostsMigration,
+  broadcastLiveSinceMigration,
 ];

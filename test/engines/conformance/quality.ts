@@ -47,3 +47,6 @@ export const KNOWN_VIOLATIONS: Record<string, string> = {
 export function knownViolation(kind: EngineKind, id: string, check: string): string | undefined {
   return KNOWN_VIOLATIONS[`${kind} ${id} ${check}`];
 }
+
+/** Lowest share of speech time given to the right speaker (stereo_diarization mixed to mono). */
+export const MIN_DIARIZATION_ACCURACY: Limits = { default: 0.85 };

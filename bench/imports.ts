@@ -18,7 +18,14 @@ const work = mkdtempSync(join(tmpdir(), 'parley-bench-imports-'));
 const ffmpeg = (args: string[]) => execFileSync('ffmpeg', ['-hide_banner', '-loglevel', 'error', '-y', ...args]);
 
 async function server(roles: string) {
-  const { base, env } = await localServerEnv(mkdtempSync(join(work, 'data-')), { PARLEY_ROLES: roles, PARLEY_STARTER_CREDIT: '100000' });
+  // A process with only some roles needs a shared bus (REDIS_URL, a local Redis by default).
+  const redis: Record<string, string> =
+    roles === 'api,realtime,worker' ? {} : { REDIS_URL: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379/15' };
+  const { base, env } = await localServerEnv(mkdtempSync(join(work, 'data-')), {
+    PARLEY_ROLES: roles,
+    PARLEY_STARTER_CREDIT: '100000',
+    ...redis,
+  });
   const s = startServer(env);
   await s.ready;
   return { ...s, base, key: firstStartKey(s) };
@@ -47,7 +54,7 @@ async function waitDone(base: string, key: string, id: string): Promise<string> 
 async function tenMinuteImport() {
   const file = join(work, 'ten-minutes.mp3');
   ffmpeg(['-stream_loop', '-1', '-i', JFK, '-t', '600', '-ar', '16000', '-ac', '1', file]);
-  const s = await server('api,worker');
+  const s = await server('api,realtime,worker');
   try {
     for (const [label, fields] of [
       ['transcription only', {}],

@@ -9,10 +9,11 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { type BillingModule, createBillingModule, registerBillingRoutes } from './billing/module.js';
+import { createBroadcastsModule, registerBroadcasts } from './broadcasts/module.js';
 import { InProcessBus } from './bus/in-process.js';
 import { RedisBus } from './bus/redis.js';
 import type { EventBus } from './bus/types.js';
-import type { Config } from './config.js';
+import { type Config, ConfigError, rolesWithoutBusProblem } from './config.js';
 import { EngineRegistry } from './engines/registry.js';
 import { glossaryLimits } from './glossary/limits.js';
 import { registerGlossaryRoutes } from './glossary/routes.js';
@@ -33,6 +34,8 @@ import { LocalDiskBlobStore } from './storage/local-disk.js';
 import type { BlobStore } from './storage/types.js';
 import { type Database, openDatabase } from './store/database.js';
 import { migrate } from './store/migrate.js';
+import { SessionStreams } from './stream/session-streams.js';
+import { createSubtitlesModule } from './subtitles/module.js';
 import { SummaryTemplateCatalogue } from './summary-templates/catalogue.js';
 import { registerSummaryTemplateRoutes } from './summary-templates/routes.js';
 import { tasksOf } from './tasks/module.js';
@@ -47,6 +50,8 @@ export interface AppDeps {
   logger: Logger;
   database: Database;
   bus: EventBus;
+  /** Live sessions as event streams: the publisher where a recording runs, subscriptions anywhere (src/stream). */
+  streams: SessionStreams;
   /** Durable jobs; handlers are registered only in processes with the worker role. */
   jobs: JobQueue;
   rateLimiter: RateLimiter;
@@ -85,9 +90,17 @@ export interface BuildOverrides {
   pgSchema?: string;
   /** Replaces the keys feature's Authenticator on every route (feature tests with fixed principals). */
   authenticator?: Authenticator;
+  /**
+   * The bus this process shares with the processes running its other roles, instead of the
+   * one REDIS_URL selects (tests run such "processes" as apps in one OS process).
+   */
+  bus?: EventBus;
 }
 
 export async function buildApp(config: Config, overrides: BuildOverrides = {}): Promise<ParleyApp> {
+  // Refused before anything is opened: roles split across processes need a shared bus.
+  const busProblem = overrides.bus ? null : rolesWithoutBusProblem(config);
+  if (busProblem) throw new ConfigError([busProblem]);
   const logger = overrides.logger ?? createLogger(config.platform.logLevel);
   const database = openDatabase({
     databaseUrl: config.platform.databaseUrl,
@@ -99,9 +112,9 @@ export async function buildApp(config: Config, overrides: BuildOverrides = {}): 
   // Redis, when configured, carries pub/sub and rate limits across processes; jobs stay in
   // the database (PostgreSQL's SKIP LOCKED lets every worker process share them).
   const redisUrl = config.platform.redisUrl;
-  let bus: EventBus = new InProcessBus();
+  let bus: EventBus = overrides.bus ?? new InProcessBus();
   let rateLimiter: RateLimiter = new InMemoryRateLimiter();
-  if (redisUrl) {
+  if (redisUrl && !overrides.bus) {
     const redisBus = new RedisBus(redisUrl, logger.child({ component: 'bus' }));
     await redisBus.ready();
     bus = redisBus;
@@ -112,6 +125,7 @@ export async function buildApp(config: Config, overrides: BuildOverrides = {}): 
     logger,
     database,
     bus,
+    streams: new SessionStreams(bus, logger.child({ component: 'stream' })),
     jobs: new StoreJobQueue(database, {
       logger: logger.child({ component: 'jobs' }),
       now: overrides.now,
@@ -141,6 +155,20 @@ export async function buildApp(config: Config, overrides: BuildOverrides = {}): 
     version: build,
   });
   const roles = config.platform.roles;
+  const subtitles = createSubtitlesModule({
+    database,
+    bus,
+    streams: deps.streams,
+    rateLimiter,
+    redisUrl,
+    maxViewers: config.subtitles.maxViewers,
+    recheckSeconds: config.subtitles.recheckSeconds,
+    getTask: (taskId) => tasksOf(deps).store.getTask(taskId),
+    activePlan: (accountId) => deps.plans.activePlan(accountId),
+    now: deps.now,
+  });
+  // One broadcasts module for both sides: viewers (api role) and hosts (realtime role) share its seats.
+  const broadcasts = broadcastsOf(deps);
   registerVersionRoutes(http, { build, roles });
   // Feature routes, one line per feature (see ARCHITECTURE.md).
   if (roles.includes('api')) {
@@ -151,6 +179,8 @@ export async function buildApp(config: Config, overrides: BuildOverrides = {}): 
     const tasks = tasksOf(deps);
     registerTaskRoutes(http, { auth, tasks: tasks.tasks, speakers: tasks.speakers, blobs: deps.blobs, logger });
     registerImports(deps, http, auth);
+    subtitles.registerApi(http, auth);
+    registerBroadcasts(http, broadcasts, auth);
     registerWebRoutes(http);
   }
 
@@ -158,7 +188,7 @@ export async function buildApp(config: Config, overrides: BuildOverrides = {}): 
     const rt = config.realtime;
     registerGlossaryRoutes(http, { auth: overrides.authenticator ?? deps.authenticator, limits: glossaryLimits(config) });
     registerRealtime(http, {
-      ports: realtimePortsOf(deps),
+      ports: { ...realtimePortsOf(deps), broadcasts: broadcasts.host },
       logger,
       now: deps.now,
       limits: {
@@ -171,14 +201,15 @@ export async function buildApp(config: Config, overrides: BuildOverrides = {}): 
       },
       trustProxy: config.platform.trustProxy,
     });
+    subtitles.registerRealtime(http);
   }
 
   // Worker role: webhook deliveries are sent here, and bus events become notifications once.
-  let unsubscribeWebhooks = () => {};
+  let unsubscribeWebhooks: () => void = () => {};
   if (roles.includes('worker')) {
     await deps.webhooks.startWorker();
     startImportWorker(deps);
-    unsubscribeWebhooks = subscribeWebhookEvents(bus, deps.webhooks, logger.child({ component: 'webhooks' }));
+    unsubscribeWebhooks = await subscribeWebhookEvents(bus, deps.webhooks, logger.child({ component: 'webhooks' }));
   }
 
   // Imports link themselves to tasks and webhooks in every process; any api or worker process
@@ -197,12 +228,39 @@ export async function buildApp(config: Config, overrides: BuildOverrides = {}): 
       stopImportSweep();
       unsubscribeWebhooks();
       await deps.jobs.close(config.platform.shutdownGraceMs);
-      await deps.bus.close();
+      if (!overrides.bus) await deps.bus.close(); // an injected bus belongs to whoever shares it
       await (deps.rateLimiter as { close?: () => Promise<void> }).close?.();
+      await broadcasts.close();
+      await subtitles.close();
       await deps.engines.close();
       await database.close();
     },
   };
+}
+
+/** The broadcasts feature over this app's backends (src/broadcasts/module.ts). */
+function broadcastsOf(deps: AppDeps) {
+  return createBroadcastsModule({
+    database: deps.database,
+    bus: deps.bus,
+    rateLimiter: deps.rateLimiter,
+    activePlan: (accountId) => deps.plans.activePlan(accountId),
+    templateExists: (slug) => deps.summaryTemplates.getEnabledTemplate(slug) !== null,
+    voices: (language) => {
+      const tts = deps.engines.select({ kind: 'tts', language });
+      if (!tts.ok) return null;
+      return tts.engine.voices(language).map((v) => ({ voice_name: v.voice_name, display_name: v.display_name, gender: v.gender }));
+    },
+    translate: async (text, from, to) => {
+      const t = deps.engines.select({ kind: 'translator', from, to });
+      return t.ok ? t.engine.translate(text, { from, to }) : null;
+    },
+    viewerLimit: deps.config.broadcasts.viewerLimit,
+    hostWaitMs: deps.config.broadcasts.hostWaitSeconds * 1000,
+    redisUrl: deps.config.platform.redisUrl,
+    now: deps.now,
+    logger: deps.logger.child({ component: 'broadcasts' }),
+  });
 }
 
 /** "<package version>+<commit>" (commit from PARLEY_BUILD_COMMIT at build time, else git). */

@@ -55,3 +55,19 @@ export function languageServes(served: string, tag: string): boolean {
   if (isChinese(s) && isChinese(t)) return chineseScript(s) === chineseScript(t) && !/-[A-Z]{2}$/.test(s);
   return false;
 }
+
+const LANGUAGE_NAMES = new Intl.DisplayNames(['en'], { type: 'language', fallback: 'none' });
+
+/**
+ * Is `tag` a well-formed tag whose language ICU knows ("en-US", "yue", "tlh" yes; "xx", "und"
+ * no)? The spec's "supported language code" where no engine decides (e.g. a summary language).
+ */
+export function isKnownLanguage(tag: string): boolean {
+  const t = normalizeLanguage(tag);
+  if (!t) return false;
+  try {
+    return LANGUAGE_NAMES.of(baseLanguage(t)) !== undefined;
+  } catch {
+    return false;
+  }
+}

@@ -4,14 +4,17 @@
  */
 import { buildApp } from './app.js';
 import { createFirstAccountIfEmpty } from './bootstrap/first-start.js';
-import { ConfigError, loadConfig } from './config.js';
-import { createEngines } from './engines/index.js';
+import { ConfigError, loadConfig, rolesWithoutBusProblem } from './config.js';
+import { createEngines, logRoleEngines } from './engines/index.js';
 import { createLogger } from './platform/logging.js';
 
 async function main(): Promise<void> {
   let config: ReturnType<typeof loadConfig>;
   try {
     config = loadConfig();
+    // Checked before engines load (buildApp checks it again for every other caller).
+    const busProblem = rolesWithoutBusProblem(config);
+    if (busProblem) throw new ConfigError([busProblem]);
   } catch (err) {
     if (err instanceof ConfigError) {
       process.stderr.write(`${err.message}\nSee README.md, "Configuration".\n`);
@@ -19,11 +22,10 @@ async function main(): Promise<void> {
     }
     throw err;
   }
-  // Engines load only where they are used: live sessions (realtime) and jobs (worker).
-  const needsEngines = config.platform.roles.some((r) => r === 'realtime' || r === 'worker');
-  const engines = needsEngines
-    ? await createEngines(config, createLogger(config.platform.logLevel).child({ component: 'engines' }))
-    : undefined;
+  // Each role loads the engine kinds its routes and jobs use (src/engines/index.ts).
+  const engineLogger = createLogger(config.platform.logLevel).child({ component: 'engines' });
+  const engines = await createEngines(config, engineLogger);
+  logRoleEngines(engines, config.platform.roles, engineLogger);
   const app = await buildApp(config, { engines });
   const { logger } = app.deps;
   await createFirstAccountIfEmpty(app.deps, config.platform.starterCredit);

@@ -59,7 +59,7 @@ export async function run(): Promise<BenchRow[]> {
       ['en', 'es'],
       ['en', 'fr'],
     ] as const) {
-      const t = registry.translator(from, to);
+      const t = registry.find({ kind: 'translator', from: from, to: to });
       if (!t) {
         rows.push({ name: `translation ${from}->${to}: no engine serves the pair`, value: Number.NaN, unit: 'ms' });
         continue;
@@ -79,7 +79,7 @@ export async function run(): Promise<BenchRow[]> {
       rows.push({ name: `translation ${from}->${to} p95`, value: round(percentile(times, 95)), unit: 'ms' });
     }
 
-    const tts = registry.synthesizer('en-US');
+    const tts = registry.find({ kind: 'tts', language: 'en-US' });
     if (tts) {
       await tts.synthesize('Warming up.', { language: 'en-US' });
       // Live sessions hand TTS one sentence at a time, seconds apart: the encoder started
@@ -103,7 +103,7 @@ export async function run(): Promise<BenchRow[]> {
       }
     } else rows.push({ name: 'TTS: no engine serves en-US', value: Number.NaN, unit: 'ms' });
 
-    const lid = registry.languageIdentifier();
+    const lid = registry.find({ kind: 'language-id' });
     if (lid) {
       const samples: Array<[string, string]> = [
         ['Please send me the report before Friday.', 'en'],
@@ -127,7 +127,7 @@ export async function run(): Promise<BenchRow[]> {
       rows.push({ name: 'text language id time per sentence', value: round((performance.now() - t0) / samples.length), unit: 'ms' });
     }
 
-    const summarizer = registry.summarizer('en');
+    const summarizer = registry.find({ kind: 'summarizer', language: 'en' });
     if (summarizer) {
       const segments = Array.from({ length: 60 }, (_, i) => SENTENCES[i % SENTENCES.length]!);
       const t0 = performance.now();

@@ -32,7 +32,7 @@ async function atRealTime(n: number, send: (i: number) => void): Promise<void> {
 }
 
 async function openStream(registry: EngineRegistry, finals: string[]): Promise<RecognizerStream> {
-  const rec = registry.streamingRecognizer('en-US');
+  const rec = registry.find({ kind: 'streaming-stt', language: 'en-US' });
   if (!rec) throw new Error('no streaming recognizer');
   return rec.open({
     language: 'en-US',

@@ -103,7 +103,7 @@ async function fileRows(
   registry: EngineRegistry,
   sets: Array<{ label: string; clips: Clip[] }>,
 ): Promise<{ rows: BenchRow[]; jfkWer?: number }> {
-  const rec = registry.fileRecognizer('en-US');
+  const rec = registry.find({ kind: 'file-stt', language: 'en-US' });
   if (!rec) return { rows: [{ name: 'file STT: no engine', value: Number.NaN, unit: '' }] };
   const rows: BenchRow[] = [];
   const pairs: Scored[] = [];
@@ -152,7 +152,7 @@ async function fileRows(
 
 /** Feeds one clip at real-time pace; returns first-partial latencies per utterance and interim lags. */
 async function streamClip(registry: EngineRegistry, clip: Clip, speech: SpeechSegment[]): Promise<{ first: number[]; lag: number[] }> {
-  const rec = registry.streamingRecognizer('en-US');
+  const rec = registry.find({ kind: 'streaming-stt', language: 'en-US' });
   if (!rec) return { first: [], lag: [] };
   const arrivals: Array<{ r: SttResult; at: number }> = [];
   const stream = await rec.open({
@@ -187,8 +187,8 @@ async function streamClip(registry: EngineRegistry, clip: Clip, speech: SpeechSe
 }
 
 async function streamingRows(registry: EngineRegistry, clips: Clip[]): Promise<BenchRow[]> {
-  const vad = registry.vad();
-  const rec = registry.streamingRecognizer('en-US');
+  const vad = registry.find({ kind: 'vad' });
+  const rec = registry.find({ kind: 'streaming-stt', language: 'en-US' });
   if (!vad || !rec || clips.length === 0) return [{ name: 'streaming STT: no engine or no audio', value: Number.NaN, unit: '' }];
   const first: number[] = [];
   const lag: number[] = [];
@@ -210,8 +210,8 @@ async function streamingRows(registry: EngineRegistry, clips: Clip[]): Promise<B
 
 async function diarizationRows(registry: EngineRegistry, ffmpegPath: string, oneSpeaker: Clip[]): Promise<BenchRow[]> {
   const file = join(SHARED, 'stereo_diarization.wav');
-  const diarizer = registry.diarizer();
-  const vad = registry.vad();
+  const diarizer = registry.find({ kind: 'diarizer' });
+  const vad = registry.find({ kind: 'vad' });
   if (!existsSync(file)) return [{ name: 'diarization: ../shared/audio absent', value: Number.NaN, unit: '' }];
   if (!diarizer || !vad) return [atLeast('diarization stereo_diarization (mono): no diarizer configured', Number.NaN, '%', 90)];
   const [mono, left, right] = await Promise.all([
@@ -298,7 +298,7 @@ export async function run(): Promise<BenchRow[]> {
   try {
     const { librivox, jfk } = await loadClips(config.engines.ffmpegPath);
     // Warm-up: the first decoder of the pool loads its model (~1 s); that is start-up, not per file.
-    const warm = registry.fileRecognizer('en-US');
+    const warm = registry.find({ kind: 'file-stt', language: 'en-US' });
     if (warm && librivox[0]) await warm.transcribe(librivox[0].audio, { language: 'en-US' });
     const rows: BenchRow[] = [];
     const files = await fileRows(registry, [

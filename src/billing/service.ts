@@ -5,9 +5,11 @@
  * - live recordings and broadcasts: `startUsage`, then `charge` at the start of each minute
  *   with an idempotency key per minute, then `endUsage` (or `refund(id, 'no_audio')`);
  * - chargeable endpoints: `assertCanCharge` first (402 auth_insufficient_credit).
- * Under an unlimited authorization charges record 0 points (minutes still count for limits).
+ * Under an unlimited authorization charges record 0 points (minutes still count for limits),
+ * except broadcasts, which always consume points (`ALWAYS_PAID`).
  */
 import type { Logger } from 'pino';
+import type { MessageOf } from '../bus/topics.js';
 import type { EventBus } from '../bus/types.js';
 import type { ActivePlan, PlanService } from '../plans/service.js';
 import type { Principal } from '../platform/auth/types.js';
@@ -18,6 +20,9 @@ import { CREDIT_EXHAUSTED, CREDIT_LOW, type CreditExhaustedEvent, type CreditLow
 import { type KeyPolicy, type KeyPolicySource, OPEN_KEY_POLICY, openKeyPolicySource } from './key-policy.js';
 import { Prices, type PriceTable } from './prices.js';
 import { BillingStore, type ChargeOutcome, type CreditLot, type Pool, type RefundReason, type UsageRecord } from './store.js';
+
+/** Usage types charged in points even under an unlimited authorization (spec: broadcasts always consume points). */
+export const ALWAYS_PAID: ReadonlySet<string> = new Set(['broadcast']);
 
 export interface GrantCreditInput {
   accountId: string;
@@ -180,11 +185,11 @@ export class BillingService {
    * Before a start that will be charged `points` (e.g. one minute of a recording): throws
    * auth_quota_exceeded with details.budget_scope (`key_monthly_limit`, `key_allotment` or
    * `account_credit`) and details.remaining_budget when a budget cannot cover it. Nothing is
-   * charged; an unlimited authorization always passes.
+   * charged; an unlimited authorization passes, except for `ALWAYS_PAID` usage types (broadcasts).
    */
-  async assertCanAfford(principal: Principal, points: number, standing?: Standing): Promise<void> {
+  async assertCanAfford(principal: Principal, points: number, standing?: Standing, usageType?: string): Promise<void> {
     const s = standing ?? (await this.standing(principal));
-    if (s.plan.mode !== 'credit') return;
+    if (s.plan.mode !== 'credit' && !(usageType && ALWAYS_PAID.has(usageType))) return;
     const limit = s.policy.monthlySpendLimit;
     if (limit !== null) {
       const spent = fromMilli(await this.store.monthlySpentMilli(principal.keyId, this.now()));
@@ -219,6 +224,8 @@ export class BillingService {
     const usage = await this.store.getUsage(usageId);
     if (!usage) throw new AppError('not_found', { details: { usage_id: usageId } });
     const ctx = await this.context(usage.accountId, usage.keyId);
+    // Broadcasts always consume points, whatever the authorization (spec "Authentication" 9).
+    if (ALWAYS_PAID.has(usage.type)) ctx.unlimited = false;
     const outcome = await this.store.charge(
       usageId,
       { idempotencyKey: input.idempotencyKey, milli: toMilli(input.points), minutes: input.minutes },
@@ -279,7 +286,7 @@ export class BillingService {
     return { usage: outcome.usage, charged: fromMilli(outcome.chargedMilli), duplicate: outcome.duplicate };
   }
 
-  private async publish(topic: string, message: unknown): Promise<void> {
+  private async publish<T extends typeof CREDIT_LOW | typeof CREDIT_EXHAUSTED>(topic: T, message: MessageOf<T>): Promise<void> {
     try {
       await this.bus.publish(topic, message);
     } catch (err) {

@@ -5,6 +5,7 @@
  */
 import { Command, Option } from 'commander';
 import { buildApp, type ParleyApp } from '../app.js';
+import { InProcessBus } from '../bus/in-process.js';
 import { ConfigError, loadConfig } from '../config.js';
 import type { KeySettingsInput } from '../keys/service.js';
 import type { KeyRow } from '../keys/store.js';
@@ -24,7 +25,12 @@ interface AdminContext {
 async function open(): Promise<AdminContext> {
   const config = loadConfig();
   // Only the services: no routes are served and no jobs are worked from the CLI.
-  const app = await buildApp({ ...config, platform: { ...config.platform, roles: ['api'] } }, { logger: createLogger('silent') });
+  // Its own in-process bus without REDIS_URL: a one-shot command serves no role that other
+  // processes wait to hear from (what it changes is in the database).
+  const app = await buildApp(
+    { ...config, platform: { ...config.platform, roles: ['api'] } },
+    { logger: createLogger('silent'), bus: config.platform.redisUrl ? undefined : new InProcessBus() },
+  );
   return { app, close: () => app.close() };
 }
 

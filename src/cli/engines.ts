@@ -1,6 +1,6 @@
 /**
  * Run each engine from the command line, built exactly as the service builds them:
- *   npm run -s engines -- list [--json]
+ *   npm run -s engines [-- list] [--json]      (per kind, which requirements each engine meets)
  *   npm run -s engines -- transcribe FILE --language en-US [--json]
  *   npm run -s engines -- translate --from en --to es [--json] "TEXT"
  *   npm run -s engines -- synthesize --language en-US --out FILE.mp3 [--voice NAME] [--rate 1.0] "TEXT"
@@ -13,8 +13,10 @@ import pino from 'pino';
 import { loadConfig } from '../config.js';
 import { decodeToPcm } from '../engines/audio/ffmpeg.js';
 import { createEngines } from '../engines/index.js';
+import type { Refusal } from '../engines/needs.js';
 import type { EngineRegistry } from '../engines/registry.js';
 import { normalizeLanguage } from '../languages.js';
+import { requirementTable } from './engine-table.js';
 
 class UsageError extends Error {}
 
@@ -24,8 +26,9 @@ function language(raw: string, flag: string): string {
   return tag;
 }
 
-function unserved(what: string, lang: string, served: string[]): UsageError {
-  return new UsageError(`no configured engine serves ${what} for ${lang}; served: ${served.length ? served.join(', ') : 'none'}`);
+/** The registry's refusal plus what is served, e.g. "no speech synthesizer here serves xh; served: en-US, es". */
+function unserved(refusal: Refusal, served: string[]): UsageError {
+  return new UsageError(`${refusal.message}; served: ${served.length ? served.join(', ') : 'none'}`);
 }
 
 async function withEngines<T>(fn: (engines: EngineRegistry) => Promise<T>): Promise<T> {
@@ -48,8 +51,10 @@ export function buildProgram(): Command {
   const program = new Command('engines').description('Run Parley engines from the command line.').showHelpAfterError();
 
   program
-    .command('list')
-    .description('Engines configured on this host, the languages each serves, or why it is unavailable.')
+    .command('list', { isDefault: true })
+    .description(
+      'Per engine kind, which requirements each engine meets (languages, interim results, word times, ...), or why it is unavailable.',
+    )
     .option('--json', 'print JSON')
     .action(async (o: { json?: boolean }) =>
       withEngines(async (engines) => {
@@ -64,12 +69,7 @@ export function buildProgram(): Command {
           capabilities: s.capabilities,
           summary: s.summary,
         }));
-        const text = engines.status
-          .map((r) => {
-            const what = !r.available ? r.reason : r.pairs ? `${r.pairs.length} pairs` : r.languages.join(' ');
-            return `${r.available ? 'ok ' : '-- '} ${r.kind.padEnd(18)} ${r.id.padEnd(28)} ${what}`;
-          })
-          .join('\n');
+        const text = requirementTable(engines.status);
         print(o.json, { engines: rows, translation_pairs: engines.translationPairs().map(([f, t]) => `${f}>${t}`) }, text);
       }),
     );
@@ -83,8 +83,9 @@ export function buildProgram(): Command {
     .action(async (file: string, o: { language: string; json?: boolean }) =>
       withEngines(async (engines) => {
         const lang = language(o.language, '--language');
-        const stt = engines.fileRecognizer(lang);
-        if (!stt) throw unserved('file transcription', lang, engines.languagesFor('file-stt'));
+        const selected = engines.select({ kind: 'file-stt', language: lang });
+        if (!selected.ok) throw unserved(selected.refusal, engines.languagesFor('file-stt'));
+        const stt = selected.engine;
         const config = loadConfig();
         const audio = await decodeToPcm(file, { ffmpegPath: config.engines.ffmpegPath });
         const t0 = performance.now();
@@ -117,8 +118,8 @@ export function buildProgram(): Command {
       withEngines(async (engines) => {
         const from = language(o.from, '--from');
         const to = language(o.to, '--to');
-        const t = engines.translator(from, to);
-        if (!t)
+        const selected = engines.select({ kind: 'translator', from, to });
+        if (!selected.ok)
           throw new UsageError(
             `no configured engine translates ${from} to ${to}; pairs: ${
               engines
@@ -127,6 +128,7 @@ export function buildProgram(): Command {
                 .join(', ') || 'none'
             }`,
           );
+        const t = selected.engine;
         const out = await t.translate(text, { from, to });
         print(o.json, { engine: t.id, from, to, text: out }, out);
       }),
@@ -144,8 +146,9 @@ export function buildProgram(): Command {
     .action(async (text: string, o: { language: string; out: string; voice?: string; rate: string; json?: boolean }) =>
       withEngines(async (engines) => {
         const lang = language(o.language, '--language');
-        const tts = engines.synthesizer(lang);
-        if (!tts) throw unserved('speech synthesis', lang, engines.languagesFor('tts'));
+        const selected = engines.select({ kind: 'tts', language: lang, voice: o.voice });
+        if (!selected.ok) throw unserved(selected.refusal, engines.languagesFor('tts'));
+        const tts = selected.engine;
         const r = await tts.synthesize(text, { language: lang, voice: o.voice, speakingRate: Number(o.rate) });
         writeFileSync(o.out, r.mp3);
         print(
@@ -165,8 +168,9 @@ export function buildProgram(): Command {
     .action(async (file: string, o: { language: string; json?: boolean }) =>
       withEngines(async (engines) => {
         const lang = language(o.language, '--language');
-        const s = engines.summarizer(lang);
-        if (!s) throw unserved('summaries', lang, engines.languagesFor('summarizer'));
+        const selected = engines.select({ kind: 'summarizer', language: lang });
+        if (!selected.ok) throw unserved(selected.refusal, engines.languagesFor('summarizer'));
+        const s = selected.engine;
         const segments = readFileSync(file, 'utf8')
           .split('\n')
           .map((l) => l.trim())

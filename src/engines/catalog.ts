@@ -1,10 +1,11 @@
 /**
  * Every engine Parley knows, one line each. Adding an engine = one file under
  * builtin/, neural/ or remote/ exporting an `EngineFactory`, plus one line here.
- * Order matters: for each (kind, language) the registry picks the first enabled engine
- * that serves it, so stronger engines come first; a factory returns `{unavailable}` when it
- * cannot run on this host (no model downloaded, no base URL configured, binary missing),
- * and `npm run -s engines -- list` shows why.
+ * The registry prefers tiers in PARLEY_ENGINE_TIERS order; within a tier, the order here
+ * decides, so stronger engines come first. A factory returns `{unavailable}` when it cannot
+ * run on this host (no model downloaded, no base URL configured, binary missing), and
+ * `npm run -s engines` shows why. A factory wrapping other engines lists their kinds in
+ * `uses` and comes after them (it receives them as `ctx.loaded`).
  */
 import { apertiumFactory } from './builtin/apertium.js';
 import { classicDiarizerFactory } from './builtin/diarizer/index.js';
@@ -25,6 +26,7 @@ import { openAiChatFactory } from './remote/openai-chat.js';
 import { openAiSpeechFactory } from './remote/openai-speech.js';
 import { openAiTranscriptionFactory } from './remote/openai-transcription.js';
 import { openAiTranslatorFactory } from './remote/openai-translator.js';
+import { liveFromFileFactory } from './streaming/factory.js';
 import { llmSummarizerFactory } from './summary/factory.js';
 
 export const CATALOG: EngineFactory[] = [
@@ -44,7 +46,10 @@ export const CATALOG: EngineFactory[] = [
   classicDiarizerFactory,
   pocketsphinxStreamingFactory,
   pocketsphinxFileFactory,
-  // OpenCC before the any-pair LLM translators: script conversion (zh-TW <-> zh-CN) is exact there.
+  // Streaming faces of the file recognizers above (PARLEY_LIVE_FROM_FILE_ENGINES); after them and the VAD,
+  // which it wraps. Within a tier, after the true streaming engines, whose interims come sooner.
+  liveFromFileFactory,
+  // Script conversion (zh-TW <-> zh-CN) goes to OpenCC before any-pair LLM translators (registry rule).
   openccFactory,
   openAiTranslatorFactory,
   llamaTranslatorFactory,

@@ -1,20 +1,68 @@
 /**
  * Builds the engine registry from configuration, the way the service and the engines CLI
- * both do it, and logs one line per engine: what serves which languages, or why not.
+ * both do it. Each role loads the engine kinds its routes and jobs use (`ROLE_ENGINE_KINDS`),
+ * logs one line per engine (what it serves, or why it is unavailable); the service adds one
+ * line per role naming the kinds nothing serves (`logRoleEngines`).
  */
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
+import type { Role } from '../platform/config/platform-settings.js';
 import { CATALOG } from './catalog.js';
-import { EngineRegistry } from './registry.js';
+import { ENGINE_KINDS } from './needs.js';
+import { EngineRegistry, type EngineStatus } from './registry.js';
+import type { EngineKind } from './types.js';
 
-export async function createEngines(config: Config, logger: Logger): Promise<EngineRegistry> {
+/**
+ * The kinds each role uses. api: TTS voices and samples, summaries and retranslation
+ * streams, language identification. realtime: live recognition, VAD, speakers, live
+ * translation and TTS, and the translations and summary a recording gets when it stops.
+ * worker: imports and reprocessing (file recognition, diarization) and everything else.
+ */
+export const ROLE_ENGINE_KINDS: Record<Role, readonly EngineKind[]> = {
+  api: ['tts', 'summarizer', 'translator', 'llm', 'language-id'],
+  realtime: ['streaming-stt', 'vad', 'diarizer', 'translator', 'tts', 'summarizer'],
+  worker: ENGINE_KINDS,
+};
+
+export function kindsForRoles(roles: readonly Role[]): Set<EngineKind> {
+  return new Set(roles.flatMap((r) => ROLE_ENGINE_KINDS[r]));
+}
+
+export async function createEngines(
+  config: Config,
+  logger: Logger,
+  roles: readonly Role[] = config.platform.roles,
+): Promise<EngineRegistry> {
   const modelsDir = config.engines.modelsDir ?? join(config.platform.dataDir, 'models');
-  const registry = await EngineRegistry.create({ config, modelsDir, logger }, CATALOG);
+  const registry = await EngineRegistry.create({ config, modelsDir, logger }, CATALOG, kindsForRoles(roles));
   for (const s of registry.status) {
     if (s.available)
       logger.info({ engine: s.id, kind: s.kind, tier: s.tier, languages: s.languages, pairs: s.pairs?.length }, 'engine ready');
     else logger.info({ engine: s.id, kind: s.kind, tier: s.tier, reason: s.reason }, 'engine unavailable');
   }
   return registry;
+}
+
+/** At start-up: one line per role naming the kinds it uses that no engine here serves. */
+export function logRoleEngines(registry: EngineRegistry, roles: readonly Role[], logger: Logger): void {
+  for (const role of roles) {
+    const line = roleEngineLine(role, registry.status);
+    logger.info({ role, missing: line.missing }, line.message);
+  }
+}
+
+/** "role api: tts, summarizer, translator ready; missing llm (remote/openai-chat: ...; neural/llama-cpp: ...)". */
+export function roleEngineLine(role: Role, status: readonly EngineStatus[]): { message: string; missing: EngineKind[] } {
+  const kinds = ROLE_ENGINE_KINDS[role];
+  const missing = kinds.filter((k) => !status.some((s) => s.kind === k && s.available));
+  const ready = kinds.filter((k) => !missing.includes(k));
+  const why = (k: EngineKind) => {
+    const reasons = status.filter((s) => s.kind === k).map((s) => `${s.id}: ${s.reason}`);
+    return `${k} (${reasons.length ? reasons.join('; ') : 'no engine of this kind in the catalogue'})`;
+  };
+  const message = missing.length
+    ? `role ${role}: engines missing for ${missing.map(why).join(', ')}${ready.length ? `; ready: ${ready.join(', ')}` : ''}`
+    : `role ${role}: engines ready for ${ready.join(', ')}`;
+  return { message, missing };
 }

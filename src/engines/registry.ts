@@ -1,11 +1,31 @@
 /**
- * The engine registry: built once from configuration (see `catalog.ts`), it picks the
- * engine for each (kind, language). The domain asks the registry; it never imports a
- * concrete engine.
+ * The engine registry: built once from configuration (see `catalog.ts`), it answers
+ * `select(need)` with the best engine that meets every requirement of the need, or a typed
+ * refusal naming what is missing (`needs.ts`). The domain asks the registry; it never
+ * imports a concrete engine.
+ *
+ * Preference among the engines that meet a need: tier order first (`PARLEY_ENGINE_TIERS`,
+ * default remote, neural, builtin: an operator who configured a service or downloaded a
+ * model gets it), then catalogue order within a tier. One exception: a translation within
+ * one base language (zh-TW -> zh-CN) goes to an engine that names the pair before an
+ * any-pair engine. Translations no engine serves directly go through one pivot language.
  */
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
-import { baseLanguage, languageServes } from '../languages.js';
+import { baseLanguage } from '../languages.js';
+import {
+  capabilitiesOf,
+  type Need,
+  type NeedOf,
+  namesPairExplicitly,
+  type Refusal,
+  type Requirement,
+  refusalMessage,
+  requirementsOf,
+  type Selection,
+  sameLanguageConversion,
+  servesPair,
+} from './needs.js';
 import type {
   AnyEngine,
   Diarizer,
@@ -22,15 +42,33 @@ import type {
   VoiceActivityDetector,
 } from './types.js';
 
+export const DEFAULT_TIER_ORDER: readonly EngineTier[] = ['remote', 'neural', 'builtin'];
+
+/** The engine type of each kind (what `select` returns). */
+export interface EngineOfKind {
+  'streaming-stt': StreamingRecognizer;
+  'file-stt': FileRecognizer;
+  vad: VoiceActivityDetector;
+  diarizer: Diarizer;
+  'language-id': TextLanguageIdentifier;
+  'spoken-language-id': SpokenLanguageIdentifier;
+  translator: Translator;
+  llm: LanguageModel;
+  summarizer: Summarizer;
+  tts: Synthesizer;
+}
+
 export interface EngineContext {
   config: Config;
   /** Folder for downloaded models. */
   modelsDir: string;
   logger: Logger;
+  /** Engines created before this factory (catalogue order): adapters wrap them. */
+  loaded: readonly AnyEngine[];
 }
 
-/** Result of trying to create an engine: the engine, or why it is not available here. */
-export type FactoryResult = AnyEngine | { unavailable: string };
+/** Result of trying to create engines: one engine, several (an adapter per wrapped engine), or why not. */
+export type FactoryResult = AnyEngine | AnyEngine[] | { unavailable: string };
 
 export interface EngineFactory {
   id: string;
@@ -38,6 +76,8 @@ export interface EngineFactory {
   tier: EngineTier;
   /** One line for operators: what it is and where it comes from. */
   summary: string;
+  /** Kinds this factory builds on (loaded too wherever this kind is loaded). */
+  uses?: readonly EngineKind[];
   create(ctx: EngineContext): Promise<FactoryResult>;
 }
 
@@ -53,130 +93,178 @@ export interface EngineStatus {
   capabilities: Record<string, unknown>;
 }
 
-export class EngineRegistry {
-  private constructor(
-    private readonly engines: AnyEngine[],
-    readonly status: EngineStatus[],
-  ) {}
+export interface RegistryOptions {
+  /** Tier preference, best first; tiers left out come last in default order. */
+  tierOrder?: readonly EngineTier[];
+}
 
-  static async create(ctx: EngineContext, catalog: EngineFactory[]): Promise<EngineRegistry> {
+function statusOf(e: AnyEngine, summary: string): EngineStatus {
+  const { languages, pairs, ...caps } = capabilitiesOf(e);
+  return { id: e.id, kind: e.kind, tier: e.tier, summary, available: true, languages, pairs, capabilities: caps };
+}
+
+export class EngineRegistry {
+  /** Engines in preference order (tier order, then catalogue order). */
+  private readonly engines: AnyEngine[];
+  /** Every engine of the catalogue (or given) with what it serves or why not, in preference order. */
+  readonly status: EngineStatus[];
+
+  private constructor(engines: AnyEngine[], status: EngineStatus[], options: RegistryOptions) {
+    this.engines = byPreference(engines, options.tierOrder);
+    this.status = byPreference(status, options.tierOrder);
+  }
+
+  /**
+   * Creates the engines of the catalogue, or only those of `kinds` (and the kinds their
+   * factories build on). A factory that throws counts as unavailable, with its message.
+   */
+  static async create(
+    ctx: Omit<EngineContext, 'loaded'>,
+    catalog: readonly EngineFactory[],
+    kinds?: ReadonlySet<EngineKind>,
+  ): Promise<EngineRegistry> {
+    const wanted = kinds ? withDependencies(kinds, catalog) : undefined;
     const engines: AnyEngine[] = [];
     const status: EngineStatus[] = [];
     for (const f of catalog) {
+      if (wanted && !wanted.has(f.kind)) continue;
       let result: FactoryResult;
       try {
-        result = await f.create(ctx);
+        result = await f.create({ ...ctx, loaded: [...engines] });
       } catch (err) {
         result = { unavailable: err instanceof Error ? err.message : String(err) };
       }
       if ('unavailable' in result) {
-        status.push({
-          id: f.id,
-          kind: f.kind,
-          tier: f.tier,
-          summary: f.summary,
-          available: false,
-          reason: result.unavailable,
-          languages: [],
-          capabilities: {},
-        });
+        const { id, kind, tier, summary } = f;
+        status.push({ id, kind, tier, summary, available: false, reason: result.unavailable, languages: [], capabilities: {} });
         continue;
       }
-      engines.push(result);
-      const { languages, pairs, ...caps } = result.capabilities;
-      status.push({ id: f.id, kind: f.kind, tier: f.tier, summary: f.summary, available: true, languages, pairs, capabilities: caps });
+      for (const e of Array.isArray(result) ? result : [result]) {
+        engines.push(e);
+        status.push(statusOf(e, f.summary));
+      }
     }
-    return new EngineRegistry(engines, status);
+    return new EngineRegistry(engines, status, { tierOrder: ctx.config.engines.tierOrder });
   }
 
   /** Builds a registry from already-constructed engines (tests, CLI). */
-  static fromEngines(engines: AnyEngine[]): EngineRegistry {
-    const status = engines.map((e) => {
-      const { languages, pairs, ...caps } = e.capabilities;
-      return { id: e.id, kind: e.kind, tier: e.tier, summary: e.id, available: true, languages, pairs, capabilities: caps };
-    });
-    return new EngineRegistry(engines, status);
+  static fromEngines(engines: AnyEngine[], options: RegistryOptions = {}): EngineRegistry {
+    return new EngineRegistry(
+      engines,
+      engines.map((e) => statusOf(e, e.id)),
+      options,
+    );
   }
 
-  private first<T extends AnyEngine>(kind: T['kind'], language?: string): T | undefined {
-    return this.engines.find(
-      (e): e is T => e.kind === kind && (language === undefined || e.capabilities.languages.some((l) => languageServes(l, language))),
-    );
+  /** Available engines of a kind, best first. */
+  enginesOf<K extends EngineKind>(kind: K): EngineOfKind[K][] {
+    return this.engines.filter((e): e is EngineOfKind[K] => e.kind === kind);
+  }
+
+  /**
+   * The best engine that meets every requirement of `need`, or a refusal naming what the
+   * closest engine lacks. Translators pivot through one language when no engine serves the
+   * pair directly.
+   */
+  select<K extends EngineKind>(need: NeedOf<K>): Selection<EngineOfKind[K]> {
+    const n = need as Need;
+    const requirements = requirementsOf(n);
+    const candidates = this.preferred(n, this.enginesOf(n.kind));
+    const chosen = candidates.find((e) => requirements.every((r) => r.met(e)));
+    if (chosen) return { ok: true, engine: chosen as EngineOfKind[K] };
+    if (n.kind === 'translator') {
+      const pivot = this.pivot(n.from, n.to);
+      if (pivot) return { ok: true, engine: pivot as EngineOfKind[K] };
+    }
+    return { ok: false, refusal: refuse(n, requirements, candidates) };
+  }
+
+  /**
+   * The selected engine or undefined: for tests, benches and checks that report the
+   * refusal themselves. Services answer a refusal with its error (`select`).
+   */
+  find<K extends EngineKind>(need: NeedOf<K>): EngineOfKind[K] | undefined {
+    const s = this.select(need);
+    return s.ok ? s.engine : undefined;
+  }
+
+  /** Whether some engine meets the need. */
+  serves(need: Need): boolean {
+    return this.select(need as NeedOf<EngineKind>).ok;
   }
 
   /** Languages served by at least one engine of `kind`. */
   languagesFor(kind: EngineKind): string[] {
-    return [...new Set(this.engines.filter((e) => e.kind === kind).flatMap((e) => e.capabilities.languages))];
-  }
-
-  streamingRecognizer(language: string) {
-    return this.first<StreamingRecognizer>('streaming-stt', language);
-  }
-  fileRecognizer(language: string) {
-    return this.first<FileRecognizer>('file-stt', language);
-  }
-  vad() {
-    return this.first<VoiceActivityDetector>('vad');
-  }
-  diarizer() {
-    return this.first<Diarizer>('diarizer');
-  }
-  languageIdentifier() {
-    return this.first<TextLanguageIdentifier>('language-id');
-  }
-  spokenLanguageIdentifier() {
-    return this.first<SpokenLanguageIdentifier>('spoken-language-id');
-  }
-  llm() {
-    return this.first<LanguageModel>('llm');
-  }
-  summarizer(language: string) {
-    return this.first<Summarizer>('summarizer', language) ?? this.first<Summarizer>('summarizer');
-  }
-  synthesizer(language: string) {
-    return this.first<Synthesizer>('tts', language);
-  }
-
-  /** Translators that serve from -> to directly. */
-  private directTranslator(from: string, to: string): Translator | undefined {
-    return this.engines.find(
-      (e): e is Translator =>
-        e.kind === 'translator' && (e.capabilities.pairs ?? []).some(([f, t]) => languageServes(f, from) && languageServes(t, to)),
-    );
-  }
-
-  /**
-   * A translator for from -> to: direct when an engine serves the pair, otherwise through
-   * one pivot language that two engines connect (e.g. en -> es -> fr). Undefined when no
-   * path exists. Same base language with different script (zh-TW -> zh-CN) is a direct pair
-   * of the script converter.
-   */
-  translator(from: string, to: string): Translator | undefined {
-    const direct = this.directTranslator(from, to);
-    if (direct) return direct;
-    const pivots = new Set(
-      this.engines.filter((e) => e.kind === 'translator').flatMap((e) => (e.capabilities.pairs ?? []).map(([, t]) => t)),
-    );
-    for (const pivot of pivots) {
-      if (baseLanguage(pivot) === baseLanguage(from) || baseLanguage(pivot) === baseLanguage(to)) continue;
-      const a = this.directTranslator(from, pivot);
-      const b = a && this.directTranslator(pivot, to);
-      if (a && b) return pivotTranslator(a, b, pivot);
-    }
-    return undefined;
+    return [...new Set(this.enginesOf(kind).flatMap((e) => e.capabilities.languages))];
   }
 
   /** Every directed pair reachable (directly or through one pivot), for docs and validation. */
   translationPairs(): Array<[string, string]> {
-    const langs = new Set(this.engines.filter((e) => e.kind === 'translator').flatMap((e) => (e.capabilities.pairs ?? []).flat()));
+    const langs = new Set(this.enginesOf('translator').flatMap((e) => (e.capabilities.pairs ?? []).flat()));
+    langs.delete('*');
     const out: Array<[string, string]> = [];
-    for (const f of langs) for (const t of langs) if (f !== t && this.translator(f, t)) out.push([f, t]);
+    for (const f of langs) for (const t of langs) if (f !== t && this.serves({ kind: 'translator', from: f, to: t })) out.push([f, t]);
     return out;
   }
 
   async close(): Promise<void> {
     await Promise.allSettled(this.engines.map((e) => e.close?.()));
   }
+
+  private preferred(need: Need, engines: AnyEngine[]): AnyEngine[] {
+    if (!sameLanguageConversion(need) || need.kind !== 'translator') return engines;
+    const { from, to } = need;
+    return [...engines.filter((e) => namesPairExplicitly(e, from, to)), ...engines.filter((e) => !namesPairExplicitly(e, from, to))];
+  }
+
+  /** A translator through one pivot language that two engines connect (en -> es -> fr). */
+  private pivot(from: string, to: string): Translator | undefined {
+    const translators = this.enginesOf('translator');
+    const direct = (a: string, b: string) => translators.find((e) => servesPair(e, a, b));
+    const pivots = new Set(translators.flatMap((e) => (e.capabilities.pairs ?? []).map(([, t]) => t)));
+    for (const pivot of pivots) {
+      if (pivot === '*' || baseLanguage(pivot) === baseLanguage(from) || baseLanguage(pivot) === baseLanguage(to)) continue;
+      const a = direct(from, pivot);
+      const b = a && direct(pivot, to);
+      if (a && b) return pivotTranslator(a, b, pivot);
+    }
+    return undefined;
+  }
+}
+
+/** Stable sort by tier order (tiers left out keep the default order after those named). */
+function byPreference<T extends { tier: EngineTier }>(items: T[], tierOrder: readonly EngineTier[] = DEFAULT_TIER_ORDER): T[] {
+  const order = [...tierOrder, ...DEFAULT_TIER_ORDER.filter((t) => !tierOrder.includes(t))];
+  return items
+    .map((item, i) => ({ item, i }))
+    .sort((a, b) => order.indexOf(a.item.tier) - order.indexOf(b.item.tier) || a.i - b.i)
+    .map(({ item }) => item);
+}
+
+function refuse(need: Need, requirements: Requirement[], candidates: AnyEngine[]): Refusal {
+  const engines = candidates.map((e) => ({ id: e.id, missing: requirements.filter((r) => !r.met(e)).map((r) => r.name) }));
+  // The closest engine (fewest unmet requirements, then preference) says what is missing.
+  const closest = [...engines].sort((a, b) => a.missing.length - b.missing.length)[0];
+  return {
+    kind: need.kind,
+    need,
+    missing: closest ? closest.missing : ['engine'],
+    message: refusalMessage(need.kind, requirements, candidates.length > 0),
+    engines,
+  };
+}
+
+/** The kinds to load: those asked for plus every kind their factories build on. */
+function withDependencies(kinds: ReadonlySet<EngineKind>, catalog: readonly EngineFactory[]): Set<EngineKind> {
+  const out = new Set(kinds);
+  for (let grew = true; grew; ) {
+    grew = false;
+    for (const f of catalog) {
+      if (!out.has(f.kind)) continue;
+      for (const k of f.uses ?? []) if (!out.has(k)) grew = out.add(k) !== undefined;
+    }
+  }
+  return out;
 }
 
 function pivotTranslator(a: Translator, b: Translator, pivot: string): Translator {

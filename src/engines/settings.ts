@@ -1,4 +1,16 @@
-import { defineSection, settings } from '../platform/config/settings.js';
+import { defineSection, SettingError, settings } from '../platform/config/settings.js';
+import type { EngineTier } from './types.js';
+
+const TIERS: readonly EngineTier[] = ['remote', 'neural', 'builtin'];
+
+function parseTierOrder(raw: string): EngineTier[] {
+  const tiers = raw.split(',').map((t) => t.trim().toLowerCase());
+  for (const t of tiers)
+    if (!(TIERS as readonly string[]).includes(t))
+      throw new SettingError(`PARLEY_ENGINE_TIERS: "${t}" is not a tier (${TIERS.join(', ')})`);
+  if (new Set(tiers).size !== tiers.length) throw new SettingError('PARLEY_ENGINE_TIERS names a tier twice');
+  return tiers as EngineTier[];
+}
 
 /**
  * Engine configuration. Each engine adds the settings it reads here (env names
@@ -6,6 +18,13 @@ import { defineSection, settings } from '../platform/config/settings.js';
  */
 export const engineSettings = defineSection({
   ffmpegPath: settings.string('PARLEY_FFMPEG', 'ffmpeg binary used for decoding and encoding audio.', 'ffmpeg'),
+  tierOrder: settings.custom<EngineTier[]>(
+    'PARLEY_ENGINE_TIERS',
+    'Engine tier preference, best first (comma-separated remote, neural, builtin; tiers left out come last). Among engines that meet a need, the registry picks by this order, then by catalogue order.',
+    ['remote', 'neural', 'builtin'],
+    parseTierOrder,
+    'remote,neural,builtin',
+  ),
   // --- Glossary limits (spec defaults; "the 422 message is authoritative") ---
   glossaryTermMaxChars: settings.int('PARLEY_GLOSSARY_TERM_MAX_CHARS', 'Longest terminology term (characters).', 100, { min: 1 }),
   glossaryTermsPerLanguage: settings.int('PARLEY_GLOSSARY_TERMS_PER_LANGUAGE', 'Terminology terms per language.', 500, { min: 1 }),
@@ -38,6 +57,24 @@ export const engineSettings = defineSection({
     { min: 0, max: 20 },
   ),
   modelsDir: settings.optionalString('PARLEY_MODELS_DIR', 'Folder of downloaded neural models (default: PARLEY_DATA_DIR/models).'),
+  // --- Live captions from file recognizers (streaming/over-file.ts) ---
+  liveFromFileEngines: settings.list(
+    'PARLEY_LIVE_FROM_FILE_ENGINES',
+    'File recognizers (engine ids) that also serve live captions: VAD-cut utterances re-transcribed while they grow.',
+    ['remote/openai-transcription'],
+  ),
+  liveFromFileIntervalMs: settings.int(
+    'PARLEY_LIVE_FROM_FILE_INTERVAL_MS',
+    'New audio (ms) an utterance gains between two re-transcriptions for interim text (one pass in flight per stream).',
+    1000,
+    { min: 200, max: 10_000 },
+  ),
+  liveFromFileMaxUtteranceMs: settings.int(
+    'PARLEY_LIVE_FROM_FILE_MAX_UTTERANCE_MS',
+    'Longest audio sent in one re-transcription; longer speech is finalized in pieces of this length.',
+    15_000,
+    { min: 2000, max: 30_000 },
+  ),
   // --- Neural tier (models pulled with `npm run -s models -- pull NAME`) ---
   modelsMirror: settings.optionalString(
     'PARLEY_MODELS_MIRROR',

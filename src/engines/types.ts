@@ -31,6 +31,8 @@ export interface EngineCapabilities {
   interimResults?: boolean;
   wordTimes?: boolean;
   diarization?: boolean;
+  /** Recognizers: channels one stream recognizes (default 1). */
+  channels?: number;
 }
 
 export interface Engine {
@@ -69,12 +71,21 @@ export interface SttResult {
   words?: Word[];
   speakerId?: string;
   detectedLanguage?: string;
+  /** The input channel the result was heard on (copied from the open options; see streaming/labels.ts). */
+  channel?: number;
 }
 
 export interface StreamingSttOptions {
   language: string;
   /** Deliver interim (non-final) hypotheses. */
   interimResults: boolean;
+  /**
+   * Labels copied onto every result of this stream, so a multi-channel or multi-speaker
+   * session runs one stream per channel (or per known speaker) and still knows where each
+   * result belongs. Engines need not read them: `openLabelled` (streaming/labels.ts) applies them.
+   */
+  channel?: number;
+  speakerId?: string;
   onResult: (result: SttResult) => void;
   /** Asynchronous failures after open (engine crash, lost connection). */
   onError: (error: Error) => void;
@@ -300,10 +311,31 @@ export interface SynthesisResult {
   boundaries: WordBoundary[];
 }
 
+/**
+ * One sentence of a streamed synthesis: a self-contained MP3 (playable alone, as the
+ * per-sentence `tts_audio` events need) placed on the timeline of the whole text.
+ */
+export interface SynthesisChunk {
+  /** The sentence, and where it starts in the input text (UTF-16 index). */
+  text: string;
+  textOffset: number;
+  mp3: Buffer;
+  /** Where the sentence starts in the audio of the whole text, and how long it lasts. */
+  startMs: number;
+  durationMs: number;
+  /** Boundaries on the whole text's timeline and character offsets (like `SynthesisResult`). */
+  boundaries: WordBoundary[];
+}
+
 export interface Synthesizer extends Engine {
   readonly kind: 'tts';
   voices(language: string): Voice[];
   synthesize(text: string, options: SynthesizeOptions): Promise<SynthesisResult>;
+  /**
+   * Sentence by sentence, each yielded as soon as it is ready. Optional: callers use
+   * `synthesisStream` (tts-stream.ts), which falls back to one `synthesize` per sentence.
+   */
+  synthesizeStream?(text: string, options: SynthesizeOptions): AsyncIterable<SynthesisChunk>;
 }
 
 export type AnyEngine =

@@ -8,15 +8,17 @@ import { join } from 'node:path';
 import type { AppDeps } from '../app.js';
 import { glossaryLimits } from '../glossary/index.js';
 import type { Authenticator } from '../platform/auth/types.js';
+import { SSE_HEARTBEAT_MS } from '../platform/http/sse.js';
 import type { HttpApp } from '../platform/http/types.js';
+import { exponentialBackoff } from '../platform/retry.js';
 import { createReprocessor, REPROCESS_JOB } from '../processing/reprocess.js';
 import { tasksOf } from '../tasks/module.js';
+import { taskOutcomeWebhooks } from '../webhooks/task-outcomes.js';
 import { IMPORT_JOB, ImportPipeline } from './pipeline.js';
 import { registerImportRoutes } from './routes.js';
+import { importTaskRouting } from './routing.js';
 import { ImportService } from './service.js';
 import { ImportStore } from './store.js';
-
-const SSE_HEARTBEAT_MS = 15_000;
 
 export interface ImportsModule {
   store: ImportStore;
@@ -52,8 +54,10 @@ export function importsOf(deps: AppDeps): ImportsModule {
     settings: s,
   });
   const pipeline = new ImportPipeline({
+    database: deps.database,
     imports: store,
     tasks: tasks.store,
+    outcomes: tasks.tasks,
     engines: deps.engines,
     blobs: deps.blobs,
     billing: deps.billing,
@@ -73,13 +77,9 @@ export function importsOf(deps: AppDeps): ImportsModule {
     forget: (importId) => store.delete(importId),
   };
   tasks.tasks.reprocessor = reprocessorOf(deps, store);
-  // An import announces its own outcome (recording.* then import.*); after that, task events
-  // of an imported task (retry, force-fail) go to the import's callback_url.
-  deps.webhooks.taskRouting = async (taskId) => {
-    const imp = await store.byTask(taskId);
-    if (!imp) return null;
-    return { callbackUrl: imp.callbackUrl, announcedElsewhere: imp.status === 'pending' || imp.status === 'processing' };
-  };
+  // Task outcomes write their webhooks in their own transaction; an import announces its own
+  // (recording.* then import.*), and later outcomes of its task go to its callback_url.
+  tasks.tasks.outcomeEffects = taskOutcomeWebhooks(deps.webhooks, importTaskRouting(store));
   const mod = { store, service, pipeline };
   shared.set(deps, mod);
   return mod;
@@ -112,7 +112,6 @@ export function registerImports(deps: AppDeps, http: HttpApp, auth: Authenticato
     imports: importsOf(deps).service,
     bus: deps.bus,
     heartbeatMs: SSE_HEARTBEAT_MS,
-    recheckMs: 5_000,
     rateLimiter: deps.rateLimiter,
     uploadsPerMinute: deps.config.imports.uploadsPerMinute,
   });
@@ -124,12 +123,12 @@ export function startImportWorker(deps: AppDeps): void {
   const s = deps.config.imports;
   deps.jobs.work<{ importId: string }>(IMPORT_JOB, (p, ctx) => mod.pipeline.handle(p, ctx), {
     concurrency: s.concurrency,
-    backoffMs: (attempt) => s.retryDelayMs * 2 ** (attempt - 1),
+    backoffMs: exponentialBackoff({ baseMs: s.retryDelayMs }),
   });
   const reprocessor = tasksOf(deps).tasks.reprocessor as ReturnType<typeof createReprocessor>;
   deps.jobs.work<{ taskId: string }>(REPROCESS_JOB, (p, ctx) => reprocessor.handle(p, ctx), {
     concurrency: 1,
-    backoffMs: (attempt) => s.retryDelayMs * 2 ** (attempt - 1),
+    backoffMs: exponentialBackoff({ baseMs: s.retryDelayMs }),
   });
 }
 

@@ -20,13 +20,16 @@ import type { EngineRegistry } from '../engines/registry.js';
 import type { JobContext } from '../jobs/types.js';
 import { AppError } from '../platform/errors/app-error.js';
 import { ERRORS, type ErrorCode } from '../platform/errors/registry.js';
+import { isRetryable } from '../platform/retry.js';
 import { decodeToPcmFile, type PcmFile } from '../processing/pcm-file.js';
 import { recognizeIntoTask } from '../processing/recognize.js';
 import { summarizeTask } from '../processing/summarize.js';
 import { translateTask } from '../processing/translate.js';
 import { withLocalFile } from '../storage/local-file.js';
 import type { BlobStore } from '../storage/types.js';
+import type { Database } from '../store/database.js';
 import type { SummaryTemplateCatalogue } from '../summary-templates/catalogue.js';
+import type { TaskService } from '../tasks/service.js';
 import type { TaskStore } from '../tasks/store.js';
 import { eventData } from '../webhooks/events.js';
 import type { WebhookService } from '../webhooks/service.js';
@@ -36,8 +39,11 @@ import type { ImportRecord, ImportStage, ImportStatus, ImportStore } from './sto
 export const IMPORT_JOB = 'import.process';
 
 export interface PipelineDeps {
+  database: Database;
   imports: ImportStore;
   tasks: TaskStore;
+  /** The task's final status goes through the task service (one place for the outcome rules). */
+  outcomes: Pick<TaskService, 'complete' | 'fail'>;
   engines: EngineRegistry;
   blobs: BlobStore;
   billing: BillingService;
@@ -62,6 +68,9 @@ const WINDOWS: Record<ImportStage, [number, number]> = {
 export function generalMessage(code: string): string {
   return (ERRORS as Record<string, { message: string }>)[code]?.message ?? ERRORS.internal_error.message;
 }
+
+/** Thrown inside an outcome transaction to roll it back: another caller moved the import first. */
+class NotMoved extends Error {}
 
 class ImportFailure extends Error {
   constructor(
@@ -89,7 +98,7 @@ export class ImportPipeline {
     try {
       await this.run(imp, ctx);
     } catch (err) {
-      const retryable = err instanceof EngineError && err.retryable && !ctx.signal.aborted;
+      const retryable = isRetryable(err) && !ctx.signal.aborted;
       if ((retryable && ctx.attempt < ctx.maxAttempts) || ctx.signal.aborted) {
         this.d.logger.warn(
           { err: (err as Error).message, import_id: imp.importId, attempt: ctx.attempt },
@@ -197,33 +206,47 @@ export class ImportPipeline {
       throw err;
     }
 
-    const done = await tasks.getTask(imp.taskId);
-    const finished = done?.processingStatus === 'processing' ? await tasks.setStatus(imp.taskId, 'completed', { durationMs }) : done;
-    if (!(await this.d.imports.complete(imp.importId))) return;
-    await this.d.webhooks.notifySequence({ accountId: imp.accountId, keyId: imp.keyId, callbackUrl: imp.callbackUrl }, [
-      {
-        event: 'recording.completed',
-        dedupeKey: `recording.completed:${imp.taskId}:import`,
-        data: eventData.recordingCompleted({
-          task_id: imp.taskId,
-          name: finished?.title ?? imp.originalFilename,
-          duration_ms: durationMs,
-          type_source: 'import',
-          transcription_languages: finished?.transcriptionLanguages ?? o.transcriptionLanguages,
-          translation_languages: finished?.translationLanguages ?? null,
-        }),
-      },
-      {
-        event: 'import.completed',
-        dedupeKey: `import.completed:${imp.importId}`,
-        data: eventData.importCompleted({
-          import_id: imp.importId,
-          task_id: imp.taskId,
-          name: finished?.title ?? imp.originalFilename,
-          duration_ms: durationMs,
-        }),
-      },
-    ]);
+    // One transaction: the task's outcome (first, while the import is still processing, so the
+    // task service leaves the announcement to this import), the import's own move, and both
+    // webhooks chained (recording.completed then import.completed). Nothing is announced twice.
+    const moved = await this.d.database.db
+      .transaction()
+      .execute(async (tx) => {
+        const done = await tasks.getTask(imp.taskId, tx);
+        const finished = done?.processingStatus === 'processing' ? await this.d.outcomes.complete(imp.taskId, { durationMs }, tx) : done;
+        if (!(await this.d.imports.complete(imp.importId, tx))) throw new NotMoved();
+        await this.d.webhooks.notifySequence(
+          { accountId: imp.accountId, keyId: imp.keyId, callbackUrl: imp.callbackUrl },
+          [
+            {
+              event: 'recording.completed',
+              dedupeKey: `recording.completed:${imp.taskId}:import`,
+              data: eventData.recordingCompleted({
+                task_id: imp.taskId,
+                name: finished?.title ?? imp.originalFilename,
+                duration_ms: durationMs,
+                type_source: 'import',
+                transcription_languages: finished?.transcriptionLanguages ?? o.transcriptionLanguages,
+                translation_languages: finished?.translationLanguages ?? null,
+              }),
+            },
+            {
+              event: 'import.completed',
+              dedupeKey: `import.completed:${imp.importId}`,
+              data: eventData.importCompleted({
+                import_id: imp.importId,
+                task_id: imp.taskId,
+                name: finished?.title ?? imp.originalFilename,
+                duration_ms: durationMs,
+              }),
+            },
+          ],
+          tx,
+        );
+        return true;
+      })
+      .catch(notMoved);
+    if (!moved) return;
     await this.publish(imp.importId, {
       event: 'completed',
       data: { import_id: imp.importId, status: 'completed', progress: 100, task_id: imp.taskId },
@@ -276,24 +299,39 @@ export class ImportPipeline {
   /** Fails the import and its task once, then announces recording.failed and import.failed. */
   async failImport(imp: ImportRecord, code: ErrorCode, detail: string, from?: ImportStatus[]): Promise<void> {
     const message = generalMessage(code);
-    if (!(await this.d.imports.fail(imp.importId, code, message, from))) return;
+    // One transaction, as on completion: the task fails first (the import still counts as
+    // processing, so the task service leaves the announcement here), then the import, then
+    // recording.failed and import.failed chained. Another caller that moved the import first
+    // rolls all of it back.
+    const moved = await this.d.database.db
+      .transaction()
+      .execute(async (tx) => {
+        const task = await this.d.tasks.getTask(imp.taskId, tx);
+        if (task && !['completed', 'failed'].includes(task.processingStatus)) {
+          await this.d.outcomes.fail(imp.taskId, { source: 'processing', code, message }, tx).catch(() => {});
+        }
+        if (!(await this.d.imports.fail(imp.importId, code, message, from, tx))) throw new NotMoved();
+        await this.d.webhooks.notifySequence(
+          { accountId: imp.accountId, keyId: imp.keyId, callbackUrl: imp.callbackUrl },
+          [
+            {
+              event: 'recording.failed',
+              dedupeKey: `recording.failed:${imp.taskId}:import`,
+              data: eventData.recordingFailed({ task_id: imp.taskId }),
+            },
+            {
+              event: 'import.failed',
+              dedupeKey: `import.failed:${imp.importId}`,
+              data: eventData.importFailed({ import_id: imp.importId, error_code: code, error_message: message }),
+            },
+          ],
+          tx,
+        );
+        return true;
+      })
+      .catch(notMoved);
+    if (!moved) return;
     this.d.logger.info({ import_id: imp.importId, code, detail }, 'import failed');
-    const task = await this.d.tasks.getTask(imp.taskId);
-    if (task && !['completed', 'failed'].includes(task.processingStatus)) {
-      await this.d.tasks.setStatus(imp.taskId, 'failed', { failure: { source: 'processing', code, message } }).catch(() => {});
-    }
-    await this.d.webhooks.notifySequence({ accountId: imp.accountId, keyId: imp.keyId, callbackUrl: imp.callbackUrl }, [
-      {
-        event: 'recording.failed',
-        dedupeKey: `recording.failed:${imp.taskId}:import`,
-        data: eventData.recordingFailed({ task_id: imp.taskId }),
-      },
-      {
-        event: 'import.failed',
-        dedupeKey: `import.failed:${imp.importId}`,
-        data: eventData.importFailed({ import_id: imp.importId, error_code: code, error_message: message }),
-      },
-    ]);
     await this.publish(imp.importId, {
       event: 'failed',
       data: { import_id: imp.importId, status: 'failed', error_code: code, error_message: message },
@@ -323,6 +361,11 @@ export class ImportPipeline {
   private async publish(importId: string, e: ProgressEvent): Promise<void> {
     await this.d.bus.publish(progressTopic(importId), e).catch((err: unknown) => this.d.logger.warn({ err }, 'progress not published'));
   }
+}
+
+function notMoved(err: unknown): false {
+  if (err instanceof NotMoved) return false;
+  throw err;
 }
 
 function errorCode(err: unknown): ErrorCode {

@@ -5,16 +5,13 @@
  * of `completed` {import_id, task_id, status, progress} or `failed` {import_id, status,
  * error_code, error_message}.
  */
+import type { ProgressData, ProgressEvent } from '../bus/topics.js';
 import type { ImportRecord } from './store.js';
 
-export const progressTopic = (importId: string) => `import.${importId}.progress`;
+export type { ProgressEvent } from '../bus/topics.js';
+export { progressTopic } from '../bus/topics.js';
 
-export type ProgressEvent =
-  | { event: 'progress'; data: ReturnType<typeof progressData> }
-  | { event: 'completed'; data: { import_id: string; status: 'completed'; progress: 100; task_id: string } }
-  | { event: 'failed'; data: { import_id: string; status: 'failed'; error_code: string; error_message: string } };
-
-export function progressData(i: Pick<ImportRecord, 'importId' | 'status' | 'stage' | 'progress' | 'message'>) {
+export function progressData(i: Pick<ImportRecord, 'importId' | 'status' | 'stage' | 'progress' | 'message'>): ProgressData {
   return { import_id: i.importId, status: i.status, stage: i.stage, progress: i.progress, message: i.message };
 }
 

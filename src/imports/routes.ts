@@ -9,7 +9,7 @@ import { principalOf, requireApiKey } from '../platform/auth/hooks.js';
 import type { Authenticator } from '../platform/auth/types.js';
 import { AppError } from '../platform/errors/app-error.js';
 import { ok } from '../platform/http/reply.js';
-import { openSse } from '../platform/http/sse.js';
+import { streamToSse } from '../platform/http/sse.js';
 import type { HttpApp } from '../platform/http/types.js';
 import { type RateLimiter, rateLimitHook } from '../platform/rate-limit.js';
 import { type ProgressEvent, progressTopic, snapshotEvent } from './progress.js';
@@ -20,9 +20,8 @@ export interface ImportRouteDeps {
   auth: Authenticator;
   imports: ImportService;
   bus: EventBus;
+  /** SSE heartbeat; the import is also re-read then (a safety net under the at-most-once bus). */
   heartbeatMs: number;
-  /** How often a waiting stream re-reads the import (a safety net under the bus). */
-  recheckMs: number;
   rateLimiter: RateLimiter;
   uploadsPerMinute: number;
 }
@@ -115,48 +114,29 @@ export function registerImportRoutes(app: HttpApp, deps: ImportRouteDeps): void 
     },
     async (request, reply) => {
       const principal = principalOf(request);
-      // Subscribe before reading the state, so no event falls between the two.
-      const queue: ProgressEvent[] = [];
-      let wake: (() => void) | null = null;
-      const off = deps.bus.subscribe(progressTopic(request.params.importId), (m) => {
-        queue.push(m as ProgressEvent);
-        wake?.();
-      });
-      try {
-        // Unknown or another account's import: a JSON 404 (the stream is not open yet).
-        const first = snapshotEvent(await deps.imports.get(principal, request.params.importId));
-        const sse = openSse(request, reply, { heartbeatMs: deps.heartbeatMs });
-        void sse.done.then(() => wake?.());
-        sse.send(first.event, first.data);
-        let final = first.event !== 'progress';
-        let lastPercent = first.event === 'progress' ? first.data.progress : 100;
-        while (!final && !sse.closed) {
-          let next = queue.shift();
-          if (!next) {
-            // Wait for the bus, but look at the record now and then: an event published while a
-            // Redis subscription was still being set up would otherwise be missed.
-            const woke = await new Promise<boolean>((r) => {
-              const timer = setTimeout(() => r(false), deps.recheckMs);
-              wake = () => {
-                clearTimeout(timer);
-                r(true);
-              };
-            });
-            wake = null;
-            if (woke || sse.closed) continue;
-            next = snapshotEvent(await deps.imports.get(principal, request.params.importId));
-            if (next.event === 'progress' && next.data.progress === lastPercent) continue;
-          }
-          // Progress never goes backwards on the stream (a retry restarts a stage's window).
-          if (next.event === 'progress' && next.data.progress < lastPercent) continue;
-          if (next.event === 'progress') lastPercent = next.data.progress;
-          sse.send(next.event, next.data);
-          final = next.event !== 'progress';
-        }
-        sse.close();
-      } finally {
-        off();
-      }
+      const importId = request.params.importId;
+      const read = async (reread: boolean) => [{ e: snapshotEvent(await deps.imports.get(principal, importId)), reread }];
+      // Progress never goes backwards on the stream (a retry restarts a stage's window); a
+      // re-read that shows nothing new is not sent again; nothing follows the closing event.
+      let lastPercent = -1;
+      await streamToSse<{ e: ProgressEvent; reread: boolean }>(
+        request,
+        reply,
+        {
+          subscribe: (push) => deps.bus.subscribe(progressTopic(importId), (e) => push({ e, reread: false })),
+          // Read once the subscription is live: an unknown or another account's import is a JSON 404.
+          initial: () => read(false),
+          // The bus is at-most-once: at each heartbeat the record is read again, so a lost event cannot hang the stream.
+          onHeartbeat: () => read(true),
+          frame({ e, reread }) {
+            if (e.event !== 'progress') return { event: e.event, data: e.data, end: true };
+            if (e.data.progress < lastPercent || (reread && e.data.progress === lastPercent)) return null;
+            lastPercent = e.data.progress;
+            return { event: e.event, data: e.data };
+          },
+        },
+        { heartbeatMs: deps.heartbeatMs },
+      );
     },
   );
 }

@@ -217,16 +217,16 @@ export class ImportService {
   }
 
   /**
-   * A language no engine here serves is refused up front, naming the served ones. A process
-   * without engines (the api role of a split deployment) cannot tell: the worker then fails
-   * the import (stt_init_failed) or marks the translations (translation_language_unsupported).
+   * A language no engine here serves is refused up front, naming the served ones. Each check
+   * runs where its engines are loaded: an api-only process has translators but no file
+   * recognizers (src/engines/index.ts), so there the worker fails an unserved transcription
+   * language (stt_init_failed) while translations are checked at once.
    */
   private assertLanguagesServed(transcription: string[], translation: string[]): void {
     const engines = this.d.engines;
     const served = engines.languagesFor('file-stt');
-    if (served.length === 0) return;
-    for (const lang of transcription) {
-      if (!engines.fileRecognizer(lang)) {
+    for (const lang of served.length ? transcription : []) {
+      if (!engines.serves({ kind: 'file-stt', language: lang })) {
         throw new AppError('validation_failed', {
           message: `No speech recognizer here serves "${lang}".`,
           details: { field: 'transcription_languages', language: lang, valid_values: served.sort() },
@@ -234,9 +234,11 @@ export class ImportService {
       }
     }
     const from = transcription[0] as string;
-    for (const to of translation) {
-      if (!engines.translator(from, to)) {
-        const targets = [...new Set(engines.translationPairs().map(([, t]) => t))].filter((t) => engines.translator(from, t)).sort();
+    for (const to of engines.enginesOf('translator').length ? translation : []) {
+      if (!engines.serves({ kind: 'translator', from, to })) {
+        const targets = [...new Set(engines.translationPairs().map(([, t]) => t))]
+          .filter((t) => engines.serves({ kind: 'translator', from, to: t }))
+          .sort();
         throw new AppError('validation_failed', {
           message: `No translator here serves ${from} to "${to}".`,
           details: { field: 'translation_languages', language: to, valid_values: targets },

@@ -43,7 +43,7 @@ export const importSettings = defineSection({
   ),
   retryDelayMs: settings.int(
     'PARLEY_IMPORT_RETRY_DELAY_MS',
-    'Delay before the first retry of an import job; doubles per attempt (ms).',
+    'Upper bound of the delay before the first retry of an import job (ms); doubles per attempt, the delay drawn at random below it (full jitter).',
     5_000,
     {
       min: 0,

@@ -5,7 +5,7 @@
  */
 import type { Kysely } from 'kysely';
 import { nowIso, parseJson } from '../store/columns.js';
-import type { Database } from '../store/database.js';
+import type { Database, Executor } from '../store/database.js';
 import type { Schema } from '../store/schema.js';
 import type { ImportOptions } from './options.js';
 import type { ImportsTable } from './tables.js';
@@ -132,8 +132,8 @@ export class ImportStore {
     return r ? toRecord(r) : null;
   }
 
-  async byTask(taskId: string): Promise<ImportRecord | null> {
-    const r = await this.db.selectFrom('imports').selectAll().where('task_id', '=', taskId).executeTakeFirst();
+  async byTask(taskId: string, within: Executor = this.db): Promise<ImportRecord | null> {
+    const r = await within.selectFrom('imports').selectAll().where('task_id', '=', taskId).executeTakeFirst();
     return r ? toRecord(r) : null;
   }
 
@@ -181,9 +181,9 @@ export class ImportStore {
   }
 
   /** processing -> completed; true only for the caller that made the move. */
-  async complete(importId: string): Promise<boolean> {
+  async complete(importId: string, within: Executor = this.db): Promise<boolean> {
     const at = nowIso(this.now());
-    const r = await this.db
+    const r = await within
       .updateTable('imports')
       .set({ status: 'completed', stage: null, progress: 100, message: 'Import completed.', finished_at: at, updated_at: at })
       .where('import_id', '=', importId)
@@ -193,9 +193,15 @@ export class ImportStore {
   }
 
   /** pending/processing -> failed (from `only` states when given); true only for the caller that made the move. */
-  async fail(importId: string, code: string, message: string, only: ImportStatus[] = ['pending', 'processing']): Promise<boolean> {
+  async fail(
+    importId: string,
+    code: string,
+    message: string,
+    only: ImportStatus[] = ['pending', 'processing'],
+    within: Executor = this.db,
+  ): Promise<boolean> {
     const at = nowIso(this.now());
-    const r = await this.db
+    const r = await within
       .updateTable('imports')
       .set({ status: 'failed', stage: null, error_code: code, error_message: message, message, finished_at: at, updated_at: at })
       .where('import_id', '=', importId)

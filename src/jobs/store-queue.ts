@@ -9,6 +9,7 @@
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import type { Logger } from 'pino';
+import { type Backoff, exponentialBackoff, nextDelay } from '../platform/retry.js';
 import type { Database } from '../store/database.js';
 import type { JobContext, JobHandler, JobOptions, JobQueue, WorkOptions } from './types.js';
 import { PermanentJobError } from './types.js';
@@ -24,10 +25,8 @@ export interface StoreQueueOptions {
 
 const DEFAULT_ATTEMPTS = 5;
 
-export function defaultBackoff(attempt: number): number {
-  const base = Math.min(1000 * 2 ** (attempt - 1), 5 * 60_000);
-  return Math.round(base * (0.75 + Math.random() * 0.5));
-}
+/** The shared policy (src/platform/retry.ts): full jitter under 1 s, 2 s, 4 s, ... capped at 5 min. */
+export const defaultBackoff: Backoff = exponentialBackoff({ baseMs: 1000, maxMs: 5 * 60_000 });
 
 interface Worker {
   name: string;
@@ -60,7 +59,7 @@ export class StoreJobQueue implements JobQueue {
   }
 
   async enqueue<P>(name: string, payload: P, options: JobOptions = {}): Promise<string> {
-    const { db } = this.database;
+    const db = options.within ?? this.database.db;
     const now = this.now().toISOString();
     if (options.dedupeKey) {
       const existing = await db
@@ -199,7 +198,8 @@ export class StoreJobQueue implements JobQueue {
       this.options.logger.warn({ job_id: job.id, job: job.name, attempt: job.attempts, err }, 'job failed for good');
       await this.finish(job.id, { status: 'failed', last_error: message });
     } else {
-      const delay = (this.backoffs.get(job.name) ?? defaultBackoff)(job.attempts);
+      // The error's Retry-After (a remote 429) when it carries one, else the job's backoff.
+      const delay = nextDelay(this.backoffs.get(job.name) ?? defaultBackoff, job.attempts, err);
       this.options.logger.info(
         { job_id: job.id, job: job.name, attempt: job.attempts, retry_in_ms: delay, error: message },
         'job will retry',

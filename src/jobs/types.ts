@@ -1,3 +1,5 @@
+import type { Executor } from '../store/database.js';
+
 /**
  * A durable job queue: a job enqueued survives a restart and runs at least once. Handlers
  * must be idempotent (they get the attempt number and the job id to make that easy).
@@ -11,6 +13,8 @@ export interface JobOptions {
   maxAttempts?: number;
   /** A second enqueue with the same key while the first is pending is dropped. */
   dedupeKey?: string;
+  /** Enqueue inside this open transaction: the job exists only if the caller's transaction commits. */
+  within?: Executor;
 }
 
 export interface JobContext {
@@ -32,7 +36,10 @@ export class PermanentJobError extends Error {
 export interface WorkOptions {
   /** Jobs of this name run at once in this process (default 1). */
   concurrency?: number;
-  /** Delay before attempt n+1, in ms (default: exponential from 1 s with jitter, capped at 5 min). */
+  /**
+   * Delay before attempt n+1, in ms: a Backoff of src/platform/retry.ts (default: exponential
+   * with full jitter from 1 s, capped at 5 min). An error's `retryAfterMs` takes its place.
+   */
   backoffMs?: (attempt: number) => number;
 }
 

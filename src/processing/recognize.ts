@@ -41,13 +41,14 @@ export interface RecognizeOptions {
 export async function recognizeIntoTask(deps: RecognizeDeps, taskId: string, audio: PcmFile, o: RecognizeOptions): Promise<number> {
   const language = o.languages[0];
   if (!language) throw new EngineError('stt_start_failed', 'no transcription language');
-  const recognizer = deps.engines.fileRecognizer(language);
-  if (!recognizer) throw new EngineError('stt_init_failed', `no file recognizer serves ${language}`);
+  const stt = deps.engines.select({ kind: 'file-stt', language });
+  if (!stt.ok) throw new EngineError('stt_init_failed', stt.refusal.message);
+  const recognizer = stt.engine;
   let turns: SpeakerTurn[] | null = null;
   if (o.recognitionMode === 'multi_speaker') {
-    const diarizer = deps.engines.diarizer();
-    if (!diarizer) throw new EngineError('diarization_unavailable', 'no diarizer is configured');
-    turns = await diarizer.diarize(audio.readAll(), { signal: o.signal });
+    const diarizer = deps.engines.select({ kind: 'diarizer' });
+    if (!diarizer.ok) throw new EngineError('diarization_unavailable', diarizer.refusal.message);
+    turns = await diarizer.engine.diarize(audio.readAll(), { signal: o.signal });
   }
   const segments = await recognizeInWindows(recognizer, audio, language, o);
   const sentences: SentenceInput[] = [];

@@ -16,6 +16,7 @@ import type { EngineRegistry } from '../engines/registry.js';
 import type { Glossary } from '../glossary/index.js';
 import type { JobContext, JobQueue } from '../jobs/types.js';
 import { AppError } from '../platform/errors/app-error.js';
+import { isRetryable } from '../platform/retry.js';
 import { withLocalFile } from '../storage/local-file.js';
 import type { BlobStore } from '../storage/types.js';
 import type { SummaryTemplateCatalogue } from '../summary-templates/catalogue.js';
@@ -66,7 +67,7 @@ export function createReprocessor(d: ReprocessDeps): TaskReprocessor & { handle(
         await run(d, task, ctx);
         await d.outcomes.complete(taskId, {});
       } catch (err) {
-        const retryable = err instanceof EngineError && err.retryable;
+        const retryable = isRetryable(err);
         if (retryable && ctx.attempt < ctx.maxAttempts) throw err;
         d.logger.error({ err, task_id: taskId }, 'reprocessing failed');
         const code = err instanceof EngineError || err instanceof AppError ? err.code : 'internal_error';

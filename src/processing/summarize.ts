@@ -70,8 +70,9 @@ export async function summarizeTask(
   const template = req.mode === 'builtin' && req.template ? deps.templates.getEnabledTemplate(req.template) : null;
   if (req.mode === 'builtin' && req.template && !template)
     return failure('template_not_found', `Template "${req.template}" is not available.`);
-  const summarizer = deps.engines.summarizer(language);
-  if (!summarizer) return failure('llm_init_failed', 'No summarizer is configured.', true);
+  const selected = deps.engines.select({ kind: 'summarizer', language });
+  if (!selected.ok) return failure('llm_init_failed', `Summaries are not available: ${selected.refusal.message}.`, true);
+  const summarizer = selected.engine;
 
   const segments: string[] = [];
   for await (const page of deps.tasks.allSentences(taskId)) segments.push(...page.map((s: SentenceRecord) => s.origin));

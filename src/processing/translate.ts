@@ -75,8 +75,9 @@ async function translateOne(
   glossary: Glossary | null,
 ): Promise<{ text?: string; error?: string; retryable?: EngineError }> {
   if (!s.origin.trim()) return { text: '' };
-  const translator = deps.engines.translator(from, to);
-  if (!translator) return { error: 'translation_language_unsupported' };
+  const selected = deps.engines.select({ kind: 'translator', from, to });
+  if (!selected.ok) return { error: 'translation_language_unsupported' };
+  const translator = selected.engine;
   try {
     const entries = glossary ? dictionaryFor(glossary, to) : [];
     const text = await translateWithDictionary(s.origin, entries, (t) => translator.translate(t, { from, to }));

@@ -7,9 +7,13 @@
  */
 import type { Logger } from 'pino';
 import type { WebSocket } from 'ws';
+import { type BroadcastHost, prepareBroadcast } from '../broadcasts/host-session.js';
 import type { Glossary } from '../glossary/index.js';
 import type { Principal } from '../platform/auth/types.js';
 import { AppError } from '../platform/errors/app-error.js';
+import { isInterim, type SessionStatus } from '../stream/events.js';
+import { Outbox, SUBSCRIBER_POLICY } from '../stream/outbox.js';
+import { webSocketTransport } from '../stream/transports.js';
 import { unknownTemplate } from './actions.js';
 import { containerMismatch, decodeAudioPayload } from './audio-intake.js';
 import type { FinishKind } from './finalize.js';
@@ -59,6 +63,15 @@ export class Connection {
   private grace: NodeJS.Timeout | null = null;
   /** Shutdown: close once the recording is finalized. */
   private closeWhenIdle = false;
+  /** The broadcast this connection hosts while its recording runs (src/broadcasts/host-session.ts). */
+  private broadcast: BroadcastHost | null = null;
+  /**
+   * Everything this client is sent, in order: its own answers and errors, and the session's
+   * events (this socket is one subscriber of the stream). Bounded: see src/stream/outbox.ts.
+   */
+  private readonly out: Outbox;
+  /** Detaches this socket from the session stream. */
+  private detach: () => void = () => {};
 
   constructor(
     private readonly ws: WebSocket,
@@ -72,6 +85,10 @@ export class Connection {
   ) {
     this.messages = new TokenBucket(limits.messagesPerSecond, limits.messageBurst);
     this.audio = new TokenBucket(limits.audioBytesPerSecond, limits.audioBurstBytes);
+    this.out = new Outbox(webSocketTransport(ws), SUBSCRIBER_POLICY, (stats) => {
+      this.logger.warn({ queued: stats.maxQueued, dropped: stats.dropped }, 'client too slow: connection closed');
+      this.close(CLOSE.tooSlow, 'client too slow');
+    });
     ws.on('message', (data, isBinary) => this.onMessage(data as Buffer, isBinary));
     ws.on('pong', () => {
       this.alive = true;
@@ -96,8 +113,8 @@ export class Connection {
     return this.recording?.taskId ?? null;
   }
 
-  send(text: string): void {
-    if (this.ws.readyState === this.ws.OPEN) this.ws.send(text);
+  send(text: string, interim = false): void {
+    if (this.ws.readyState === this.ws.OPEN) this.out.offer(text, interim);
   }
 
   sendError(err: AppError): void {
@@ -128,8 +145,12 @@ export class Connection {
   private onClose(): void {
     this.open = false;
     this.dispose();
+    this.detach();
+    this.out.close();
     if (!this.running) return;
     this.silence?.pause();
+    // A broadcast waits for its host (frozen); its recording is finalized as any other.
+    if (this.broadcast) this.background(this.broadcast.hostDropped(), 'broadcast freeze');
     this.grace = setTimeout(() => this.endRecording('normal'), this.limits.disconnectGraceMs);
   }
 
@@ -148,6 +169,8 @@ export class Connection {
     if (this.running || this.finishing) {
       this.closeWhenIdle = true;
       await Promise.race([this.recordingDone, sleep(this.limits.drainMs)]);
+      // A broadcast outlives this process: its viewers wait for the host to start it elsewhere.
+      if (this.running && this.broadcast) await this.broadcast.hostDropped().catch((err) => this.logger.error({ err }, 'broadcast freeze'));
       if (this.running) this.endRecording('normal');
       await this.settled();
       this.close(CLOSE.goingAway, 'service shutdown');
@@ -210,6 +233,9 @@ export class Connection {
       set_summary: (d) => setSummaryAction(this.actionContext(), d),
       retranslate: (d) => run(retranslateAction(this.actionContext(), d)),
       switch_language: (d) => run(switchLanguageAction(this.actionContext(), d)),
+      broadcast_go_live: () => run(this.broadcastAction('broadcast_go_live', 'phase_changed', (h) => h.goLive())),
+      broadcast_announcement: (d) => run(this.broadcastAction('broadcast_announcement', 'announcement', (h) => h.announce(d))),
+      set_standby_message: (d) => run(this.broadcastAction('set_standby_message', 'standby', (h) => h.setStandbyMessage(d))),
     };
     const handler = Object.hasOwn(handlers, m.action) ? handlers[m.action] : undefined;
     if (handler) {
@@ -234,7 +260,8 @@ export class Connection {
    * an error message; the connection stays open for another start. During shutdown a start
    * is refused and the connection closed.
    */
-  private async start(data: Record<string, unknown>): Promise<void> {
+  private async start(sent: Record<string, unknown>): Promise<void> {
+    let data = sent;
     if (this.host.shuttingDown()) {
       this.sendError(new AppError('service_shutdown', { ...ws, message: 'The service is shutting down; start refused.' }));
       this.close(CLOSE.goingAway, 'service shutdown');
@@ -252,6 +279,17 @@ export class Connection {
     }
     this.starting = true;
     try {
+      // A broadcast's recording runs with its channel's settings (host-session.ts).
+      let host: BroadcastHost | null = null;
+      if (data.type === 'broadcast' && this.ports.broadcasts) {
+        const prepared = await prepareBroadcast(this.ports.broadcasts, this.principal, data);
+        if (!prepared.ok) {
+          this.sendError(prepared.error);
+          return;
+        }
+        host = prepared.host;
+        data = prepared.startData;
+      }
       const checked = validateStart(data, this.ports.engines);
       if (!checked.ok) {
         this.sendError(checked.error);
@@ -270,7 +308,9 @@ export class Connection {
         this.logger.error({ err }, 'key check failed at start');
         throw new AppError('auth_service_error', ws);
       }
-      await this.ports.admit(this.principal, checked.start);
+      const start = host ? { ...checked.start, type: 'broadcast' as const } : checked.start;
+      await this.ports.admit(this.principal, start);
+      await host?.claim();
       const rec = new Recording(
         {
           ...this.ports.recording,
@@ -278,7 +318,7 @@ export class Connection {
           error: (err) => this.sendError(err),
         },
         this.principal,
-        checked.start,
+        start,
       );
       rec.glossary = this.glossary;
       rec.onMustEnd = () => {
@@ -288,10 +328,12 @@ export class Connection {
         await rec.begin();
       } catch (err) {
         await rec.abandon();
+        await host?.release();
         throw err;
       }
       if (!this.open) {
         // The client left while the recording was being set up: nothing was recorded.
+        await host?.release();
         this.recording = rec;
         this.state = { kind: 'started', sessionId: rec.sessionId, taskId: rec.taskId };
         this.recordingDone = new Promise((resolve) => {
@@ -302,29 +344,46 @@ export class Connection {
       }
       this.recording = rec;
       this.rawStart = data;
+      // The session's events reach this client as they reach every other subscriber.
+      const toClient = rec.events.attach((e) => this.send(eventMessage(e.event, e.data), isInterim(e)));
+      this.detach = toClient;
+      if (host) {
+        this.broadcast = host;
+        await host.attach(rec.taskId, () => this.broadcastRevoked());
+        // Results and translations reach the broadcast's viewers through its host session (phase rules).
+        const toViewers = rec.events.attach((e) => host.fromRecording(e.event, e.data as Record<string, unknown>));
+        this.detach = () => {
+          toClient();
+          toViewers();
+        };
+      }
       this.state = { kind: 'started', sessionId: rec.sessionId, taskId: rec.taskId };
       this.recordingDone = new Promise((resolve) => {
         this.markDone = resolve;
       });
-      this.silence = new SilenceWatch({
-        timeoutMs: checked.start.silenceTimeoutSeconds * 1000,
-        warningLeadMs: this.limits.silenceWarningMs,
-        onWarning: (silenceSeconds, remainingSeconds) =>
-          this.sendError(new AppError('stt_silence_warning', { ...ws, details: { silenceSeconds, remainingSeconds } })),
-        onTimeout: (silenceSeconds) => {
-          if (!this.running) return;
-          this.sendError(new AppError('stt_silence_timeout', { ...ws, details: { silence_seconds: silenceSeconds } }));
-          this.endRecording('normal');
-        },
-      });
+      // Broadcasts are exempt from the silence auto-end (spec).
+      this.silence = host
+        ? null
+        : new SilenceWatch({
+            timeoutMs: checked.start.silenceTimeoutSeconds * 1000,
+            warningLeadMs: this.limits.silenceWarningMs,
+            onWarning: (silenceSeconds, remainingSeconds) =>
+              this.sendError(new AppError('stt_silence_warning', { ...ws, details: { silenceSeconds, remainingSeconds } })),
+            onTimeout: (silenceSeconds) => {
+              if (!this.running) return;
+              this.sendError(new AppError('stt_silence_timeout', { ...ws, details: { silence_seconds: silenceSeconds } }));
+              this.endRecording('normal');
+            },
+          });
       rec.onSpeech = () => this.silence?.speech();
       this.send(
         eventMessage('session_started', {
           session_id: rec.sessionId,
           task_id: rec.taskId,
-          recording_type: checked.start.type,
+          recording_type: start.type,
           recognition_mode: 'single',
           message: 'Recording started.',
+          ...(host ? await host.startedFields() : {}),
         }),
       );
     } finally {
@@ -347,15 +406,23 @@ export class Connection {
       this.sendError(next);
       return;
     }
+    if (this.broadcast && action !== 'audio') this.background(this.broadcast.control(action), `broadcast ${action}`);
     if (next.kind === 'stopping') {
-      this.send(eventMessage('status', { status: next.kind }));
+      this.status(next.kind);
       this.endRecording('normal');
       return;
     }
     this.state = next;
     if (next.kind === 'paused') this.silence?.pause();
     if (next.kind === 'started') this.silence?.resume();
-    this.send(eventMessage('status', { status: next.kind }));
+    // pause and resume lead to paused or started.
+    this.status(next.kind as SessionStatus);
+  }
+
+  /** A status change is a session event (every audience sees it). */
+  private status(status: SessionStatus): void {
+    if (this.recording) this.recording.events.publish({ event: 'status', data: { status } });
+    else this.send(eventMessage('status', { status }));
   }
 
   /** Stops a running recording and finalizes it; `status: ended` and `task_complete` follow. */
@@ -371,19 +438,47 @@ export class Connection {
     const rec = this.recording;
     if (!rec) return;
     try {
+      const host = this.broadcast;
+      this.broadcast = null;
+      if (host) await host.recordingEnded().catch((err) => this.logger.error({ err }, 'broadcast end failed'));
+      host?.dispose();
       const outcome = await rec.finish(kind).catch((err) => {
         this.logger.error({ err, task_id: rec.taskId }, 'finalization failed');
         return 'failed' as const;
       });
       this.recording = null;
       this.state = { kind: 'connected' };
-      this.send(eventMessage('status', { status: 'ended', task_id: rec.taskId }));
+      // `status: ended` came through the session stream at the end of rec.finish().
+      this.detach();
       this.send(eventMessage('task_complete', { task_id: rec.taskId, status: outcome, duration_ms: rec.durationMs }));
     } finally {
       this.finishing = null;
       this.markDone();
       if (this.closeWhenIdle) this.close(CLOSE.goingAway, 'service shutdown');
     }
+  }
+
+  /** A broadcast action of the host: answered with its event, or session_not_started without a running broadcast. */
+  private async broadcastAction(
+    action: string,
+    reply: string,
+    run: (host: BroadcastHost) => Promise<Record<string, unknown>>,
+  ): Promise<void> {
+    if (!this.broadcast || !this.running) {
+      this.sendError(new AppError('session_not_started', { ...ws, details: { action } }));
+      return;
+    }
+    this.send(eventMessage(reply, await run(this.broadcast)));
+  }
+
+  /** The broadcast was revoked over REST: the host is told and the recording ends. */
+  private broadcastRevoked(): void {
+    this.sendError(new AppError('broadcast_token_revoked', ws));
+    if (this.running) this.endRecording('normal');
+  }
+
+  private background(p: Promise<unknown>, what: string): void {
+    void p.catch((err) => this.logger.error({ err }, `${what} failed`));
   }
 
   /** What the session actions (session-actions.ts) see of this connection, at dispatch time. */

@@ -23,7 +23,7 @@ export async function finalizeRecording(rec: Recording, wavPath: string, kind: F
     }
     if (kind === 'normal') {
       await tasks.setStatus(taskId, 'uploading');
-      deps.emit('status', { status: 'uploading', task_id: taskId });
+      rec.events.publish({ event: 'status', data: { status: 'uploading', task_id: taskId } });
     }
     const m4a = `${wavPath}.m4a`;
     try {
@@ -37,7 +37,7 @@ export async function finalizeRecording(rec: Recording, wavPath: string, kind: F
     deps.emit('segment_uploaded', { task_id: taskId, duration_ms: rec.durationMs });
     if (kind === 'normal') {
       await tasks.setStatus(taskId, 'processing');
-      deps.emit('status', { status: 'processing', task_id: taskId });
+      rec.events.publish({ event: 'status', data: { status: 'processing', task_id: taskId } });
     }
     if (rec.sentences.length) await tasks.appendSentences(taskId, rec.sentences);
     for (const [lang, entries] of rec.translations)

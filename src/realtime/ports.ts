@@ -6,6 +6,7 @@
 
 import { join } from 'node:path';
 import type { AppDeps } from '../app.js';
+import type { BroadcastHostDeps } from '../broadcasts/host-session.js';
 import type { EngineRegistry } from '../engines/registry.js';
 import { type GlossaryLimits, glossaryLimits } from '../glossary/index.js';
 import { PlanService } from '../plans/service.js';
@@ -15,7 +16,7 @@ import { summarizeTask } from '../processing/summarize.js';
 import { translateTask } from '../processing/translate.js';
 import type { SummaryTemplateCatalogue } from '../summary-templates/catalogue.js';
 import { tasksOf } from '../tasks/module.js';
-import { SESSION_FORCE_END_TOPIC, type SessionForceEndEvent } from '../tasks/service.js';
+import { SESSION_FORCE_END_TOPIC } from '../tasks/service.js';
 import type { RecordingDeps } from './recording.js';
 import type { RecoveryDeps } from './recover.js';
 import type { EngineQuery, StartRequest } from './start.js';
@@ -47,14 +48,21 @@ export interface RealtimePorts {
   renameTask(principal: Principal, taskId: string, name: string): Promise<void>;
   /** Recovery of a dead process's recordings (recover.ts) and after how long a process counts as dead. */
   recovery: RecoveryDeps & { staleMs: number };
-  /** Subscribes to force-fail of live tasks (the task service publishes before it fails the task). */
-  onForceEnd(handler: (taskId: string) => void): () => void;
+  /** Broadcast host sessions (src/broadcasts/host-session.ts); absent: `start` of type broadcast is refused. */
+  broadcasts?: BroadcastHostDeps;
+  /** Subscribes to force-fail of live tasks (the task service publishes before it fails the task); resolves once live. */
+  onForceEnd(handler: (taskId: string) => void): Promise<() => void>;
 }
 
 export function engineQueryOf(registry: EngineRegistry): EngineQuery {
   return {
     transcriptionLanguages: () => registry.languagesFor('streaming-stt').sort(),
-    servesTranscription: (l) => registry.streamingRecognizer(l) !== undefined,
+    // As the recording asks (recording.ts): live captions need interim results.
+    servesTranscription: (language) => registry.serves({ kind: 'streaming-stt', language, interimResults: true }),
+    streamingRefusal: (need) => {
+      const s = registry.select({ kind: 'streaming-stt', ...need });
+      return s.ok ? null : s.refusal;
+    },
     translationTargets: (from) =>
       [
         ...new Set(
@@ -64,7 +72,7 @@ export function engineQueryOf(registry: EngineRegistry): EngineQuery {
             .map(([, t]) => t),
         ),
       ].sort(),
-    servesTranslation: (from, to) => registry.translator(from, to) !== undefined,
+    servesTranslation: (from, to) => registry.serves({ kind: 'translator', from, to }),
   };
 }
 
@@ -75,6 +83,7 @@ export function realtimePortsOf(deps: AppDeps): RealtimePorts {
       outcomes: tasksOf(deps).tasks,
       engines: deps.engines,
       blobs: deps.blobs,
+      streams: deps.streams,
       logger: deps.logger.child({ component: 'recording' }),
       tempDir: join(deps.config.platform.dataDir, 'tmp', 'realtime'),
       processing: {
@@ -97,12 +106,10 @@ export function realtimePortsOf(deps: AppDeps): RealtimePorts {
       ffmpegPath: deps.config.engines.ffmpegPath,
       billing: {
         minuteMs: deps.config.realtime.billingMinuteMs,
-        startUsage: async (principal, taskId) => (await deps.billing.startUsage(principal, { type: 'recording', taskId })).id,
+        startUsage: async (principal, taskId, start) => (await deps.billing.startUsage(principal, { type: usageType(start), taskId })).id,
         chargeMinute: async (principal, usageId, index, start) => {
           if (index > 0) await assertCanContinue(deps, principal, index);
-          const points = deps.billing.prices.recordingMinute({
-            translationLanguages: start.realtimeTranslation ? start.translationLanguages.length : 0,
-          });
+          const points = minutePrice(deps, start);
           await exhaustedOnRefusal(deps, principal, deps.billing.charge(usageId, { idempotencyKey: `m${index}`, points, minutes: 1 }));
         },
         endUsage: async (usageId) => {
@@ -136,14 +143,13 @@ export function realtimePortsOf(deps: AppDeps): RealtimePorts {
     },
     onForceEnd(handler) {
       return deps.bus.subscribe(SESSION_FORCE_END_TOPIC, (m) => {
-        const id = (m as Partial<SessionForceEndEvent>).task_id;
-        if (typeof id === 'string') handler(id);
+        if (typeof m.task_id === 'string') handler(m.task_id);
       });
     },
     async admit(principal, start) {
       const standing = await deps.billing.standing(principal);
       // Plan-bound unlimited plans list what they include (start rejected, connection kept).
-      PlanService.assertFeature(standing.plan, 'transcribe', 'type');
+      PlanService.assertFeature(standing.plan, start.type === 'broadcast' ? 'broadcast' : 'transcribe', 'type');
       if (start.realtimeTranslation && start.translationLanguages.length)
         PlanService.assertFeature(standing.plan, 'translation', 'translation_languages');
       if (start.summary) PlanService.assertFeature(standing.plan, 'summary', 'summary_template');
@@ -154,11 +160,9 @@ export function realtimePortsOf(deps: AppDeps): RealtimePorts {
         { transport: 'websocket', session: true, transcriptionLanguages: start.transcriptionLanguages.length },
         deps.now(),
       );
-      // The first minute is charged at start, so one minute must be affordable.
-      const minute = deps.billing.prices.recordingMinute({
-        translationLanguages: start.realtimeTranslation ? start.translationLanguages.length : 0,
-      });
-      await exhaustedOnRefusal(deps, principal, deps.billing.assertCanAfford(principal, minute, standing));
+      // The first minute is charged at start, so one minute must be affordable (broadcasts: in points, always).
+      const minute = minutePrice(deps, start);
+      await exhaustedOnRefusal(deps, principal, deps.billing.assertCanAfford(principal, minute, standing, usageType(start)));
     },
     async consumeTicket(ticket) {
       const r = await deps.tickets.consumeTicket(ticket);
@@ -172,6 +176,18 @@ export function realtimePortsOf(deps: AppDeps): RealtimePorts {
       deps.authenticator.check({ ...key, account_blocked: account.blocked, account_user_disabled: account.user_disabled }, ip);
     },
   };
+}
+
+/** Usage rows of live sessions: `broadcast` for broadcasts (always paid in points), else `recording`. */
+function usageType(start: StartRequest): 'broadcast' | 'recording' {
+  return start.type === 'broadcast' ? 'broadcast' : 'recording';
+}
+
+function minutePrice(deps: AppDeps, start: StartRequest): number {
+  const translationLanguages = start.realtimeTranslation ? start.translationLanguages.length : 0;
+  return start.type === 'broadcast'
+    ? deps.billing.prices.broadcastMinute({ translationLanguages })
+    : deps.billing.prices.recordingMinute({ translationLanguages });
 }
 
 /**

@@ -48,7 +48,7 @@ export function errorMessage(err: AppError, now: Date): string {
   return JSON.stringify({ type: 'error', data: toErrorObject(err, undefined, now) });
 }
 
-export function eventMessage(action: string, payload: Record<string, unknown>): string {
+export function eventMessage(action: string, payload: object): string {
   return JSON.stringify({ type: 'voice-translation', data: { action, ...payload } });
 }
 
@@ -70,6 +70,8 @@ export const CLOSE = {
   keyRefused: 4003,
   /** No `start` within the pre-start deadline, or no pong within the keep-alive timeout. */
   timeout: 4008,
+  /** The client read too slowly: its queue passed the slow-consumer limit (src/stream/outbox.ts). */
+  tooSlow: 4013,
   /** Message or audio rate limit exceeded repeatedly. */
   rateLimited: 4029,
 } as const;

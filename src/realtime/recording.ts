@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { WebmStreamDecoder } from '../engines/audio/stream.js';
 import { EngineError } from '../engines/errors.js';
+import { refusalError } from '../engines/refusal.js';
 import type { EngineRegistry } from '../engines/registry.js';
 import { readableText } from '../engines/text/readable.js';
 import type { RecognizerStream, SttResult } from '../engines/types.js';
@@ -19,6 +20,7 @@ import { AppError } from '../platform/errors/app-error.js';
 import type { SummarizeTaskOptions, SummaryOutcome, SummaryRequest } from '../processing/summarize.js';
 import type { TranslateTaskOptions } from '../processing/translate.js';
 import type { BlobStore } from '../storage/types.js';
+import type { SessionPublisher, SessionStreams } from '../stream/session-streams.js';
 import type { TaskService } from '../tasks/service.js';
 import type { SentenceInput, TaskStore, TranslationInput } from '../tasks/store.js';
 import { type FinishKind, finalizeRecording } from './finalize.js';
@@ -42,7 +44,7 @@ export interface RecordingDeps {
   /** Per-minute billing of live audio (billing service and the plan's limits calculator). */
   billing: {
     minuteMs: number;
-    startUsage(principal: Principal, taskId: string): Promise<string>;
+    startUsage(principal: Principal, taskId: string, start: StartRequest): Promise<string>;
     /**
      * Charges minute `index`. Before a minute after the first, the plan's running limits are
      * asked: throws daily_limit_disconnect / daily_limit_reached when the recording must end,
@@ -58,8 +60,11 @@ export interface RecordingDeps {
     translate(taskId: string, o: TranslateTaskOptions): Promise<unknown>;
     summarize(principal: Principal, taskId: string, req: SummaryRequest, o: SummarizeTaskOptions): Promise<SummaryOutcome>;
   };
-  /** Sends a voice-translation event or an error to the client. */
+  /** Live sessions as event streams: results, translations and status go to every audience (src/stream). */
+  streams: Pick<SessionStreams, 'publisher'>;
+  /** Sends an event only the owner's client gets (segment_uploaded, summary_done, summary_error). */
   emit(action: string, payload: Record<string, unknown>): void;
+  /** Sends an error to the owner's client (errors are not part of the session stream). */
   error(err: AppError): void;
 }
 
@@ -79,6 +84,8 @@ export class Recording {
   /** The language recognized now (`switch_language` changes it). */
   language: string;
   private stream: RecognizerStream | null = null;
+  /** The session's event stream (open from begin() until finish() or abandon()). */
+  private publisher: SessionPublisher | null = null;
   /** PCM that arrived while the recognizer was being switched; fed to the new stream. */
   private switching: Int16Array[] | null = null;
   private switched: Promise<void> | null = null;
@@ -135,14 +142,15 @@ export class Recording {
       title: s.name ?? `Recording ${new Date().toISOString().slice(0, 16).replace('T', ' ')}`,
       nameSource: s.name ? 'user' : 'auto',
       type: s.type,
-      typeSource: 'realtime',
+      typeSource: s.type === 'broadcast' ? 'broadcast' : 'realtime',
       recognitionMode: 'single',
       processingStatus: 'recording',
       transcriptionLanguages: s.transcriptionLanguages,
       translationLanguages: s.translationLanguages,
     });
     this.taskId = task.taskId;
-    this.usageId = await this.deps.billing.startUsage(this.principal, this.taskId);
+    this.publisher = await this.deps.streams.publisher(this.taskId, s.realtimeTranslation ? s.translationLanguages.length : 0);
+    this.usageId = await this.deps.billing.startUsage(this.principal, this.taskId, this.start);
     // Minute 0 is charged at start; minute n when audio reaches n billing minutes.
     await this.deps.billing.chargeMinute(this.principal, this.usageId, 0, this.start);
     this.minutesCharged = 1;
@@ -154,12 +162,17 @@ export class Recording {
     const sidecar: RecordingSidecar = { task_id: this.taskId, usage_id: this.usageId };
     writeFileSync(this.sidecarPath, JSON.stringify(sidecar));
     this.stream = await this.openStream(this.language, 0);
+    // The stream's first event (retained): from here on audiences on any node see the session
+    // as live (floating subtitles answer 425 recording_not_ready before). The owner's socket is
+    // attached after begin(), so it gets session_started instead.
+    this.events.publish({ event: 'status', data: { status: 'started' } });
   }
 
   /** Results of a stream are relative to its own start: `offset` is where it begins in the recording. */
   private async openStream(language: string, offset: number): Promise<RecognizerStream> {
-    const recognizer = this.deps.engines.streamingRecognizer(language);
-    if (!recognizer) throw new AppError('stt_init_failed', { variant: 'websocket', details: { language } });
+    const selected = this.deps.engines.select({ kind: 'streaming-stt', language, interimResults: true });
+    if (!selected.ok) throw refusalError('stt_init_failed', selected.refusal, { variant: 'websocket', details: { language } });
+    const recognizer = selected.engine;
     try {
       return await recognizer.open({
         language,
@@ -261,17 +274,20 @@ export class Recording {
     const text = readableText(r, language, { rewrite: glossary ? (t) => applyGlossary(t, language, glossary) : undefined });
     const sid = this.sid;
     const startMs = offsetMs + r.startMs;
-    this.deps.emit('result', {
-      origin: {
-        sid,
-        language,
-        text,
-        is_final: r.isFinal,
-        speaker_id: r.speakerId ?? null,
-        detected_language: r.detectedLanguage ?? null,
-        start_time: mmss(startMs),
-        // Extension: the audio position (ms from the recording's start) the result covers up to.
-        end_ms: offsetMs + r.endMs,
+    this.events.publish({
+      event: 'result',
+      data: {
+        origin: {
+          sid,
+          language,
+          text,
+          is_final: r.isFinal,
+          speaker_id: r.speakerId ?? null,
+          detected_language: r.detectedLanguage ?? null,
+          start_time: mmss(startMs),
+          // Extension: the audio position (ms from the recording's start) the result covers up to.
+          end_ms: offsetMs + r.endMs,
+        },
       },
     });
     if (!r.isFinal) return;
@@ -291,14 +307,16 @@ export class Recording {
   private async translate(sid: number, text: string, from: string, to: string): Promise<boolean> {
     const list = this.translations.get(to) ?? new Map<number, TranslationInput>();
     this.translations.set(to, list);
-    const translator = this.deps.engines.translator(from, to);
+    const selected = this.deps.engines.select({ kind: 'translator', from, to });
+    const translator = selected.ok ? selected.engine : undefined;
     try {
-      if (!translator) throw new Error(`no translator ${from}->${to}`);
+      if (!selected.ok) throw new Error(selected.refusal.message);
+      const engine = selected.engine;
       const entries = this.glossary ? dictionaryFor(this.glossary, to) : [];
-      const out = await translateWithDictionary(text, entries, (t) => translator.translate(t, { from, to }));
+      const out = await translateWithDictionary(text, entries, (t) => engine.translate(t, { from, to }));
       this.failuresInRow = 0;
       list.set(sid, { sid, text: out });
-      this.deps.emit('translation', { sid, language: to, text: out, is_final: true });
+      this.events.publish({ event: 'translation', data: { sid, language: to, text: out, is_final: true } });
       return true;
     } catch (err) {
       this.deps.logger.warn({ err: (err as Error).message, sid, to }, 'translation failed');
@@ -340,6 +358,12 @@ export class Recording {
     return this.wavPath.replace(/\.wav$/, '.json');
   }
 
+  /** The session's event stream (after begin()); the connection attaches the owner's socket to it. */
+  get events(): SessionPublisher {
+    if (!this.publisher) throw new Error('the recording has not begun');
+    return this.publisher;
+  }
+
   get durationMs(): number {
     return Math.round(this.bytes / BYTES_PER_MS);
   }
@@ -365,6 +389,8 @@ export class Recording {
     } finally {
       rmSync(this.wavPath, { force: true });
       rmSync(this.sidecarPath, { force: true });
+      // The last event of the stream, after the last final and translation.
+      this.publisher?.end();
     }
   }
 
@@ -381,6 +407,7 @@ export class Recording {
 
   /** begin() failed part way (e.g. the first minute not covered): undo what it made. */
   async abandon(): Promise<void> {
+    this.publisher?.close();
     this.webm?.abort();
     this.stream?.abort();
     this.stream = null;

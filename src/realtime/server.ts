@@ -51,8 +51,17 @@ export function registerRealtime(http: HttpApp, options: RealtimeOptions): void 
   let shuttingDown = false;
   const host = { shuttingDown: () => shuttingDown };
   // POST /tasks/{id}/force-fail of a live task: its session ends before the task fails.
-  const unsubscribe = ports.onForceEnd((taskId) => {
-    for (const c of connections) if (c.taskId === taskId) c.forceEnd();
+  const forceEnd = ports
+    .onForceEnd((taskId) => {
+      for (const c of connections) if (c.taskId === taskId) c.forceEnd();
+    })
+    .catch((err: unknown) => {
+      logger.error({ err }, 'force-end subscription failed');
+      return () => {};
+    });
+  // The server listens only once the subscription is live.
+  http.addHook('onReady', async () => {
+    await forceEnd;
   });
   const wss = new WebSocketServer({
     noServer: true,
@@ -105,7 +114,7 @@ export function registerRealtime(http: HttpApp, options: RealtimeOptions): void 
   // before the database closes (app.close runs after this hook); then the sockets are cut.
   http.addHook('preClose', async () => {
     shuttingDown = true;
-    unsubscribe();
+    (await forceEnd)();
     await Promise.all([...connections].map((c) => c.shutdown()));
     const closed = [...wss.clients].map((ws) => new Promise((resolve) => ws.once('close', resolve)));
     await Promise.race([Promise.all(closed), new Promise((resolve) => setTimeout(resolve, 500).unref())]);

@@ -5,6 +5,8 @@
  * rules are tested without engines. Plan and credit checks happen after this (they read
  * the database).
  */
+import type { RecognizerNeed, Refusal } from '../engines/needs.js';
+import { refusalError } from '../engines/refusal.js';
 import { normalizeLanguage } from '../languages.js';
 import { AppError } from '../platform/errors/app-error.js';
 import type { ErrorCode } from '../platform/errors/registry.js';
@@ -38,13 +40,16 @@ export interface EngineQuery {
   /** Languages a streaming recognizer serves (for the error's valid_values). */
   transcriptionLanguages(): string[];
   servesTranscription(language: string): boolean;
+  /** Why no streaming recognizer meets the need (null when one does). */
+  streamingRefusal(need: RecognizerNeed): Refusal | null;
   /** Targets reachable from `from` (for valid_values). */
   translationTargets(from: string): string[];
   servesTranslation(from: string, to: string): boolean;
 }
 
 export interface StartRequest {
-  type: (typeof SUPPORTED_TYPES)[number];
+  /** `broadcast` only through a broadcast start (src/broadcasts/host-session.ts builds the rest from the channel). */
+  type: (typeof SUPPORTED_TYPES)[number] | 'broadcast';
   transcriptionLanguages: string[];
   translationLanguages: string[];
   realtimeTranslation: boolean;
@@ -65,6 +70,35 @@ export interface StartRequest {
 }
 
 export type StartResult = { ok: true; start: StartRequest; warnings: AppError[] } | { ok: false; error: AppError };
+
+/**
+ * multi_speaker: one language (diarization_multilang_conflict), then a streaming recognizer
+ * with diarization for it (diarization_unavailable naming what is missing). Live diarization
+ * itself comes with the live modes; until then a served need still gets invalid_recognition_mode.
+ */
+function checkMultiSpeaker(transcription: string[], engines: EngineQuery): void {
+  if (transcription.length > 1) {
+    fail('diarization_multilang_conflict', 'Multi-speaker recognition allows exactly one transcription language.', {
+      field: 'transcription_languages',
+      max: 1,
+      received: transcription.length,
+    });
+  }
+  const language = transcription[0] as string;
+  const refusal = engines.streamingRefusal({ language, diarization: true });
+  if (refusal)
+    throw new Reject(
+      refusalError('diarization_unavailable', refusal, { variant: 'websocket', details: { field: 'recognition_mode', language } }),
+    );
+  laterMode('multi_speaker');
+}
+
+function laterMode(mode: string): never {
+  return fail('invalid_recognition_mode', `Recognition mode "${mode}" comes in a later release; use "single".`, {
+    field: 'recognition_mode',
+    valid_values: ['single'],
+  });
+}
 
 class Reject extends Error {
   constructor(readonly error: AppError) {
@@ -141,12 +175,8 @@ function check(data: Record<string, unknown>, engines: EngineQuery, maxTranscrip
     invalid('broadcast_token', 'broadcast_token is allowed only with type "broadcast".');
   }
   const mode = oneOf(data, 'recognition_mode', RECOGNITION_MODES, 'single');
-  if (mode !== 'single') {
-    fail('invalid_recognition_mode', `Recognition mode "${mode}" comes in a later release; use "single".`, {
-      field: 'recognition_mode',
-      valid_values: ['single'],
-    });
-  }
+  // multi_speaker is checked against the engines once the languages are known.
+  if (mode !== 'single' && mode !== 'multi_speaker') laterMode(mode);
   const af = data.audio_format;
   if (af !== undefined && af !== null && !(AUDIO_FORMATS as readonly unknown[]).includes(af)) {
     fail('audio_format_unsupported', `audio_format must be one of ${AUDIO_FORMATS.join(', ')} (case-sensitive).`, {
@@ -191,6 +221,7 @@ function check(data: Record<string, unknown>, engines: EngineQuery, maxTranscrip
       invalid('transcription_languages', `No speech recognizer here serves "${lang}".`, engines.transcriptionLanguages());
     }
   }
+  if (mode === 'multi_speaker') checkMultiSpeaker(transcription, engines);
 
   const ttsEnabled = optionalBoolean(data, 'tts_enabled', false);
   const summaryMode =

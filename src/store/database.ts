@@ -18,6 +18,13 @@ import type { Schema } from './schema.js';
 
 export type Dialect = 'sqlite' | 'postgres';
 
+/**
+ * Where a store operation runs: the database's own connection pool, or an open transaction
+ * (`db.transaction().execute((tx) => ...)`), so one feature's write can join another's
+ * transaction (a task's outcome and its webhook outbox rows commit together).
+ */
+export type Executor = Kysely<Schema>;
+
 export interface Database {
   readonly db: Kysely<Schema>;
   readonly dialect: Dialect;

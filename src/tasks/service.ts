@@ -6,48 +6,29 @@
  * (is the task's import still processing?).
  */
 import type { Logger } from 'pino';
+import { SESSION_FORCE_END_TOPIC, type SessionForceEndEvent } from '../bus/topics.js';
 import type { EventBus } from '../bus/types.js';
 import type { Principal } from '../platform/auth/types.js';
 import { AppError } from '../platform/errors/app-error.js';
 import type { BlobStore } from '../storage/types.js';
-import type { Database } from '../store/database.js';
+import type { Database, Executor } from '../store/database.js';
 import { TaskListRenderer } from './list-json.js';
 import { type FailureSource, IN_PROGRESS, type TaskStatus } from './status.js';
 import type { TaskRecord, TaskStore } from './store.js';
 
-/** Bus topic: a task failed (the webhook feature turns it into `recording.failed`). */
-export const TASK_FAILED_TOPIC = 'task.failed';
-/** Bus topic: a task finished processing (the webhook feature sends `recording.completed`). */
-export const TASK_COMPLETED_TOPIC = 'task.completed';
+// Bus topics and their messages are declared in src/bus/topics.ts.
+export type { SessionForceEndEvent } from '../bus/topics.js';
+export { SESSION_FORCE_END_TOPIC } from '../bus/topics.js';
 
-export interface TaskCompletedEvent {
-  task_id: string;
-  account_id: string;
-  key_id: string;
-  name: string;
-  duration_ms: number;
-  type_source: 'realtime' | 'import';
-  transcription_languages: string[] | null;
-  translation_languages: string[] | null;
-  /** When the task reached this outcome: with task_id, names the outcome (webhook dedupe across workers). */
-  at: string;
-}
-
-/** Bus topic: end the live session of a task now (force-fail of a connected recording). */
-export const SESSION_FORCE_END_TOPIC = 'session.force_end';
-
-export interface TaskFailedEvent {
-  task_id: string;
-  account_id: string;
-  key_id: string;
-  /** `processing` is Parley's value for ordinary failures; the webhook omits it (spec: optional field). */
-  failure_source: FailureSource;
-  at: string;
-}
-
-export interface SessionForceEndEvent {
-  task_id: string;
-  reason: 'user_forced';
+/**
+ * Durable effects of a task's outcome (the webhook outbox rows and their delivery jobs),
+ * written in the same transaction as the status change: they exist exactly when the outcome
+ * commits, whatever process made it and whether or not any subscriber is listening.
+ */
+export interface TaskOutcomeEffects {
+  completed(task: TaskRecord, within: Executor): Promise<void>;
+  /** `task.failureSource` says why (`user_forced`, `no_audio`, `processing`). */
+  failed(task: TaskRecord, within: Executor): Promise<void>;
 }
 
 /** Re-runs recognition (and what the task asked for) from the stored audio. */
@@ -71,6 +52,7 @@ export interface TaskServiceDeps {
   logger?: Logger;
   reprocessor?: TaskReprocessor;
   imports?: ImportStatusPort;
+  outcomeEffects?: TaskOutcomeEffects;
   ffmpegPath?: string;
 }
 
@@ -79,6 +61,7 @@ export type SkipReason = 'not_found' | 'invalid_processing_status';
 export class TaskService {
   reprocessor: TaskReprocessor | undefined;
   imports: ImportStatusPort | undefined;
+  outcomeEffects: TaskOutcomeEffects | undefined;
 
   /** ffmpeg binary for MP3 export (PARLEY_FFMPEG). */
   readonly ffmpegPath: string;
@@ -90,6 +73,7 @@ export class TaskService {
     this.listRenderer = new TaskListRenderer(deps.database);
     this.reprocessor = deps.reprocessor;
     this.imports = deps.imports;
+    this.outcomeEffects = deps.outcomeEffects;
   }
 
   get store(): TaskStore {
@@ -199,8 +183,8 @@ export class TaskService {
 
   /**
    * Marks a stuck task failed (`user_forced`). A connected live session is told to end first,
-   * so its client gets the error and its recording stops; then the status moves, and the
-   * `task.failed` event lets the webhook feature send `recording.failed`.
+   * so its client gets the error and its recording stops; then the status moves, with
+   * `recording.failed` in the webhook outbox in the same transaction.
    */
   async forceFail(principal: Principal, taskId: string): Promise<TaskRecord> {
     const task = await this.owned(principal, taskId);
@@ -225,36 +209,29 @@ export class TaskService {
   // --- Outcomes for writers (live sessions, imports, reprocessing) -------------------------
 
   /**
-   * Ends processing successfully: `processing` -> `completed`, then `task.completed` (the
-   * webhook feature sends `recording.completed` with exactly this data).
+   * Ends processing successfully: `processing` -> `completed`, and in the same transaction
+   * its durable effects (`recording.completed` in the webhook outbox). `within`: a caller's
+   * open transaction to join (an import completes its own record in it too).
    */
-  async complete(taskId: string, change: { durationMs?: number } = {}): Promise<TaskRecord> {
-    const done = await this.deps.store.setStatus(taskId, 'completed', change);
-    await this.deps.bus.publish(TASK_COMPLETED_TOPIC, {
-      task_id: done.taskId,
-      account_id: done.accountId,
-      key_id: done.keyId,
-      name: done.title,
-      duration_ms: done.durationMs,
-      type_source: done.typeSource === 'import' ? 'import' : 'realtime',
-      transcription_languages: done.transcriptionLanguages,
-      translation_languages: done.translationLanguages,
-      at: done.updatedAt,
-    } satisfies TaskCompletedEvent);
-    return done;
+  async complete(taskId: string, change: { durationMs?: number } = {}, within?: Executor): Promise<TaskRecord> {
+    return this.inTransaction(within, async (tx) => {
+      const done = await this.deps.store.setStatus(taskId, 'completed', change, tx);
+      await this.outcomeEffects?.completed(done, tx);
+      return done;
+    });
   }
 
-  /** Fails a task from any in-progress state, then publishes `task.failed` (`recording.failed`). */
-  async fail(taskId: string, failure: { source: FailureSource; code?: string; message?: string }): Promise<TaskRecord> {
-    const failed = await this.deps.store.setStatus(taskId, 'failed', { failure });
-    await this.deps.bus.publish(TASK_FAILED_TOPIC, {
-      task_id: failed.taskId,
-      account_id: failed.accountId,
-      key_id: failed.keyId,
-      failure_source: failure.source,
-      at: failed.updatedAt,
-    } satisfies TaskFailedEvent);
-    return failed;
+  /** Fails a task from any in-progress state, with its durable effects (`recording.failed`) in the same transaction. */
+  async fail(taskId: string, failure: { source: FailureSource; code?: string; message?: string }, within?: Executor): Promise<TaskRecord> {
+    return this.inTransaction(within, async (tx) => {
+      const failed = await this.deps.store.setStatus(taskId, 'failed', { failure }, tx);
+      await this.outcomeEffects?.failed(failed, tx);
+      return failed;
+    });
+  }
+
+  private inTransaction<T>(within: Executor | undefined, fn: (tx: Executor) => Promise<T>): Promise<T> {
+    return within ? fn(within) : this.deps.database.db.transaction().execute(fn);
   }
 
   /** Moves a failed task with stored audio back to `processing` and queues its reprocessing. */

@@ -9,7 +9,7 @@ import { randomUUID } from 'node:crypto';
 import type { Kysely, Transaction } from 'kysely';
 import { AppError } from '../platform/errors/app-error.js';
 import { flag, nowIso, parseJson } from '../store/columns.js';
-import type { Database } from '../store/database.js';
+import type { Database, Executor } from '../store/database.js';
 import type { Schema } from '../store/schema.js';
 import { canTransition, type FailureSource, type RecognitionMode, type TaskStatus, type TaskType, type TypeSource } from './status.js';
 import type { SentencesTable, TasksTable, TranscriptsTable } from './tables.js';
@@ -342,8 +342,8 @@ export class TaskStore {
    * Moves a task to `to` if the transition table allows it from its current state; throws
    * `invalid_processing_status` otherwise (also when another writer moved it first).
    */
-  async setStatus(taskId: string, to: TaskStatus, change: StatusChange = {}): Promise<TaskRecord> {
-    const current = await this.getTask(taskId);
+  async setStatus(taskId: string, to: TaskStatus, change: StatusChange = {}, within: Executor = this.db): Promise<TaskRecord> {
+    const current = await this.getTask(taskId, within);
     if (!current) throw new AppError('recording_not_found');
     if (!canTransition(current.processingStatus, to)) {
       throw new AppError('invalid_processing_status', {
@@ -352,7 +352,7 @@ export class TaskStore {
       });
     }
     const failure = to === 'failed' ? change.failure : undefined;
-    const result = await this.db
+    const result = await within
       .updateTable('tasks')
       .set({
         processing_status: to,
@@ -372,7 +372,7 @@ export class TaskStore {
         details: { requested: to },
       });
     }
-    return (await this.getTask(taskId)) as TaskRecord;
+    return (await this.getTask(taskId, within)) as TaskRecord;
   }
 
   /** Records the playable audio (M4A blob key) and, when known, the duration. */
@@ -411,8 +411,8 @@ export class TaskStore {
 
   // --- Reads ------------------------------------------------------------------------------
 
-  async getTask(taskId: string): Promise<TaskRecord | null> {
-    const r = await this.db.selectFrom('tasks').selectAll().where('task_id', '=', taskId).executeTakeFirst();
+  async getTask(taskId: string, within: Executor = this.db): Promise<TaskRecord | null> {
+    const r = await within.selectFrom('tasks').selectAll().where('task_id', '=', taskId).executeTakeFirst();
     return r ? toTask(r) : null;
   }
 

@@ -1,16 +1,16 @@
 /**
- * Builds the webhook service from the app's backends and connects it to the events other
- * features publish on the bus: credit crossings (billing already applies the "once per 24 h
- * per account, re-armed when credit rises" gate, so each message is delivered) and task
- * outcomes (`recording.completed` / `recording.failed`).
+ * Builds the webhook service from the app's backends and connects it to the credit crossings
+ * billing publishes on the bus (billing already applies the "once per 24 h per account,
+ * re-armed when credit rises" gate, so each message is delivered). Task outcomes do not ride
+ * on the bus: the task service writes them to the outbox in the outcome's transaction
+ * (task-outcomes.ts).
  */
 import type { Logger } from 'pino';
-import { CREDIT_EXHAUSTED, CREDIT_LOW, type CreditExhaustedEvent, type CreditLowEvent } from '../billing/events.js';
+import { CREDIT_EXHAUSTED, CREDIT_LOW } from '../billing/events.js';
 import type { EventBus } from '../bus/types.js';
 import type { JobQueue } from '../jobs/types.js';
 import type { KeyService } from '../keys/service.js';
 import type { Database } from '../store/database.js';
-import { TASK_COMPLETED_TOPIC, TASK_FAILED_TOPIC, type TaskCompletedEvent, type TaskFailedEvent } from '../tasks/service.js';
 import { eventData } from './events.js';
 import { type WebhookOptions, WebhookService, type WebhookTargets } from './service.js';
 import { WebhookStore } from './store.js';
@@ -40,59 +40,23 @@ export function createWebhooksModule(d: {
 }
 
 /**
- * Subscribes the service to bus events (call in processes with the worker role, so a
- * notification is queued once per event). Returns the unsubscribe function.
+ * Subscribes the service to credit events (call in processes with the worker role, so a
+ * notification is queued once per event). Resolves, once both subscriptions are live, to the
+ * unsubscribe function.
  */
-export function subscribeWebhookEvents(bus: EventBus, webhooks: WebhookService, logger: Logger): () => void {
+export async function subscribeWebhookEvents(bus: EventBus, webhooks: WebhookService, logger: Logger): Promise<() => void> {
   const safe = (what: string, p: Promise<unknown>) => p.catch((err: unknown) => logger.error({ err, what }, 'webhook not queued'));
-  const offs = [
-    bus.subscribe(CREDIT_LOW, (m) => {
-      const e = m as CreditLowEvent;
+  const offs = await Promise.all([
+    bus.subscribe(CREDIT_LOW, (e) => {
       void safe(CREDIT_LOW, webhooks.notifyAccount('credit.low', e.accountId, eventData.creditLow(e), `credit.low:${e.accountId}:${e.at}`));
     }),
-    bus.subscribe(CREDIT_EXHAUSTED, (m) => {
-      const e = m as CreditExhaustedEvent;
+    bus.subscribe(CREDIT_EXHAUSTED, (e) => {
       void safe(
         CREDIT_EXHAUSTED,
         webhooks.notifyAccount('credit.exhausted', e.accountId, eventData.creditExhausted(e), `credit.exhausted:${e.accountId}:${e.at}`),
       );
     }),
-    bus.subscribe(TASK_COMPLETED_TOPIC, (m) => {
-      const e = m as TaskCompletedEvent;
-      void safe(
-        TASK_COMPLETED_TOPIC,
-        (async () => {
-          const route = (await webhooks.taskRouting?.(e.task_id)) ?? null;
-          if (route?.announcedElsewhere) return;
-          await webhooks.notify('recording.completed', {
-            accountId: e.account_id,
-            keyId: e.key_id,
-            callbackUrl: route?.callbackUrl ?? null,
-            data: eventData.recordingCompleted(e),
-            // Every worker process hears the event; one row per outcome is queued.
-            dedupeKey: e.at ? `recording.completed:${e.task_id}:${e.at}` : undefined,
-          });
-        })(),
-      );
-    }),
-    bus.subscribe(TASK_FAILED_TOPIC, (m) => {
-      const e = m as TaskFailedEvent;
-      void safe(
-        TASK_FAILED_TOPIC,
-        (async () => {
-          const route = (await webhooks.taskRouting?.(e.task_id)) ?? null;
-          if (route?.announcedElsewhere) return;
-          await webhooks.notify('recording.failed', {
-            accountId: e.account_id,
-            keyId: e.key_id,
-            callbackUrl: route?.callbackUrl ?? null,
-            data: eventData.recordingFailed(e),
-            dedupeKey: e.at ? `recording.failed:${e.task_id}:${e.at}` : undefined,
-          });
-        })(),
-      );
-    }),
-  ];
+  ]);
   return () => {
     for (const off of offs) off();
   };

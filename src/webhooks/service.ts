@@ -8,6 +8,8 @@ import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { JobContext, JobQueue } from '../jobs/types.js';
 import { AppError } from '../platform/errors/app-error.js';
+import { fixedSchedule } from '../platform/retry.js';
+import type { Executor } from '../store/database.js';
 import type { WebhookEvent } from './events.js';
 import { eventData } from './events.js';
 import { postWebhook } from './sender.js';
@@ -46,16 +48,7 @@ export interface NotifyInput {
   after?: string | null;
 }
 
-/**
- * How a task's outcome is announced. The imports feature sets `WebhookService.taskRouting` so
- * tasks it announces itself (recording.* then import.*, with the import's callback_url) are
- * skipped by the bus subscriber; other tasks get the returned callback_url (null: key URL).
- */
-export type TaskRouting = (taskId: string) => Promise<{ callbackUrl: string | null; announcedElsewhere?: boolean } | null>;
-
 export class WebhookService {
-  taskRouting: TaskRouting | undefined;
-
   constructor(
     private readonly store: WebhookStore,
     private readonly jobs: JobQueue,
@@ -65,33 +58,39 @@ export class WebhookService {
     private readonly now: () => Date,
   ) {}
 
-  /** Queues one notification; returns its delivery_id (null when the dedupe key was seen before). */
-  async notify(event: Exclude<WebhookEvent, 'webhook.verify'>, input: NotifyInput): Promise<string | null> {
+  /**
+   * Queues one notification; returns its delivery_id (null when the dedupe key was seen before).
+   * `within`: the caller's open transaction (the row and its delivery job commit with it).
+   */
+  async notify(event: Exclude<WebhookEvent, 'webhook.verify'>, input: NotifyInput, within?: Executor): Promise<string | null> {
     const id = randomUUID();
     const now = this.now().toISOString();
     const body = JSON.stringify({ event, timestamp: now, delivery_id: id, data: input.data });
-    const inserted = await this.store.insert({
-      id,
-      account_id: input.accountId,
-      key_id: input.keyId,
-      event,
-      callback_url: input.callbackUrl || null,
-      body,
-      status: input.after ? 'waiting' : 'pending',
-      attempts: 0,
-      last_error: null,
-      dedupe_key: input.dedupeKey ?? null,
-      after_id: input.after ?? null,
-      created_at: now,
-      updated_at: now,
-    });
+    const inserted = await this.store.insert(
+      {
+        id,
+        account_id: input.accountId,
+        key_id: input.keyId,
+        event,
+        callback_url: input.callbackUrl || null,
+        body,
+        status: input.after ? 'waiting' : 'pending',
+        attempts: 0,
+        last_error: null,
+        dedupe_key: input.dedupeKey ?? null,
+        after_id: input.after ?? null,
+        created_at: now,
+        updated_at: now,
+      },
+      within,
+    );
     if (!inserted) return null;
     if (input.after) {
       // The predecessor may have been tried already (or be gone): then this one goes now.
-      const before = await this.store.get(input.after);
-      if (!before || before.attempts > 0 || before.status !== 'pending') await this.releaseAfter(input.after);
+      const before = await this.store.get(input.after, within);
+      if (!before || before.attempts > 0 || before.status !== 'pending') await this.releaseAfter(input.after, within);
     } else {
-      await this.enqueue(id);
+      await this.enqueue(id, within);
     }
     return id;
   }
@@ -103,23 +102,24 @@ export class WebhookService {
   async notifySequence(
     common: Omit<NotifyInput, 'data' | 'after' | 'dedupeKey'>,
     items: { event: Exclude<WebhookEvent, 'webhook.verify'>; data: object; dedupeKey?: string }[],
+    within?: Executor,
   ): Promise<string[]> {
     const ids: string[] = [];
     let after: string | null = null;
     for (const item of items) {
-      const id: string | null = await this.notify(item.event, { ...common, data: item.data, after, dedupeKey: item.dedupeKey });
+      const id: string | null = await this.notify(item.event, { ...common, data: item.data, after, dedupeKey: item.dedupeKey }, within);
       if (id) ids.push(id);
       after = id;
     }
     return ids;
   }
 
-  private async enqueue(id: string): Promise<void> {
-    await this.jobs.enqueue(DELIVER_JOB, { deliveryId: id }, { maxAttempts: MAX_ATTEMPTS, dedupeKey: `webhook:${id}` });
+  private async enqueue(id: string, within?: Executor): Promise<void> {
+    await this.jobs.enqueue(DELIVER_JOB, { deliveryId: id }, { maxAttempts: MAX_ATTEMPTS, dedupeKey: `webhook:${id}`, within });
   }
 
-  private async releaseAfter(afterId: string): Promise<void> {
-    for (const id of await this.store.release(afterId, this.now())) await this.enqueue(id);
+  private async releaseAfter(afterId: string, within?: Executor): Promise<void> {
+    for (const id of await this.store.release(afterId, this.now(), within)) await this.enqueue(id, within);
   }
 
   /** Credit events go to every active key with a URL, one copy each, never to a callback_url. */
@@ -146,7 +146,8 @@ export class WebhookService {
     const scale = this.options.retryScale;
     this.jobs.work<{ deliveryId: string; resend?: boolean }>(DELIVER_JOB, (p, ctx) => this.deliver(p.deliveryId, ctx, !!p.resend), {
       concurrency,
-      backoffMs: (attempt) => Math.round((RETRY_SCHEDULE_S[attempt - 1] ?? 270) * 1000 * scale),
+      // The spec fixes the schedule, so no jitter and no Retry-After here.
+      backoffMs: fixedSchedule(RETRY_SCHEDULE_S.map((s) => Math.round(s * 1000 * scale))),
     });
     for (const id of await this.store.pendingIds()) await this.enqueue(id);
     for (const id of await this.store.releasablePredecessors()) await this.releaseAfter(id);

@@ -1,7 +1,7 @@
 /** The outbox's SQL: delivery rows and the attempt log. */
 import { randomUUID } from 'node:crypto';
 import type { Selectable } from 'kysely';
-import type { Database } from '../store/database.js';
+import type { Database, Executor } from '../store/database.js';
 import type { WebhookAttemptsTable, WebhookDeliveriesTable } from './tables.js';
 
 export type DeliveryRow = Selectable<WebhookDeliveriesTable>;
@@ -15,8 +15,8 @@ export class WebhookStore {
   }
 
   /** Inserts a pending delivery; false when a row with the same dedupe key exists already. */
-  async insert(row: DeliveryRow): Promise<boolean> {
-    const r = await this.db
+  async insert(row: DeliveryRow, within: Executor = this.db): Promise<boolean> {
+    const r = await within
       .insertInto('webhook_deliveries')
       .values(row)
       .onConflict((oc) => oc.column('dedupe_key').doNothing())
@@ -24,13 +24,13 @@ export class WebhookStore {
     return Number(r.numInsertedOrUpdatedRows ?? 0n) > 0;
   }
 
-  async get(id: string): Promise<DeliveryRow | null> {
-    return (await this.db.selectFrom('webhook_deliveries').selectAll().where('id', '=', id).executeTakeFirst()) ?? null;
+  async get(id: string, within: Executor = this.db): Promise<DeliveryRow | null> {
+    return (await within.selectFrom('webhook_deliveries').selectAll().where('id', '=', id).executeTakeFirst()) ?? null;
   }
 
   /** waiting -> pending for rows queued behind `afterId`; returns the ids released. */
-  async release(afterId: string, now: Date): Promise<string[]> {
-    const rows = await this.db
+  async release(afterId: string, now: Date, within: Executor = this.db): Promise<string[]> {
+    const rows = await within
       .updateTable('webhook_deliveries')
       .set({ status: 'pending', updated_at: now.toISOString() })
       .where('after_id', '=', afterId)

@@ -97,6 +97,23 @@ describe.each(backends())('billing charges (%s)', (backend) => {
     expect(r.usage).toMatchObject({ pointsMilli: 0, minutes: 1 });
   });
 
+  it('broadcasts always consume points, also under an unlimited authorization; without credit they are refused', async () => {
+    const p = principal();
+    await t.app.deps.plans.setPlan(p.accountId, 'unlimited');
+    await billing().grantCredit({ accountId: p.accountId, points: 1.5, pool: 'account' });
+    await billing().assertCanAfford(p, 1, undefined, 'broadcast');
+    const usage = await billing().startUsage(p, { type: 'broadcast' });
+    const r = await billing().charge(usage.id, { idempotencyKey: 'm0', points: 1, minutes: 1 });
+    expect(r.charged).toBe(1);
+    expect(r.usage).toMatchObject({ pointsMilli: 1000, minutes: 1 });
+    const short = await refusal(billing().assertCanAfford(p, 1, undefined, 'broadcast'));
+    expect(short.code).toBe('auth_quota_exceeded');
+    expect(short.details).toMatchObject({ budget_scope: 'account_credit', remaining_budget: 0.5 });
+    expect((await refusal(billing().charge(usage.id, { idempotencyKey: 'm1', points: 1, minutes: 1 }))).code).toBe('auth_quota_exceeded');
+    // A recording of the same account is still covered by the authorization.
+    await billing().assertCanAfford(p, 100);
+  });
+
   it('monthly spend limit per key (calendar month, UTC) refuses with budget_scope key_monthly_limit', async () => {
     const p = principal();
     b2().useKeyPolicies({
@@ -134,7 +151,9 @@ describe.each(backends())('billing charges (%s)', (backend) => {
   it('publishes credit.low and credit.exhausted once per 24 h, re-armed when credit rises', async () => {
     const p = principal();
     const events: { topic: string; msg: unknown }[] = [];
-    const offs = [CREDIT_LOW, CREDIT_EXHAUSTED].map((topic) => t.app.deps.bus.subscribe(topic, (msg) => events.push({ topic, msg })));
+    const offs = await Promise.all(
+      ([CREDIT_LOW, CREDIT_EXHAUSTED] as const).map((topic) => t.app.deps.bus.subscribe(topic, (msg) => events.push({ topic, msg }))),
+    );
     await billing().grantCredit({ accountId: p.accountId, points: 60, pool: 'account' });
     await billing().chargeOneOff(p, { type: 'summary', points: 5, idempotencyKey: `1:${p.keyId}` }); // 55: nothing
     await billing().chargeOneOff(p, { type: 'summary', points: 10, idempotencyKey: `2:${p.keyId}` }); // 45: low

@@ -32,6 +32,19 @@ describe('engines CLI (the forms scripts depend on)', () => {
     for (const e of list.engines) if (!e.available) expect(e.reason).toEqual(expect.any(String));
   }, 60_000);
 
+  it('with no command, shows per kind which requirements each engine meets', async () => {
+    const r = await engines([]);
+    expect(r.code).toBe(0);
+    const block = (kind: string) => r.out.split('\n\n').find((b) => b.startsWith(`${kind}\n`)) ?? '';
+    const stt = block('streaming-stt').split('\n');
+    expect(stt[1]).toMatch(/^ {2}engine +tier +languages +interim +word times +diarization +channels$/);
+    expect(stt.find((l) => l.includes('builtin/pocketsphinx'))).toMatch(/builtin\/pocketsphinx +builtin +en +yes +yes +no +1$/);
+    expect(block('tts')).toMatch(/builtin\/espeak +builtin +en-US .* +yes +yes/); // streams sentence by sentence, word boundaries
+    expect(block('translator')).toMatch(/builtin\/apertium +builtin +\d+ pairs/);
+    // Unavailable engines say why, in place of the requirement cells.
+    for (const line of r.out.split('\n').filter((l) => l.includes('unavailable:'))) expect(line).toMatch(/unavailable: \S/);
+  }, 60_000);
+
   it('translate --from en --to es --json "TEXT"', async () => {
     const r = await engines(['translate', '--from', 'en', '--to', 'es', '--json', 'The meeting is tomorrow.']);
     expect(r.code).toBe(0);

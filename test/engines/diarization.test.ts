@@ -12,34 +12,15 @@ import { digamma } from '../../src/engines/builtin/diarizer/gaussian.js';
 import { pitchTrack } from '../../src/engines/builtin/diarizer/pitch.js';
 import { CATALOG } from '../../src/engines/catalog.js';
 import { EngineError } from '../../src/engines/errors.js';
-import type { Diarizer, PcmAudio, SpeakerTurn, SpeechSegment, Synthesizer, VoiceActivityDetector } from '../../src/engines/types.js';
+import type { Diarizer, PcmAudio, SpeakerTurn, Synthesizer, VoiceActivityDetector } from '../../src/engines/types.js';
 import { convert, haveSharedAudio, JFK, librivoxClips, STEREO } from '../support/audio.js';
+import { diarizationAccuracy as accuracy } from '../support/diarization.js';
 
 const ff = { ffmpegPath: 'ffmpeg' };
 const ctx = { config: { engines: { ffmpegPath: 'ffmpeg', pocketsphinxDecoders: 1 } }, modelsDir: '', logger: undefined } as never;
 const diarizerFactory = CATALOG.find((f) => f.kind === 'diarizer' && f.tier === 'builtin');
 const vadFactory = CATALOG.find((f) => f.kind === 'vad' && f.tier === 'builtin');
 if (!diarizerFactory) console.warn('no built-in diarizer in src/engines/catalog.ts: diarization tests are skipped');
-
-/** Share of reference speech time given to a speaker active there, under the best mapping of found speakers to channels. */
-function accuracy(turns: SpeakerTurn[], ref: SpeechSegment[][], durationMs: number): number {
-  const ids = [...new Set(turns.map((t) => t.speakerId))];
-  const on = (segs: SpeechSegment[], at: number) => segs.some((s) => at >= s.startMs && at < s.endMs);
-  let best = 0;
-  for (let mask = 0; mask < 1 << ids.length; mask++) {
-    let speech = 0;
-    let right = 0;
-    for (let at = 0; at < durationMs; at += 10) {
-      const active = ref.map((r) => on(r, at));
-      if (!active.some(Boolean)) continue;
-      speech++;
-      const who = turns.find((t) => at >= t.startMs && at < t.endMs)?.speakerId;
-      if (who !== undefined && active[(mask >> ids.indexOf(who)) & 1]) right++;
-    }
-    best = Math.max(best, right / speech);
-  }
-  return best;
-}
 
 describe.skipIf(!haveSharedAudio() || !diarizerFactory)('classic diarizer on real speech', () => {
   let diarizer: Diarizer;

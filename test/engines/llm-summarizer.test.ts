@@ -149,7 +149,7 @@ describe('llm-summarizer', () => {
     const on = await EngineRegistry.create({ config: loadConfig({ PARLEY_REMOTE_LLM_URL: server.url }), modelsDir: '/nowhere', logger }, [
       llmSummarizerFactory,
     ]);
-    expect(on.summarizer('ja')?.id).toBe('llm-summarizer');
+    expect(on.find({ kind: 'summarizer', language: 'ja' })?.id).toBe('llm-summarizer');
     const off = await EngineRegistry.create({ config: loadConfig({}), modelsDir: '/nowhere', logger }, [llmSummarizerFactory]);
     expect(off.status[0]?.reason).toMatch(/PARLEY_REMOTE_LLM_URL.*enable-llama|PARLEY_REMOTE_LLM_URL.*not downloaded/);
   });

@@ -58,7 +58,7 @@ describe('neural engines on a host without models', () => {
       'neural/llama-cpp': 'model qwen2.5-1.5b-instruct-q4 not downloaded; run npm run -s models -- pull qwen2.5-1.5b-instruct-q4',
       'neural/llama-translator': 'model qwen2.5-1.5b-instruct-q4 not downloaded; run npm run -s models -- pull qwen2.5-1.5b-instruct-q4',
     });
-    expect(reg.streamingRecognizer('en')).toBeUndefined();
+    expect(reg.find({ kind: 'streaming-stt', language: 'en' })).toBeUndefined();
   });
 
   it('explain a wrong model setting', async () => {

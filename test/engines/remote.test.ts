@@ -107,7 +107,7 @@ describe('remote/openai-chat', () => {
     const on = await EngineRegistry.create({ config: loadConfig({ PARLEY_REMOTE_LLM_URL: server.url }), modelsDir: '/nowhere', logger }, [
       openAiChatFactory,
     ]);
-    expect(on.llm()?.id).toBe('remote/openai-chat');
+    expect(on.find({ kind: 'llm' })?.id).toBe('remote/openai-chat');
   });
 });
 
@@ -116,8 +116,8 @@ describe('remote/openai-translator', () => {
     server.reply = () => '"Por favor, envíame el informe."';
     const tr = llmTranslator(createOpenAiChat(ep), 'remote/openai-translator', 'remote');
     const reg = EngineRegistry.fromEngines([tr]);
-    expect(reg.translator('en', 'es')?.id).toBe('remote/openai-translator');
-    expect(reg.translator('zh-TW', 'ja')?.id).toBe('remote/openai-translator');
+    expect(reg.find({ kind: 'translator', from: 'en', to: 'es' })?.id).toBe('remote/openai-translator');
+    expect(reg.find({ kind: 'translator', from: 'zh-TW', to: 'ja' })?.id).toBe('remote/openai-translator');
     const out = await tr.translate('Please send me the report.', { from: 'en', to: 'es' });
     expect(out).toBe('Por favor, envíame el informe.');
     const sys = (server.requests.at(-1)!.json as { messages: Array<{ content: string }> }).messages[0]?.content;

@@ -22,13 +22,15 @@ describe('built-in translation: Apertium and OpenCC', () => {
   });
 
   it('translates a fixed English sentence to the stored Spanish output, keeping the final punctuation', async () => {
-    const es = await registry.translator('en-US', 'es')!.translate('Please send me the report before Friday.', { from: 'en-US', to: 'es' });
+    const es = await registry
+      .find({ kind: 'translator', from: 'en-US', to: 'es' })!
+      .translate('Please send me the report before Friday.', { from: 'en-US', to: 'es' });
     expect(es).toBe('Complacer enviarme el informe antes de que viernes.');
     expect(await apertium.translate('The meeting is tomorrow.', { from: 'en', to: 'es' })).toBe('La reunión es mañana.');
   });
 
   it('pivots through Spanish where no direct pair exists (en -> fr)', async () => {
-    const t = registry.translator('en', 'fr');
+    const t = registry.find({ kind: 'translator', from: 'en', to: 'fr' });
     expect(t).toBeDefined();
     expect(t!.id).toContain('+');
     const fr = await t!.translate('The meeting is tomorrow.', { from: 'en', to: 'fr' });
@@ -36,8 +38,8 @@ describe('built-in translation: Apertium and OpenCC', () => {
   });
 
   it('has no path for a language no engine serves', () => {
-    expect(registry.translator('en', 'ja')).toBeUndefined();
-    expect(registry.translator('de', 'en')).toBeUndefined();
+    expect(registry.find({ kind: 'translator', from: 'en', to: 'ja' })).toBeUndefined();
+    expect(registry.find({ kind: 'translator', from: 'de', to: 'en' })).toBeUndefined();
   });
 
   it('escapes stream-format characters and strips unknown-word marks', async () => {
@@ -60,11 +62,11 @@ describe('built-in translation: Apertium and OpenCC', () => {
   });
 
   it('OpenCC converts Traditional (Taiwan) and Simplified Chinese both ways, and Hong Kong', async () => {
-    const toCn = registry.translator('zh-TW', 'zh-CN')!;
+    const toCn = registry.find({ kind: 'translator', from: 'zh-TW', to: 'zh-CN' })!;
     expect(await toCn.translate('軟體開發的資訊', { from: 'zh-TW', to: 'zh-CN' })).toBe('软件开发的信息');
-    const toTw = registry.translator('zh-CN', 'zh-TW')!;
+    const toTw = registry.find({ kind: 'translator', from: 'zh-CN', to: 'zh-TW' })!;
     expect(await toTw.translate('软件开发的信息', { from: 'zh-CN', to: 'zh-TW' })).toBe('軟體開發的資訊');
-    const toHk = registry.translator('zh-CN', 'zh-HK')!;
+    const toHk = registry.find({ kind: 'translator', from: 'zh-CN', to: 'zh-HK' })!;
     expect(await toHk.translate('后台', { from: 'zh-CN', to: 'zh-HK' })).toMatch(/^後/);
   });
 });

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { espeakFactory } from '../../src/engines/builtin/espeak.js';
+import { synthesisStream } from '../../src/engines/tts-stream.js';
 import type { Synthesizer } from '../../src/engines/types.js';
 
 const made = await espeakFactory.create({ config: { engines: { ffmpegPath: 'ffmpeg' } } } as never);
@@ -116,6 +117,50 @@ describe.skipIf(!tts)('eSpeak NG TTS', () => {
     const fast = await tts!.synthesize(text, { language: 'en-US', speakingRate: 2 });
     expect(slow.durationMs).toBe(slowest.durationMs);
     expect(fast.durationMs).toBeLessThan(slowest.durationMs / 2);
+  });
+
+  it('streams one playable MP3 per sentence, with the boundaries of the whole-buffer call', async () => {
+    const text = 'First sentence here. Second one follows!  And a third?';
+    const whole = await tts!.synthesize(text, { language: 'en-US' });
+    const chunks = [];
+    for await (const c of synthesisStream(tts!, text, { language: 'en-US' })) chunks.push(c);
+    expect(chunks.map((c) => c.text.trim())).toEqual(['First sentence here.', 'Second one follows!', 'And a third?']);
+    expect(chunks.map((c) => c.textOffset)).toEqual([0, 21, 42]);
+    for (const [i, c] of chunks.entries()) {
+      expect(probeDurationS(c.mp3, `s${i}.mp3`) * 1000).toBeGreaterThan(c.durationMs - 100);
+      if (i > 0) expect(c.startMs).toBe(chunks[i - 1]!.startMs + chunks[i - 1]!.durationMs);
+      for (const b of c.boundaries) {
+        expect(text.slice(b.text_offset, b.text_offset + b.word_length)).toBe(b.text);
+        expect(b.offset_ms).toBeGreaterThanOrEqual(c.startMs);
+        expect(b.offset_ms).toBeLessThan(c.startMs + c.durationMs);
+      }
+    }
+    expect(chunks.flatMap((c) => c.boundaries.map((b) => b.text))).toEqual(whole.boundaries.map((b) => b.text));
+    // Sentences rendered alone get eSpeak's own start and end pauses: close to the whole, not equal.
+    const streamedMs = chunks.at(-1)!.startMs + chunks.at(-1)!.durationMs;
+    expect(streamedMs).toBeGreaterThan(whole.durationMs * 0.75);
+    expect(streamedMs).toBeLessThan(whole.durationMs * 1.25);
+  });
+
+  it('a stream checks the voice before the first sentence and stops when aborted', async () => {
+    const consume = async (text: string, o: Parameters<Synthesizer['synthesize']>[1]) => {
+      const out = [];
+      for await (const c of synthesisStream(tts!, text, o)) out.push(c);
+      return out;
+    };
+    await expect(consume('', { language: 'en-US', voice: 'nope' })).rejects.toMatchObject({ code: 'tts_voice_not_found' });
+    expect(await consume('   ', { language: 'en-US' })).toEqual([]);
+    const ac = new AbortController();
+    const got = [];
+    await expect(
+      (async () => {
+        for await (const c of synthesisStream(tts!, 'One. Two. Three. Four.', { language: 'en-US', signal: ac.signal })) {
+          got.push(c);
+          ac.abort();
+        }
+      })(),
+    ).rejects.toThrow();
+    expect(got.length).toBeLessThan(4);
   });
 
   it('an unknown voice or language is a clear error', async () => {

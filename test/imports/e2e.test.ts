@@ -150,7 +150,9 @@ describe.skipIf(!formats).each(backends())('imports end to end (%s)', (backend) 
       expect(text).toContain('fellow Americans');
       expect(text).not.toContain('americans');
       for (const s of sentences) expect(JSON.parse(s.translations ?? '{}').es).toEqual(expect.any(String));
-      const spanish = await engines.translator('en', 'es')!.translate(sentences[0]!.origin, { from: 'en', to: 'es' });
+      const spanish = await engines
+        .find({ kind: 'translator', from: 'en', to: 'es' })!
+        .translate(sentences[0]!.origin, { from: 'en', to: 'es' });
       expect(JSON.parse(sentences[0]!.translations!).es).toBe(spanish);
 
       // The task in the list, field by field.

@@ -7,6 +7,7 @@
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { InProcessBus } from '../../src/bus/in-process.js';
 import type { CreatedKey } from '../../src/keys/service.js';
 import { api, backends, startTestApp, type TestApp } from '../support/app.js';
 import { convert, haveSharedAudio, JFK } from '../support/audio.js';
@@ -330,7 +331,8 @@ describe.skipIf(!audio).each(backends())('import errors (%s)', (backend) => {
 
 /** Uploads jfk as mp3 to an app started with `env` and returns the progress events and the app. */
 async function importOn(env: Record<string, string>, check: (events: SseEvent[], t: TestApp, key: string) => Promise<void>) {
-  const t = await startTestApp({ env });
+  // A process with only some roles and no other process: its own bus (no REDIS_URL needed).
+  const t = await startTestApp({ env, bus: env.PARLEY_ROLES ? new InProcessBus() : undefined });
   try {
     const key = await t.app.deps.keys.createKey({ name: 'k' });
     await t.app.deps.billing.grantCredit({ accountId: key.account_id, points: 10, pool: 'account' });
@@ -365,7 +367,7 @@ describe.skipIf(!audio)('PROCESSING_TIMEOUT (no worker running)', () => {
 
 describe.skipIf(!audio)('progress stream safety net', () => {
   it('ends with the final state even when its event never reaches the bus (re-reads the record)', async () => {
-    const t = await startTestApp({ env: { PARLEY_ROLES: 'api' } });
+    const t = await startTestApp({ env: { PARLEY_ROLES: 'api' }, bus: new InProcessBus() });
     try {
       const key = await t.app.deps.keys.createKey({ name: 'k' });
       await t.app.deps.billing.grantCredit({ accountId: key.account_id, points: 10, pool: 'account' });
@@ -389,7 +391,7 @@ describe.skipIf(!audio)('progress stream safety net', () => {
 
 describe.skipIf(!audio)('upload rate per account', () => {
   it('429 too_many_requests with Retry-After past PARLEY_IMPORT_UPLOADS_PER_MINUTE, before the file is read', async () => {
-    const t = await startTestApp({ env: { PARLEY_IMPORT_UPLOADS_PER_MINUTE: '2', PARLEY_ROLES: 'api' } });
+    const t = await startTestApp({ env: { PARLEY_IMPORT_UPLOADS_PER_MINUTE: '2', PARLEY_ROLES: 'api' }, bus: new InProcessBus() });
     try {
       const key = await t.app.deps.keys.createKey({ name: 'k' });
       await t.app.deps.billing.grantCredit({ accountId: key.account_id, points: 10, pool: 'account' });
@@ -411,7 +413,7 @@ describe.skipIf(!audio)('upload rate per account', () => {
 
 describe.skipIf(!audio)('a task whose import is still processing', () => {
   it('cannot be deleted or force-failed (422 invalid_processing_status)', async () => {
-    const t = await startTestApp({ env: { PARLEY_ROLES: 'api' } }); // no worker: the import stays pending
+    const t = await startTestApp({ env: { PARLEY_ROLES: 'api' }, bus: new InProcessBus() }); // no worker: the import stays pending
     try {
       const key = await t.app.deps.keys.createKey({ name: 'k' });
       await t.app.deps.billing.grantCredit({ accountId: key.account_id, points: 10, pool: 'account' });

@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { StoreJobQueue } from '../../src/jobs/store-queue.js';
 import { PermanentJobError } from '../../src/jobs/types.js';
 import { createLogger } from '../../src/platform/logging.js';
+import { fixedSchedule } from '../../src/platform/retry.js';
 import { type Database, openDatabase } from '../../src/store/database.js';
 import { migrate } from '../../src/store/migrate.js';
 import { backends, createPgSchema, dropPgSchema } from '../support/app.js';
@@ -79,6 +80,36 @@ describe.each(backends())('durable job queue on %s', (backend) => {
     const job = await waitFor(async () => ((await q.get(id))?.status === 'done' ? q.get(id) : null));
     expect(calls).toBe(3);
     expect(job?.attempts).toBe(3);
+  });
+
+  it("a failure's Retry-After sets the next run, except under an exact schedule (webhooks)", async () => {
+    const db = await database();
+    const q = queue(db);
+    const asked = Object.assign(new Error('rate limited'), { retryable: true, retryAfterMs: 60_000 });
+    q.work(
+      'limited',
+      async () => {
+        throw asked;
+      },
+      { backoffMs: () => 10 },
+    );
+    q.work(
+      'scheduled',
+      async () => {
+        throw asked;
+      },
+      { backoffMs: fixedSchedule([10]) },
+    );
+    const t0 = Date.now();
+    const a = await q.enqueue('limited', {}, { maxAttempts: 3 });
+    const b = await q.enqueue('scheduled', {}, { maxAttempts: 2 });
+    const ja = await waitFor(async () => {
+      const j = await q.get(a);
+      return j?.attempts === 1 && j.status === 'pending' ? j : null;
+    });
+    expect(Date.parse(ja.run_at as string) - t0).toBeGreaterThanOrEqual(59_000);
+    // The exact schedule retried after 10 ms and failed for good on its last attempt.
+    expect(await waitFor(async () => ((await q.get(b))?.status === 'failed' ? q.get(b) : null))).toMatchObject({ attempts: 2 });
   });
 
   it('fails for good after max attempts, or at once on a permanent error', async () => {

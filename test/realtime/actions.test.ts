@@ -105,7 +105,7 @@ describe.each(backends())('session actions (%s)', (backend) => {
       const finals = cl.messages.filter((m) => m.data?.action === 'result' && m.data.origin.is_final).map((m) => m.data.origin);
       expect(finals.some((f) => f.text.split(' ').includes('and'))).toBe(true); // "And so my fellow Americans"
       const store = tasksOf(t.app.deps).store;
-      const translator = t.app.deps.engines.translator('en', 'es')!;
+      const translator = t.app.deps.engines.find({ kind: 'translator', from: 'en', to: 'es' })!;
       for (const f of finals) {
         const stored = await store.getSentence(started.data.task_id, f.sid);
         const expected = f.text.split(' ').includes('and')

@@ -50,7 +50,7 @@ describe.each(backends())('live billing per minute (%s)', (backend) => {
     // One and a half minutes: minute 0 leaves credit (no zero crossing), minute 1 cannot be covered.
     await t.app.deps.billing.grantCredit({ accountId: k.accountId, points: minute * 1.5, pool: 'account' });
     const exhausted: CreditExhaustedEvent[] = [];
-    const off = t.app.deps.bus.subscribe(CREDIT_EXHAUSTED, (m) => exhausted.push(m as CreditExhaustedEvent));
+    const off = await t.app.deps.bus.subscribe(CREDIT_EXHAUSTED, (m) => exhausted.push(m));
     const r = await api(t.url, 'POST', '/api/v1/auth/ticket', { key: k.key });
     const cl = await connect(t, [`ticket.${r.body.data.ticket}`]);
     cl.send({ type: 'voice-translation', data: { action: 'start', type: 'transcribe', transcription_languages: ['en'] } });

@@ -87,7 +87,7 @@ describe.skipIf(!haveAudio).each(backends())('live recording end to end (%s, jfk
       expect(finals.map((o) => o.text.toLowerCase()).join(' ')).toContain('country');
 
       // Each final's Spanish translation is what the translation engine gives for its text.
-      const translator = t.app.deps.engines.translator('en', 'es')!;
+      const translator = t.app.deps.engines.find({ kind: 'translator', from: 'en', to: 'es' })!;
       for (const f of finals) {
         const live = cl.messages.find((m) => m.data?.action === 'translation' && m.data.sid === f.sid && m.data.language === 'es');
         expect(live?.data.text).toBe(await translator.translate(f.text, { from: 'en', to: 'es' }));

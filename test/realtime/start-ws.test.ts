@@ -3,7 +3,6 @@ import { loadConfig } from '../../src/config.js';
 import { apertiumFactory } from '../../src/engines/builtin/apertium.js';
 import { pocketsphinxStreamingFactory } from '../../src/engines/builtin/pocketsphinx/index.js';
 import { EngineRegistry } from '../../src/engines/registry.js';
-import type { AnyEngine } from '../../src/engines/types.js';
 import { createLogger } from '../../src/platform/logging.js';
 import { clock } from '../billing/support.js';
 import { backends, startTestApp, type TestApp } from '../support/app.js';
@@ -12,12 +11,7 @@ import { type Client, connect, ticketAndKey } from './support.js';
 // Real built-in engines: PocketSphinx (English streaming) and Apertium (installed pairs).
 async function builtinEngines(): Promise<EngineRegistry> {
   const ctx = { config: loadConfig({}), modelsDir: '/nowhere', logger: createLogger('silent') };
-  const out: AnyEngine[] = [];
-  for (const f of [pocketsphinxStreamingFactory, apertiumFactory]) {
-    const e = await f.create(ctx as never);
-    if (!('unavailable' in e)) out.push(e);
-  }
-  return EngineRegistry.fromEngines(out);
+  return EngineRegistry.create(ctx, [pocketsphinxStreamingFactory, apertiumFactory]);
 }
 
 describe.each(backends())('WebSocket start (%s)', (backend) => {
@@ -42,7 +36,11 @@ describe.each(backends())('WebSocket start (%s)', (backend) => {
     const r = await start(cl, { type: 'conversation', transcription_languages: ['en'] });
     expect(r).toMatchObject({ type: 'error', data: { error_code: 'invalid_parameter', details: { field: 'type' } } });
     const m = await start(cl, { type: 'transcribe', transcription_languages: ['en'], recognition_mode: 'multi_speaker' });
-    expect(m.data.error_code).toBe('invalid_recognition_mode');
+    expect(m.data).toMatchObject({
+      error_code: 'diarization_unavailable',
+      message: 'No streaming recognizer here serves en with diarization.',
+      details: { field: 'recognition_mode', missing: ['diarization'] },
+    });
     const l = await start(cl, { type: 'transcribe', transcription_languages: ['xx-notreal'] });
     expect(l.data).toMatchObject({ error_code: 'invalid_parameter', details: { field: 'transcription_languages' } });
     expect(l.data.details.valid_values).toContain('en');

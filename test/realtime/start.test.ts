@@ -1,10 +1,25 @@
 import { describe, expect, it } from 'vitest';
+import { EngineRegistry } from '../../src/engines/registry.js';
+import type { StreamingRecognizer } from '../../src/engines/types.js';
+import { engineQueryOf } from '../../src/realtime/ports.js';
 import { type EngineQuery, validateStart } from '../../src/realtime/start.js';
 
 // The validator asks engines through a port; here English and German speech, en->de/fr text.
+// Refusals come from a real registry over recognizers that only declare capabilities.
+const recognizer = (id: string, languages: string[], diarization: boolean): StreamingRecognizer => ({
+  id,
+  kind: 'streaming-stt',
+  tier: 'builtin',
+  capabilities: { languages, streaming: true, interimResults: true, diarization },
+  open: () => Promise.reject(new Error('not opened in validation tests')),
+});
+const speakers = engineQueryOf(
+  EngineRegistry.fromEngines([recognizer('test/en-de', ['en', 'de'], false), recognizer('test/fr-speakers', ['fr'], true)]),
+);
 const engines: EngineQuery = {
   transcriptionLanguages: () => ['de', 'en'],
   servesTranscription: (l) => ['en', 'de'].includes(l),
+  streamingRefusal: speakers.streamingRefusal,
   translationTargets: (from) => (from === 'en' ? ['de', 'fr'] : []),
   servesTranslation: (from, to) => from === 'en' && ['de', 'fr'].includes(to),
 };
@@ -38,11 +53,39 @@ describe('start validation', () => {
   });
 
   it('advanced recognition modes come later', () => {
-    for (const m of ['multi_speaker', 'multi_language', 'multi_channel']) {
+    for (const m of ['multi_language', 'multi_channel']) {
       const r = reject({ recognition_mode: m });
       expect(r.code).toBe('invalid_recognition_mode');
       expect(r.message).toMatch(/later/);
     }
+  });
+
+  it('multi_speaker names what no recognizer here serves, never falls back to single', () => {
+    const r = reject({ recognition_mode: 'multi_speaker', transcription_languages: ['de'] });
+    expect(r.code).toBe('diarization_unavailable');
+    expect(r.message).toBe('No streaming recognizer here serves de with diarization.');
+    expect(r.details).toMatchObject({
+      field: 'recognition_mode',
+      language: 'de',
+      engine_kind: 'streaming-stt',
+      missing: ['diarization'],
+    });
+    // A language with no recognizer at all: missing says the language.
+    const fr = validateStart(
+      { ...base, recognition_mode: 'multi_speaker', transcription_languages: ['ja'] },
+      { ...engines, servesTranscription: () => true },
+    );
+    expect(!fr.ok && fr.error.details).toMatchObject({ missing: ['language'] });
+    expect(reject({ recognition_mode: 'multi_speaker', transcription_languages: ['en', 'de'] })).toMatchObject({
+      code: 'diarization_multilang_conflict',
+      details: { field: 'transcription_languages', max: 1, received: 2 },
+    });
+  });
+
+  it('multi_speaker served by a recognizer still waits for the live modes', () => {
+    const ok = { ...engines, servesTranscription: (l: string) => l === 'fr' };
+    const r = validateStart({ ...base, recognition_mode: 'multi_speaker', transcription_languages: ['fr'] }, ok);
+    expect(!r.ok && r.error.code).toBe('invalid_recognition_mode');
   });
 
   it('case-sensitive lists give field and valid_values', () => {

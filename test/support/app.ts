@@ -43,6 +43,8 @@ export interface TestAppOptions extends Omit<BuildOverrides, 'pgSchema'> {
   env?: Record<string, string>;
   /** Reuse an existing data dir / PG schema (restart tests). */
   reuse?: { dataDir: string; pgSchema?: string };
+  /** Routes a test adds before the server listens (e.g. a raw stream route over the app's deps). */
+  routes?: (app: ParleyApp) => void;
 }
 
 /** Creates a fresh PostgreSQL schema and returns its name. */
@@ -88,6 +90,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
   const config = testConfig(dataDir, backend, options.env);
   const logger = options.logger ?? createLogger(config.platform.logLevel);
   const app = await buildApp(config, { ...options, logger, pgSchema });
+  options.routes?.(app);
   await app.http.listen({ port: 0, host: '127.0.0.1' });
   const address = app.http.server.address();
   const port = typeof address === 'object' && address ? address.port : 0;

@@ -4,10 +4,15 @@
  * (multipart, verbose_json) and /audio/speech (real MP3 from ffmpeg). Tests script failures
  * (429 with Retry-After, 500, slow answers, dropped connections) and a content filter that
  * refuses any prompt containing a marker word. A test double: only for tests.
+ *
+ * Transcriptions answer with `transcript` spread over the audio, or, when `recognizer` is
+ * set, with what a real file recognizer (e.g. the built-in PocketSphinx) hears in the upload,
+ * so streaming over a remote server is tested on real speech.
  */
 import { execFileSync } from 'node:child_process';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { FileRecognizer, FileTranscript, Synthesizer } from '../../src/engines/types.js';
 
 export type Scripted = { status: number; body?: unknown; headers?: Record<string, string> } | { slowMs: number } | { drop: true };
 
@@ -32,14 +37,21 @@ export interface OpenAiServer {
   requests: Recorded[];
   /** Next answers, in order, before normal service resumes. */
   script: Scripted[];
-  /** The assistant's reply for a chat request (default: a short deterministic text). */
-  reply: (messages: ChatBody['messages']) => string;
+  /** The assistant's reply for a chat request (default: a short deterministic text; may come from a real engine). */
+  reply: (messages: ChatBody['messages']) => string | Promise<string>;
   /** Prompts containing one of these words are refused. */
   filterWords: string[];
   /** How a refusal looks: finish_reason 'content_filter' in the stream, or a 400 error with code content_filter. */
   filterMode: 'finish' | 'error';
   /** Words the transcription endpoint "hears", spread evenly across the audio. */
   transcript: string;
+  /** When set, transcriptions come from this real recognizer run on the uploaded WAV. */
+  recognizer?: FileRecognizer;
+  /** When set, /audio/speech answers with this real synthesizer's MP3 (spoken as en-US). */
+  synthesizer?: Synthesizer;
+  /** Transcription requests being answered now, and the most ever answered at once. */
+  transcriptionsInFlight: number;
+  maxTranscriptionsInFlight: number;
   apiKey?: string;
   /** Stream this many ms apart per chunk (slow streams). */
   chunkDelayMs: number;
@@ -62,6 +74,25 @@ function wavDurationSec(wav: Buffer): number {
   return (wav.length - 44) / 2 / rate;
 }
 
+function wavToPcm(wav: Buffer): { sampleRate: number; samples: Float32Array } {
+  const n = (wav.length - 44) >> 1;
+  const samples = new Float32Array(n);
+  for (let i = 0; i < n; i++) samples[i] = wav.readInt16LE(44 + i * 2) / 32768;
+  return { sampleRate: wav.readUInt32LE(24), samples };
+}
+
+/** A transcript in OpenAI's verbose_json shape (seconds, segments, words). */
+function verboseJson(t: FileTranscript) {
+  return {
+    task: 'transcribe',
+    language: 'english',
+    duration: t.durationMs / 1000,
+    text: t.text,
+    segments: t.segments.map((s, id) => ({ id, start: s.startMs / 1000, end: s.endMs / 1000, text: ` ${s.text}` })),
+    words: t.segments.flatMap((s) => s.words).map((w) => ({ word: w.text, start: w.startMs / 1000, end: w.endMs / 1000 })),
+  };
+}
+
 export async function startOpenAiServer(): Promise<OpenAiServer> {
   const state: Omit<OpenAiServer, 'url' | 'close'> = {
     requests: [],
@@ -70,6 +101,8 @@ export async function startOpenAiServer(): Promise<OpenAiServer> {
     filterWords: ['FORBIDDEN'],
     filterMode: 'finish',
     transcript: 'hello from the remote server',
+    transcriptionsInFlight: 0,
+    maxTranscriptionsInFlight: 0,
     chunkDelayMs: 0,
   };
   const server = createServer(async (req, res) => {
@@ -92,7 +125,13 @@ export async function startOpenAiServer(): Promise<OpenAiServer> {
       const refused = state.filterWords.some((w) => prompt.includes(w));
       if (refused && state.filterMode === 'error')
         return send(res, 400, { error: { message: 'The response was filtered', code: 'content_filter' } });
-      let words = refused ? [] : state.reply(body.messages).split(/(?<= )/);
+      let reply: string;
+      try {
+        reply = refused ? '' : await state.reply(body.messages);
+      } catch (err) {
+        return send(res, 500, { error: { message: `the engine behind the server failed: ${String(err)}` } });
+      }
+      let words = refused ? [] : reply.split(/(?<= )/);
       let finish = refused ? 'content_filter' : 'stop';
       if (body.max_tokens !== undefined && words.length > body.max_tokens) {
         words = words.slice(0, body.max_tokens);
@@ -130,6 +169,18 @@ export async function startOpenAiServer(): Promise<OpenAiServer> {
         else wav = Buffer.from(await v.arrayBuffer());
       }
       rec.form = fields;
+      if (state.recognizer) {
+        state.transcriptionsInFlight++;
+        state.maxTranscriptionsInFlight = Math.max(state.maxTranscriptionsInFlight, state.transcriptionsInFlight);
+        try {
+          const t = await state.recognizer.transcribe(wavToPcm(wav), { language: fields.language?.[0] ?? 'en' });
+          return send(res, 200, verboseJson(t));
+        } catch (err) {
+          return send(res, 500, { error: { message: String(err) } });
+        } finally {
+          state.transcriptionsInFlight--;
+        }
+      }
       const duration = wavDurationSec(wav);
       const ws = state.transcript.split(' ');
       const per = duration / ws.length;
@@ -150,6 +201,11 @@ export async function startOpenAiServer(): Promise<OpenAiServer> {
     if (path === '/audio/speech') {
       const body = JSON.parse(raw.toString()) as { input: string; speed?: number };
       rec.json = body;
+      if (state.synthesizer) {
+        const r = await state.synthesizer.synthesize(body.input, { language: 'en-US', speakingRate: body.speed });
+        res.writeHead(200, { 'content-type': 'audio/mpeg' });
+        return res.end(r.mp3);
+      }
       const seconds = Math.max(0.5, (body.input.length * 0.06) / (body.speed ?? 1));
       const mp3 = execFileSync('ffmpeg', [
         '-v',

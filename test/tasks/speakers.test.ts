@@ -30,7 +30,7 @@ describe.each(backends())('speaker editing (%s)', (backend) => {
   it('rename by original id or current label; affected_sids; event on task.<id>.speakers; history shows the label', async () => {
     const id = await diarized();
     const events: unknown[] = [];
-    const off = t.app.deps.bus.subscribe(speakerTopic(id), (m) => events.push(m));
+    const off = await t.app.deps.bus.subscribe(speakerTopic(id), (m) => events.push(m));
     const r = await patch(id, 'rename', { speaker_id: 'A', new_label: '  Alice ' });
     expect(r.status).toBe(200);
     expect(r.body).toEqual({ data: { speaker_id: 'A', new_label: 'Alice', affected_sids: [1, 3] } });
@@ -95,7 +95,7 @@ describe.each(backends())('speaker editing (%s)', (backend) => {
     const id = await diarized();
     await patch(id, 'rename', { speaker_id: 'A', new_label: 'Alice' });
     const events: unknown[] = [];
-    const off = t.app.deps.bus.subscribe(speakerTopic(id), (m) => events.push(m));
+    const off = await t.app.deps.bus.subscribe(speakerTopic(id), (m) => events.push(m));
     const r = await patch(id, 'merge', { source_speaker_id: 'Alice', target_speaker_id: 'B' });
     expect(r.status).toBe(200);
     // B had no alias: it takes "Alice", so B's own sentence 2 changes display name too.

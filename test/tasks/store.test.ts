@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { TASK_COMPLETED_TOPIC, TASK_FAILED_TOPIC } from '../../src/tasks/service.js';
 import { canTransition, TASK_STATUSES } from '../../src/tasks/status.js';
 import { backends } from '../support/app.js';
+import { outboxFor } from '../support/outbox.js';
 import { seedTask, startTaskApp, type TaskTestApp } from './harness.js';
 
 describe('status transition table', () => {
@@ -43,47 +43,41 @@ describe.each(backends())('task store writers (%s)', (backend) => {
     await expect(store.setStatus(task.taskId, 'failed')).rejects.toMatchObject({ code: 'invalid_processing_status' });
   });
 
-  it('complete and fail move the task and publish task.completed / task.failed for the webhooks', async () => {
+  it('complete and fail move the task and write recording.completed / recording.failed to the webhook outbox', async () => {
     const { tasks } = t.mod;
-    const seen: { topic: string; message: unknown }[] = [];
-    const offs = [TASK_COMPLETED_TOPIC, TASK_FAILED_TOPIC].map((topic) =>
-      t.app.deps.bus.subscribe(topic, (message) => seen.push({ topic, message })),
-    );
-    try {
-      const a = await seedTask(t, { status: 'processing', typeSource: 'broadcast', type: 'broadcast', translationLanguages: ['fr'] });
-      await tasks.complete(a.taskId, { durationMs: 90_000 });
-      const b = await seedTask(t, { status: 'recording' });
-      await tasks.fail(b.taskId, { source: 'no_audio', code: 'no_audio' });
-      await expect(tasks.complete(b.taskId)).rejects.toMatchObject({ code: 'invalid_processing_status' });
-      await new Promise((r) => setTimeout(r, 10));
-      expect(seen).toEqual([
-        {
-          topic: TASK_COMPLETED_TOPIC,
-          message: {
-            task_id: a.taskId,
-            account_id: a.accountId,
-            key_id: a.keyId,
-            name: 'Meeting',
-            duration_ms: 90_000,
-            type_source: 'realtime',
-            transcription_languages: ['en-US'],
-            translation_languages: ['fr'],
-            at: expect.any(String),
-          },
+    const a = await seedTask(t, { status: 'processing', typeSource: 'broadcast', type: 'broadcast', translationLanguages: ['fr'] });
+    await tasks.complete(a.taskId, { durationMs: 90_000 });
+    const b = await seedTask(t, { status: 'recording' });
+    await tasks.fail(b.taskId, { source: 'no_audio', code: 'no_audio' });
+    await expect(tasks.complete(b.taskId)).rejects.toMatchObject({ code: 'invalid_processing_status' });
+    expect(await outboxFor(t.app, a.taskId)).toEqual([
+      {
+        event: 'recording.completed',
+        status: expect.any(String), // this app's worker may have handled it already
+        callback_url: null,
+        data: {
+          task_id: a.taskId,
+          name: 'Meeting',
+          duration_ms: 90_000,
+          type_source: 'realtime',
+          transcription_languages: ['en-US'],
+          translation_languages: ['fr'],
         },
-        {
-          topic: TASK_FAILED_TOPIC,
-          message: { task_id: b.taskId, account_id: b.accountId, key_id: b.keyId, failure_source: 'no_audio', at: expect.any(String) },
-        },
-      ]);
-      expect(await t.mod.store.getTask(b.taskId)).toMatchObject({
-        processingStatus: 'failed',
-        failureSource: 'no_audio',
-        failureCode: 'no_audio',
-      });
-    } finally {
-      for (const off of offs) off();
-    }
+      },
+    ]);
+    expect(await outboxFor(t.app, b.taskId)).toEqual([
+      {
+        event: 'recording.failed',
+        status: expect.any(String),
+        callback_url: null,
+        data: { task_id: b.taskId, error: expect.any(String), failure_source: 'no_audio' },
+      },
+    ]);
+    expect(await t.mod.store.getTask(b.taskId)).toMatchObject({
+      processingStatus: 'failed',
+      failureSource: 'no_audio',
+      failureCode: 'no_audio',
+    });
   });
 
   it('of two writers moving the same task at once, exactly one succeeds', async () => {

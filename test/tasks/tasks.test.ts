@@ -3,8 +3,9 @@ import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { taskListItem } from '../../src/tasks/format.js';
-import { SESSION_FORCE_END_TOPIC, TASK_FAILED_TOPIC } from '../../src/tasks/service.js';
+import { SESSION_FORCE_END_TOPIC } from '../../src/tasks/service.js';
 import { api, backends } from '../support/app.js';
+import { outboxFor } from '../support/outbox.js';
 import { seedTask, startTaskApp, type TaskTestApp } from './harness.js';
 
 function filesUnder(dir: string): string[] {
@@ -272,11 +273,10 @@ describe.each(backends())('tasks (%s)', (backend) => {
   });
 
   describe('force-fail and retry', () => {
-    it('force-fail ends a connected session, fails the task and publishes task.failed (user_forced)', async () => {
+    it('force-fail ends a connected session, fails the task and queues recording.failed (user_forced)', async () => {
       const task = await seedTask(t, { status: 'recording' });
       const seen: { topic: string; message: unknown }[] = [];
-      const off1 = t.app.deps.bus.subscribe(SESSION_FORCE_END_TOPIC, (message, topic) => seen.push({ topic, message }));
-      const off2 = t.app.deps.bus.subscribe(TASK_FAILED_TOPIC, (message, topic) => seen.push({ topic, message }));
+      const off1 = await t.app.deps.bus.subscribe(SESSION_FORCE_END_TOPIC, (message, topic) => seen.push({ topic, message }));
       try {
         expect((await api(t.url, 'POST', `/api/v1/tasks/${task.taskId}/force-fail`, { key: t.keyB })).status).toBe(404);
         const r = await api(t.url, 'POST', `/api/v1/tasks/${task.taskId}/force-fail`, { key: t.keyA });
@@ -286,22 +286,12 @@ describe.each(backends())('tasks (%s)', (backend) => {
           data: { task_id: task.taskId, processing_status: 'failed', failure_source: 'user_forced' },
         });
         await new Promise((res) => setTimeout(res, 10));
-        expect(seen).toEqual([
-          { topic: SESSION_FORCE_END_TOPIC, message: { task_id: task.taskId, reason: 'user_forced' } },
-          {
-            topic: TASK_FAILED_TOPIC,
-            message: {
-              task_id: task.taskId,
-              account_id: task.accountId,
-              key_id: task.keyId,
-              failure_source: 'user_forced',
-              at: expect.any(String),
-            },
-          },
+        expect(seen).toEqual([{ topic: SESSION_FORCE_END_TOPIC, message: { task_id: task.taskId, reason: 'user_forced' } }]);
+        expect((await outboxFor(t.app, task.taskId)).map((e) => [e.event, e.data.failure_source])).toEqual([
+          ['recording.failed', 'user_forced'],
         ]);
       } finally {
         off1();
-        off2();
       }
       // The ended session's own "stop" can no longer move the task.
       await expect(t.mod.store.setStatus(task.taskId, 'uploading')).rejects.toMatchObject({ code: 'invalid_processing_status' });

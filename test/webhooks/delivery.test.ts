@@ -7,6 +7,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { InProcessBus } from '../../src/bus/in-process.js';
 import { verifyWebhookSignature } from '../../src/webhooks/signer.js';
 import { backends, createPgSchema, dropPgSchema, startTestApp, type TestApp } from '../support/app.js';
 import { type Receiver, startReceiver, until } from './receiver.js';
@@ -166,7 +167,7 @@ describe.each(backends())('webhook delivery (%s)', (backend) => {
     // First process: API role only, so nothing is sent before it stops.
     const dataDir = mkdtempSync(join(tmpdir(), 'parley-webhook-restart-'));
     cleanup.push(async () => rmSync(dataDir, { recursive: true, force: true }));
-    const first = await startTestApp({ backend, env: { PARLEY_ROLES: 'api' }, reuse: { dataDir, pgSchema } });
+    const first = await startTestApp({ backend, env: { PARLEY_ROLES: 'api' }, reuse: { dataDir, pgSchema }, bus: new InProcessBus() });
     const key = await first.app.deps.keys.createKey({ webhookUrl: rx.url });
     const id = await first.app.deps.webhooks.notify('import.completed', {
       accountId: key.account_id,

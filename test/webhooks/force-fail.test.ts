@@ -4,6 +4,7 @@
  */
 import { createHmac } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { InProcessBus } from '../../src/bus/in-process.js';
 import { tasksOf } from '../../src/tasks/module.js';
 import { api, backends, startTestApp, type TestApp } from '../support/app.js';
 import { type Receiver, startReceiver, until } from './receiver.js';
@@ -13,7 +14,7 @@ describe.each(backends())('force-fail webhook (%s)', (backend) => {
   let rx: Receiver;
   beforeAll(async () => {
     rx = await startReceiver();
-    t = await startTestApp({ backend, env: { PARLEY_ROLES: 'api,worker' } });
+    t = await startTestApp({ backend, env: { PARLEY_ROLES: 'api,worker' }, bus: new InProcessBus() });
   });
   afterAll(async () => {
     await t?.close();

@@ -1,13 +1,14 @@
 /**
- * Two worker processes on one PostgreSQL database and one Redis bus both hear a task's
- * outcome; the receiver still gets one recording.completed (and one recording.failed) per
- * outcome, and a second outcome of the same task (a retry) is announced again.
+ * Two processes on one PostgreSQL database and one Redis bus, both with the worker role:
+ * outcomes of one task made by either process (and a race of both on the same outcome) give
+ * the receiver one recording.completed (or recording.failed) per outcome, and a second
+ * outcome of the same task (a retry) is announced again.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { TASK_COMPLETED_TOPIC, TASK_FAILED_TOPIC } from '../../src/tasks/service.js';
+import { tasksOf } from '../../src/tasks/module.js';
 import { createPgSchema, dropPgSchema, startTestApp } from '../support/app.js';
 import { testRedisUrl } from '../support/services.js';
 import { startReceiver, until } from './receiver.js';
@@ -37,12 +38,28 @@ describe.skipIf(!redisUrl || !pg)('task webhooks with two workers (PostgreSQL + 
     cleanup.push(() => b.close());
     await new Promise((r) => setTimeout(r, 200)); // subscriptions reach Redis
     const key = await a.app.deps.keys.createKey({ webhookUrl: rx.url });
-    const base = { account_id: key.account_id, key_id: key.key_id, task_id: 't-1', name: 'n', duration_ms: 1000, type_source: 'realtime' };
-    const lang = { transcription_languages: ['en-US'], translation_languages: null };
-    await a.app.deps.bus.publish(TASK_FAILED_TOPIC, { ...base, failure_source: 'processing', at: '2026-01-01T00:00:00.000Z' });
-    await a.app.deps.bus.publish(TASK_COMPLETED_TOPIC, { ...base, ...lang, at: '2026-01-01T00:01:00.000Z' });
-    await a.app.deps.bus.publish(TASK_COMPLETED_TOPIC, { ...base, ...lang, at: '2026-01-01T00:02:00.000Z' }); // after a retry
-    const events = () => rx.received.filter((r) => r.json?.data?.task_id === 't-1').map((r) => r.json.event);
+    const [ta, tb] = [tasksOf(a.app.deps), tasksOf(b.app.deps)];
+    const newTask = () =>
+      ta.store.createTask({
+        accountId: key.account_id,
+        keyId: key.key_id,
+        title: 'n',
+        type: 'transcribe',
+        typeSource: 'realtime',
+        recognitionMode: 'single',
+        processingStatus: 'processing',
+        transcriptionLanguages: ['en-US'],
+      });
+    const [first, second] = [await newTask(), await newTask()];
+    await ta.tasks.fail(first.taskId, { source: 'processing' });
+    await tb.store.setStatus(first.taskId, 'processing'); // a retry: its outcome is announced again
+    // Both processes complete the same task at once: one wins, one notification.
+    for (const task of [first, second]) {
+      const race = await Promise.allSettled([ta.tasks.complete(task.taskId), tb.tasks.complete(task.taskId)]);
+      expect(race.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
+    }
+    const ids = new Set([first.taskId, second.taskId]);
+    const events = () => rx.received.filter((r) => ids.has(r.json?.data?.task_id)).map((r) => r.json.event);
     await until(() => events().length >= 3, 10_000, 'three notifications');
     await new Promise((r) => setTimeout(r, 1000)); // duplicates would arrive by now
     expect(events().sort()).toEqual(['recording.completed', 'recording.completed', 'recording.failed']);

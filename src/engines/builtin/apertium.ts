@@ -232,6 +232,7 @@ export class ApertiumTranslator implements Translator {
   }
 
   async translate(text: string, options: TranslateOptions): Promise<string> {
+    options.signal?.throwIfAborted(); // a cancelled request does no work (engine conformance)
     const from = baseLanguage(options.from);
     const to = baseLanguage(options.to);
     if (from === to) return text;

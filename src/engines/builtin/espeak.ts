@@ -7,7 +7,8 @@
 import { normalizeLanguage } from '../../languages.js';
 import { EngineError } from '../errors.js';
 import type { EngineFactory } from '../registry.js';
-import type { SynthesisResult, SynthesizeOptions, Synthesizer, Voice, WordBoundary } from '../types.js';
+import { placeBoundaries, sentencePieces } from '../tts-stream.js';
+import type { SynthesisChunk, SynthesisResult, SynthesizeOptions, Synthesizer, Voice, WordBoundary } from '../types.js';
 import { WarmMp3Encoder } from './espeak-mp3.js';
 import { espeakHasVoice, espeakSampleRate, espeakSynthesize, type WordEvent } from './espeak-native.js';
 
@@ -148,46 +149,93 @@ export class EspeakSynthesizer implements Synthesizer {
     return this.entries(language).map(({ espeakVoice: _e, ...v }) => v);
   }
 
-  async synthesize(text: string, options: SynthesizeOptions): Promise<SynthesisResult> {
+  /** The voice and rate for a request, or the spec's error for an unknown language or voice. */
+  private pick(options: SynthesizeOptions): { voice: VoiceEntry; wpm: number } {
     const voices = this.entries(options.language);
     if (voices.length === 0)
       throw new EngineError('tts_invalid_language', `eSpeak has no voice for ${options.language}`, { engineId: this.id });
     const voice = options.voice === undefined ? voices[0]! : this.byName.get(options.voice);
     if (!voice) throw new EngineError('tts_voice_not_found', `No eSpeak voice named ${options.voice}`, { engineId: this.id });
     const rate = Math.min(2, Math.max(0.5, options.speakingRate ?? 1));
-    if (text.trim() === '') return { mp3: Buffer.alloc(0), durationMs: 0, boundaries: [] };
-    // Long texts are rendered a few sentences at a time, yielding to the event loop between
-    // pieces: each espeak_Synth call blocks the thread (about 4 ms per second of speech).
-    const pcm: Int16Array[] = [];
-    const boundaries: WordBoundary[] = [];
+    return { voice, wpm: Math.round(DEFAULT_WPM * rate) };
+  }
+
+  /**
+   * Renders the pieces one by one, yielding to the event loop between them (each
+   * espeak_Synth call blocks the thread, about 4 ms per second of speech). Boundaries and
+   * times are placed on the whole text.
+   */
+  private async *render(
+    pieces: Array<{ text: string; offset: number }>,
+    options: SynthesizeOptions,
+  ): AsyncGenerator<{ text: string; offset: number; pcm: Int16Array; startMs: number; durationMs: number; boundaries: WordBoundary[] }> {
+    const { voice, wpm } = this.pick(options);
     let samples = 0;
-    let sampleRate = espeakSampleRate();
-    for (const piece of textPieces(text)) {
+    for (const [i, piece] of pieces.entries()) {
       options.signal?.throwIfAborted();
+      if (i > 0) await new Promise((r) => setImmediate(r));
       let raw: ReturnType<typeof espeakSynthesize>;
       try {
-        raw = espeakSynthesize(piece.text, voice.espeakVoice, Math.round(DEFAULT_WPM * rate));
+        raw = espeakSynthesize(piece.text, voice.espeakVoice, wpm);
       } catch (err) {
         throw new EngineError('tts_sample_generation_failed', `eSpeak failed: ${(err as Error).message}`, {
           engineId: this.id,
           cause: err,
         });
       }
-      sampleRate = raw.sampleRate;
-      const startMs = Math.round((samples / sampleRate) * 1000);
-      const pieceMs = Math.round((raw.pcm.length / sampleRate) * 1000);
-      for (const b of wordBoundaries(piece.text, raw.words, pieceMs))
-        boundaries.push({ ...b, offset_ms: b.offset_ms + startMs, text_offset: b.text_offset + piece.offset });
-      pcm.push(raw.pcm);
+      const startMs = Math.round((samples / raw.sampleRate) * 1000);
       samples += raw.pcm.length;
-      if (piece.offset + piece.text.length < text.length) await new Promise((r) => setImmediate(r));
+      const durationMs = Math.round((samples / raw.sampleRate) * 1000) - startMs;
+      const boundaries = placeBoundaries(wordBoundaries(piece.text, raw.words, durationMs), startMs, piece.offset);
+      yield { text: piece.text, offset: piece.offset, pcm: raw.pcm, startMs, durationMs, boundaries };
     }
-    const all = Buffer.concat(pcm.map((p) => Buffer.from(p.buffer, p.byteOffset, p.byteLength)));
-    const durationMs = Math.round((samples / sampleRate) * 1000);
-    const mp3 = await this.encoder.encode(all, options.signal);
+  }
+
+  /** The whole text as one MP3 (one encode, so no gaps between pieces). */
+  async synthesize(text: string, options: SynthesizeOptions): Promise<SynthesisResult> {
+    this.pick(options);
+    if (text.trim() === '') return { mp3: Buffer.alloc(0), durationMs: 0, boundaries: [] };
+    const pcm: Int16Array[] = [];
+    const boundaries: WordBoundary[] = [];
+    let durationMs = 0;
+    for await (const piece of this.render(textPieces(text), options)) {
+      pcm.push(piece.pcm);
+      boundaries.push(...piece.boundaries);
+      durationMs = piece.startMs + piece.durationMs;
+    }
+    const mp3 = await this.encoder.encode(Buffer.concat(pcm.map(asBytes)), options.signal);
     return { mp3, durationMs, boundaries };
   }
+
+  /**
+   * Sentence by sentence: each sentence's MP3 is encoded while the next one is rendered,
+   * and yielded as soon as its encoder finishes.
+   */
+  async *synthesizeStream(text: string, options: SynthesizeOptions): AsyncGenerator<SynthesisChunk> {
+    this.pick(options);
+    let previous: Promise<SynthesisChunk> | null = null;
+    try {
+      for await (const piece of this.render(sentencePieces(text), options)) {
+        const encoding = this.encoder.encode(Buffer.from(asBytes(piece.pcm)), options.signal).then((mp3) => ({
+          text: piece.text,
+          textOffset: piece.offset,
+          mp3,
+          startMs: piece.startMs,
+          durationMs: piece.durationMs,
+          boundaries: piece.boundaries,
+        }));
+        encoding.catch(() => {}); // observed below; a failure while the previous one is awaited must not go unhandled
+        if (previous) yield await previous;
+        previous = encoding;
+      }
+      if (previous) yield await previous;
+    } finally {
+      previous?.catch(() => {});
+    }
+  }
 }
+
+const asBytes = (p: Int16Array) => Buffer.from(p.buffer, p.byteOffset, p.byteLength);
 
 export const espeakFactory: EngineFactory = {
   id: 'builtin/espeak',

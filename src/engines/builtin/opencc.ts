@@ -37,6 +37,7 @@ export class OpenCcTranslator implements Translator {
   private readonly converters = new Map<string, (s: string) => string>();
 
   async translate(text: string, options: TranslateOptions): Promise<string> {
+    options.signal?.throwIfAborted(); // a cancelled request does no work (engine conformance)
     const from = localeOf(options.from);
     const to = localeOf(options.to);
     if (!from || !to)

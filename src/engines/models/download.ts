@@ -7,6 +7,7 @@
 import { createWriteStream, existsSync, statSync, truncateSync } from 'node:fs';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+import { exponentialBackoff, parseRetryAfter, retry } from '../../platform/retry.js';
 
 export interface DownloadProgress {
   received: number;
@@ -19,69 +20,80 @@ export interface DownloadOptions {
   /** Attempts after a dropped connection (each resumes with Range). */
   retries?: number;
   signal?: AbortSignal;
-  /** Delay between attempts; tests shorten it. */
+  /** Upper bound of the first delay between attempts (shared retry policy, full jitter); tests shorten it. */
   retryDelayMs?: number;
 }
 
 export class DownloadError extends Error {
   override name = 'DownloadError';
+  /** A dropped connection or a 408/429/5xx: the next attempt resumes. */
+  readonly retryable: boolean;
+  readonly retryAfterMs: number | undefined;
+
+  constructor(message: string, options: { retryable?: boolean; retryAfterMs?: number; cause?: unknown } = {}) {
+    super(message, { cause: options.cause });
+    this.retryable = options.retryable ?? false;
+    this.retryAfterMs = options.retryAfterMs;
+  }
 }
 
 /** Downloads `url` into `part` (resuming what is there); resolves with the final size. */
 export async function downloadToPart(url: string, part: string, options: DownloadOptions = {}): Promise<number> {
-  const retries = options.retries ?? 5;
-  let lastError: unknown;
-  for (let attempt = 0; attempt <= retries; attempt++) {
-    if (attempt > 0) await new Promise((r) => setTimeout(r, (options.retryDelayMs ?? 1000) * attempt));
-    const have = existsSync(part) ? statSync(part).size : 0;
-    let res: Response;
-    try {
-      res = await fetch(url, { headers: have > 0 ? { range: `bytes=${have}-` } : {}, redirect: 'follow', signal: options.signal });
-    } catch (err) {
-      if (options.signal?.aborted) throw err;
-      lastError = err;
-      continue;
-    }
-    if (res.status === 416 && have > 0) {
-      // Range beyond the end: the .part already holds the whole file (or is junk; the checksum decides).
-      await res.body?.cancel();
-      return have;
-    }
-    if (res.status !== 200 && res.status !== 206) {
-      await res.body?.cancel();
-      const retryable = res.status === 408 || res.status === 429 || res.status >= 500;
-      lastError = new DownloadError(`${url} answered ${res.status} ${res.statusText}`);
-      if (retryable) continue;
-      throw lastError;
-    }
-    const resumed = res.status === 206 && have > 0;
-    if (!resumed && have > 0) truncateSync(part, 0); // 200: the server ignored Range; start over
-    const start = resumed ? have : 0;
-    const length = Number(res.headers.get('content-length') ?? Number.NaN);
-    const total = Number.isFinite(length) ? start + length : undefined;
-    let received = start;
-    options.onProgress?.({ received, total });
-    if (!res.body) throw new DownloadError(`${url} sent no body`);
-    const body = Readable.fromWeb(res.body as import('node:stream/web').ReadableStream<Uint8Array>);
-    body.on('data', (c: Buffer) => {
-      received += c.length;
-      options.onProgress?.({ received, total });
+  const attempts = (options.retries ?? 5) + 1;
+  try {
+    return await retry(() => attemptDownload(url, part, options), {
+      attempts,
+      backoff: exponentialBackoff({ baseMs: options.retryDelayMs ?? 1000, maxMs: 30_000 }),
+      signal: options.signal,
     });
-    try {
-      await pipeline(body, createWriteStream(part, { flags: resumed ? 'a' : 'w' }));
-    } catch (err) {
-      if (options.signal?.aborted) throw err;
-      lastError = err;
-      continue;
-    }
-    const size = statSync(part).size;
-    if (total !== undefined && size < total) {
-      lastError = new DownloadError(`connection closed at ${size} of ${total} bytes`);
-      continue;
-    }
-    return size;
+  } catch (err) {
+    if (options.signal?.aborted || !(err instanceof DownloadError) || !err.retryable) throw err;
+    throw new DownloadError(`download of ${url} failed after ${attempts} attempts: ${err.message}`, { cause: err });
   }
-  throw new DownloadError(
-    `download of ${url} failed after ${retries + 1} attempts: ${lastError instanceof Error ? lastError.message : String(lastError)}`,
-  );
+}
+
+/** One attempt: resumes from the .part's size; throws a retryable DownloadError when the next attempt may finish it. */
+async function attemptDownload(url: string, part: string, options: DownloadOptions): Promise<number> {
+  const have = existsSync(part) ? statSync(part).size : 0;
+  let res: Response;
+  try {
+    res = await fetch(url, { headers: have > 0 ? { range: `bytes=${have}-` } : {}, redirect: 'follow', signal: options.signal });
+  } catch (err) {
+    if (options.signal?.aborted) throw err;
+    throw new DownloadError(err instanceof Error ? err.message : String(err), { retryable: true, cause: err });
+  }
+  if (res.status === 416 && have > 0) {
+    // Range beyond the end: the .part already holds the whole file (or is junk; the checksum decides).
+    await res.body?.cancel();
+    return have;
+  }
+  if (res.status !== 200 && res.status !== 206) {
+    await res.body?.cancel();
+    throw new DownloadError(`${url} answered ${res.status} ${res.statusText}`, {
+      retryable: res.status === 408 || res.status === 429 || res.status >= 500,
+      retryAfterMs: parseRetryAfter(res.headers.get('retry-after')),
+    });
+  }
+  const resumed = res.status === 206 && have > 0;
+  if (!resumed && have > 0) truncateSync(part, 0); // 200: the server ignored Range; start over
+  const start = resumed ? have : 0;
+  const length = Number(res.headers.get('content-length') ?? Number.NaN);
+  const total = Number.isFinite(length) ? start + length : undefined;
+  let received = start;
+  options.onProgress?.({ received, total });
+  if (!res.body) throw new DownloadError(`${url} sent no body`);
+  const body = Readable.fromWeb(res.body as import('node:stream/web').ReadableStream<Uint8Array>);
+  body.on('data', (c: Buffer) => {
+    received += c.length;
+    options.onProgress?.({ received, total });
+  });
+  try {
+    await pipeline(body, createWriteStream(part, { flags: resumed ? 'a' : 'w' }));
+  } catch (err) {
+    if (options.signal?.aborted) throw err;
+    throw new DownloadError(err instanceof Error ? err.message : String(err), { retryable: true, cause: err });
+  }
+  const size = statSync(part).size;
+  if (total !== undefined && size < total) throw new DownloadError(`connection closed at ${size} of ${total} bytes`, { retryable: true });
+  return size;
 }

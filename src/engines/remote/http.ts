@@ -1,9 +1,12 @@
 /**
- * HTTP for the remote tier: one request with a per-attempt timeout, retried with
- * exponential backoff and jitter on 408, 429, 5xx and network errors (Retry-After wins when
- * the server sends it), never on other 4xx. Failures come out as `RemoteFailure`, which each
- * engine maps to its own spec codes (LLM, STT, translation, TTS name failures differently).
+ * HTTP for the remote tier: one request with a per-attempt timeout, retried by the shared
+ * policy (src/platform/retry.ts: exponential backoff with full jitter, the server's
+ * Retry-After when it sends one) on 408, 429, 5xx and network errors, never on other 4xx,
+ * a quota 429 or a timeout (a slow model stays slow). Failures come out as `RemoteFailure`,
+ * which each engine maps to its own spec codes (LLM, STT, translation, TTS name failures
+ * differently).
  */
+import { exponentialBackoff, parseRetryAfter, retry } from '../../platform/retry.js';
 
 export interface RemoteEndpoint {
   /** Base URL including the version path, e.g. "http://localhost:11434/v1". */
@@ -12,23 +15,30 @@ export interface RemoteEndpoint {
   model: string;
   timeoutMs: number;
   retries: number;
-  /** First backoff step; doubled per attempt. Tests shorten it. */
+  /** Upper bound of the first backoff; doubled per attempt. Tests shorten it. */
   retryBaseMs?: number;
 }
 
 export type FailureKind = 'timeout' | 'http' | 'network' | 'aborted' | 'content_filter' | 'protocol';
 
 export class RemoteFailure extends Error {
+  /** Whether the same request may succeed later (read by the retry policy). */
+  readonly retryable: boolean;
+  /** The server's Retry-After, in ms. */
+  readonly retryAfterMs: number | undefined;
+
   constructor(
     readonly kind: FailureKind,
     message: string,
     readonly status?: number,
     /** Provider error code from the JSON body (`insufficient_quota`, `content_filter`, ...). */
     readonly providerCode?: string,
-    options?: { cause?: unknown },
+    options?: { cause?: unknown; retryable?: boolean; retryAfterMs?: number },
   ) {
     super(message, options);
     this.name = 'RemoteFailure';
+    this.retryable = options?.retryable ?? false;
+    this.retryAfterMs = options?.retryAfterMs;
   }
 }
 
@@ -50,42 +60,47 @@ export interface RemoteRequest {
  */
 export async function remoteFetch(ep: RemoteEndpoint, req: RemoteRequest): Promise<Response> {
   const url = `${ep.baseUrl.replace(/\/+$/, '')}${req.path}`;
-  const base = ep.retryBaseMs ?? 500;
-  for (let attempt = 0; ; attempt++) {
-    const timeout = AbortSignal.timeout(ep.timeoutMs);
-    const signal = req.signal ? AbortSignal.any([timeout, req.signal]) : timeout;
-    let res: Response;
-    try {
-      res = await fetch(url, {
-        method: req.method,
-        headers: { ...(ep.apiKey ? { authorization: `Bearer ${ep.apiKey}` } : {}), ...req.headers },
-        body: req.body?.(),
-        signal,
-      });
-    } catch (err) {
-      if (req.signal?.aborted) throw new RemoteFailure('aborted', 'request cancelled', undefined, undefined, { cause: err });
-      if (timeout.aborted)
-        throw new RemoteFailure('timeout', `no answer from ${url} within ${ep.timeoutMs} ms`, undefined, undefined, { cause: err });
-      if (attempt < ep.retries) {
-        await sleep(backoff(base, attempt), req.signal);
-        continue;
-      }
-      throw new RemoteFailure('network', `cannot reach ${url}: ${causeText(err)}`, undefined, undefined, { cause: err });
-    }
-    if (res.ok) return res;
-    const text = await res.text().catch(() => '');
-    if (RETRY_STATUS(res.status) && attempt < ep.retries && !isQuota(text)) {
-      await sleep(retryAfterMs(res.headers.get('retry-after')) ?? backoff(base, attempt), req.signal);
-      continue;
-    }
-    const { message, code } = parseErrorBody(text);
-    throw new RemoteFailure(
-      code === 'content_filter' ? 'content_filter' : 'http',
-      `${url} answered ${res.status}${message ? `: ${message}` : ''}`,
-      res.status,
-      code,
-    );
+  return retry(() => attempt(ep, req, url), {
+    attempts: ep.retries + 1,
+    backoff: exponentialBackoff({ baseMs: ep.retryBaseMs ?? 500, maxMs: MAX_WAIT_MS }),
+    maxRetryAfterMs: MAX_WAIT_MS,
+    signal: req.signal,
+    abortError: () => new RemoteFailure('aborted', 'request cancelled'),
+  });
+}
+
+async function attempt(ep: RemoteEndpoint, req: RemoteRequest, url: string): Promise<Response> {
+  const timeout = AbortSignal.timeout(ep.timeoutMs);
+  const signal = req.signal ? AbortSignal.any([timeout, req.signal]) : timeout;
+  let res: Response;
+  try {
+    res = await fetch(url, {
+      method: req.method,
+      headers: { ...(ep.apiKey ? { authorization: `Bearer ${ep.apiKey}` } : {}), ...req.headers },
+      body: req.body?.(),
+      signal,
+    });
+  } catch (err) {
+    if (req.signal?.aborted) throw new RemoteFailure('aborted', 'request cancelled', undefined, undefined, { cause: err });
+    if (timeout.aborted)
+      throw new RemoteFailure('timeout', `no answer from ${url} within ${ep.timeoutMs} ms`, undefined, undefined, { cause: err });
+    throw new RemoteFailure('network', `cannot reach ${url}: ${causeText(err)}`, undefined, undefined, { cause: err, retryable: true });
   }
+  if (res.ok) return res;
+  const text = await res.text().catch(() => '');
+  const { message, code } = parseErrorBody(text);
+  // OpenAI sends 429 with code insufficient_quota when the account is out of credit: retrying cannot help.
+  const retryable = RETRY_STATUS(res.status) && code !== 'insufficient_quota';
+  throw new RemoteFailure(
+    code === 'content_filter' ? 'content_filter' : 'http',
+    `${url} answered ${res.status}${message ? `: ${message}` : ''}`,
+    res.status,
+    code,
+    {
+      retryable,
+      retryAfterMs: parseRetryAfter(res.headers.get('retry-after')),
+    },
+  );
 }
 
 /** Maps an error thrown while reading a response body (timeouts fire mid-stream too). */
@@ -98,11 +113,6 @@ export function bodyFailure(err: unknown, ep: RemoteEndpoint, signal?: AbortSign
   return new RemoteFailure('network', `connection lost while reading the answer: ${causeText(err)}`, undefined, undefined, { cause: err });
 }
 
-function isQuota(body: string): boolean {
-  // OpenAI sends 429 with code insufficient_quota when the account is out of credit: retrying cannot help.
-  return parseErrorBody(body).code === 'insufficient_quota';
-}
-
 export function parseErrorBody(text: string): { message?: string; code?: string } {
   try {
     const j = JSON.parse(text) as { error?: { message?: string; code?: string | number; type?: string } | string };
@@ -112,34 +122,6 @@ export function parseErrorBody(text: string): { message?: string; code?: string 
   } catch {
     return { message: text.slice(0, 200) || undefined };
   }
-}
-
-/** Retry-After as seconds or an HTTP date; capped so a hostile server cannot park a request. */
-export function retryAfterMs(header: string | null): number | undefined {
-  if (!header) return undefined;
-  const secs = Number(header);
-  const ms = Number.isFinite(secs) ? secs * 1000 : Date.parse(header) - Date.now();
-  return Number.isFinite(ms) ? Math.min(Math.max(ms, 0), MAX_WAIT_MS) : undefined;
-}
-
-function backoff(base: number, attempt: number): number {
-  const step = base * 2 ** attempt;
-  return Math.min(step + Math.random() * step, MAX_WAIT_MS); // full jitter on top of the step
-}
-
-function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) return reject(new RemoteFailure('aborted', 'request cancelled'));
-    const t = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    const onAbort = () => {
-      clearTimeout(t);
-      reject(new RemoteFailure('aborted', 'request cancelled'));
-    };
-    signal?.addEventListener('abort', onAbort, { once: true });
-  });
 }
 
 function causeText(err: unknown): string {

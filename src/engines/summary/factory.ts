@@ -14,7 +14,7 @@ export async function configuredLlm(ctx: EngineContext): Promise<LanguageModel |
   const reasons: string[] = [];
   for (const f of [openAiChatFactory, llamaCppFactory]) {
     const r = await f.create(ctx).catch((err: unknown) => ({ unavailable: String(err) }));
-    if (!('unavailable' in r) && r.kind === 'llm') return r;
+    if (!('unavailable' in r) && !Array.isArray(r) && r.kind === 'llm') return r;
     if ('unavailable' in r) reasons.push(`${f.id}: ${r.unavailable}`);
   }
   return { unavailable: `no language model: ${reasons.join('; ')}` };

@@ -74,7 +74,8 @@ export function toErrorObject(err: AppError, requestId?: string, now: Date = new
 /**
  * The three body shapes the spec uses for errors:
  * - `standard`: `{data: <error object>}` (REST); SSE/WebSocket send the inner object.
- * - `subtitle-token`: `{error: <code>}` (floating-subtitle token endpoints).
+ * - `subtitle-token`: `{error: <code>}` (floating-subtitle token endpoints), except their 429
+ *   `too_many_requests`, which the spec gives the standard shape.
  * - `summary-template`: `{errorCode, message}` (summary-template 400/404).
  */
 export type ErrorShape = 'standard' | 'subtitle-token' | 'summary-template';
@@ -82,6 +83,7 @@ export type ErrorShape = 'standard' | 'subtitle-token' | 'summary-template';
 export function renderErrorBody(err: AppError, shape: ErrorShape, requestId?: string): unknown {
   switch (shape) {
     case 'subtitle-token':
+      if (err.code === 'too_many_requests') return { data: toErrorObject(err, requestId) };
       return { error: err.code };
     case 'summary-template':
       if (err.status === 400 || err.status === 404) return { errorCode: err.code, message: err.message };

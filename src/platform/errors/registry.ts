@@ -190,6 +190,8 @@ export const ERRORS = {
   recording_not_ready: def(425, 'error', 'subtitle', 'The recording is not ready yet; retry shortly.'),
   recording_ended: def(410, 'error', 'subtitle', 'The recording has ended.'),
   invalid_share: def(403, 'error', 'subtitle', 'The share link is not valid.'),
+  feed_token_invalid: def(401, 'error', 'subtitle', 'The subtitle feed token is not valid or has expired.', { parley: true }),
+  subtitle_audience_full: def(429, 'error', 'subtitle', 'This recording has reached its subtitle audience limit.', { parley: true }),
 
   // --- Broadcasts -----------------------------------------------------------------------
   broadcast_token_invalid: def(401, 'error', 'broadcast', 'The broadcast link is not valid.'),
@@ -198,6 +200,10 @@ export const ERRORS = {
   broadcast_session_not_found: def(404, 'error', 'broadcast', 'The broadcast was not found.'),
   broadcast_session_ended: def(410, 'error', 'broadcast', 'The broadcast has ended.'),
   broadcast_capacity_exceeded: def(503, 'error', 'broadcast', 'The broadcast is full; you are in the queue.'),
+  // Parley: the owner operations the spec leaves unshaped (docs/broadcasts.md).
+  broadcast_not_found: def(404, 'error', 'broadcast', 'Broadcast not found.', { parley: true }),
+  broadcast_not_editable: def(409, 'error', 'broadcast', 'This setting of the broadcast can no longer change.', { parley: true }),
+  broadcast_already_hosted: def(null, 'error', 'broadcast', 'Another host connection is streaming this broadcast.', { parley: true }),
   conversation_invalid_speaker: def(null, 'error', 'conversation', 'The conversation speaker is not valid.'),
 
   // --- Multi-channel (WebSocket only) --------------------------------------------------

@@ -77,7 +77,9 @@ export async function createHttpServer(options: HttpServerOptions): Promise<Http
     delegator: (req, cb) => {
       const exposedHeaders = ['Retry-After', 'X-Request-Id', 'Content-Length', 'Content-Range', 'Accept-Ranges'];
       if (isPublicPath(req.url ?? '')) {
-        cb(null, { origin: '*', credentials: false, methods: ['GET', 'POST', 'OPTIONS'], allowedHeaders: undefined, exposedHeaders });
+        // No allowedHeaders: the plugin then echoes whatever headers the preflight asks for
+        // (an explicit undefined would send an empty list and block custom headers).
+        cb(null, { origin: '*', credentials: false, methods: ['GET', 'POST', 'OPTIONS'], exposedHeaders });
         return;
       }
       const origin = req.headers.origin;

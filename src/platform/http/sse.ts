@@ -2,15 +2,33 @@
  * Server-sent events over a hijacked Fastify reply. Headers set before (CORS, request id)
  * are copied, since hijacking bypasses Fastify's own header writing. Errors found before the
  * stream opens are ordinary JSON error responses; after that they are `error` events.
+ *
+ * Every frame goes through an Outbox (src/stream/outbox.ts): written while the response
+ * accepts it, queued while `write()` pushes back, interims superseded, and past the policy's
+ * limit the client is cut off. `streamToSse` turns a bus subscription into such a stream.
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { Outbox, type OutboxPolicy, type OutboxStats, SUBSCRIBER_POLICY } from '../../stream/outbox.js';
+import { responseTransport } from '../../stream/transports.js';
+
+/** The spec's SSE heartbeat: a comment line every 15 seconds. */
+export const SSE_HEARTBEAT_MS = 15_000;
 
 export interface SseStream {
-  send(event: string, data: unknown, id?: string | number): boolean;
+  /**
+   * Sends an event (an `interim` one may be superseded while the client is slow). False when
+   * the client is not keeping up (the frame waits; await `drained()` before producing more)
+   * or the stream is closed.
+   */
+  send(event: string, data: unknown, id?: string | number, options?: { interim?: boolean }): boolean;
   comment(text: string): void;
+  /** Resolves once nothing waits for the client (or the stream closed). */
+  drained(): Promise<void>;
   close(): void;
   readonly closed: boolean;
-  /** Resolves when the client goes away or close() is called. */
+  /** The outbox's counters (written, dropped, queued, maxQueued, closed by 'overflow'). */
+  readonly stats: OutboxStats;
+  /** Resolves when the client goes away, close() is called or the slow-consumer policy cut it off. */
   readonly done: Promise<void>;
 }
 
@@ -21,7 +39,21 @@ export function closeAllSse(server: object): void {
   for (const s of openStreams.get(server) ?? []) s.close();
 }
 
-export function openSse(request: FastifyRequest, reply: FastifyReply, options: { heartbeatMs?: number; status?: number } = {}): SseStream {
+export interface SseOptions {
+  heartbeatMs?: number;
+  status?: number;
+  policy?: OutboxPolicy;
+}
+
+function frameOf(event: string, data: unknown, id?: string | number): string {
+  let frame = '';
+  if (id !== undefined) frame += `id: ${id}\n`;
+  frame += `event: ${event}\n`;
+  for (const line of JSON.stringify(data).split('\n')) frame += `data: ${line}\n`;
+  return `${frame}\n`;
+}
+
+export function openSse(request: FastifyRequest, reply: FastifyReply, options: SseOptions = {}): SseStream {
   reply.hijack();
   const res = reply.raw;
   const headers: Record<string, string | number | string[]> = {};
@@ -40,11 +72,18 @@ export function openSse(request: FastifyRequest, reply: FastifyReply, options: {
   const done = new Promise<void>((r) => {
     resolveDone = r;
   });
+  const transport = responseTransport(res);
+  // Too slow for the policy: nothing more can be written in order, so the connection is cut.
+  const outbox = new Outbox(transport, options.policy ?? SUBSCRIBER_POLICY, () => {
+    res.destroy();
+    finish();
+  });
   const heartbeat = options.heartbeatMs ? setInterval(() => stream.comment('heartbeat'), options.heartbeatMs) : undefined;
   heartbeat?.unref();
   const finish = () => {
     if (closed) return;
     closed = true;
+    outbox.close();
     if (heartbeat) clearInterval(heartbeat);
     resolveDone();
   };
@@ -55,16 +94,16 @@ export function openSse(request: FastifyRequest, reply: FastifyReply, options: {
   void done.then(() => registry.delete(stream));
 
   const stream: SseStream = {
-    send(event, data, id) {
+    send(event, data, id, opts) {
       if (closed) return false;
-      let frame = '';
-      if (id !== undefined) frame += `id: ${id}\n`;
-      frame += `event: ${event}\n`;
-      for (const line of JSON.stringify(data).split('\n')) frame += `data: ${line}\n`;
-      return res.write(`${frame}\n`);
+      return outbox.offer(frameOf(event, data, id), opts?.interim ?? false) && !outbox.congested;
     },
     comment(text) {
-      if (!closed) res.write(`: ${text.replace(/\n/g, ' ')}\n\n`);
+      // A heartbeat only matters on an idle connection; a busy or blocked one skips it.
+      if (!closed && !outbox.congested) outbox.offer(`: ${text.replace(/\n/g, ' ')}\n\n`);
+    },
+    async drained() {
+      while (!closed && outbox.congested) await new Promise<void>((r) => transport.onDrain(r));
     },
     close() {
       if (closed) return;
@@ -74,8 +113,102 @@ export function openSse(request: FastifyRequest, reply: FastifyReply, options: {
     get closed() {
       return closed;
     },
+    get stats() {
+      return outbox.stats;
+    },
     done,
   };
   registry.add(stream);
   return stream;
+}
+
+/** What `streamToSse` sends for one item of a source. */
+export interface SseFrame {
+  event: string;
+  data: unknown;
+  id?: string | number;
+  /** May be superseded by a later interim while the client is slow. */
+  interim?: boolean;
+  /** The stream ends after this frame. */
+  end?: boolean;
+}
+
+export interface SseSource<T> {
+  /** Subscribes; resolves once the subscription is live, to its unsubscribe function. */
+  subscribe(push: (item: T) => void): Promise<() => void>;
+  /**
+   * Read once after the subscription is live (so nothing falls between the two): the items
+   * that describe the state now. Throwing here answers with an ordinary JSON error (the
+   * stream is not open yet).
+   */
+  initial?(): Promise<T[]>;
+  /** The frame for an item; null skips it (e.g. progress that would go backwards). */
+  frame(item: T): SseFrame | null;
+  /**
+   * At every heartbeat: items to send, if any (e.g. the record re-read, so a message the
+   * at-most-once bus lost cannot leave the stream hanging), and whether the source is over.
+   */
+  onHeartbeat?(): Promise<T[]>;
+}
+
+/**
+ * Turns a subscription into an SSE stream: subscribe (live), read the initial state, open the
+ * stream, send the initial items, then every item pushed; heartbeat every `heartbeatMs`
+ * (default 15 s), backpressure and the slow-consumer policy from openSse, closed at shutdown
+ * and after a frame marked `end`. The subscription ends with the stream.
+ */
+export async function streamToSse<T>(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  source: SseSource<T>,
+  options: Omit<SseOptions, 'heartbeatMs'> & { heartbeatMs?: number; onOpen?: (sse: SseStream) => void } = {},
+): Promise<SseStream> {
+  let sse: SseStream | null = null;
+  const early: T[] = [];
+  const emit = (item: T) => {
+    const s = sse;
+    if (!s || s.closed) return;
+    const f = source.frame(item);
+    if (!f) return;
+    s.send(f.event, f.data, f.id, { interim: f.interim });
+    if (f.end) s.close();
+  };
+  const unsubscribe = await source.subscribe((item) => {
+    if (sse) emit(item);
+    else early.push(item);
+  });
+  let initial: T[];
+  try {
+    initial = (await source.initial?.()) ?? [];
+  } catch (err) {
+    unsubscribe();
+    throw err;
+  }
+  const heartbeatMs = options.heartbeatMs ?? SSE_HEARTBEAT_MS;
+  const opened = openSse(request, reply, { ...options, heartbeatMs: source.onHeartbeat ? undefined : heartbeatMs });
+  sse = opened;
+  void opened.done.then(unsubscribe);
+  options.onOpen?.(opened);
+  if (source.onHeartbeat) {
+    const check = source.onHeartbeat;
+    let checking = false;
+    const timer = setInterval(() => {
+      opened.comment('heartbeat');
+      if (checking) return;
+      checking = true;
+      void check()
+        .then((items) => {
+          for (const i of items) emit(i);
+        })
+        .catch((err: unknown) => request.log.warn({ err }, 'sse heartbeat check failed'))
+        .finally(() => {
+          checking = false;
+        });
+    }, heartbeatMs);
+    timer.unref();
+    void opened.done.then(() => clearInterval(timer));
+  }
+  for (const i of initial) emit(i);
+  for (const i of early.splice(0)) emit(i);
+  return opened;
 }

@@ -8,6 +8,10 @@ import { tasksMigration } from './0100_tasks.js';
 import { taskListVersionsMigration } from './0110_task_list_versions.js';
 import { webhooksMigration } from './0200_webhooks.js';
 import { importsMigration } from './0300_imports.js';
+import { subtitlesMigration } from './0400_subtitles.js';
+import { broadcastsMigration } from './0500_broadcasts.js';
+import { broadcastHostsMigration } from './0501_broadcast_hosts.js';
+import { broadcastLiveSinceMigration } from './0502_broadcast_live_since.js';
 
 export const MIGRATIONS: Migration[] = [
   accountsKeysMigration,
@@ -18,4 +22,8 @@ export const MIGRATIONS: Migration[] = [
   ticketsMigration,
   webhooksMigration,
   importsMigration,
+  subtitlesMigration,
+  broadcastsMigration,
+  broadcastHostsMigration,
+  broadcastLiveSinceMigration,
 ];

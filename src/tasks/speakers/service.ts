@@ -6,21 +6,15 @@
  * concurrent edits exactly one applies, the other gets 409 `transcript_revision_conflict`.
  * Applied edits are published on `task.<id>.speakers` for live sessions and broadcasts.
  */
+import { type SpeakerEvent, speakerTopic } from '../../bus/topics.js';
 import type { EventBus } from '../../bus/types.js';
 import type { Principal } from '../../platform/auth/types.js';
 import { AppError } from '../../platform/errors/app-error.js';
 import type { TaskService } from '../service.js';
 import type { TaskRecord, TaskStore } from '../store.js';
 
-export const speakerTopic = (taskId: string) => `task.${taskId}.speakers`;
-
-export type SpeakerEvent =
-  | { event: 'speaker_renamed'; data: { speaker_id: string; new_label: string; affected_sids: number[] } }
-  | { event: 'speaker_reassigned'; data: { sid: number; old_speaker_id: string; new_speaker_id: string; new_speaker_label: string } }
-  | {
-      event: 'speakers_merged';
-      data: { source_speaker_id: string; target_speaker_id: string; target_speaker_label: string; affected_sids: number[] };
-    };
+export type { SpeakerEvent } from '../../bus/topics.js';
+export { speakerTopic } from '../../bus/topics.js';
 
 /** A planned edit: what to write and what to answer, computed on one revision. */
 export interface SpeakerPlan<R> {

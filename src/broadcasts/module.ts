@@ -1,0 +1,93 @@
+/**
+ * Builds the broadcasts feature from what it needs (no app-wide dependency object): the
+ * store, the host's service, the viewers' service with its abuse guard, and their routes.
+ */
+import type { Logger } from 'pino';
+import type { EventBus } from '../bus/types.js';
+import type { ActivePlan } from '../plans/service.js';
+import type { Authenticator } from '../platform/auth/types.js';
+import type { HttpApp } from '../platform/http/types.js';
+import type { RateLimiter } from '../platform/rate-limit.js';
+import type { Database } from '../store/database.js';
+import { ViewerGuard } from './abuse.js';
+import { BROADCAST_REVOKED_TOPIC, type BroadcastRevokedEvent } from './events.js';
+import type { BroadcastHostDeps } from './host-session.js';
+import { registerBroadcastRoutes } from './routes.js';
+import { InMemorySeats, RedisSeats, type ViewerSeats } from './seats.js';
+import { BroadcastService } from './service.js';
+import { BroadcastStore } from './store.js';
+import { viewerTopic } from './viewer-events.js';
+import { ViewerService, type VoiceSummary } from './viewer-service.js';
+
+export interface BroadcastsModule {
+  store: BroadcastStore;
+  broadcasts: BroadcastService;
+  viewers: ViewerService;
+  seats: ViewerSeats;
+  /** What a host's broadcast session needs (the realtime role's connections). */
+  host: BroadcastHostDeps;
+  close(): Promise<void>;
+}
+
+export interface BroadcastsModuleDeps {
+  database: Database;
+  bus: EventBus;
+  rateLimiter: RateLimiter;
+  activePlan(accountId: string): Promise<ActivePlan>;
+  templateExists(slug: string): boolean;
+  /** Voices of the synthesizer that serves `language` here, or null when none does. */
+  voices(language: string): VoiceSummary[] | null;
+  /** Host text in another language (announcements, standby messages); null when no engine serves it. */
+  translate(text: string, from: string, to: string): Promise<string | null>;
+  viewerLimit: number;
+  hostWaitMs: number;
+  /** Seats are counted in Redis when the deployment has it (every process counts together). */
+  redisUrl?: string;
+  now: () => Date;
+  logger: Logger;
+}
+
+export function createBroadcastsModule(d: BroadcastsModuleDeps): BroadcastsModule {
+  const store = new BroadcastStore(d.database);
+  const broadcasts = new BroadcastService({
+    store,
+    bus: d.bus,
+    activePlan: d.activePlan,
+    rules: {
+      viewerLimit: d.viewerLimit,
+      templateExists: d.templateExists,
+      voices: (language) => d.voices(language)?.map((v) => v.voice_name) ?? null,
+    },
+    now: d.now,
+    logger: d.logger,
+  });
+  const viewers = new ViewerService({
+    store,
+    guard: new ViewerGuard(d.rateLimiter),
+    voices: (language) => d.voices(language) ?? [],
+    ttsToViewers: false,
+    now: d.now,
+  });
+  const seats: ViewerSeats = d.redisUrl ? new RedisSeats(d.redisUrl) : new InMemorySeats();
+  const host: BroadcastHostDeps = {
+    store,
+    seats,
+    publish: (id, event) => d.bus.publish(viewerTopic(id), event),
+    translate: d.translate,
+    activePlan: d.activePlan,
+    async onRevoked(id, handler) {
+      return d.bus.subscribe(BROADCAST_REVOKED_TOPIC, (m) => {
+        if ((m as BroadcastRevokedEvent).broadcast_id === id) handler();
+      });
+    },
+    rules: { voices: (language) => d.voices(language)?.map((v) => v.voice_name) ?? null },
+    hostWaitMs: d.hostWaitMs,
+    now: d.now,
+    logger: d.logger,
+  };
+  return { store, broadcasts, viewers, seats, host, close: () => seats.close() };
+}
+
+export function registerBroadcasts(app: HttpApp, m: BroadcastsModule, auth: Authenticator): void {
+  registerBroadcastRoutes(app, { auth, broadcasts: m.broadcasts, viewers: m.viewers });
+}

@@ -1,0 +1,153 @@
+/**
+ * Broadcast routes. The host's (X-API-Key): POST /api/v1/broadcasts (spec) and Parley's
+ * list, read, update and revoke (docs/broadcasts.md). The viewers' (no key, any origin: see
+ * `isPublicPath` in platform/http/server.ts): the public view and the password check.
+ */
+import type { FastifyRequest } from 'fastify';
+import { principalOf, requireApiKey } from '../platform/auth/hooks.js';
+import type { Authenticator } from '../platform/auth/types.js';
+import { AppError } from '../platform/errors/app-error.js';
+import { ok } from '../platform/http/reply.js';
+import type { HttpApp } from '../platform/http/types.js';
+import {
+  CreateBody,
+  CreateResult,
+  documentOnly,
+  OwnerList,
+  OwnerResult,
+  PublicView,
+  UpdateBody,
+  VerifyBody,
+  VerifyResult,
+} from './schemas.js';
+import { type BroadcastService, ownerJson, STATUSES } from './service.js';
+import type { BroadcastStatus } from './store.js';
+import type { ViewerService } from './viewer-service.js';
+
+export interface BroadcastRouteDeps {
+  auth: Authenticator;
+  broadcasts: BroadcastService;
+  viewers: ViewerService;
+}
+
+type IdParams = { Params: { id: string } };
+type TokenParams = { Params: { token: string } };
+
+function intParam(query: Record<string, unknown>, name: string, min: number, max: number, fallback: number): number {
+  const raw = query[name];
+  if (raw === undefined) return fallback;
+  const n = typeof raw === 'string' && /^\d+$/.test(raw) ? Number(raw) : Number.NaN;
+  if (!Number.isInteger(n) || n < min || n > max) {
+    throw new AppError('validation_failed', {
+      message: `${name} must be a whole number from ${min} to ${max}.`,
+      details: { field: name, min, max },
+    });
+  }
+  return n;
+}
+
+/** The viewer caption stream of a token, on the host the request reached (behind a proxy: its forwarded host). */
+function shareUrl(request: FastifyRequest, token: string): string {
+  return `${request.protocol}://${request.host}/broadcast/${token}/text`;
+}
+
+export function registerBroadcastRoutes(app: HttpApp, deps: BroadcastRouteDeps): void {
+  const onRequest = requireApiKey(deps.auth, 'header');
+  const owner = (summary: string) => ({ tags: ['broadcasts'], security: [{ apiKey: [] }], summary });
+
+  app.post(
+    '/api/v1/broadcasts',
+    {
+      onRequest,
+      ...documentOnly,
+      schema: {
+        ...owner('Create a broadcast channel; 403 plan_feature_not_allowed under a plan-bound unlimited plan.'),
+        body: CreateBody,
+        response: { 200: CreateResult },
+      },
+    },
+    async (request) => {
+      const b = await deps.broadcasts.create(principalOf(request), request.body);
+      return ok({ id: b.id, token: b.token, share_url: shareUrl(request, b.token), status: 'pending' as const });
+    },
+  );
+
+  app.get(
+    '/api/v1/broadcasts',
+    {
+      onRequest,
+      ...documentOnly,
+      schema: {
+        ...owner("The account's broadcasts, newest first: page, per_page (1-100, default 20), status."),
+        response: { 200: OwnerList },
+      },
+    },
+    async (request) => {
+      const q = request.query as Record<string, unknown>;
+      const status = q.status === undefined ? null : String(q.status);
+      if (status !== null && !(STATUSES as string[]).includes(status)) {
+        throw new AppError('validation_failed', {
+          message: `status must be one of ${STATUSES.join(', ')}.`,
+          details: { field: 'status', valid_values: STATUSES },
+        });
+      }
+      const page = intParam(q, 'page', 1, 100_000, 1);
+      const perPage = intParam(q, 'per_page', 1, 100, 20);
+      return deps.broadcasts.list(principalOf(request), page, perPage, status as BroadcastStatus | null);
+    },
+  );
+
+  app.get<IdParams>(
+    '/api/v1/broadcasts/:id',
+    { onRequest, ...documentOnly, schema: { ...owner('One broadcast of the account.'), response: { 200: OwnerResult } } },
+    async (request) => ok(ownerJson(await deps.broadcasts.get(principalOf(request), request.params.id))),
+  );
+
+  app.patch<IdParams>(
+    '/api/v1/broadcasts/:id',
+    {
+      onRequest,
+      ...documentOnly,
+      schema: {
+        ...owner('Change the settings that may still change (never the name).'),
+        body: UpdateBody,
+        response: { 200: OwnerResult },
+      },
+    },
+    async (request) => ok(ownerJson(await deps.broadcasts.update(principalOf(request), request.params.id, request.body))),
+  );
+
+  app.post<IdParams>(
+    '/api/v1/broadcasts/:id/revoke',
+    {
+      onRequest,
+      ...documentOnly,
+      schema: { ...owner('Revoke: the link stops working, a running broadcast ends. Idempotent.'), response: { 200: OwnerResult } },
+    },
+    async (request) => ok(ownerJson(await deps.broadcasts.revoke(principalOf(request), request.params.id))),
+  );
+
+  const viewer = (summary: string) => ({ tags: ['viewers'], summary });
+
+  app.get<TokenParams>(
+    '/api/v1/viewer/broadcasts/:token',
+    { ...documentOnly, schema: { ...viewer('The public view of a broadcast (no API key).'), response: { 200: PublicView } } },
+    async (request) => ok(await deps.viewers.publicView(request.params.token, request.ip)),
+  );
+
+  app.post<TokenParams>(
+    '/api/v1/viewer/broadcasts/:token/verify',
+    {
+      ...documentOnly,
+      schema: {
+        ...viewer('Check a broadcast password; 200 with a viewer_access_token valid 24 hours.'),
+        body: VerifyBody,
+        response: { 200: VerifyResult },
+      },
+    },
+    async (request) => {
+      const lang = request.headers['accept-language'];
+      return ok(await deps.viewers.verify(request.params.token, request.body, request.ip, typeof lang === 'string' ? lang : undefined));
+    },
+  );
+}

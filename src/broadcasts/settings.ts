@@ -1,0 +1,17 @@
+/** Broadcasts (spec "Broadcasts and viewers", Limits). */
+import { defineSection, settings } from '../platform/config/settings.js';
+
+export const broadcastSettings = defineSection({
+  viewerLimit: settings.int(
+    'PARLEY_BROADCAST_VIEWER_LIMIT',
+    "The account viewer limit: the largest max_viewers a broadcast may set, and its default (every account's).",
+    1000,
+    { min: 1, max: 1_000_000 },
+  ),
+  hostWaitSeconds: settings.int(
+    'PARLEY_BROADCAST_HOST_WAIT_SECONDS',
+    "How long a broadcast whose host's connection dropped waits (frozen) for the host to start it again before it ends.",
+    300,
+    { min: 1, max: 86_400 },
+  ),
+});

@@ -1,0 +1,332 @@
+/**
+ * Broadcast rows and viewer access tokens. Tokens are unique among usable broadcasts through
+ * the unique `token_claim` column (set while pending or active, cleared at the end or on
+ * revoke), so an insert that loses a token race does nothing and the service draws again.
+ */
+import { parseJson } from '../store/columns.js';
+import type { Database } from '../store/database.js';
+import type { AccessType, BroadcastSettings, TtsSetting } from './rules.js';
+import type { BroadcastsTable } from './tables.js';
+
+export type BroadcastStatus = 'pending' | 'active' | 'ended' | 'revoked';
+export type BroadcastPhase = 'standby' | 'live' | 'paused';
+
+export interface Broadcast extends BroadcastSettings {
+  id: string;
+  accountId: string;
+  keyId: string;
+  token: string;
+  passCodeHash: string | null;
+  accessVersion: number;
+  status: BroadcastStatus;
+  phase: BroadcastPhase | null;
+  taskId: string | null;
+  hostKeyId: string | null;
+  frozenAt: string | null;
+  liveSince: string | null;
+  peakViewers: number;
+  totalViewers: number;
+  createdAt: string;
+  updatedAt: string;
+  startedAt: string | null;
+  endedAt: string | null;
+  revokedAt: string | null;
+}
+
+export const USABLE: BroadcastStatus[] = ['pending', 'active'];
+
+function fromRow(r: BroadcastsTable): Broadcast {
+  return {
+    id: r.id,
+    accountId: r.account_id,
+    keyId: r.key_id,
+    token: r.token,
+    name: r.name,
+    accessType: r.access_type as AccessType,
+    passCodeHash: r.pass_code_hash,
+    accessVersion: Number(r.access_version),
+    transcriptionLanguages: parseJson<string[]>(r.transcription_languages, []),
+    translationLanguages: parseJson<string[]>(r.translation_languages, []),
+    speakerDiarization: Number(r.speaker_diarization) === 1,
+    maxViewers: Number(r.max_viewers),
+    ttsConfig: parseJson<Record<string, TtsSetting>>(r.tts_config, {}),
+    summaryTemplate: r.summary_template,
+    summaryLanguage: r.summary_language,
+    callbackUrl: r.callback_url,
+    status: r.status as BroadcastStatus,
+    phase: r.phase as BroadcastPhase | null,
+    taskId: r.task_id,
+    hostKeyId: r.host_key_id,
+    frozenAt: r.frozen_at,
+    liveSince: r.live_since,
+    peakViewers: Number(r.peak_viewers),
+    totalViewers: Number(r.total_viewers),
+    createdAt: r.created_at,
+    updatedAt: r.updated_at,
+    startedAt: r.started_at,
+    endedAt: r.ended_at,
+    revokedAt: r.revoked_at,
+  };
+}
+
+function settingsColumns(s: BroadcastSettings) {
+  return {
+    access_type: s.accessType,
+    transcription_languages: JSON.stringify(s.transcriptionLanguages),
+    translation_languages: JSON.stringify(s.translationLanguages),
+    speaker_diarization: s.speakerDiarization ? 1 : 0,
+    max_viewers: s.maxViewers,
+    tts_config: JSON.stringify(s.ttsConfig),
+    summary_template: s.summaryTemplate,
+    summary_language: s.summaryLanguage,
+    callback_url: s.callbackUrl,
+  };
+}
+
+export interface NewBroadcast {
+  id: string;
+  accountId: string;
+  keyId: string;
+  token: string;
+  settings: BroadcastSettings;
+  passCodeHash: string | null;
+  now: Date;
+}
+
+export class BroadcastStore {
+  constructor(private readonly database: Database) {}
+
+  /** Inserts the broadcast; false when its token is taken by a usable broadcast (draw another). */
+  async insert(b: NewBroadcast): Promise<boolean> {
+    const at = b.now.toISOString();
+    const rows = await this.database.db
+      .insertInto('broadcasts')
+      .values({
+        id: b.id,
+        account_id: b.accountId,
+        key_id: b.keyId,
+        token: b.token,
+        token_claim: b.token,
+        name: b.settings.name,
+        pass_code_hash: b.passCodeHash,
+        access_version: 1,
+        ...settingsColumns(b.settings),
+        status: 'pending',
+        phase: null,
+        task_id: null,
+        host_key_id: null,
+        frozen_at: null,
+        live_since: null,
+        peak_viewers: 0,
+        total_viewers: 0,
+        created_at: at,
+        updated_at: at,
+        started_at: null,
+        ended_at: null,
+        revoked_at: null,
+      })
+      .onConflict((oc) => oc.column('token_claim').doNothing())
+      .returning('id')
+      .execute();
+    return rows.length === 1;
+  }
+
+  async get(id: string): Promise<Broadcast | null> {
+    const r = await this.database.db.selectFrom('broadcasts').selectAll().where('id', '=', id).executeTakeFirst();
+    return r ? fromRow(r) : null;
+  }
+
+  /** The broadcast a viewer token names: the usable one, else the newest that had it (ended or revoked). */
+  async findByToken(token: string): Promise<Broadcast | null> {
+    const usable = await this.database.db.selectFrom('broadcasts').selectAll().where('token_claim', '=', token).executeTakeFirst();
+    if (usable) return fromRow(usable);
+    const last = await this.database.db
+      .selectFrom('broadcasts')
+      .selectAll()
+      .where('token', '=', token)
+      .orderBy('created_at', 'desc')
+      .orderBy('id', 'desc')
+      .limit(1)
+      .executeTakeFirst();
+    return last ? fromRow(last) : null;
+  }
+
+  async list(accountId: string, page: number, perPage: number, status: BroadcastStatus | null) {
+    let q = this.database.db.selectFrom('broadcasts').where('account_id', '=', accountId);
+    if (status) q = q.where('status', '=', status);
+    const total = await q.select((eb) => eb.fn.countAll<number | string>().as('n')).executeTakeFirst();
+    const rows = await q
+      .selectAll()
+      .orderBy('created_at', 'desc')
+      .orderBy('id', 'desc')
+      .limit(perPage)
+      .offset((page - 1) * perPage)
+      .execute();
+    return { rows: rows.map(fromRow), total: Number(total?.n ?? 0) };
+  }
+
+  /**
+   * Writes new settings if the broadcast is still in `expectStatus` (a revoke or an end in
+   * between wins: false, and the caller reads again). A changed access bumps access_version.
+   */
+  async update(
+    id: string,
+    expectStatus: BroadcastStatus,
+    s: BroadcastSettings,
+    access: { passCodeHash: string | null; bump: boolean } | null,
+    now: Date,
+  ): Promise<boolean> {
+    const r = await this.database.db
+      .updateTable('broadcasts')
+      .set((eb) => ({
+        ...settingsColumns(s),
+        updated_at: now.toISOString(),
+        ...(access
+          ? { pass_code_hash: access.passCodeHash, access_version: access.bump ? eb('access_version', '+', 1) : eb.ref('access_version') }
+          : {}),
+      }))
+      .where('id', '=', id)
+      .where('status', '=', expectStatus)
+      .executeTakeFirst();
+    return Number(r.numUpdatedRows) === 1;
+  }
+
+  /** Revokes (any status but revoked): the token is released and every viewer token stops working. */
+  async revoke(id: string, now: Date): Promise<boolean> {
+    const at = now.toISOString();
+    const r = await this.database.db
+      .updateTable('broadcasts')
+      .set({ status: 'revoked', token_claim: null, phase: null, revoked_at: at, updated_at: at })
+      .where('id', '=', id)
+      .where('status', '!=', 'revoked')
+      .executeTakeFirst();
+    await this.database.db.deleteFrom('broadcast_viewer_tokens').where('broadcast_id', '=', id).execute();
+    return Number(r.numUpdatedRows) === 1;
+  }
+
+  /**
+   * A host starts (or returns to) the broadcast: pending -> active, or active and frozen ->
+   * active again. A broadcast whose host is connected (active, not frozen), ended or revoked
+   * is not taken: false. The phase is kept on a return (the broadcast resumes where it was).
+   */
+  async beginHost(id: string, input: { hostKeyId: string; phase: BroadcastPhase; now: Date }): Promise<'started' | 'resumed' | null> {
+    const at = input.now.toISOString();
+    const started = await this.database.db
+      .updateTable('broadcasts')
+      .set({
+        status: 'active',
+        phase: input.phase,
+        host_key_id: input.hostKeyId,
+        started_at: at,
+        frozen_at: null,
+        live_since: input.phase === 'live' ? at : null,
+        updated_at: at,
+      })
+      .where('id', '=', id)
+      .where('status', '=', 'pending')
+      .executeTakeFirst();
+    if (Number(started.numUpdatedRows) === 1) return 'started';
+    const resumed = await this.database.db
+      .updateTable('broadcasts')
+      .set({ host_key_id: input.hostKeyId, frozen_at: null, updated_at: at })
+      .where('id', '=', id)
+      .where('status', '=', 'active')
+      .where('frozen_at', 'is not', null)
+      .executeTakeFirst();
+    return Number(resumed.numUpdatedRows) === 1 ? 'resumed' : null;
+  }
+
+  /** The task of the host's current recording. */
+  async setTask(id: string, taskId: string): Promise<void> {
+    await this.database.db.updateTable('broadcasts').set({ task_id: taskId }).where('id', '=', id).execute();
+  }
+
+  /** The phase; going live the first time sets live_since (viewers' start_time counts from it). */
+  async setPhase(id: string, phase: BroadcastPhase, now: Date): Promise<void> {
+    const at = now.toISOString();
+    await this.database.db
+      .updateTable('broadcasts')
+      .set((eb) => ({
+        phase,
+        updated_at: at,
+        live_since: phase === 'live' ? eb.fn.coalesce('live_since', eb.val(at)) : eb.ref('live_since'),
+      }))
+      .where('id', '=', id)
+      .where('status', '=', 'active')
+      .execute();
+  }
+
+  /** The host's connection dropped: the broadcast waits for it (frozen) from `now`. */
+  async freeze(id: string, now: Date): Promise<void> {
+    await this.database.db
+      .updateTable('broadcasts')
+      .set({ frozen_at: now.toISOString(), updated_at: now.toISOString() })
+      .where('id', '=', id)
+      .where('status', '=', 'active')
+      .execute();
+  }
+
+  /** Ends an active broadcast for good (its token is released); false when it was not active. */
+  async end(id: string, now: Date): Promise<boolean> {
+    const at = now.toISOString();
+    const r = await this.database.db
+      .updateTable('broadcasts')
+      .set({ status: 'ended', token_claim: null, phase: null, frozen_at: null, ended_at: at, updated_at: at })
+      .where('id', '=', id)
+      .where('status', '=', 'active')
+      .executeTakeFirst();
+    return Number(r.numUpdatedRows) === 1;
+  }
+
+  /** Active broadcasts frozen since before `cutoff` (their host did not return in time). */
+  async frozenSince(cutoff: Date): Promise<Array<{ id: string; token: string }>> {
+    return this.database.db
+      .selectFrom('broadcasts')
+      .select(['id', 'token'])
+      .where('status', '=', 'active')
+      .where('frozen_at', '<=', cutoff.toISOString())
+      .execute();
+  }
+
+  /** One more viewer admitted: total + 1, and the peak follows the current count. */
+  async countViewer(id: string, current: number): Promise<void> {
+    await this.database.db
+      .updateTable('broadcasts')
+      .set((eb) => ({
+        total_viewers: eb('total_viewers', '+', 1),
+        peak_viewers: eb.case().when('peak_viewers', '<', current).then(current).else(eb.ref('peak_viewers')).end(),
+      }))
+      .where('id', '=', id)
+      .execute();
+  }
+
+  async issueViewerToken(input: { hash: string; broadcastId: string; accessVersion: number; expiresAt: Date; now: Date }) {
+    await this.database.db
+      .insertInto('broadcast_viewer_tokens')
+      .values({
+        token_hash: input.hash,
+        broadcast_id: input.broadcastId,
+        access_version: input.accessVersion,
+        expires_at: input.expiresAt.toISOString(),
+        created_at: input.now.toISOString(),
+      })
+      .execute();
+  }
+
+  /** Is this viewer token hash valid for the broadcast's current access now? */
+  async viewerTokenValid(hash: string, b: Pick<Broadcast, 'id' | 'accessVersion'>, now: Date): Promise<boolean> {
+    const r = await this.database.db
+      .selectFrom('broadcast_viewer_tokens')
+      .select('token_hash')
+      .where('token_hash', '=', hash)
+      .where('broadcast_id', '=', b.id)
+      .where('access_version', '=', b.accessVersion)
+      .where('expires_at', '>', now.toISOString())
+      .executeTakeFirst();
+    return r !== undefined;
+  }
+
+  async sweepViewerTokens(now: Date): Promise<void> {
+    await this.database.db.deleteFrom('broadcast_viewer_tokens').where('expires_at', '<=', now.toISOString()).execute();
+  }
+}

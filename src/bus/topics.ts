@@ -1,0 +1,114 @@
+/**
+ * Every bus topic and the type of its messages, in one place. Features import the message
+ * types from here (and may re-export them); `EventBus.publish` and `subscribe` are typed by
+ * topic, so a wrong payload or a misspelt topic is a type error. Topic names with a variable
+ * part are template-literal keys (`import.${string}.progress`) built by the helpers below.
+ */
+import type { SessionEvent } from '../stream/events.js';
+
+// --- Billing: credit crossings (the webhooks feature sends credit.low / credit.exhausted) ---
+
+export const CREDIT_LOW = 'credit.low';
+export const CREDIT_EXHAUSTED = 'credit.exhausted';
+
+export interface CreditLowEvent {
+  accountId: string;
+  /** Account balance in points after the charge. */
+  balance: number;
+  threshold: number;
+  at: string;
+}
+
+export interface CreditExhaustedEvent {
+  accountId: string;
+  balance: number;
+  /** `charge` (balance reached zero) or `refused` (a recording could not start or continue). */
+  cause: 'charge' | 'refused';
+  at: string;
+}
+
+// --- Tasks: force-end of live sessions (task outcomes are durable: webhook outbox, not the bus) ---
+
+/** End the live session of a task now (force-fail of a connected recording). */
+export const SESSION_FORCE_END_TOPIC = 'session.force_end';
+
+export interface SessionForceEndEvent {
+  task_id: string;
+  reason: 'user_forced';
+}
+
+// --- Broadcasts: a revoke ends the host session and the viewers' streams on every process ---
+
+export const BROADCAST_REVOKED_TOPIC = 'broadcast.revoked';
+
+/** What a broadcast's viewers are sent (src/broadcasts/viewer-events.ts), on `broadcast.<id>.viewers`. */
+export const broadcastViewersTopic = (broadcastId: string) => `broadcast.${broadcastId}.viewers` as const;
+
+export interface BroadcastViewerEvent {
+  event: string;
+  data: Record<string, unknown>;
+}
+
+export interface BroadcastRevokedEvent {
+  broadcast_id: string;
+  token: string;
+}
+
+// --- Speaker edits of a task (REST), for its live session and broadcasts ---
+
+export const speakerTopic = (taskId: string) => `task.${taskId}.speakers` as const;
+
+export type SpeakerEvent =
+  | { event: 'speaker_renamed'; data: { speaker_id: string; new_label: string; affected_sids: number[] } }
+  | { event: 'speaker_reassigned'; data: { sid: number; old_speaker_id: string; new_speaker_id: string; new_speaker_label: string } }
+  | {
+      event: 'speakers_merged';
+      data: { source_speaker_id: string; target_speaker_id: string; target_speaker_label: string; affected_sids: number[] };
+    };
+
+// --- Import progress (worker publishes, the progress SSE stream forwards) ---
+
+export const progressTopic = (importId: string) => `import.${importId}.progress` as const;
+
+export interface ProgressData {
+  import_id: string;
+  status: 'pending' | 'processing' | 'completed' | 'failed';
+  stage: 'converting' | 'transcribing' | 'translating' | 'summarizing' | null;
+  progress: number;
+  message: string | null;
+}
+
+export type ProgressEvent =
+  | { event: 'progress'; data: ProgressData }
+  | { event: 'completed'; data: { import_id: string; status: 'completed'; progress: 100; task_id: string } }
+  | { event: 'failed'; data: { import_id: string; status: 'failed'; error_code: string; error_message: string } };
+
+// --- Live sessions: every event of one session, with its sequence number (src/stream) ---
+
+export const sessionTopic = (taskId: string) => `session.${taskId}.events` as const;
+
+// --- Floating subtitles: the audience of a recording changed (every subtitle stream of it forwards `viewers`) ---
+
+export const subtitleViewersTopic = (taskId: string) => `subtitle.${taskId}.viewers` as const;
+
+export interface SubtitleViewersEvent {
+  /** Audience viewers now (the owner not counted). */
+  count: number;
+  max: number;
+}
+
+/** Topic name -> message type. */
+export interface TopicMap {
+  [CREDIT_LOW]: CreditLowEvent;
+  [CREDIT_EXHAUSTED]: CreditExhaustedEvent;
+  [SESSION_FORCE_END_TOPIC]: SessionForceEndEvent;
+  [BROADCAST_REVOKED_TOPIC]: BroadcastRevokedEvent;
+  [speaker: `task.${string}.speakers`]: SpeakerEvent;
+  [progress: `import.${string}.progress`]: ProgressEvent;
+  [session: `session.${string}.events`]: SessionEvent;
+  [viewers: `subtitle.${string}.viewers`]: SubtitleViewersEvent;
+  [broadcastViewers: `broadcast.${string}.viewers`]: BroadcastViewerEvent;
+}
+
+export type Topic = keyof TopicMap & string;
+export type MessageOf<T extends Topic> = TopicMap[T];

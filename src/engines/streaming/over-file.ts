@@ -1,0 +1,265 @@
+/**
+ * Live captions from a file recognizer (Whisper-class servers, SenseVoice, ...), the way
+ * WhisperLive and whisper_streaming do it:
+ * - the VAD cuts the stream into utterances;
+ * - while an utterance grows, it is re-transcribed whole every `intervalMs` of new audio;
+ *   the words two consecutive passes agree on (a common prefix) are committed and sent as
+ *   the interim text, which only ever grows;
+ * - the utterance's end (VAD speech end, `end()`, or `maxUtteranceMs` reached) is
+ *   transcribed once more and sent as the final;
+ * - at most one pass per stream is in flight: an interim pass is skipped while another pass
+ *   runs (the next one simply covers more audio), finals queue behind it. A slow recognizer
+ *   therefore gives fewer interims, never a growing backlog.
+ * Every pass sends at most `maxUtteranceMs` of audio (plus the padding before the VAD start).
+ */
+import { EngineError } from '../errors.js';
+import type {
+  FileRecognizer,
+  FileTranscript,
+  RecognizerStream,
+  StreamingRecognizer,
+  StreamingSttOptions,
+  SttResult,
+  VadEvent,
+  VadStream,
+  VoiceActivityDetector,
+  Word,
+} from '../types.js';
+
+const RATE = 16_000;
+const SAMPLES_PER_MS = RATE / 1000;
+
+export interface OverFileOptions {
+  /** New audio (ms) an utterance must gain before the next interim pass. */
+  intervalMs: number;
+  /** Longest utterance sent in one pass; longer speech is finalized in pieces of this size. */
+  maxUtteranceMs: number;
+  /** Audio kept before the VAD's speech start (its detection lags the first syllable). */
+  paddingMs?: number;
+}
+
+/** Words compared loosely: two passes agreeing on "Country," and "country" agree. */
+const comparable = (w: string) => w.toLowerCase().replace(/[^\p{L}\p{N}']/gu, '');
+
+/** How many leading words two hypotheses share. */
+export function agreedPrefixLength(a: readonly string[], b: readonly string[]): number {
+  let n = 0;
+  while (n < a.length && n < b.length && comparable(a[n]!) === comparable(b[n]!)) n++;
+  return n;
+}
+
+interface Utterance {
+  startSample: number;
+  /** Set when the utterance is closed (its final is queued). */
+  endSample?: number;
+  /** Utterance length (samples) when the last interim pass started. */
+  passedAt: number;
+  previous: string[];
+  stable: string[];
+  interimsSent: number;
+}
+
+export class StreamingOverFile implements StreamingRecognizer {
+  readonly kind = 'streaming-stt' as const;
+  readonly id: string;
+  readonly tier: FileRecognizer['tier'];
+  readonly capabilities: StreamingRecognizer['capabilities'];
+
+  constructor(
+    readonly file: FileRecognizer,
+    private readonly vad: VoiceActivityDetector,
+    readonly options: OverFileOptions,
+  ) {
+    // Same id as the file recognizer: it is the same engine with a streaming face.
+    this.id = file.id;
+    this.tier = file.tier;
+    this.capabilities = { ...file.capabilities, streaming: true, interimResults: true };
+  }
+
+  async open(options: StreamingSttOptions): Promise<RecognizerStream> {
+    return new OverFileStream(this.file, this.vad.openStream(), this.options, options);
+  }
+}
+
+class OverFileStream implements RecognizerStream {
+  private readonly padSamples: number;
+  private readonly intervalSamples: number;
+  private readonly maxSamples: number;
+  /** Received audio still needed (from `bufferStart`), as chunks. */
+  private chunks: Float32Array[] = [];
+  private bufferStart = 0;
+  private received = 0;
+  private utterance: Utterance | null = null;
+  /** The pass in flight and the finals queued behind it. */
+  private chain: Promise<void> = Promise.resolve();
+  private pending = 0;
+  private readonly cancel = new AbortController();
+  private ending: Promise<void> | null = null;
+  private aborted = false;
+
+  constructor(
+    private readonly file: FileRecognizer,
+    private readonly vadStream: VadStream,
+    settings: OverFileOptions,
+    private readonly options: StreamingSttOptions,
+  ) {
+    this.padSamples = (settings.paddingMs ?? 300) * SAMPLES_PER_MS;
+    this.intervalSamples = settings.intervalMs * SAMPLES_PER_MS;
+    this.maxSamples = settings.maxUtteranceMs * SAMPLES_PER_MS;
+  }
+
+  write(pcm: Int16Array): void {
+    if (this.aborted || this.ending || pcm.length === 0) return;
+    const samples = new Float32Array(pcm.length);
+    for (let i = 0; i < pcm.length; i++) samples[i] = pcm[i]! / 32768;
+    this.chunks.push(samples);
+    this.received += samples.length;
+    this.handle(this.vadStream.write(samples));
+    this.cutLongUtterance();
+    this.maybeInterim();
+    this.trim();
+  }
+
+  end(): Promise<void> {
+    if (this.ending) return this.ending;
+    this.ending = (async () => {
+      if (!this.aborted) {
+        this.handle(this.vadStream.flush());
+        if (this.utterance) this.close(this.received);
+      }
+      await this.chain;
+    })();
+    return this.ending;
+  }
+
+  abort(): void {
+    if (this.aborted) return;
+    this.aborted = true;
+    this.utterance = null;
+    this.chunks = [];
+    this.cancel.abort();
+  }
+
+  private handle(events: VadEvent[]): void {
+    for (const e of events) {
+      const at = Math.min(this.received, Math.round(e.atMs * SAMPLES_PER_MS));
+      if (e.type === 'speech_start' && !this.utterance) this.begin(Math.max(this.bufferStart, at - this.padSamples));
+      else if (e.type === 'speech_end' && this.utterance)
+        this.close(Math.max(this.utterance.startSample + 1, Math.min(this.received, at + this.padSamples)));
+    }
+  }
+
+  private begin(startSample: number): void {
+    this.utterance = { startSample, passedAt: 0, previous: [], stable: [], interimsSent: 0 };
+  }
+
+  /** Speech longer than one pass allows is finalized in pieces; the next piece starts at once. */
+  private cutLongUtterance(): void {
+    while (this.utterance && this.received - this.utterance.startSample >= this.maxSamples) {
+      const cut = this.utterance.startSample + this.maxSamples;
+      this.close(cut);
+      this.begin(cut);
+    }
+  }
+
+  /** Closes the current utterance at `endSample` and queues its final pass. */
+  private close(endSample: number): void {
+    const u = this.utterance;
+    if (!u) return;
+    this.utterance = null;
+    u.endSample = endSample;
+    const audio = this.slice(u.startSample, endSample);
+    this.enqueue(async () => {
+      const t = await this.transcribe(audio);
+      const text = t.text.trim();
+      // An utterance with nothing in it gives no result, unless interims must be closed.
+      if (!text && u.interimsSent === 0) return;
+      this.emit({
+        text,
+        isFinal: true,
+        startMs: u.startSample / SAMPLES_PER_MS,
+        endMs: endSample / SAMPLES_PER_MS,
+        words: shiftWords(t, u.startSample / SAMPLES_PER_MS),
+      });
+    });
+  }
+
+  private maybeInterim(): void {
+    const u = this.utterance;
+    if (!u || !this.options.interimResults || this.pending > 0) return;
+    const length = this.received - u.startSample;
+    if (length - u.passedAt < this.intervalSamples) return;
+    u.passedAt = length;
+    const endSample = this.received;
+    const audio = this.slice(u.startSample, endSample);
+    this.enqueue(async () => {
+      const t = await this.transcribe(audio);
+      if (this.utterance !== u) return; // closed meanwhile: its final is next
+      const words = t.text.trim().split(/\s+/).filter(Boolean);
+      const agreed = agreedPrefixLength(u.previous, words);
+      u.previous = words;
+      if (agreed > u.stable.length) {
+        u.stable = words.slice(0, agreed);
+        u.interimsSent++;
+        this.emit({ text: u.stable.join(' '), isFinal: false, startMs: u.startSample / SAMPLES_PER_MS, endMs: endSample / SAMPLES_PER_MS });
+      }
+    });
+  }
+
+  /** Runs `pass` after the one in flight; failures go to onError, the stream goes on. */
+  private enqueue(pass: () => Promise<void>): void {
+    this.pending++;
+    this.chain = this.chain
+      .then(() => (this.aborted ? undefined : pass()))
+      .catch((err: unknown) => {
+        if (this.aborted) return;
+        this.options.onError(
+          err instanceof EngineError
+            ? err
+            : new EngineError('stt_connection_lost', `live recognition pass failed: ${String(err)}`, {
+                retryable: true,
+                engineId: this.file.id,
+                cause: err,
+              }),
+        );
+      })
+      .finally(() => {
+        this.pending--;
+        if (!this.aborted && !this.ending) this.maybeInterim();
+      });
+  }
+
+  private transcribe(samples: Float32Array): Promise<FileTranscript> {
+    return this.file.transcribe({ sampleRate: RATE, samples }, { language: this.options.language, signal: this.cancel.signal });
+  }
+
+  private emit(result: SttResult): void {
+    if (!this.aborted) this.options.onResult(result);
+  }
+
+  /** Copy of received audio [from, to) (absolute sample positions). */
+  private slice(from: number, to: number): Float32Array {
+    const out = new Float32Array(Math.max(0, to - from));
+    let at = this.bufferStart;
+    for (const c of this.chunks) {
+      const lo = Math.max(from, at);
+      const hi = Math.min(to, at + c.length);
+      if (hi > lo) out.set(c.subarray(lo - at, hi - at), lo - from);
+      at += c.length;
+    }
+    return out;
+  }
+
+  /** Drops audio no utterance can need any more (older than the padding before now). */
+  private trim(): void {
+    const keepFrom = this.utterance ? this.utterance.startSample : this.received - this.padSamples;
+    while (this.chunks.length > 1 && this.bufferStart + this.chunks[0]!.length <= keepFrom) {
+      this.bufferStart += this.chunks[0]!.length;
+      this.chunks.shift();
+    }
+  }
+}
+
+function shiftWords(t: FileTranscript, offsetMs: number): Word[] {
+  return t.segments.flatMap((s) => s.words).map((w) => ({ ...w, startMs: w.startMs + offsetMs, endMs: w.endMs + offsetMs }));
+}

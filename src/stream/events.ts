@@ -1,0 +1,55 @@
+/**
+ * The events of one live session as every audience sees them (owner WebSocket, floating
+ * subtitles, broadcasts; any node). `event` and `data` are exactly what the owner's
+ * WebSocket sends as `{type: 'voice-translation', data: {action: event, ...data}}`; `seq`
+ * numbers the session's events from 1 without gaps (a subscriber that sees a jump knows the
+ * bus lost messages); `task_id` names the session.
+ */
+import type { SpeakerEvent } from '../bus/topics.js';
+
+export interface ResultData {
+  origin: {
+    sid: number;
+    language: string;
+    text: string;
+    is_final: boolean;
+    speaker_id: string | null;
+    detected_language: string | null;
+    /** mm:ss from the recording's start. */
+    start_time: string;
+    /** Extension: the audio position (ms from the recording's start) the result covers up to. */
+    end_ms: number;
+  };
+}
+
+export interface TranslationData {
+  sid: number;
+  language: string;
+  text: string;
+  is_final: boolean;
+}
+
+/**
+ * `started` (resume), `paused`, `stopping` (stop asked), `uploading` and `processing`
+ * (finalization), and `ended`: the last event of a session, after its last final and
+ * translation. Finalization statuses and `ended` carry task_id.
+ */
+export type SessionStatus = 'started' | 'paused' | 'stopping' | 'uploading' | 'processing' | 'ended';
+
+export type SessionEventBody =
+  | { event: 'result'; data: ResultData }
+  | { event: 'translation'; data: TranslationData }
+  | { event: 'status'; data: { status: SessionStatus; task_id?: string } }
+  | SpeakerEvent;
+
+export type SessionEvent = SessionEventBody & { seq: number; task_id: string };
+
+/** Interim results are the only events a slow subscriber may lose (a later one supersedes them). */
+export function isInterim(e: SessionEventBody): boolean {
+  return e.event === 'result' && !e.data.origin.is_final;
+}
+
+/** The event that ends a session's stream. */
+export function isEnd(e: SessionEventBody): boolean {
+  return e.event === 'status' && e.data.status === 'ended';
+}

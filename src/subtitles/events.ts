@@ -1,0 +1,63 @@
+/**
+ * The events of the floating-subtitle SSE (the spec names only `viewers` {count, max}; the
+ * rest is Parley's design, documented in docs/subtitles.md). They reuse the broadcast viewer
+ * SSE's names and fields wherever the meaning is the same, so one client can render both:
+ *
+ * - `connected` {task_id, role (`owner` or `audience`), transcription_languages, translation_languages}
+ * - `origin` {sid, text, language, is_final, start_time (mm:ss from the recording's start), speaker_id}
+ * - `translation` {sid, language, text, is_final}
+ * - `viewers` {count, max}: the audience (owner not counted) and its limit
+ * - `paused`, `resumed` {message}: the recording was paused or resumed
+ * - `ended` {task_id, message}: the last event; the server closes the stream after it
+ * - `error` {error_code, message}: the feed token stopped working (share revoked) before `ended`
+ *
+ * Each `origin` and `translation` carries `id:` = the session's sequence number, so a client
+ * can tell a replayed event from one it already has.
+ */
+import type { SessionEvent } from '../stream/events.js';
+
+export interface SubtitleEvent {
+  event: string;
+  data: Record<string, unknown>;
+  /** The session sequence number (SSE `id:`), for events that come from the session stream. */
+  id?: number;
+}
+
+/** What a session event becomes on the subtitle stream (null: not shown there). */
+export function toSubtitleEvent(e: SessionEvent): SubtitleEvent | null {
+  switch (e.event) {
+    case 'result': {
+      const o = e.data.origin;
+      return {
+        event: 'origin',
+        id: e.seq,
+        data: { sid: o.sid, text: o.text, language: o.language, is_final: o.is_final, start_time: o.start_time, speaker_id: o.speaker_id },
+      };
+    }
+    case 'translation':
+      return {
+        event: 'translation',
+        id: e.seq,
+        data: { sid: e.data.sid, language: e.data.language, text: e.data.text, is_final: e.data.is_final },
+      };
+    case 'status':
+      if (e.data.status === 'paused') return { event: 'paused', data: { message: 'The recording is paused.' } };
+      if (e.data.status === 'started' && e.seq > 1) return { event: 'resumed', data: { message: 'The recording resumed.' } };
+      if (e.data.status === 'ended') return endedEvent(e.task_id);
+      return null;
+    default:
+      return null;
+  }
+}
+
+export function endedEvent(taskId: string): SubtitleEvent {
+  return { event: 'ended', data: { task_id: taskId, message: 'The recording has ended.' } };
+}
+
+/**
+ * The replay for a late joiner: the finals (and their translations) of the retained log, in
+ * order; interim results are left out (a later final supersedes them), as on broadcasts.
+ */
+export function replayOf(retained: readonly SessionEvent[]): SessionEvent[] {
+  return retained.filter((e) => (e.event === 'result' && e.data.origin.is_final) || (e.event === 'translation' && e.data.is_final));
+}

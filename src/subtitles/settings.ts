@@ -1,0 +1,17 @@
+/** Floating subtitles (spec "Floating subtitle access", "Floating subtitle SSE", Limits). */
+import { defineSection, settings } from '../platform/config/settings.js';
+
+export const subtitleSettings = defineSection({
+  maxViewers: settings.int(
+    'PARLEY_SUBTITLE_MAX_VIEWERS',
+    'Audience limit of one recording on the floating-subtitle stream (the owner not counted); one more viewer is answered 429.',
+    10,
+    { min: 1, max: 10_000 },
+  ),
+  recheckSeconds: settings.int(
+    'PARLEY_SUBTITLE_RECHECK_SECONDS',
+    'How often an open subtitle stream uses its feed token again (sliding its expiry; a revoked share ends the stream) and rechecks that the recording is live.',
+    60,
+    { min: 1, max: 600 },
+  ),
+});

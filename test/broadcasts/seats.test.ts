@@ -1,0 +1,68 @@
+/**
+ * Viewer seats: at most max viewers seated, the rest queued first come first served and
+ * admitted in order as seats free; leases lapse when not renewed. The same behaviour in
+ * process and on Redis, where two instances (two connections) share one room.
+ */
+import { randomUUID } from 'node:crypto';
+import { afterAll, describe, expect, it } from 'vitest';
+import { InMemorySeats, RedisSeats, type ViewerSeats } from '../../src/broadcasts/seats.js';
+import { testRedisUrl } from '../support/services.js';
+
+const redisUrl = testRedisUrl();
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+const kinds: Array<[string, () => ViewerSeats[]]> = [['in-process', () => [new InMemorySeats()]]];
+if (redisUrl) kinds.push(['redis, two instances', () => [new RedisSeats(redisUrl), new RedisSeats(redisUrl)]]);
+
+describe.each(kinds)('viewer seats (%s)', (_name, make) => {
+  const all = make();
+  const at = (i: number) => all[i % all.length]!;
+  afterAll(async () => {
+    for (const s of all) await s.close();
+  });
+  const LEASE = 60_000;
+
+  it('seats up to max, queues the rest in arrival order, admits the first in line when a seat frees', async () => {
+    const room = randomUUID();
+    expect(await at(0).claim(room, 'a', 2, LEASE)).toEqual({ admitted: true, viewers: 1 });
+    expect(await at(1).claim(room, 'b', 2, LEASE)).toEqual({ admitted: true, viewers: 2 });
+    expect(await at(0).claim(room, 'c', 2, LEASE)).toEqual({ admitted: false, position: 1, viewers: 2 });
+    expect(await at(1).claim(room, 'd', 2, LEASE)).toEqual({ admitted: false, position: 2, viewers: 2 });
+    expect(await at(0).counts(room)).toEqual({ viewers: 2, queued: 2 });
+    // Asking again keeps the place; a seated viewer asking again renews its seat.
+    expect(await at(1).claim(room, 'd', 2, LEASE)).toMatchObject({ admitted: false, position: 2 });
+    expect(await at(1).claim(room, 'a', 2, LEASE)).toEqual({ admitted: true, viewers: 2 });
+    await at(1).leave(room, 'a');
+    // d is second in line: it waits while c, first, has not taken the seat.
+    expect(await at(0).claim(room, 'd', 2, LEASE)).toMatchObject({ admitted: false, position: 2 });
+    expect(await at(1).claim(room, 'c', 2, LEASE)).toEqual({ admitted: true, viewers: 2 });
+    expect(await at(0).claim(room, 'd', 2, LEASE)).toMatchObject({ admitted: false, position: 1 });
+    await at(0).leave(room, 'b');
+    expect(await at(1).claim(room, 'd', 2, LEASE)).toEqual({ admitted: true, viewers: 2 });
+    expect(await at(0).counts(room)).toEqual({ viewers: 2, queued: 0 });
+  });
+
+  it('a raised max admits queued viewers at once; a lowered one seats nobody new until enough leave', async () => {
+    const room = randomUUID();
+    for (const v of ['a', 'b']) await at(0).claim(room, v, 1, LEASE);
+    expect(await at(1).claim(room, 'b', 3, LEASE)).toEqual({ admitted: true, viewers: 2 });
+    expect(await at(0).claim(room, 'c', 1, LEASE)).toMatchObject({ admitted: false, position: 1 });
+    await at(1).leave(room, 'a');
+    expect(await at(0).claim(room, 'c', 1, LEASE)).toMatchObject({ admitted: false });
+    await at(1).leave(room, 'b');
+    expect(await at(0).claim(room, 'c', 1, LEASE)).toEqual({ admitted: true, viewers: 1 });
+  });
+
+  it('a lease that is not renewed lapses (a dead process frees its seats); renew keeps it', async () => {
+    const room = randomUUID();
+    await at(0).claim(room, 'gone', 1, 150);
+    await at(0).claim(room, 'kept', 2, 150);
+    expect(await at(1).claim(room, 'next', 2, LEASE)).toMatchObject({ admitted: false, position: 1 });
+    await sleep(80);
+    expect(await at(1).renew(room, 'kept', 400)).toBe(true);
+    await sleep(120);
+    expect(await at(0).counts(room)).toEqual({ viewers: 1, queued: 1 });
+    expect(await at(1).renew(room, 'gone', 400)).toBe(false);
+    expect(await at(1).claim(room, 'next', 2, LEASE)).toEqual({ admitted: true, viewers: 2 });
+  });
+});

@@ -1,0 +1,91 @@
+/**
+ * Broadcast test helpers: the real app (real database, real keys, port 0) with a movable
+ * clock, eSpeak NG as the synthesizer (its voices are the public view's tts_voices), and
+ * request helpers for the host's and the viewers' endpoints.
+ */
+import { expect } from 'vitest';
+import { espeakFactory } from '../../src/engines/builtin/espeak.js';
+import { EngineRegistry } from '../../src/engines/registry.js';
+import type { AnyEngine } from '../../src/engines/types.js';
+import { type Clock, clock, realKey } from '../billing/support.js';
+import { api, type Backend, startTestApp, type TestApp } from '../support/app.js';
+
+export { type Clock, clock, realKey };
+
+export async function ttsEngines(): Promise<EngineRegistry> {
+  const made = await espeakFactory.create({ config: { engines: { ffmpegPath: 'ffmpeg' } } } as never);
+  if ('unavailable' in made) throw new Error(`eSpeak NG unavailable: ${made.unavailable}`);
+  return EngineRegistry.fromEngines([made as AnyEngine]);
+}
+
+export async function startBroadcastApp(
+  backend: Backend,
+  c: Clock,
+  env: Record<string, string> = {},
+  extra: { pgSchema?: string; dataDir?: string } = {},
+): Promise<TestApp> {
+  return startTestApp({
+    backend,
+    now: c.now,
+    engines: await ttsEngines(),
+    env: { PARLEY_BROADCAST_VIEWER_LIMIT: '500', ...env },
+    reuse: extra.dataDir ? { dataDir: extra.dataDir, pgSchema: extra.pgSchema } : undefined,
+  });
+}
+
+export const VIEWER_LIMIT = 500;
+
+/** POST /api/v1/broadcasts with the key; returns the response. */
+export function createBroadcast(t: TestApp, key: string, body: unknown, headers: Record<string, string> = {}) {
+  return api(t.url, 'POST', '/api/v1/broadcasts', { key, body, headers });
+}
+
+/** Creates a broadcast that must succeed and returns its creation result. */
+export async function newBroadcast(t: TestApp, key: string, body: Record<string, unknown> = {}) {
+  const r = await createBroadcast(t, key, { transcription_languages: ['en-US'], translation_languages: ['es', 'fr'], ...body });
+  if (r.status !== 200) throw new Error(`create: ${r.status} ${JSON.stringify(r.body)}`);
+  return r.body.data as { id: string; token: string; share_url: string; status: string };
+}
+
+/** A viewer request from `ip` (the app trusts X-Forwarded-For when PARLEY_TRUST_PROXY=1). */
+export function viewer(
+  t: TestApp,
+  method: 'GET' | 'POST',
+  path: string,
+  opts: { ip?: string; body?: unknown; headers?: Record<string, string> } = {},
+) {
+  const headers = { ...(opts.ip ? { 'x-forwarded-for': opts.ip } : {}), ...(opts.headers ?? {}) };
+  return api(t.url, method, path, { body: opts.body, headers });
+}
+
+/** A random IPv4 address in 10.0.0.0/8 (each test its own sources, also on a shared Redis). */
+export function randomIp(): string {
+  const b = () => Math.floor(Math.random() * 254) + 1;
+  return `10.${b()}.${b()}.${b()}`;
+}
+
+// biome-ignore lint/suspicious/noExplicitAny: tests read error bodies freely
+export function expectError(r: { status: number; body: any }, status: number, code: string, field?: string): void {
+  const detail = JSON.stringify(r.body);
+  if (r.status !== status || r.body?.data?.error_code !== code) throw new Error(`expected ${status} ${code}, got ${r.status} ${detail}`);
+  if (field !== undefined && r.body.data.details?.field !== field) throw new Error(`expected details.field ${field}, got ${detail}`);
+}
+
+type R = Awaited<ReturnType<typeof viewer>>;
+
+/** Runs `n` requests, `width` at a time, in order of index. */
+export async function many(n: number, width: number, make: (i: number) => Promise<R>): Promise<R[]> {
+  const out: R[] = [];
+  for (let i = 0; i < n; i += width)
+    out.push(...(await Promise.all(Array.from({ length: Math.min(width, n - i) }, (_, j) => make(i + j)))));
+  return out;
+}
+
+export function expect429(r: R, reason: string): void {
+  expectError(r, 429, 'too_many_requests');
+  const retry = Number(r.headers.get('retry-after'));
+  expect(Number.isInteger(retry)).toBe(true);
+  expect(retry).toBeGreaterThanOrEqual(1);
+  expect(retry).toBeLessThanOrEqual(300);
+  expect(r.body.data.details).toMatchObject({ retry_after: retry, reason });
+}

@@ -1,0 +1,178 @@
+import { pino } from 'pino';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config.js';
+import { decodeToPcm } from '../../src/engines/audio/ffmpeg.js';
+import { pocketsphinxFileFactory } from '../../src/engines/builtin/pocketsphinx/index.js';
+import { sileroVadFactory } from '../../src/engines/builtin/silero-vad.js';
+import { EngineError } from '../../src/engines/errors.js';
+import { wordErrorRate } from '../../src/engines/quality/wer.js';
+import { EngineRegistry } from '../../src/engines/registry.js';
+import { createOpenAiTranscription, openAiTranscriptionFactory } from '../../src/engines/remote/openai-transcription.js';
+import { liveFromFileFactory } from '../../src/engines/streaming/factory.js';
+import { agreedPrefixLength, StreamingOverFile } from '../../src/engines/streaming/over-file.js';
+import type { FileRecognizer, PcmAudio, SttResult, VoiceActivityDetector } from '../../src/engines/types.js';
+import { haveSharedAudio, JFK, JFK_TEXT } from '../support/audio.js';
+import { type OpenAiServer, startOpenAiServer } from '../support/openai-server.js';
+
+const ctx = { config: { engines: { pocketsphinxDecoders: 2, pocketsphinxStreamLookahead: 0 } } } as never;
+
+function int16(samples: Float32Array): Int16Array {
+  return Int16Array.from(samples, (s) => Math.max(-32768, Math.min(32767, Math.round(s * 32767))));
+}
+
+describe('agreedPrefixLength', () => {
+  it('counts the leading words two passes share, ignoring case and punctuation', () => {
+    expect(agreedPrefixLength(['And', 'so', 'my'], ['and', 'so,', 'my', 'fellow'])).toBe(3);
+    expect(agreedPrefixLength(['ask', 'not'], ['ask', 'what'])).toBe(1);
+    expect(agreedPrefixLength([], ['x'])).toBe(0);
+  });
+});
+
+describe.skipIf(!haveSharedAudio())(
+  'live captions from a remote file recognizer (local OpenAI-compatible server, PocketSphinx behind it)',
+  () => {
+    let server: OpenAiServer;
+    let remote: FileRecognizer;
+    let vad: VoiceActivityDetector;
+    let jfk: PcmAudio;
+    beforeAll(async () => {
+      server = await startOpenAiServer();
+      server.recognizer = (await pocketsphinxFileFactory.create(ctx)) as FileRecognizer;
+      vad = (await sileroVadFactory.create(ctx)) as VoiceActivityDetector;
+      remote = createOpenAiTranscription({ baseUrl: server.url, model: 'whisper-1', timeoutMs: 60_000, retries: 0 });
+      jfk = await decodeToPcm(JFK, { ffmpegPath: 'ffmpeg' });
+    }, 60_000);
+    afterAll(async () => {
+      await server?.close();
+    });
+
+    /**
+     * Streams jfk in 100 ms chunks; returns the results in arrival order. The next chunk waits
+     * while the server is transcribing, so the passes an utterance gets do not depend on how
+     * busy this machine is (interim latency at real-time pace is measured by bench:realtime).
+     */
+    async function stream(recognizer: StreamingOverFile, seconds = 11): Promise<{ results: SttResult[]; errors: Error[] }> {
+      const results: SttResult[] = [];
+      const errors: Error[] = [];
+      const s = await recognizer.open({
+        language: 'en-US',
+        interimResults: true,
+        onResult: (r) => results.push(r),
+        onError: (e) => errors.push(e),
+      });
+      const pcm = int16(jfk.samples.subarray(0, seconds * 16000));
+      for (let i = 0; i < pcm.length; i += 1600) {
+        s.write(pcm.subarray(i, i + 1600));
+        do await new Promise((r) => setTimeout(r, 10));
+        while (server.transcriptionsInFlight > 0);
+      }
+      await s.end();
+      return { results, errors };
+    }
+
+    it('sends growing stable-prefix interims before each final; finals match the file result; one pass in flight', async () => {
+      const fileText = (await remote.transcribe(jfk, { language: 'en-US' })).text;
+      expect(wordErrorRate(JFK_TEXT, fileText)).toBeLessThan(0.6);
+      server.maxTranscriptionsInFlight = 0;
+      const before = server.requests.length;
+      const live = new StreamingOverFile(remote, vad, { intervalMs: 1000, maxUtteranceMs: 15_000 });
+      const { results, errors } = await stream(live);
+      expect(errors).toEqual([]);
+      const finals = results.filter((r) => r.isFinal);
+      const interims = results.filter((r) => !r.isFinal);
+      expect(finals.length).toBeGreaterThanOrEqual(1);
+      expect(interims.length).toBeGreaterThanOrEqual(1);
+      // Interims of one utterance only grow (committed words are never taken back) and come before its final.
+      let last: SttResult | undefined;
+      for (const r of results) {
+        if (last && !last.isFinal) {
+          expect(r.startMs).toBe(last.startMs);
+          if (!r.isFinal) expect(r.text.startsWith(last.text)).toBe(true);
+        }
+        if (last?.isFinal) expect(r.startMs).toBeGreaterThanOrEqual(last.endMs);
+        expect(r.endMs).toBeGreaterThan(r.startMs);
+        last = r;
+      }
+      expect(last?.isFinal).toBe(true);
+      const liveText = finals.map((f) => f.text).join(' ');
+      expect(wordErrorRate(fileText, liveText)).toBeLessThan(0.35);
+      expect(liveText).toContain('country');
+      // Word times on the stream's timeline, inside their utterance.
+      for (const f of finals) for (const w of f.words ?? []) expect(w.startMs).toBeGreaterThanOrEqual(f.startMs - 1);
+      // Real re-transcriptions happened (more requests than finals), never two at once.
+      expect(server.requests.length - before).toBeGreaterThan(finals.length);
+      expect(server.maxTranscriptionsInFlight).toBe(1);
+    }, 120_000);
+
+    it('bounds the audio of each pass: speech longer than maxUtteranceMs is finalized in pieces', async () => {
+      const live = new StreamingOverFile(remote, vad, { intervalMs: 2000, maxUtteranceMs: 2000 });
+      const { results } = await stream(live, 5);
+      const finals = results.filter((r) => r.isFinal);
+      for (const f of finals) expect(f.endMs - f.startMs).toBeLessThanOrEqual(2000);
+      expect(finals.map((f) => f.text).join(' ')).toMatch(/\w/);
+    }, 60_000);
+
+    it('a failing pass is reported as a typed EngineError; abort is immediate and idempotent', async () => {
+      const failing = createOpenAiTranscription({ baseUrl: server.url, model: 'whisper-1', timeoutMs: 20_000, retries: 0 });
+      const live = new StreamingOverFile(failing, vad, { intervalMs: 500, maxUtteranceMs: 15_000 });
+      const results: SttResult[] = [];
+      const errors: Error[] = [];
+      const s = await live.open({ language: 'en', interimResults: true, onResult: (r) => results.push(r), onError: (e) => errors.push(e) });
+      server.script.push({ status: 503 });
+      const pcm = int16(jfk.samples.subarray(0, 16000 * 3));
+      s.write(pcm);
+      await s.end();
+      expect(errors[0]).toBeInstanceOf(EngineError);
+      expect((errors[0] as EngineError).code).toBe('stt_connection_lost');
+      const s2 = await live.open({
+        language: 'en',
+        interimResults: true,
+        onResult: (r) => results.push(r),
+        onError: (e) => errors.push(e),
+      });
+      const count = results.length;
+      s2.write(int16(jfk.samples));
+      s2.abort();
+      s2.abort();
+      s2.write(int16(jfk.samples));
+      await s2.end();
+      await s2.end();
+      expect(results.length).toBe(count);
+    }, 60_000);
+
+    it('is configured per engine: the remote recognizer gets a streaming face by default, others when listed', async () => {
+      const logger = pino({ level: 'silent' });
+      const make = (env: Record<string, string>) =>
+        EngineRegistry.create({ config: loadConfig(env), modelsDir: '/nowhere', logger }, [
+          openAiTranscriptionFactory,
+          pocketsphinxFileFactory,
+          sileroVadFactory,
+          liveFromFileFactory,
+        ]);
+      const faces = (r: EngineRegistry) => r.enginesOf('streaming-stt').map((e) => [e.id, e.tier]);
+      const remoteOnly = await make({ PARLEY_REMOTE_STT_URL: server.url });
+      expect(faces(remoteOnly)).toEqual([['remote/openai-transcription', 'remote']]);
+      expect(remoteOnly.enginesOf('streaming-stt')[0]?.capabilities).toMatchObject({
+        streaming: true,
+        interimResults: true,
+        languages: ['*'],
+      });
+      // The face wraps the loaded file recognizer (one instance), not a second copy.
+      expect((remoteOnly.enginesOf('streaming-stt')[0] as StreamingOverFile).file).toBe(remoteOnly.enginesOf('file-stt')[0]);
+      const both = await make({
+        PARLEY_REMOTE_STT_URL: server.url,
+        PARLEY_LIVE_FROM_FILE_ENGINES: 'remote/openai-transcription,builtin/pocketsphinx',
+      });
+      expect(faces(both)).toEqual([
+        ['remote/openai-transcription', 'remote'],
+        ['builtin/pocketsphinx', 'builtin'],
+      ]);
+      const none = await make({ PARLEY_LIVE_FROM_FILE_ENGINES: 'remote/openai-transcription' });
+      expect(none.status.find((s) => s.id === 'live-from-file')).toMatchObject({
+        available: false,
+        reason: expect.stringContaining('PARLEY_LIVE_FROM_FILE_ENGINES'),
+      });
+      await remoteOnly.close();
+    }, 60_000);
+  },
+);

@@ -7,6 +7,8 @@ import { createEngines, ROLE_ENGINE_KINDS, roleEngineLine } from '../../src/engi
 import { type EngineFactory, EngineRegistry } from '../../src/engines/registry.js';
 import type { AnyEngine, EngineCapabilities, EngineKind, EngineTier, Translator } from '../../src/engines/types.js';
 import { createLogger } from '../../src/platform/logging.js';
+import { summarizeTask } from '../../src/processing/summarize.js';
+import { tasksOf } from '../../src/tasks/module.js';
 import { upload } from '../imports/support.js';
 import { startTestApp } from '../support/app.js';
 
@@ -111,6 +113,41 @@ describe('engine registry: selection by need', () => {
     });
     await reg.close();
   });
+});
+
+describe('callers answer a refusal with the spec code', () => {
+  it('a summary where no summarizer is loaded: llm_init_failed naming what is missing', async () => {
+    const t = await startTestApp(); // no engines at all
+    try {
+      const deps = t.app.deps;
+      const key = await deps.keys.createKey({ name: 'summary' });
+      const store = tasksOf(deps).store;
+      const task = await store.createTask({
+        accountId: key.account_id,
+        keyId: key.key_id,
+        title: 's',
+        type: 'transcribe',
+        typeSource: 'import',
+        recognitionMode: 'single',
+        processingStatus: 'processing',
+      });
+      const outcome = await summarizeTask(
+        { engines: deps.engines, tasks: store, billing: deps.billing, templates: deps.summaryTemplates, logger: deps.logger },
+        { accountId: key.account_id, keyId: key.key_id },
+        task.taskId,
+        { mode: 'builtin', template: null, language: 'de' },
+        { idempotencyKey: 'summary:test' },
+      );
+      expect(outcome).toEqual({
+        ok: false,
+        code: 'llm_init_failed',
+        message: 'Summaries are not available: no summarizer is available here.',
+        retryable: true,
+      });
+    } finally {
+      await t.close();
+    }
+  }, 60_000);
 });
 
 describe('engines per role', () => {

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { pocketsphinxFileFactory } from '../../src/engines/builtin/pocketsphinx/index.js';
+import type { EngineError } from '../../src/engines/errors.js';
 import { wordErrorRate } from '../../src/engines/quality/wer.js';
 import { EngineRegistry } from '../../src/engines/registry.js';
 import type { AnyEngine } from '../../src/engines/types.js';
@@ -98,6 +99,30 @@ describe.skipIf(!long)('recognition in windows', () => {
     expect(await text(glossary)).toContain('Picovoice');
     expect((await text()).toLowerCase()).not.toContain('picovoice');
   }, 300_000);
+
+  it('refuses by need with the spec code and what is missing: no diarizer here, no recognizer for de-DE', async () => {
+    const store = tasksOf(t.app.deps).store;
+    const task = await store.createTask({
+      accountId: 'a',
+      keyId: 'k',
+      title: 'refused',
+      type: 'transcribe',
+      typeSource: 'import',
+      recognitionMode: 'multi_speaker',
+      processingStatus: 'processing',
+    });
+    const run = (languages: string[], recognitionMode: 'single' | 'multi_speaker') =>
+      recognizeIntoTask({ engines, tasks: store, logger: createLogger('silent') }, task.taskId, audio, {
+        languages,
+        recognitionMode,
+      }).catch((e: unknown) => e as EngineError);
+    expect(await run(['en-US'], 'multi_speaker')).toMatchObject({
+      code: 'diarization_unavailable',
+      message: 'no diarizer is available here',
+    });
+    expect(await run(['de-DE'], 'single')).toMatchObject({ code: 'stt_init_failed', message: 'no file recognizer here serves de-DE' });
+    expect(await store.listSentences(task.taskId)).toEqual([]);
+  });
 
   it('quietestCutMs finds the silence', () => {
     const samples = new Float32Array(16_000 * 3).map((_, i) => Math.sin(i / 5) * (i > 16_000 * 2 && i < 16_000 * 2.3 ? 0 : 0.5));

@@ -407,7 +407,8 @@ export class Recording {
 
   /** begin() failed part way (e.g. the first minute not covered): undo what it made. */
   async abandon(): Promise<void> {
-    this.publisher?.close();
+    // A subscriber that joined in the meantime learns that this session is over.
+    this.publisher?.end();
     this.webm?.abort();
     this.stream?.abort();
     this.stream = null;

@@ -123,7 +123,9 @@ async function openViewerStream(deps: ViewerStreamDeps, request: FastifyRequest<
   const msg = (key: DisplayKey, values?: Record<string, string | number>) => display(key, hint, values);
 
   const viewerId = randomUUID();
-  let seat = await deps.seats.claim(b.id, viewerId, b.maxViewers, SEAT_LEASE_MS);
+  // The host may change max_viewers while viewers wait (max_viewers_changed on the topic).
+  let maxViewers = b.maxViewers;
+  let seat = await deps.seats.claim(b.id, viewerId, maxViewers, SEAT_LEASE_MS);
   if (!seat.admitted && seat.position > Math.max(QUEUE_MIN, b.maxViewers)) {
     await deps.seats.leave(b.id, viewerId);
     throw new AppError('broadcast_capacity_exceeded', { details: { max_viewers: b.maxViewers, queue_position: seat.position } });
@@ -140,6 +142,7 @@ async function openViewerStream(deps: ViewerStreamDeps, request: FastifyRequest<
       if (e.event === 'translation' && lang && e.data.language !== lang) return null;
       return { event: e.event, data: e.data, interim: e.data.is_final === false };
     }
+    if (e.event === 'max_viewers_changed') maxViewers = Number(e.data.max_viewers) || maxViewers;
     const key = MESSAGE_OF[e.event];
     const data = key ? { ...e.data, message: msg(key) } : e.data;
     return { event: e.event, data, end: e.event === 'ended' };
@@ -199,7 +202,7 @@ async function openViewerStream(deps: ViewerStreamDeps, request: FastifyRequest<
     let lastPosition = seat.admitted ? 0 : seat.position;
     queueTimer = setInterval(() => {
       void (async () => {
-        seat = await deps.seats.claim(b.id, viewerId, b.maxViewers, SEAT_LEASE_MS);
+        seat = await deps.seats.claim(b.id, viewerId, maxViewers, SEAT_LEASE_MS);
         if (seat.admitted) {
           if (queueTimer) clearInterval(queueTimer);
           admitted = true;

@@ -44,7 +44,7 @@ describe.skipIf(!redisUrl || !mp3)('import progress stream (api process, no work
     await until(() => sse.events.length === 3, 10_000, 'progress 45');
 
     // The import fails and the bus never says so: the stream still ends with `failed`.
-    expect(await new ImportStore(t.app.deps.database).fail(id, 'internal_error', 'Lost on the bus.')).toBe(true);
+    expect(await new ImportStore(t.app.deps.database, t.app.deps.now).fail(id, 'internal_error', 'Lost on the bus.')).toBe(true);
     const events = await sse.done;
     expect(events.map((e) => [e.event, e.data.progress ?? e.data.error_code])).toEqual([
       ['progress', 0],

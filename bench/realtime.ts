@@ -9,13 +9,24 @@
  * A warm-up session runs first; one level over target may be noise on a shared machine, two
  * in a row end the run. Clients and server share this machine's cores: note the load average.
  *
+ * Per-word interim delay (issue 14): for every word of every final, the time it first
+ * appeared at its position in any result of that sentence (interim or final) minus the send
+ * time of the chunk that completed the audio ending it. Word end times come from the file
+ * recognizer on the same audio (in this process): a live final is the file result of its
+ * audio, so its words are the file's words, in order.
+ *
  * Usage: npm run -s bench:realtime [-- --max 32 --passes 1]
  */
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import pino from 'pino';
 import WebSocket from 'ws';
+import { loadConfig } from '../src/config.js';
+import { pocketsphinxFileFactory } from '../src/engines/builtin/pocketsphinx/index.js';
+import { normalizeWords } from '../src/engines/quality/wer.js';
+import type { FileRecognizer } from '../src/engines/types.js';
 import { JFK } from '../test/support/audio.js';
 import { firstStartKey, localServerEnv, rssBytes, startServer } from '../test/support/server.js';
 
@@ -33,7 +44,21 @@ interface SessionResult {
   latencies: number[];
   finals: number;
   errors: string[];
+  /** Per-word delays (ms), see the module comment. */
+  wordDelays: number[];
 }
+
+/** One result message as the client saw it: its sentence, words (normalized) and arrival. */
+interface Seen {
+  sid: number;
+  final: boolean;
+  words: string[];
+  at: number;
+}
+
+/** Word end times (ms from the start of jfk) from the file recognizer; filled in main(). */
+let fileWordEnds: number[] = [];
+let jfkMs = 0;
 
 const pcm = execFileSync('ffmpeg', ['-v', 'error', '-i', JFK, '-f', 's16le', '-ar', '16000', '-ac', '1', 'pipe:1'], {
   maxBuffer: 64 << 20,
@@ -51,7 +76,8 @@ async function ticket(base: string, key: string): Promise<string> {
  * `warmOnly`: start and stop at once (loads a decoder into the engine's pool).
  */
 async function session(base: string, key: string, warmOnly = false): Promise<SessionResult> {
-  const out: SessionResult = { latencies: [], finals: 0, errors: [] };
+  const out: SessionResult = { latencies: [], finals: 0, errors: [], wordDelays: [] };
+  const seen: Seen[] = [];
   const ws = new WebSocket(`${base.replace('http', 'ws')}/ws`, [`ticket.${await ticket(base, key)}`]);
   const sentAt: number[] = []; // sentAt[i]: when the chunk ending at (i + 1) * CHUNK_MS of audio was sent
   let started: () => void = () => {};
@@ -73,6 +99,8 @@ async function session(base: string, key: string, warmOnly = false): Promise<Ses
     if (m.data.action === 'session_started') started();
     if (m.data.action === 'task_complete') completed();
     if (m.data.action === 'result' && m.data.origin) {
+      const o = m.data.origin;
+      seen.push({ sid: Number(o.sid), final: Boolean(o.is_final), words: normalizeWords(String(o.text)), at: now });
       if (m.data.origin.is_final) out.finals++;
       else {
         const i = Math.ceil(Number(m.data.origin.end_ms) / CHUNK_MS) - 1;
@@ -114,7 +142,41 @@ async function session(base: string, key: string, warmOnly = false): Promise<Ses
   ws.send(JSON.stringify({ type: 'voice-translation', data: { action: 'stop' } }));
   await Promise.race([completedP, new Promise((r) => setTimeout(r, 60_000))]);
   ws.close();
+  out.wordDelays = wordDelays(seen, sentAt);
   return out;
+}
+
+/**
+ * Finals in order take the file's words in order (pass after pass); each word's delay is its
+ * first appearance at its position in a result of its sentence minus the send time of the
+ * chunk holding its last sample.
+ */
+function wordDelays(seen: Seen[], sentAt: number[]): number[] {
+  const delays: number[] = [];
+  let next = 0; // index into the word timeline of all passes
+  for (const f of seen.filter((r) => r.final)) {
+    for (const [k, word] of f.words.entries()) {
+      const pass = Math.floor(next / fileWordEnds.length);
+      const endMs = pass * jfkMs + fileWordEnds[next % fileWordEnds.length]!;
+      next++;
+      const sent = sentAt[Math.ceil(endMs / CHUNK_MS) - 1];
+      const first = seen.find((r) => r.sid === f.sid && r.words[k] === word);
+      if (sent !== undefined && first) delays.push(first.at - sent);
+    }
+  }
+  return delays;
+}
+
+/** The file recognizer's word end times on jfk (what the live finals' words are). */
+async function loadWordTimes(env: Record<string, string | undefined>): Promise<void> {
+  const config = loadConfig(env);
+  const file = await pocketsphinxFileFactory.create({ config, modelsDir: '', logger: pino({ level: 'silent' }) } as never);
+  if ('unavailable' in file) throw new Error(file.unavailable);
+  const samples = new Float32Array(pcm.length / 2);
+  for (let i = 0; i < samples.length; i++) samples[i] = pcm.readInt16LE(i * 2) / 32768;
+  jfkMs = samples.length / 16;
+  const t = await (file as FileRecognizer).transcribe({ sampleRate: 16_000, samples }, { language: 'en-US' });
+  fileWordEnds = t.segments.flatMap((s) => s.words.map((w) => w.endMs));
 }
 
 function percentile(sorted: number[], p: number): number {
@@ -139,6 +201,7 @@ async function main(): Promise<void> {
         .map((l) => l.toFixed(2))
         .join(' ')}; jfk.flac ${(pcm.length / 32_000).toFixed(1)} s x ${PASSES} per session, ${CHUNK_MS} ms chunks at real time`,
     );
+    await loadWordTimes(env);
     const baseline = await rssBytes(pid);
     console.log(`server RSS before any session: ${mb(baseline)} MB`);
     // Warm-up (JIT, first decoder load), not counted.
@@ -158,12 +221,13 @@ async function main(): Promise<void> {
       const results = await Promise.all(Array.from({ length: n }, () => session(base, key)));
       clearInterval(sampler);
       const lat = results.flatMap((r) => r.latencies).sort((a, b) => a - b);
+      const words = results.flatMap((r) => r.wordDelays).sort((a, b) => a - b);
       const errors = results.flatMap((r) => r.errors).filter((e) => e !== 'stt_silence_warning');
       const p95 = percentile(lat, 95);
       const ok = errors.length === 0 && lat.length > 0 && p95 < TARGET_P95_MS;
       const perSession = (peak - Math.min(before, baseline)) / n;
       console.log(
-        `N=${String(n).padStart(2)}: interim latency p50 ${percentile(lat, 50).toFixed(0)} ms, p95 ${p95.toFixed(0)} ms, max ${(lat.at(-1) ?? Number.NaN).toFixed(0)} ms over ${lat.length} interims, ${results.reduce((s, r) => s + r.finals, 0)} finals; server RSS peak ${mb(peak)} MB (${mb(perSession)} MB/session); load ${loadavg()[0]!.toFixed(2)}${errors.length ? `; errors: ${[...new Set(errors)].join(', ')}` : ''}${ok ? '' : '  <- over target'}`,
+        `N=${String(n).padStart(2)}: interim latency p50 ${percentile(lat, 50).toFixed(0)} ms, p95 ${p95.toFixed(0)} ms, max ${(lat.at(-1) ?? Number.NaN).toFixed(0)} ms over ${lat.length} interims, ${results.reduce((s, r) => s + r.finals, 0)} finals; per-word delay p50 ${percentile(words, 50).toFixed(0)} ms, p95 ${percentile(words, 95).toFixed(0)} ms over ${words.length} words; server RSS peak ${mb(peak)} MB (${mb(perSession)} MB/session); load ${loadavg()[0]!.toFixed(2)}${errors.length ? `; errors: ${[...new Set(errors)].join(', ')}` : ''}${ok ? '' : '  <- over target'}`,
       );
       // The machine is shared: one level over target may be noise, two in a row end the run.
       if (!ok) {

@@ -16,14 +16,17 @@ import { registerBroadcastRoutes } from './routes.js';
 import { InMemorySeats, RedisSeats, type ViewerSeats } from './seats.js';
 import { BroadcastService } from './service.js';
 import { BroadcastStore } from './store.js';
-import { viewerTopic } from './viewer-events.js';
+import { isInterimCaption, VIEWER_REPLAY_RETAIN, viewerTopic } from './viewer-events.js';
 import { ViewerService, type VoiceSummary } from './viewer-service.js';
+import { registerViewerStream } from './viewer-stream.js';
 
 export interface BroadcastsModule {
   store: BroadcastStore;
   broadcasts: BroadcastService;
   viewers: ViewerService;
   seats: ViewerSeats;
+  guard: ViewerGuard;
+  bus: EventBus;
   /** What a host's broadcast session needs (the realtime role's connections). */
   host: BroadcastHostDeps;
   close(): Promise<void>;
@@ -49,7 +52,9 @@ export interface BroadcastsModuleDeps {
 
 export function createBroadcastsModule(d: BroadcastsModuleDeps): BroadcastsModule {
   const store = new BroadcastStore(d.database);
+  const seats: ViewerSeats = d.redisUrl ? new RedisSeats(d.redisUrl) : new InMemorySeats();
   const broadcasts = new BroadcastService({
+    counts: (id) => seats.counts(id),
     store,
     bus: d.bus,
     activePlan: d.activePlan,
@@ -61,18 +66,19 @@ export function createBroadcastsModule(d: BroadcastsModuleDeps): BroadcastsModul
     now: d.now,
     logger: d.logger,
   });
+  const guard = new ViewerGuard(d.rateLimiter);
   const viewers = new ViewerService({
     store,
-    guard: new ViewerGuard(d.rateLimiter),
+    guard,
     voices: (language) => d.voices(language) ?? [],
     ttsToViewers: false,
     now: d.now,
   });
-  const seats: ViewerSeats = d.redisUrl ? new RedisSeats(d.redisUrl) : new InMemorySeats();
   const host: BroadcastHostDeps = {
     store,
     seats,
-    publish: (id, event) => d.bus.publish(viewerTopic(id), event),
+    // Everything but interim captions is retained: late joiners replay the latest finals (viewer-stream.ts).
+    publish: (id, event) => d.bus.publish(viewerTopic(id), event, { retain: isInterimCaption(event) ? undefined : VIEWER_REPLAY_RETAIN }),
     translate: d.translate,
     activePlan: d.activePlan,
     async onRevoked(id, handler) {
@@ -85,9 +91,10 @@ export function createBroadcastsModule(d: BroadcastsModuleDeps): BroadcastsModul
     now: d.now,
     logger: d.logger,
   };
-  return { store, broadcasts, viewers, seats, host, close: () => seats.close() };
+  return { store, broadcasts, viewers, seats, guard, bus: d.bus, host, close: () => seats.close() };
 }
 
 export function registerBroadcasts(app: HttpApp, m: BroadcastsModule, auth: Authenticator): void {
   registerBroadcastRoutes(app, { auth, broadcasts: m.broadcasts, viewers: m.viewers });
+  registerViewerStream(app, { store: m.store, viewers: m.viewers, guard: m.guard, seats: m.seats, bus: m.bus });
 }

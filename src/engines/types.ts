@@ -89,6 +89,11 @@ export interface StreamingSttOptions {
   onResult: (result: SttResult) => void;
   /** Asynchronous failures after open (engine crash, lost connection). */
   onError: (error: Error) => void;
+  /**
+   * Glossary terms (written form) to favour in recognition; words a recognizer does not
+   * know are added for this stream only. Recognizers without hot words ignore them.
+   */
+  terms?: readonly string[];
 }
 
 export interface RecognizerStream {
@@ -98,6 +103,8 @@ export interface RecognizerStream {
   end(): Promise<void>;
   /** Drops everything at once; no more results. */
   abort(): void;
+  /** Replaces the terms (see StreamingSttOptions.terms) from the next utterance on. */
+  setTerms?(terms: readonly string[]): void;
 }
 
 export interface StreamingRecognizer extends Engine {
@@ -125,6 +132,8 @@ export interface FileSttOptions {
   signal?: AbortSignal;
   /** Progress 0..1 for long files. */
   onProgress?: (fraction: number) => void;
+  /** Glossary terms to favour, as in StreamingSttOptions.terms. */
+  terms?: readonly string[];
 }
 
 export interface FileRecognizer extends Engine {
@@ -139,7 +148,8 @@ export interface SpeechSegment {
   endMs: number;
 }
 
-export type VadEvent = { type: 'speech_start'; atMs: number } | { type: 'speech_end'; atMs: number };
+/** A speech_end may carry where that stretch of speech began (refined after the fact). */
+export type VadEvent = { type: 'speech_start'; atMs: number } | { type: 'speech_end'; atMs: number; startMs?: number };
 
 export interface VadStream {
   /** Feed 16 kHz mono float samples; returns the boundaries found in them. */

@@ -193,7 +193,9 @@ export class StoreJobQueue implements JobQueue {
 
   private async recordFailure(job: { id: string; name: string; attempts: number; max_attempts: number }, err: unknown): Promise<void> {
     const message = err instanceof Error ? err.message : String(err);
-    const permanent = err instanceof PermanentJobError;
+    // Unrecoverable: PermanentJobError, or an error that says so itself (EngineError, RemoteFailure with retryable false).
+    const permanent =
+      err instanceof PermanentJobError || (typeof err === 'object' && err !== null && (err as { retryable?: unknown }).retryable === false);
     if (permanent || job.attempts >= job.max_attempts) {
       this.options.logger.warn({ job_id: job.id, job: job.name, attempt: job.attempts, err }, 'job failed for good');
       await this.finish(job.id, { status: 'failed', last_error: message });

@@ -25,7 +25,10 @@ export interface JobContext {
   signal: AbortSignal;
 }
 
-/** Throw this from a handler to fail the job at once, without further attempts. */
+/**
+ * Throw this from a handler to fail the job at once, without further attempts (so does any
+ * error with `retryable: false`, as EngineError and RemoteFailure carry it; src/platform/retry.ts).
+ */
 export class PermanentJobError extends Error {
   constructor(message: string, options?: { cause?: unknown }) {
     super(message, options);

@@ -1,7 +1,8 @@
 /**
  * Speech in a finished recording to transcript sentences: the file recognizer of the first
- * transcription language, speakers from the diarizer for `multi_speaker`, the glossary's
- * fuzzy correction and terminology applied to every sentence. The transcript is rebuilt
+ * transcription language (told the glossary's terms), speakers from the diarizer for
+ * `multi_speaker`, the glossary's fuzzy correction and terminology applied to every
+ * sentence, which is then made readable (src/engines/text/readable.ts). The transcript is rebuilt
  * from scratch (one transaction), so running it again after a crash gives the same result.
  * Long recordings are recognized in windows of about ten minutes, cut at the quietest moment
  * near each boundary, so memory stays flat (diarization still needs the whole recording).
@@ -10,8 +11,9 @@
 import type { Logger } from 'pino';
 import { EngineError } from '../engines/errors.js';
 import type { EngineRegistry } from '../engines/registry.js';
+import { readableText } from '../engines/text/readable.js';
 import type { FileRecognizer, FileTranscriptSegment, SpeakerTurn } from '../engines/types.js';
-import { applyGlossary, type Glossary } from '../glossary/index.js';
+import { applyGlossary, type Glossary, termHints } from '../glossary/index.js';
 import type { SentenceInput, TaskStore } from '../tasks/store.js';
 import { type PcmFile, quietestCutMs } from './pcm-file.js';
 
@@ -51,9 +53,12 @@ export async function recognizeIntoTask(deps: RecognizeDeps, taskId: string, aud
   const segments = await recognizeInWindows(recognizer, audio, language, o);
   const sentences: SentenceInput[] = [];
   for (const seg of turns ? segments.flatMap((x) => splitAtTurns(x, turns)) : segments) {
-    const raw = seg.text.trim();
-    if (!raw) continue;
-    const origin = o.glossary ? applyGlossary(raw, language, o.glossary) : raw;
+    if (!seg.text.trim()) continue;
+    const glossary = o.glossary;
+    // Readable text (capitals, glossary terms as written, punctuation from pauses) is what is stored and exported.
+    const origin = readableText({ text: seg.text, words: seg.words, isFinal: true }, language, {
+      rewrite: glossary ? (t) => applyGlossary(t, language, glossary) : undefined,
+    });
     sentences.push({
       sid: sentences.length,
       origin,
@@ -91,6 +96,8 @@ async function recognizeInWindows(
     const offset = start;
     const t = await recognizer.transcribe(pcm, {
       language,
+      // Glossary terms are favoured in recognition, for this import only.
+      terms: o.glossary ? termHints(language, o.glossary) : undefined,
       signal: o.signal,
       onProgress: (f) => o.onProgress?.((offset + f * length) / total),
     });

@@ -11,8 +11,9 @@ import { WebmStreamDecoder } from '../engines/audio/stream.js';
 import { EngineError } from '../engines/errors.js';
 import { refusalError } from '../engines/refusal.js';
 import type { EngineRegistry } from '../engines/registry.js';
+import { readableText } from '../engines/text/readable.js';
 import type { RecognizerStream, SttResult } from '../engines/types.js';
-import { applyGlossary, dictionaryFor, type Glossary, translateWithDictionary } from '../glossary/index.js';
+import { applyGlossary, dictionaryFor, type Glossary, termHints, translateWithDictionary } from '../glossary/index.js';
 import type { Principal } from '../platform/auth/types.js';
 import { AppError } from '../platform/errors/app-error.js';
 import type { SessionPublisher, SessionStreams } from '../stream/session-streams.js';
@@ -60,8 +61,7 @@ export function mmss(ms: number): string {
 export class Recording {
   readonly sessionId = randomUUID();
   taskId = '';
-  /** The session glossary (`config`); applies from the next result on. */
-  glossary: Glossary | null = null;
+  private sessionGlossary: Glossary | null = null;
   /** What `set_summary` last asked for (initially the start's summary fields). */
   summary: SessionSummary | null;
   /** The language recognized now (`switch_language` changes it). */
@@ -100,6 +100,21 @@ export class Recording {
   ) {
     this.summary = start.summary;
     this.language = start.transcriptionLanguages[0] as string;
+  }
+
+  /** The session glossary (`config`): applies from the next result on, and to recognition from the next utterance. */
+  get glossary(): Glossary | null {
+    return this.sessionGlossary;
+  }
+
+  set glossary(glossary: Glossary | null) {
+    this.sessionGlossary = glossary;
+    this.stream?.setTerms?.(this.terms(this.language));
+  }
+
+  /** Glossary terms the recognizer of `language` is told to favour. */
+  private terms(language: string): string[] {
+    return this.sessionGlossary ? termHints(language, this.sessionGlossary) : [];
   }
 
   async begin(): Promise<void> {
@@ -145,6 +160,7 @@ export class Recording {
       return await recognizer.open({
         language,
         interimResults: true,
+        terms: this.terms(language),
         onResult: (r) => this.onResult(language, offset, r),
         onError: (err) => {
           this.deps.logger.error({ err }, 'recognizer failed');
@@ -234,10 +250,11 @@ export class Recording {
   }
 
   private onResult(language: string, offsetMs: number, r: SttResult): void {
-    const raw = r.text.trim();
-    if (!raw) return;
+    if (!r.text.trim()) return;
     this.onSpeech();
-    const text = this.glossary ? applyGlossary(raw, language, this.glossary) : raw;
+    const glossary = this.glossary;
+    // Readable (capitals, glossary terms as written, punctuation) before anyone sees or translates it.
+    const text = readableText(r, language, { rewrite: glossary ? (t) => applyGlossary(t, language, glossary) : undefined });
     const sid = this.sid;
     const startMs = offsetMs + r.startMs;
     this.events.publish({
@@ -373,7 +390,8 @@ export class Recording {
 
   /** begin() failed part way (e.g. the first minute not covered): undo what it made. */
   async abandon(): Promise<void> {
-    this.publisher?.close();
+    // A subscriber that joined in the meantime learns that this session is over.
+    this.publisher?.end();
     this.webm?.abort();
     this.stream?.abort();
     this.stream = null;

@@ -70,7 +70,7 @@ export function registerTaskSseRoutes(app: HttpApp, deps: TaskRouteDeps): void {
           if (sse.closed) return;
           for (const s of page) {
             // Respect back-pressure: a slow client must not make us buffer a whole transcript.
-            if (!sse.send('init_sentence', sentenceShape(s, labels))) await drain(reply.raw);
+            if (!sse.send('init_sentence', sentenceShape(s, labels))) await sse.drained();
             total++;
           }
         }
@@ -119,16 +119,4 @@ export function registerTaskSseRoutes(app: HttpApp, deps: TaskRouteDeps): void {
         .send(await deps.blobs.get(task.audioKey));
     },
   );
-}
-
-function drain(res: NodeJS.WritableStream): Promise<void> {
-  return new Promise((resolve) => {
-    const done = () => {
-      res.off('drain', done);
-      res.off('close', done);
-      resolve();
-    };
-    res.once('drain', done);
-    res.once('close', done);
-  });
 }

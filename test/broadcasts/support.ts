@@ -9,6 +9,7 @@ import { EngineRegistry } from '../../src/engines/registry.js';
 import type { AnyEngine } from '../../src/engines/types.js';
 import { type Clock, clock, realKey } from '../billing/support.js';
 import { api, type Backend, startTestApp, type TestApp } from '../support/app.js';
+import { parseSseBlock } from '../support/sse.js';
 
 export { type Clock, clock, realKey };
 
@@ -88,4 +89,98 @@ export function expect429(r: R, reason: string): void {
   expect(retry).toBeGreaterThanOrEqual(1);
   expect(retry).toBeLessThanOrEqual(300);
   expect(r.body.data.details).toMatchObject({ retry_after: retry, reason });
+}
+
+// biome-ignore lint/suspicious/noExplicitAny: tests read payloads freely
+export type SseEvent = { event: string; data: any };
+
+export interface ViewerClient {
+  status: number;
+  // biome-ignore lint/suspicious/noExplicitAny: tests read error bodies freely
+  body: any;
+  events: SseEvent[];
+  comments: string[];
+  next(pred: (e: SseEvent) => boolean, timeoutMs?: number): Promise<SseEvent>;
+  /** Resolves when the server closed the stream. */
+  ended: Promise<void>;
+  close(): void;
+}
+
+/** A viewer's caption stream over real HTTP (fetch, read as it arrives). */
+export async function openViewer(t: TestApp, token: string, query = '', headers: Record<string, string> = {}): Promise<ViewerClient> {
+  const ctl = new AbortController();
+  const res = await fetch(`${t.url}/broadcast/${token}/text${query}`, { signal: ctl.signal, headers });
+  const events: SseEvent[] = [];
+  const comments: string[] = [];
+  const waiters: { pred: (e: SseEvent) => boolean; resolve: (e: SseEvent) => void }[] = [];
+  let seen = 0;
+  if (!res.headers.get('content-type')?.startsWith('text/event-stream')) {
+    const text = await res.text();
+    return {
+      status: res.status,
+      body: text ? JSON.parse(text) : null,
+      events,
+      comments,
+      next: () => Promise.reject(new Error('no stream')),
+      ended: Promise.resolve(),
+      close: () => {},
+    };
+  }
+  const ended = (async () => {
+    const reader = res.body!.getReader();
+    const dec = new TextDecoder();
+    let buf = '';
+    try {
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) return;
+        buf += dec.decode(value, { stream: true });
+        let i = buf.indexOf('\n\n');
+        while (i >= 0) {
+          const block = buf.slice(0, i);
+          buf = buf.slice(i + 2);
+          i = buf.indexOf('\n\n');
+          if (block.startsWith(':')) {
+            comments.push(block.slice(1).trim());
+            continue;
+          }
+          const e = parseSseBlock(block);
+          if (!e) continue;
+          events.push(e);
+          for (const w of [...waiters])
+            if (w.pred(e)) {
+              waiters.splice(waiters.indexOf(w), 1);
+              w.resolve(e);
+            }
+        }
+      }
+    } catch {
+      /* aborted */
+    }
+  })();
+  return {
+    status: res.status,
+    body: null,
+    events,
+    comments,
+    ended,
+    close: () => ctl.abort(),
+    next(pred, timeoutMs = 10_000) {
+      for (; seen < events.length; ) {
+        const e = events[seen++]!;
+        if (pred(e)) return Promise.resolve(e);
+      }
+      return new Promise((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`no matching event; got ${events.map((e) => e.event).join(',')}`)), timeoutMs);
+        waiters.push({
+          pred,
+          resolve: (e) => {
+            seen = events.length;
+            clearTimeout(timer);
+            resolve(e);
+          },
+        });
+      });
+    },
+  };
 }

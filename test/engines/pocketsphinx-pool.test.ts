@@ -56,6 +56,28 @@ describe.skipIf(!modelsInstalled())('PocketSphinx decoder pool', () => {
     }
   }, 30_000);
 
+  it('a decoder that learnt a vocabulary serves only that vocabulary; it is freed first for others', async () => {
+    const pool = new DecoderPool(1);
+    const vocabulary = { key: 'picovoice', words: [{ word: 'picovoice', phones: 'P IY K OW V OY S' }] };
+    try {
+      const clean = await pool.acquire('file');
+      expect(clean.knows('picovoice')).toBe(false);
+      pool.release(clean);
+      const taught = await pool.acquire('file', undefined, vocabulary);
+      expect(taught).toBe(clean); // a clean idle decoder takes the vocabulary on
+      expect(taught.knows('picovoice')).toBe(true);
+      pool.release(taught);
+      expect(await pool.acquire('file', undefined, vocabulary)).toBe(taught);
+      pool.release(taught);
+      const other = await pool.acquire('file');
+      expect(other).not.toBe(taught);
+      expect(other.knows('picovoice')).toBe(false);
+      pool.release(other);
+    } finally {
+      pool.close();
+    }
+  }, 60_000);
+
   it('a waiter that gives up is removed: the next release is not lost to it', async () => {
     const pool = new DecoderPool(1);
     try {

@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { EngineError } from '../../src/engines/errors.js';
 import { StoreJobQueue } from '../../src/jobs/store-queue.js';
 import { PermanentJobError } from '../../src/jobs/types.js';
 import { createLogger } from '../../src/platform/logging.js';
@@ -112,7 +113,7 @@ describe.each(backends())('durable job queue on %s', (backend) => {
     expect(await waitFor(async () => ((await q.get(b))?.status === 'failed' ? q.get(b) : null))).toMatchObject({ attempts: 2 });
   });
 
-  it('fails for good after max attempts, or at once on a permanent error', async () => {
+  it('fails for good after max attempts, or at once on a permanent or unrecoverable error', async () => {
     const db = await database();
     const q = queue(db);
     q.work(
@@ -125,10 +126,18 @@ describe.each(backends())('durable job queue on %s', (backend) => {
     q.work('fatal', async () => {
       throw new PermanentJobError('bad input');
     });
+    q.work('unrecoverable', async () => {
+      throw new EngineError('llm_auth_failed', 'wrong key'); // retryable: false
+    });
     const a = await q.enqueue('always', {}, { maxAttempts: 2 });
     const b = await q.enqueue('fatal', {}, { maxAttempts: 5 });
     const ja = await waitFor(async () => ((await q.get(a))?.status === 'failed' ? q.get(a) : null));
     const jb = await waitFor(async () => ((await q.get(b))?.status === 'failed' ? q.get(b) : null));
+    const c = await q.enqueue('unrecoverable', {}, { maxAttempts: 5 });
+    expect(await waitFor(async () => ((await q.get(c))?.status === 'failed' ? q.get(c) : null))).toMatchObject({
+      attempts: 1,
+      last_error: 'wrong key',
+    });
     expect(ja).toMatchObject({ attempts: 2, last_error: 'nope' });
     expect(jb).toMatchObject({ attempts: 1, last_error: 'bad input' });
   });

@@ -13,11 +13,12 @@ import type { EngineError } from '../../src/engines/errors.js';
 import { wordErrorRate } from '../../src/engines/quality/wer.js';
 import { EngineRegistry } from '../../src/engines/registry.js';
 import type { AnyEngine } from '../../src/engines/types.js';
+import type { Glossary } from '../../src/glossary/index.js';
 import { createLogger } from '../../src/platform/logging.js';
 import { decodeToPcmFile, type PcmFile, quietestCutMs } from '../../src/processing/pcm-file.js';
 import { recognizeIntoTask } from '../../src/processing/recognize.js';
 import { startTestApp, type TestApp } from '../support/app.js';
-import { convert, haveSharedAudio, JFK } from '../support/audio.js';
+import { convert, haveSharedAudio, JFK, SHARED_AUDIO } from '../support/audio.js';
 
 // jfk three times with a second of silence between: 36 s.
 const long = haveSharedAudio() ? convert(JFK, 'wav', ['-af', 'apad=pad_dur=1', '-ar', '16000', '-ac', '1']) : null;
@@ -43,7 +44,7 @@ describe.skipIf(!long)('recognition in windows', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  async function sentences(windowMs: number) {
+  async function sentences(windowMs: number, pcm: PcmFile = audio, glossary?: Glossary) {
     const store = t.app.deps.tasks.store;
     const task = await store.createTask({
       accountId: 'a',
@@ -55,10 +56,11 @@ describe.skipIf(!long)('recognition in windows', () => {
       processingStatus: 'processing',
     });
     const progress: number[] = [];
-    await recognizeIntoTask({ engines, tasks: store, logger: createLogger('silent') }, task.taskId, audio, {
+    await recognizeIntoTask({ engines, tasks: store, logger: createLogger('silent') }, task.taskId, pcm, {
       languages: ['en-US'],
       recognitionMode: 'single',
       windowMs,
+      glossary,
       onProgress: (f) => progress.push(f),
     });
     return { list: await store.listSentences(task.taskId), progress };
@@ -80,6 +82,21 @@ describe.skipIf(!long)('recognition in windows', () => {
     expect(windowed.list.at(-1)!.endMs).toBeLessThanOrEqual(audio.durationMs + 50);
     expect(windowed.progress.at(-1)).toBeLessThanOrEqual(1);
     expect(windowed.progress).toEqual([...windowed.progress].sort((a, b) => a - b));
+  }, 300_000);
+
+  it('sentences are readable: a capital at the start, a full stop at the end', async () => {
+    const { list } = await sentences(10 * 60_000);
+    for (const s of list) expect(s.origin).toMatch(/^[A-Z].*\.$/);
+  }, 300_000);
+
+  it("an import's terminology reaches recognition, in its written form, for that import only", async () => {
+    // 29.5-35 s of multiple_keywords.wav: "... Picovoice, pineapple".
+    const clip = convert(join(SHARED_AUDIO, 'multiple_keywords.wav'), 'wav', ['-ss', '29.5', '-t', '5.5', '-ar', '16000', '-ac', '1']);
+    const pcm = await decodeToPcmFile(clip, join(dir, 'k.pcm'), { ffmpegPath: 'ffmpeg' });
+    const glossary: Glossary = { terminology: { 'en-US': [{ term: 'Picovoice' }] }, fuzzyCorrection: {}, translationDict: {} };
+    const text = async (g?: Glossary) => (await sentences(10 * 60_000, pcm, g)).list.map((s) => s.origin).join(' ');
+    expect(await text(glossary)).toContain('Picovoice');
+    expect((await text()).toLowerCase()).not.toContain('picovoice');
   }, 300_000);
 
   it('refuses by need with the spec code and what is missing: no diarizer here, no recognizer for de-DE', async () => {

@@ -96,7 +96,7 @@ export class SileroVad implements VoiceActivityDetector {
         const seg = vad.front(false);
         vad.pop();
         if (!speaking) events.push({ type: 'speech_start', atMs: (seg.start / 16) | 0 });
-        events.push({ type: 'speech_end', atMs: ((seg.start + seg.samples.length) / 16) | 0 });
+        events.push({ type: 'speech_end', atMs: ((seg.start + seg.samples.length) / 16) | 0, startMs: (seg.start / 16) | 0 });
         speaking = false;
       }
       return events;

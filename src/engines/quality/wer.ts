@@ -1,6 +1,11 @@
 /**
- * Word error rate: word-level Levenshtein distance over the reference length, after
- * lowercasing and removing punctuation. Used by tests and the engine benchmark.
+ * Word error rate: (substitutions + deletions + insertions) / reference words, from the
+ * word-level Levenshtein alignment (each error costs 1). Normalization, the same for
+ * reference and hypothesis: lowercase (Unicode), every character that is not a letter, a
+ * digit, an apostrophe or white space becomes a space ("Americans," -> "americans",
+ * "don't" stays), then split on white space. Numbers are not spelled out. Used by tests and
+ * the engine benchmark; bench:engines checks it against NIST sclite on the same text
+ * (bench/engines/sclite.ts).
  */
 export function normalizeWords(text: string): string[] {
   return text

@@ -90,6 +90,8 @@ class OverFileStream implements RecognizerStream {
   private bufferStart = 0;
   private received = 0;
   private utterance: Utterance | null = null;
+  /** Where the last utterance ended: the next one's padding never reaches back over it. */
+  private lastEnd = 0;
   /** The pass in flight and the finals queued behind it. */
   private chain: Promise<void> = Promise.resolve();
   private pending = 0;
@@ -143,7 +145,7 @@ class OverFileStream implements RecognizerStream {
   private handle(events: VadEvent[]): void {
     for (const e of events) {
       const at = Math.min(this.received, Math.round(e.atMs * SAMPLES_PER_MS));
-      if (e.type === 'speech_start' && !this.utterance) this.begin(Math.max(this.bufferStart, at - this.padSamples));
+      if (e.type === 'speech_start' && !this.utterance) this.begin(Math.max(this.bufferStart, this.lastEnd, at - this.padSamples));
       else if (e.type === 'speech_end' && this.utterance)
         this.close(Math.max(this.utterance.startSample + 1, Math.min(this.received, at + this.padSamples)));
     }
@@ -168,6 +170,7 @@ class OverFileStream implements RecognizerStream {
     if (!u) return;
     this.utterance = null;
     u.endSample = endSample;
+    this.lastEnd = endSample;
     const audio = this.slice(u.startSample, endSample);
     this.enqueue(async () => {
       const t = await this.transcribe(audio);

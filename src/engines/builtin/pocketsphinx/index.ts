@@ -3,15 +3,26 @@ import type { EngineFactory } from '../../registry.js';
 import type { VoiceActivityDetector } from '../../types.js';
 import { sileroVadFactory } from '../silero-vad.js';
 import { type DecoderOptions, DecoderPool, MODEL_DIR, modelsInstalled, pocketsphinxApi } from './native.js';
-import { PocketSphinxFileRecognizer, PocketSphinxStreamingRecognizer } from './recognizers.js';
+import { PocketSphinxFileRecognizer } from './recognizers.js';
+import { PocketSphinxStreamingRecognizer } from './streaming.js';
 
-let shared: { pool: DecoderPool; vad: VoiceActivityDetector } | null = null;
+/**
+ * Decoders (file configuration) that decode the finals of all live streams, apart from the
+ * main pool so that live streams holding every decoder of it never wait for their own
+ * finals. Two: finals are short and this machine class has two cores.
+ */
+const FINAL_DECODERS = 2;
+
+interface Shared {
+  pool: DecoderPool;
+  finals: DecoderPool;
+  vad: VoiceActivityDetector;
+}
+
+let shared: Shared | null = null;
 
 /** One decoder pool and VAD for both recognizers (a decoder is ~60 MB). */
-async function resources(
-  poolSize: number,
-  options: DecoderOptions,
-): Promise<{ pool: DecoderPool; vad: VoiceActivityDetector } | { unavailable: string }> {
+async function resources(poolSize: number, options: DecoderOptions): Promise<Shared | { unavailable: string }> {
   if (shared) return shared;
   if (!modelsInstalled())
     return { unavailable: 'PocketSphinx English models missing (Debian package pocketsphinx-en-us); run npm run setup' };
@@ -22,7 +33,11 @@ async function resources(
   }
   const vad = await sileroVadFactory.create({} as never);
   if ('unavailable' in vad) return vad;
-  shared = { pool: new DecoderPool(poolSize, MODEL_DIR, options), vad: vad as VoiceActivityDetector };
+  shared = {
+    pool: new DecoderPool(poolSize, MODEL_DIR, options),
+    finals: new DecoderPool(FINAL_DECODERS, MODEL_DIR, options),
+    vad: vad as VoiceActivityDetector,
+  };
   return shared;
 }
 
@@ -35,7 +50,7 @@ export const pocketsphinxStreamingFactory: EngineFactory = {
     const r = await resources(ctx.config.engines.pocketsphinxDecoders, {
       streamLookahead: ctx.config.engines.pocketsphinxStreamLookahead,
     });
-    return 'unavailable' in r ? r : new PocketSphinxStreamingRecognizer(r.pool, r.vad);
+    return 'unavailable' in r ? r : new PocketSphinxStreamingRecognizer(r.pool, r.finals, r.vad);
   },
 };
 

@@ -1,0 +1,241 @@
+/**
+ * GET /broadcast/{token}/text: a viewer's caption stream (spec "Broadcast viewer SSE", "SSE:
+ * broadcast viewer"), on any api node. The host's node publishes what viewers see on the
+ * broadcast's viewer topic (host-session.ts); here every viewer subscribes to it, after the
+ * abuse limits and a seat (seats.ts: max_viewers across nodes, then a first-come queue).
+ *
+ * - `connected` first (available_langs, tts_languages, phase, recognition_mode), then the
+ *   latest few final sentences from the topic's retained log (late joiners; no interims),
+ *   then live events. In standby the viewer gets `standby`, never captions.
+ * - `lang` keeps one translation language (origin captions always come).
+ * - Over max_viewers: `queued` {position, estimated_wait} now and as it changes, then
+ *   `admitted`; captions only once admitted. A full queue (as long as max_viewers, at least
+ *   100) is 503 broadcast_capacity_exceeded.
+ * - Display messages in the viewer's language (lang or Accept-Language: zh -> Traditional
+ *   Chinese, else English). A heartbeat comment every 15 s renews the seat's lease.
+ */
+import { randomUUID } from 'node:crypto';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { EventBus } from '../bus/types.js';
+import { normalizeLanguage } from '../languages.js';
+import { AppError, toErrorObject } from '../platform/errors/app-error.js';
+import { streamToSse } from '../platform/http/sse.js';
+import type { HttpApp } from '../platform/http/types.js';
+import type { ViewerGuard } from './abuse.js';
+import { type DisplayKey, display } from './display.js';
+import { BROADCAST_REVOKED_TOPIC } from './events.js';
+import type { ViewerSeats } from './seats.js';
+import { CHANNEL_TOKEN } from './secrets.js';
+import type { Broadcast, BroadcastStore } from './store.js';
+import { REPLAY_SENTENCES, type ViewerEvent, viewerTopic } from './viewer-events.js';
+import type { ViewerService } from './viewer-service.js';
+
+export const SEAT_LEASE_MS = 45_000;
+/** How often a queued viewer asks for a seat again. */
+export const QUEUE_POLL_MS = 2_000;
+const QUEUE_MIN = 100;
+
+export interface ViewerStreamDeps {
+  store: BroadcastStore;
+  viewers: ViewerService;
+  guard: ViewerGuard;
+  seats: ViewerSeats;
+  bus: EventBus;
+  heartbeatMs?: number;
+}
+
+type Item = ViewerEvent | { event: '__end' | '__kick'; data: Record<string, unknown> };
+
+/** Events whose `message` is a display string chosen here. */
+const MESSAGE_OF: Record<string, DisplayKey> = {
+  paused: 'paused',
+  resumed: 'resumed',
+  ended: 'ended',
+  host_disconnected: 'host_disconnected',
+  host_reconnected: 'host_reconnected',
+  phase_changed: 'phase_live',
+  recording_started: 'recording_started',
+  admitted: 'admitted',
+};
+const CAPTIONS = new Set(['origin', 'translation']);
+
+function query(request: FastifyRequest): Record<string, unknown> {
+  return (request.query ?? {}) as Record<string, unknown>;
+}
+
+function one(q: Record<string, unknown>, name: string): string | undefined {
+  const v = q[name];
+  if (Array.isArray(v)) return typeof v[0] === 'string' ? v[0] : undefined;
+  return typeof v === 'string' ? v : undefined;
+}
+
+/** The latest REPLAY_SENTENCES finals (with their translations) of the retained log, in order. */
+export function replayOf(log: ViewerEvent[]): ViewerEvent[] {
+  const finals = log.filter((e) => e.event === 'origin' && e.data.is_final === true).map((e) => Number(e.data.sid));
+  const keep = new Set(finals.slice(-REPLAY_SENTENCES));
+  return log.filter((e) => CAPTIONS.has(e.event) && e.data.is_final === true && keep.has(Number(e.data.sid)));
+}
+
+export function registerViewerStream(app: HttpApp, deps: ViewerStreamDeps): void {
+  app.get<{ Params: { token: string } }>(
+    '/broadcast/:token/text',
+    {
+      config: { errorVariant: 'sse' as const },
+      schema: {
+        tags: ['viewers'],
+        summary: 'A viewer caption stream (no API key): lang, tts, viewer_access_token (password channels).',
+        hide: false,
+      },
+    },
+    async (request, reply) => openViewerStream(deps, request, reply),
+  );
+}
+
+async function openViewerStream(deps: ViewerStreamDeps, request: FastifyRequest<{ Params: { token: string } }>, reply: FastifyReply) {
+  const q = query(request);
+  const source = request.ip;
+  await deps.guard.assertSourceAllowed(source);
+  const token = request.params.token;
+  const found = CHANNEL_TOKEN.test(token) ? await deps.store.findByToken(token) : null;
+  if (!found) {
+    await deps.guard.countUnknown(source);
+    throw new AppError('broadcast_session_not_found');
+  }
+  const b: Broadcast = found;
+  if (b.status === 'revoked') throw new AppError('broadcast_token_revoked');
+  if (b.status === 'ended') throw new AppError('broadcast_session_ended');
+  if (!(await deps.viewers.admits(b, one(q, 'viewer_access_token')))) {
+    throw new AppError('broadcast_password_incorrect', {
+      message: 'This broadcast needs a valid viewer_access_token (from verify) in the query.',
+      details: { field: 'viewer_access_token' },
+    });
+  }
+  const rawLang = one(q, 'lang');
+  const lang = rawLang ? normalizeLanguage(rawLang) : null;
+  if (rawLang && (!lang || !b.translationLanguages.includes(lang))) {
+    throw new AppError('validation_failed', { details: { field: 'lang', valid_values: b.translationLanguages } });
+  }
+  const tts = one(q, 'tts');
+  if (tts !== undefined && tts !== 'true' && tts !== 'false') {
+    throw new AppError('validation_failed', { details: { field: 'tts', valid_values: ['true', 'false'] } });
+  }
+  const hint = lang ?? (typeof request.headers['accept-language'] === 'string' ? request.headers['accept-language'] : null);
+  const msg = (key: DisplayKey, values?: Record<string, string | number>) => display(key, hint, values);
+
+  const viewerToken = one(q, 'viewer_access_token');
+  const stillAdmitted = async () => {
+    const now = await deps.store.get(b.id);
+    return now !== null && (await deps.viewers.admits(now, viewerToken));
+  };
+  const viewerId = randomUUID();
+  // The host may change max_viewers while viewers wait (max_viewers_changed on the topic).
+  let maxViewers = b.maxViewers;
+  let seat = await deps.seats.claim(b.id, viewerId, maxViewers, SEAT_LEASE_MS);
+  if (!seat.admitted && seat.position > Math.max(QUEUE_MIN, b.maxViewers)) {
+    await deps.seats.leave(b.id, viewerId);
+    throw new AppError('broadcast_capacity_exceeded', { details: { max_viewers: b.maxViewers, queue_position: seat.position } });
+  }
+  let admitted = seat.admitted;
+  if (admitted) await deps.store.countViewer(b.id, seat.viewers);
+  const waitText = (position: number) => msg('wait_minutes', { n: Math.max(1, Math.ceil(position / Math.max(1, b.maxViewers / 10))) });
+
+  const frame = (item: Item) => {
+    if (item.event === '__end') return { event: 'error', data: item.data, end: true };
+    if (item.event === '__kick') return { event: 'kicked', data: { message: msg('kicked') }, end: true };
+    const e = item as ViewerEvent;
+    if (CAPTIONS.has(e.event)) {
+      if (!admitted) return null;
+      if (e.event === 'translation' && lang && e.data.language !== lang) return null;
+      return { event: e.event, data: e.data, interim: e.data.is_final === false };
+    }
+    if (e.event === 'max_viewers_changed') maxViewers = Number(e.data.max_viewers) || maxViewers;
+    const key = MESSAGE_OF[e.event];
+    const data = key ? { ...e.data, message: msg(key) } : e.data;
+    return { event: e.event, data, end: e.event === 'ended' };
+  };
+
+  let offRevoked: () => void = () => {};
+  let queueTimer: NodeJS.Timeout | null = null;
+  const sse = await streamToSse<Item>(
+    request,
+    reply,
+    {
+      async subscribe(push) {
+        const off = await deps.bus.subscribe(viewerTopic(b.id), (e) => {
+          // The host changed the access: a viewer whose token no longer opens it is kicked.
+          if (e.event === 'access_changed') {
+            void stillAdmitted()
+              .then((ok) => {
+                if (!ok) push({ event: '__kick', data: {} });
+              })
+              .catch((err: unknown) => request.log.warn({ err }, 'access re-check failed'));
+            return;
+          }
+          push(e);
+        });
+        offRevoked = await deps.bus.subscribe(BROADCAST_REVOKED_TOPIC, (m) => {
+          if (m.broadcast_id !== b.id) return;
+          push({ event: '__end', data: { ...toErrorObject(new AppError('broadcast_token_revoked', { variant: 'sse' })) } });
+        });
+        return off;
+      },
+      async initial() {
+        const log = (await deps.bus.retained(viewerTopic(b.id))) as ViewerEvent[];
+        const items: Item[] = [];
+        const current = (await deps.store.get(b.id)) ?? b;
+        if (current.status === 'revoked') throw new AppError('broadcast_token_revoked');
+        if (current.status === 'ended') throw new AppError('broadcast_session_ended');
+        const live = current.phase === 'live' || current.phase === 'paused';
+        if (live) items.push(...replayOf(log));
+        else {
+          const standby = [...log].reverse().find((e) => e.event === 'standby');
+          items.push({ event: 'standby', data: { message: msg('standby'), ...(standby?.data ?? {}) } });
+        }
+        return items;
+      },
+      frame,
+      async onHeartbeat() {
+        await deps.seats.renew(b.id, viewerId, SEAT_LEASE_MS);
+        return [];
+      },
+    },
+    {
+      heartbeatMs: deps.heartbeatMs,
+      onOpen: (s) => {
+        const phase = b.phase === 'live' || b.phase === 'paused' ? 'live' : 'standby';
+        s.send('connected', {
+          available_langs: b.translationLanguages,
+          tts_languages: [],
+          phase,
+          recognition_mode: b.speakerDiarization ? 'multi_speaker' : 'single',
+          message: msg('connected'),
+        });
+        if (!seat.admitted) s.send('queued', { position: seat.position, estimated_wait: waitText(seat.position) });
+      },
+    },
+  );
+  // A queued viewer asks again every few seconds; admitted, it gets captions from then on.
+  if (!admitted) {
+    let lastPosition = seat.admitted ? 0 : seat.position;
+    queueTimer = setInterval(() => {
+      void (async () => {
+        seat = await deps.seats.claim(b.id, viewerId, maxViewers, SEAT_LEASE_MS);
+        if (seat.admitted) {
+          if (queueTimer) clearInterval(queueTimer);
+          admitted = true;
+          await deps.store.countViewer(b.id, seat.viewers);
+          sse.send('admitted', { message: msg('admitted') });
+        } else if (seat.position !== lastPosition) {
+          lastPosition = seat.position;
+          sse.send('queued', { position: seat.position, estimated_wait: waitText(seat.position) });
+        }
+      })().catch((err: unknown) => request.log.warn({ err }, 'queue check failed'));
+    }, QUEUE_POLL_MS);
+    queueTimer.unref();
+  }
+  void sse.done.then(async () => {
+    if (queueTimer) clearInterval(queueTimer);
+    offRevoked();
+    await deps.seats.leave(b.id, viewerId).catch((err: unknown) => request.log.warn({ err }, 'seat not released'));
+  });
+}

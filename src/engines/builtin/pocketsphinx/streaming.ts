@@ -1,0 +1,295 @@
+/**
+ * Live English recognition with PocketSphinx. Two decoders per utterance:
+ * - the session's stream decoder (one pass, no lookahead) gives the interims as the audio
+ *   arrives, decoding it in 100 ms pieces;
+ * - at each VAD endpoint, the utterance's audio (the VAD segment with the file path's
+ *   300 ms on each side) is decoded again by a decoder of the file configuration (cepstral
+ *   mean over the whole utterance, second pass) from a small separate pool: that is the
+ *   final. So a live final is the file result of the same audio, and the same audio gives
+ *   the same final on every run, whatever the decoders heard before.
+ * The stream decoder goes on with the next utterance meanwhile; its interims wait until the
+ * previous final is out, so results always arrive in utterance order.
+ */
+import { EngineError } from '../../errors.js';
+import type {
+  RecognizerStream,
+  StreamingRecognizer,
+  StreamingSttOptions,
+  SttResult,
+  VadEvent,
+  VoiceActivityDetector,
+  Word,
+} from '../../types.js';
+import type { DecoderPool, PsDecoder, Vocabulary } from './native.js';
+import { AudioTail, decodeUtterance, RATE, SEGMENT_PAD_MS, toFloat32 } from './utterance.js';
+import { vocabularyFor } from './vocabulary.js';
+
+/** Interim hypotheses at least this often (ms of audio). */
+const INTERIM_EVERY_MS = 200;
+/**
+ * Audio is decoded in pieces of at most this many samples (100 ms) and the hypothesis is
+ * read after each: a client sending larger chunks still gets interims every 200 ms of audio.
+ */
+const PIECE_SAMPLES = 1600;
+/**
+ * The VAD reports an end of speech once this much silence followed it (silero-vad.ts,
+ * minSilenceSeconds). Within one large chunk, the utterance is closed this long after the
+ * reported end, where a stream of small chunks would have closed it.
+ */
+const ENDPOINT_SILENCE_MS = 400;
+/** A final is forced when an utterance runs this long without an endpoint. */
+const MAX_UTTERANCE_MS = 20_000;
+/** Audio kept before the current position while nobody speaks (the VAD dates a speech start back). */
+const KEEP_IN_SILENCE_MS = 2000;
+
+const CAPABILITIES = { languages: ['en'], streaming: true, interimResults: true, wordTimes: true, diarization: false };
+
+export class PocketSphinxStreamingRecognizer implements StreamingRecognizer {
+  readonly id = 'builtin/pocketsphinx';
+  readonly kind = 'streaming-stt' as const;
+  readonly tier = 'builtin' as const;
+  readonly capabilities = CAPABILITIES;
+
+  constructor(
+    private readonly pool: DecoderPool,
+    /** File-configuration decoders for the finals of all live streams. */
+    private readonly finals: DecoderPool,
+    private readonly vad: VoiceActivityDetector,
+    private readonly acquireTimeoutMs = 10_000,
+  ) {}
+
+  async open(options: StreamingSttOptions): Promise<RecognizerStream> {
+    const vocabulary = await vocabularyFor(options.terms);
+    const giveUp = AbortSignal.timeout(this.acquireTimeoutMs);
+    const decoder = await this.pool.acquire('stream', giveUp, vocabulary).catch((err: unknown) => {
+      if (giveUp.aborted)
+        throw new EngineError('stt_init_failed', 'all PocketSphinx decoders are busy', { retryable: true, engineId: this.id });
+      throw err;
+    });
+    return new PocketSphinxStream(decoder, this.pool, this.finals, this.vad, options, vocabulary);
+  }
+}
+
+/** A stretch of speech the VAD found, in ms from the stream's start. */
+interface Speech {
+  startMs: number;
+  endMs: number;
+}
+
+/**
+ * One live stream: the stream decoder is always inside an utterance; VAD endpoints close it.
+ * An interim goes out as soon as the hypothesis changes (at most once per 100 ms piece), and
+ * at least every 200 ms of audio while there is text.
+ */
+class PocketSphinxStream implements RecognizerStream {
+  private queue: Promise<void> = Promise.resolve();
+  private readonly vadStream;
+  private readonly audio = new AudioTail();
+  private fedMs = 0;
+  private utteranceStartMs = 0;
+  /** Where the VAD heard speech begin in the current utterance (its early estimate). */
+  private speechStartMs: number | null = null;
+  private speaking = false;
+  private sinceInterimMs = 0;
+  private lastInterim = '';
+  /** Finals being decoded, delivered in order; interims wait behind them. */
+  private finalsChain: Promise<void> = Promise.resolve();
+  private finalsPending = 0;
+  private heldInterim: SttResult | null = null;
+  /** Terms from setTerms, taken on at the next utterance. */
+  private nextVocabulary: Vocabulary | null = null;
+  private inUtterance = false;
+  private done = false;
+  private failed = false;
+
+  constructor(
+    private decoder: PsDecoder,
+    private readonly pool: DecoderPool,
+    private readonly finals: DecoderPool,
+    vad: VoiceActivityDetector,
+    private readonly options: StreamingSttOptions,
+    private vocabulary: Vocabulary,
+  ) {
+    this.vadStream = vad.openStream();
+    decoder.startUtterance();
+    this.inUtterance = true;
+  }
+
+  write(pcm: Int16Array): void {
+    if (this.done || this.failed || pcm.length === 0) return;
+    const chunk = pcm.slice(); // the caller may reuse its buffer
+    const events = this.vadStream.write(toFloat32(chunk));
+    this.enqueue(async () => {
+      this.audio.push(chunk);
+      for (let at = 0; at < chunk.length; at += PIECE_SAMPLES) {
+        const piece = chunk.subarray(at, at + PIECE_SAMPLES);
+        await this.decoder.process(piece);
+        const ms = (piece.length / RATE) * 1000;
+        this.fedMs += ms;
+        this.sinceInterimMs += ms;
+        // Every endpoint the VAD found in this chunk closes an utterance, at the latest when the chunk ends.
+        const last = at + PIECE_SAMPLES >= chunk.length;
+        if (await this.takeEvents(events, last)) continue;
+        if (this.fedMs - this.utteranceStartMs >= MAX_UTTERANCE_MS) await this.finalize(this.speechSoFar(), true);
+        else if (this.options.interimResults) this.interim();
+      }
+      if (!this.speaking) this.audio.dropBefore(this.fedMs - KEEP_IN_SILENCE_MS);
+    });
+  }
+
+  setTerms(terms: readonly string[]): void {
+    void vocabularyFor(terms).then(
+      (v) => {
+        this.nextVocabulary = v;
+      },
+      () => {}, // no pronunciations: the terms stay as they were
+    );
+  }
+
+  /** Handles the VAD events due by now; true when an utterance was closed. */
+  private async takeEvents(events: VadEvent[], last: boolean, reopen = true): Promise<boolean> {
+    let closed = false;
+    while (events.length > 0) {
+      const e = events[0]!;
+      if (e.type === 'speech_start') {
+        events.shift();
+        this.speaking = true;
+        this.speechStartMs ??= e.atMs;
+        continue;
+      }
+      if (this.fedMs < e.atMs + ENDPOINT_SILENCE_MS && !last) break;
+      events.shift();
+      this.speaking = false;
+      await this.finalize({ startMs: e.startMs ?? this.speechStartMs ?? this.utteranceStartMs, endMs: e.atMs }, reopen);
+      closed = true;
+    }
+    return closed;
+  }
+
+  /** The speech of the current utterance up to now (an utterance forced to end). */
+  private speechSoFar(): Speech | null {
+    return this.speaking ? { startMs: this.speechStartMs ?? this.utteranceStartMs, endMs: this.fedMs } : null;
+  }
+
+  private interim(): void {
+    const text = this.decoder.hypothesis();
+    if (!text || (text === this.lastInterim && this.sinceInterimMs < INTERIM_EVERY_MS)) return;
+    this.lastInterim = text;
+    this.sinceInterimMs = 0;
+    const result: SttResult = { text, isFinal: false, startMs: Math.round(this.utteranceStartMs), endMs: Math.round(this.fedMs) };
+    if (this.finalsPending > 0) this.heldInterim = result;
+    else this.options.onResult(result);
+  }
+
+  private enqueue(task: () => Promise<void>): void {
+    this.queue = this.queue.then(task).catch((err: unknown) => this.fail(err));
+  }
+
+  private fail(err: unknown): void {
+    if (this.failed) return;
+    this.failed = true;
+    this.options.onError(
+      new EngineError('stt_connection_lost', `PocketSphinx failed: ${String(err)}`, { cause: err, engineId: 'builtin/pocketsphinx' }),
+    );
+  }
+
+  /**
+   * Ends the stream decoder's utterance and opens the next one (taking on new terms there),
+   * and sends the utterance's speech to be decoded as its final.
+   */
+  private async finalize(speech: Speech | null, reopen: boolean): Promise<void> {
+    if (this.inUtterance) await this.decoder.endUtterance();
+    this.inUtterance = false;
+    this.utteranceStartMs = this.fedMs;
+    this.speechStartMs = null;
+    this.sinceInterimMs = 0;
+    this.lastInterim = '';
+    if (reopen) {
+      this.takeVocabulary();
+      this.decoder.startUtterance();
+      this.inUtterance = true;
+    }
+    if (!speech) return;
+    const fromMs = Math.max(this.audio.startMs, speech.startMs - SEGMENT_PAD_MS);
+    const pcm = this.audio.slice(fromMs, Math.min(this.fedMs, speech.endMs + SEGMENT_PAD_MS));
+    this.audio.dropBefore(speech.endMs);
+    if (pcm.length > 0) this.decodeFinal(pcm, fromMs);
+  }
+
+  /** New terms: added to this stream's decoder (which then serves no other vocabulary) and used for the finals. */
+  private takeVocabulary(): void {
+    const next = this.nextVocabulary;
+    if (!next) return;
+    this.nextVocabulary = null;
+    if (next.key === this.vocabulary.key) return;
+    const had = this.decoder.vocabularyKey;
+    this.decoder.addVocabulary(next);
+    // A decoder holding two vocabularies must not be taken for either of them later.
+    if (had !== '') this.decoder.vocabularyKey = `${had}\n${next.key}`;
+    this.vocabulary = next;
+  }
+
+  private decodeFinal(pcm: Int16Array, fromMs: number): void {
+    this.finalsPending++;
+    const vocabulary = this.vocabulary;
+    const words = (async (): Promise<Word[]> => {
+      const decoder = await this.finals.acquire('file', undefined, vocabulary);
+      try {
+        return await decodeUtterance(decoder, pcm, Math.round(fromMs));
+      } finally {
+        this.finals.release(decoder);
+      }
+    })();
+    this.finalsChain = this.finalsChain.then(async () => {
+      try {
+        const got = await words;
+        if (got.length && !this.failed)
+          this.options.onResult({
+            text: got.map((w) => w.text).join(' '),
+            isFinal: true,
+            startMs: got[0]!.startMs,
+            endMs: got[got.length - 1]!.endMs,
+            words: got,
+          });
+      } catch (err) {
+        this.fail(err);
+      } finally {
+        this.finalsPending--;
+        const held = this.heldInterim;
+        if (this.finalsPending === 0 && held && !this.failed) {
+          this.heldInterim = null;
+          this.options.onResult(held);
+        }
+      }
+    });
+  }
+
+  async end(): Promise<void> {
+    if (this.done) {
+      await this.queue;
+      await this.finalsChain;
+      return;
+    }
+    this.done = true;
+    const tail = this.vadStream.flush();
+    this.enqueue(async () => {
+      await this.takeEvents(tail, true, false);
+      await this.finalize(this.speechSoFar(), false);
+    });
+    await this.queue;
+    this.heldInterim = null; // the stream ends with its finals
+    await this.finalsChain;
+    this.pool.release(this.decoder);
+  }
+
+  abort(): void {
+    if (this.done) return;
+    this.done = true;
+    this.failed = true;
+    void this.queue.then(async () => {
+      if (this.inUtterance) await this.decoder.endUtterance().catch(() => {});
+      this.inUtterance = false;
+      this.pool.release(this.decoder);
+    });
+  }
+}

@@ -1,0 +1,190 @@
+/**
+ * GET /broadcast/{token}/text with real HTTP clients while a real host streams jfk.flac
+ * (PocketSphinx, Apertium): connected, standby, phase_changed, recording_started, origin and
+ * translation (lang filter), late-joiner replay of finals only, paused/resumed/ended; every
+ * connection error; the queue at max_viewers with admission; revoke while watching.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { connect, event, jfkPcm, type Msg, startLiveApp, streamPcm, vt, waitFor } from '../realtime/support.js';
+import { api, type TestApp } from '../support/app.js';
+import { expectError, newBroadcast, openViewer, realKey, type ViewerClient } from './support.js';
+
+const pcm = jfkPcm();
+
+/** Polls an async condition (counts that settle as streams close). */
+async function until(cond: () => Promise<boolean>, timeoutMs = 10_000): Promise<void> {
+  const until = Date.now() + timeoutMs;
+  while (!(await cond())) {
+    if (Date.now() > until) throw new Error('condition not met in time');
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+describe('broadcast viewer stream (sqlite, real host)', () => {
+  let t: TestApp;
+  let key: string;
+  beforeAll(async () => {
+    t = await startLiveApp('sqlite');
+    const k = await realKey(t);
+    key = k.key;
+    await t.app.deps.billing.grantCredit({ accountId: k.accountId, points: 100, pool: 'account' });
+  });
+  afterAll(() => t?.close());
+
+  async function hostSocket() {
+    const r = await api(t.url, 'POST', '/api/v1/auth/ticket', { key });
+    return connect(t, [`ticket.${r.body.data.ticket}`]);
+  }
+  const answer = (m: Msg) => m.data?.action === 'session_started' || (m.type === 'error' && m.data.severity !== 'warning');
+  const names = (v: ViewerClient) => v.events.map((e) => e.event);
+
+  it('standby, go-live, captions per language, late joiner replay, pause, resume, end', async () => {
+    const b = await newBroadcast(t, key, { transcription_languages: ['en'], translation_languages: ['es', 'fr'] });
+    const early = await openViewer(t, b.token);
+    expect(early.status).toBe(200);
+    expect((await early.next((e) => e.event === 'connected')).data).toEqual({
+      available_langs: ['es', 'fr'],
+      tts_languages: [],
+      phase: 'standby',
+      recognition_mode: 'single',
+      message: expect.any(String),
+    });
+    await early.next((e) => e.event === 'standby');
+    const spanish = await openViewer(t, b.token, '?lang=es&tts=false', { 'accept-language': 'zh-TW' });
+    await spanish.next((e) => e.event === 'standby');
+    const chinese = await openViewer(t, b.token, '', { 'accept-language': 'zh-TW,zh;q=0.9' });
+    await chinese.next((e) => e.event === 'standby');
+
+    const host = await hostSocket();
+    host.send(
+      vt('start', {
+        type: 'broadcast',
+        broadcast_token: b.token,
+        audio_format: 'pcm',
+        broadcast_phase: 'standby',
+        standby_message: 'Soon',
+      }),
+    );
+    expect((await host.next(answer, 20_000)).data.action).toBe('session_started');
+    expect((await early.next((e) => e.event === 'standby' && e.data.message === 'Soon')).data.translations).toMatchObject({
+      es: expect.any(String),
+    });
+    await streamPcm(host, pcm.subarray(0, 32_000 * 2), 4);
+    host.send(vt('broadcast_go_live'));
+    await event(host, 'phase_changed');
+    expect((await early.next((e) => e.event === 'phase_changed')).data).toMatchObject({ phase: 'live', message: expect.any(String) });
+    await early.next((e) => e.event === 'recording_started');
+    // Display strings: the caption language decides (es: English here), else Accept-Language.
+    expect((await spanish.next((e) => e.event === 'phase_changed')).data.message).toMatch(/live/);
+    expect((await chinese.next((e) => e.event === 'phase_changed')).data.message).toMatch(/直播/);
+    await streamPcm(host, pcm.subarray(32_000 * 2), 4);
+    await early.next((e) => e.event === 'translation' && e.data.language === 'fr', 30_000);
+    await waitFor(host, () => early.events.filter((e) => e.event === 'translation' && e.data.language === 'es').length >= 1, 10_000);
+
+    // Captions: origin with start_time from go-live; the lang=es viewer gets no French.
+    const origin = early.events.find((e) => e.event === 'origin')!;
+    expect(origin.data).toMatchObject({
+      sid: expect.any(Number),
+      text: expect.any(String),
+      start_time: expect.stringMatching(/^\d\d:\d\d$/),
+    });
+    expect(early.events.some((e) => e.event === 'translation' && e.data.language === 'es')).toBe(true);
+    await waitFor(host, () => spanish.events.some((e) => e.event === 'translation'), 10_000);
+    expect(spanish.events.filter((e) => e.event === 'translation').every((e) => e.data.language === 'es')).toBe(true);
+    expect(spanish.events.some((e) => e.event === 'origin')).toBe(true);
+
+    // A late joiner: connected (live), then only final sentences from the replay, no interims.
+    const late = await openViewer(t, b.token);
+    expect((await late.next((e) => e.event === 'connected')).data.phase).toBe('live');
+    await late.next((e) => e.event === 'origin');
+    const replay = late.events.slice(1).filter((e) => e.event === 'origin' || e.event === 'translation');
+    expect(replay.length).toBeGreaterThan(0);
+    expect(replay.every((e) => e.data.is_final === true)).toBe(true);
+    const finalsSeen = early.events.filter((e) => e.event === 'origin' && e.data.is_final).map((e) => e.data.sid);
+    expect(finalsSeen).toEqual(expect.arrayContaining([replay[0]!.data.sid]));
+
+    host.send(vt('pause'));
+    await early.next((e) => e.event === 'paused');
+    host.send(vt('resume'));
+    await early.next((e) => e.event === 'resumed');
+    host.send(vt('stop'));
+    expect((await early.next((e) => e.event === 'ended', 30_000)).data.message).toEqual(expect.any(String));
+    await early.ended;
+    await late.next((e) => e.event === 'ended', 10_000);
+    expect(names(early).indexOf('connected')).toBe(0);
+    await host.next((m) => m.data?.action === 'task_complete', 60_000);
+    const after = await openViewer(t, b.token);
+    expectError(after, 410, 'broadcast_session_ended');
+    for (const v of [spanish, late, chinese]) v.close();
+    host.ws.close();
+  }, 180_000);
+
+  it('connection errors: 404 unknown token, 401 revoked, 401 without a valid viewer token on a password channel, 422 bad lang or tts', async () => {
+    expectError(await openViewer(t, 'zz00'), 404, 'broadcast_session_not_found');
+    expectError(await openViewer(t, 'NOPE'), 404, 'broadcast_session_not_found');
+    const locked = await newBroadcast(t, key, { access_type: 'password', pass_code: 'letmein', translation_languages: ['es'] });
+    expectError(await openViewer(t, locked.token), 401, 'broadcast_password_incorrect', 'viewer_access_token');
+    expectError(await openViewer(t, locked.token, '?viewer_access_token=forged'), 401, 'broadcast_password_incorrect');
+    const v = await api(t.url, 'POST', `/api/v1/viewer/broadcasts/${locked.token}/verify`, { body: { password: 'letmein' } });
+    const ok = await openViewer(t, locked.token, `?viewer_access_token=${v.body.data.viewer_access_token}`);
+    expect(ok.status).toBe(200);
+    await ok.next((e) => e.event === 'connected');
+    expectError(
+      await openViewer(t, locked.token, `?viewer_access_token=${v.body.data.viewer_access_token}&lang=de`),
+      422,
+      'validation_failed',
+      'lang',
+    );
+    expectError(
+      await openViewer(t, locked.token, `?viewer_access_token=${v.body.data.viewer_access_token}&tts=yes`),
+      422,
+      'validation_failed',
+      'tts',
+    );
+    // A new pass code kicks viewers whose token it no longer accepts; a fresh token gets in again.
+    const kicked = await openViewer(t, locked.token, `?viewer_access_token=${v.body.data.viewer_access_token}`);
+    await kicked.next((e) => e.event === 'connected');
+    expect((await api(t.url, 'PATCH', `/api/v1/broadcasts/${locked.id}`, { key, body: { pass_code: 'newpass' } })).status).toBe(200);
+    expect((await kicked.next((e) => e.event === 'kicked')).data).toEqual({ message: expect.any(String) });
+    await kicked.ended;
+    await ok.next((e) => e.event === 'kicked');
+    const v2 = await api(t.url, 'POST', `/api/v1/viewer/broadcasts/${locked.token}/verify`, { body: { password: 'newpass' } });
+    const back = await openViewer(t, locked.token, `?viewer_access_token=${v2.body.data.viewer_access_token}`);
+    await back.next((e) => e.event === 'connected');
+    // Revoked while watching: an error event, then the stream ends; a new connection is refused.
+    await api(t.url, 'POST', `/api/v1/broadcasts/${locked.id}/revoke`, { key });
+    expect((await back.next((e) => e.event === 'error')).data).toMatchObject({ error_code: 'broadcast_token_revoked' });
+    await back.ended;
+    expectError(await openViewer(t, locked.token), 401, 'broadcast_token_revoked');
+  }, 60_000);
+
+  it('over max_viewers: queued with position and estimated wait, admitted when a seat frees; a full queue is 503 broadcast_capacity_exceeded', async () => {
+    const b = await newBroadcast(t, key, { max_viewers: 1 });
+    const first = await openViewer(t, b.token);
+    await first.next((e) => e.event === 'connected');
+    const second = await openViewer(t, b.token);
+    expect((await second.next((e) => e.event === 'queued')).data).toEqual({ position: 1, estimated_wait: expect.any(String) });
+    const third = await openViewer(t, b.token);
+    expect((await third.next((e) => e.event === 'queued')).data.position).toBe(2);
+    first.close();
+    await second.next((e) => e.event === 'admitted', 10_000);
+    expect((await third.next((e) => e.event === 'queued' && e.data.position === 1, 10_000)).data.position).toBe(1);
+    const owner = (await api(t.url, 'GET', `/api/v1/broadcasts/${b.id}`, { key })).body.data;
+    expect(owner).toMatchObject({ total_viewers: 2, peak_viewers: 1 });
+    // The queue holds at most max(100, max_viewers) viewers.
+    const waiting: ViewerClient[] = [];
+    for (let i = 0; i < 99; i++) waiting.push(await openViewer(t, b.token));
+    const full = await openViewer(t, b.token);
+    expectError(full, 503, 'broadcast_capacity_exceeded');
+    for (const v of waiting) v.close();
+    await until(() => api(t.url, 'GET', `/api/v1/broadcasts/${b.id}`, { key }).then((r) => r.body.data.queue_count === 1));
+    // The host raises max_viewers: viewers are told, the waiting one is admitted.
+    expect((await api(t.url, 'PATCH', `/api/v1/broadcasts/${b.id}`, { key, body: { max_viewers: 3 } })).status).toBe(200);
+    expect((await third.next((e) => e.event === 'max_viewers_changed')).data).toEqual({ max_viewers: 3 });
+    await third.next((e) => e.event === 'admitted', 10_000);
+    expect((await second.next((e) => e.event === 'max_viewers_changed')).data).toEqual({ max_viewers: 3 });
+    const counted = (await api(t.url, 'GET', `/api/v1/broadcasts/${b.id}`, { key })).body.data;
+    expect(counted).toMatchObject({ viewer_count: 2, queue_count: 0, max_viewers: 3, total_viewers: 3, peak_viewers: 2 });
+    for (const v of [second, third]) v.close();
+  }, 90_000);
+});

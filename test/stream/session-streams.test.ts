@@ -1,0 +1,125 @@
+/**
+ * SessionStreams over both bus backends: numbering, replay for late joiners (bounded to the
+ * latest finals with their translations, no interims), no gap and no duplicate between the
+ * replay and live events, the end, and speaker edits joining the stream.
+ */
+import { randomUUID } from 'node:crypto';
+import { afterEach, describe, expect, it } from 'vitest';
+import { InProcessBus } from '../../src/bus/in-process.js';
+import { RedisBus } from '../../src/bus/redis.js';
+import { speakerTopic } from '../../src/bus/topics.js';
+import type { EventBus } from '../../src/bus/types.js';
+import { createLogger } from '../../src/platform/logging.js';
+import type { SessionEvent } from '../../src/stream/events.js';
+import { REPLAY_FINALS, SessionStreams } from '../../src/stream/session-streams.js';
+import { testRedisUrl } from '../support/services.js';
+import { sentence, until } from './support.js';
+
+const redisUrl = testRedisUrl();
+const logger = createLogger('silent');
+
+type Factory = { name: string; make: () => Promise<[EventBus, EventBus]> };
+const factories: Factory[] = [
+  {
+    name: 'in-process',
+    make: async () => {
+      const b = new InProcessBus();
+      return [b, b];
+    },
+  },
+];
+if (redisUrl) {
+  factories.push({
+    name: 'redis',
+    make: async () => {
+      const prefix = `t:${randomUUID()}:`;
+      const a = new RedisBus(redisUrl, logger, prefix);
+      const b = new RedisBus(redisUrl, logger, prefix);
+      await Promise.all([a.ready(), b.ready()]);
+      return [a, b];
+    },
+  });
+}
+
+const sidsOf = (events: SessionEvent[], event: string) =>
+  events
+    .filter((e) => e.event === event && (e.event !== 'result' || e.data.origin.is_final))
+    .map((e) => (e.data as { sid?: number; origin?: { sid: number } }).sid ?? (e.data as { origin: { sid: number } }).origin.sid);
+
+describe.each(factories)('session streams ($name bus)', ({ make }) => {
+  const open: EventBus[] = [];
+  afterEach(async () => {
+    for (const b of new Set(open.splice(0))) await b.close();
+  });
+  /** The owner's node and another node. */
+  const nodes = async () => {
+    const [a, b] = await make();
+    open.push(a, b);
+    return [new SessionStreams(a, logger), new SessionStreams(b, logger)] as const;
+  };
+
+  it('a late joiner gets the latest finals with their translations (no interims), then live events, each seq once, then the end', async () => {
+    const [owner, other] = await nodes();
+    const taskId = randomUUID();
+    const pub = await owner.publisher(taskId, 1);
+    for (let sid = 0; sid < 80; sid++) for (const body of sentence(sid, 40)) pub.publish(body);
+    expect(pub.lastSeq).toBe(400);
+    const got: SessionEvent[] = [];
+    const sub = await other.subscribe(taskId, (e) => got.push(e));
+    // The replay: the latest finals (at least REPLAY_FINALS; the log's slack for status and
+    // speaker events holds a few more) and their translations, no interim.
+    expect(got.some((e) => e.event === 'result' && !e.data.origin.is_final)).toBe(false);
+    const replayed = sidsOf(got, 'result');
+    expect(replayed.length).toBeGreaterThanOrEqual(REPLAY_FINALS);
+    expect(replayed.length).toBeLessThan(80);
+    expect(replayed).toEqual(Array.from({ length: replayed.length }, (_, i) => 80 - replayed.length + i));
+    expect(sidsOf(got, 'translation')).toEqual(replayed);
+    // Live from here on, interims included.
+    for (let sid = 80; sid < 90; sid++) for (const body of sentence(sid, 40)) pub.publish(body);
+    pub.end();
+    await sub.ended;
+    const seqs = got.map((e) => e.seq);
+    expect(seqs).toEqual([...seqs].sort((x, y) => x - y));
+    expect(new Set(seqs).size).toBe(seqs.length);
+    expect(got.filter((e) => e.seq > 400).map((e) => e.seq)).toEqual(Array.from({ length: 51 }, (_, i) => 401 + i));
+    expect(got.at(-1)).toMatchObject({ event: 'status', data: { status: 'ended', task_id: taskId }, seq: 451, task_id: taskId });
+    expect(sub.gaps).toBe(0);
+    // After the end the publisher is gone and publishes nothing more.
+    expect(owner.local(taskId)).toBeUndefined();
+    expect(pub.publish({ event: 'status', data: { status: 'paused' } })).toBeNull();
+  });
+
+  it('a subscriber joining after the end gets the replay ending with `status: ended`', async () => {
+    const [owner, other] = await nodes();
+    const taskId = randomUUID();
+    const pub = await owner.publisher(taskId, 0);
+    for (const body of sentence(0, 40)) pub.publish(body);
+    pub.end();
+    const got: SessionEvent[] = [];
+    const sub = await other.subscribe(taskId, (e) => got.push(e));
+    await sub.ended;
+    expect(got.map((e) => e.event)).toEqual(['result', 'translation', 'status']);
+    expect(got.at(-1)?.data).toEqual({ status: 'ended', task_id: taskId });
+  });
+
+  it('speaker edits published for the task join the stream with the next seq, on every node', async () => {
+    const [owner, other] = await nodes();
+    const taskId = randomUUID();
+    const pub = await owner.publisher(taskId, 0);
+    const local: SessionEvent[] = [];
+    pub.attach((e) => local.push(e));
+    const remote: SessionEvent[] = [];
+    await other.subscribe(taskId, (e) => remote.push(e));
+    pub.publish({ event: 'status', data: { status: 'paused' } });
+    // A REST speaker edit, published by whichever node served it.
+    const bus = open[1] as EventBus;
+    await bus.publish(speakerTopic(taskId), { event: 'speaker_renamed', data: { speaker_id: '1', new_label: 'Ana', affected_sids: [0] } });
+    await until(() => remote.length === 2, 5000, 'the edit on the other node');
+    expect(local.map((e) => [e.seq, e.event])).toEqual([
+      [1, 'status'],
+      [2, 'speaker_renamed'],
+    ]);
+    expect(remote).toEqual(local);
+    pub.end();
+  });
+});

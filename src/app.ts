@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { type BillingModule, createBillingModule, registerBillingRoutes } from './billing/module.js';
 import { createBroadcastsModule, registerBroadcasts } from './broadcasts/module.js';
+import { broadcastTaskRouting, firstRouting } from './broadcasts/routing.js';
 import { InProcessBus } from './bus/in-process.js';
 import { RedisBus } from './bus/redis.js';
 import type { EventBus } from './bus/types.js';
@@ -174,8 +175,9 @@ export async function buildApp(config: Config, overrides: BuildOverrides = {}): 
     reprocessor,
     imports: importStatusPort(importStore),
     // A task's outcome writes its webhooks in its own transaction; an import announces its
-    // own outcome (recording.* then import.*), later outcomes of its task go to its callback_url.
-    outcomeEffects: taskOutcomeWebhooks(webhooks, importTaskRouting(importStore)),
+    // own outcome (recording.* then import.*), later outcomes of its task go to its callback_url;
+    // a broadcast's recordings go to the broadcast's callback_url.
+    outcomeEffects: taskOutcomeWebhooks(webhooks, firstRouting(importTaskRouting(importStore), broadcastTaskRouting())),
     ffmpegPath: config.engines.ffmpegPath,
   });
   const imports = createImportsModule({

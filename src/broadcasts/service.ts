@@ -137,6 +137,12 @@ export class BroadcastService {
         if (u.settings.accessType === 'public') access.passCodeHash = null;
       }
       if (await this.d.store.update(b.id, b.status, u.settings, access, this.d.now())) {
+        // Watching viewers re-check their access (those whose token no longer opens it are kicked).
+        if (u.accessChanged) {
+          await this.d.bus
+            .publish(viewerTopic(b.id), { event: 'access_changed', data: {} })
+            .catch((err: unknown) => this.d.logger?.error({ err }, 'access_changed not published'));
+        }
         // Viewers (and the queue on every node) follow a new max_viewers at once.
         if (u.settings.maxViewers !== b.maxViewers) {
           await this.d.bus

@@ -44,7 +44,7 @@ export interface ViewerStreamDeps {
   heartbeatMs?: number;
 }
 
-type Item = ViewerEvent | { event: '__end'; data: Record<string, unknown> };
+type Item = ViewerEvent | { event: '__end' | '__kick'; data: Record<string, unknown> };
 
 /** Events whose `message` is a display string chosen here. */
 const MESSAGE_OF: Record<string, DisplayKey> = {
@@ -122,6 +122,11 @@ async function openViewerStream(deps: ViewerStreamDeps, request: FastifyRequest<
   const hint = lang ?? (typeof request.headers['accept-language'] === 'string' ? request.headers['accept-language'] : null);
   const msg = (key: DisplayKey, values?: Record<string, string | number>) => display(key, hint, values);
 
+  const viewerToken = one(q, 'viewer_access_token');
+  const stillAdmitted = async () => {
+    const now = await deps.store.get(b.id);
+    return now !== null && (await deps.viewers.admits(now, viewerToken));
+  };
   const viewerId = randomUUID();
   // The host may change max_viewers while viewers wait (max_viewers_changed on the topic).
   let maxViewers = b.maxViewers;
@@ -136,6 +141,7 @@ async function openViewerStream(deps: ViewerStreamDeps, request: FastifyRequest<
 
   const frame = (item: Item) => {
     if (item.event === '__end') return { event: 'error', data: item.data, end: true };
+    if (item.event === '__kick') return { event: 'kicked', data: { message: msg('kicked') }, end: true };
     const e = item as ViewerEvent;
     if (CAPTIONS.has(e.event)) {
       if (!admitted) return null;
@@ -155,7 +161,18 @@ async function openViewerStream(deps: ViewerStreamDeps, request: FastifyRequest<
     reply,
     {
       async subscribe(push) {
-        const off = await deps.bus.subscribe(viewerTopic(b.id), (e) => push(e));
+        const off = await deps.bus.subscribe(viewerTopic(b.id), (e) => {
+          // The host changed the access: a viewer whose token no longer opens it is kicked.
+          if (e.event === 'access_changed') {
+            void stillAdmitted()
+              .then((ok) => {
+                if (!ok) push({ event: '__kick', data: {} });
+              })
+              .catch((err: unknown) => request.log.warn({ err }, 'access re-check failed'));
+            return;
+          }
+          push(e);
+        });
         offRevoked = await deps.bus.subscribe(BROADCAST_REVOKED_TOPIC, (m) => {
           if (m.broadcast_id !== b.id) return;
           push({ event: '__end', data: { ...toErrorObject(new AppError('broadcast_token_revoked', { variant: 'sse' })) } });

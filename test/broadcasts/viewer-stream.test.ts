@@ -141,10 +141,20 @@ describe('broadcast viewer stream (sqlite, real host)', () => {
       'validation_failed',
       'tts',
     );
+    // A new pass code kicks viewers whose token it no longer accepts; a fresh token gets in again.
+    const kicked = await openViewer(t, locked.token, `?viewer_access_token=${v.body.data.viewer_access_token}`);
+    await kicked.next((e) => e.event === 'connected');
+    expect((await api(t.url, 'PATCH', `/api/v1/broadcasts/${locked.id}`, { key, body: { pass_code: 'newpass' } })).status).toBe(200);
+    expect((await kicked.next((e) => e.event === 'kicked')).data).toEqual({ message: expect.any(String) });
+    await kicked.ended;
+    await ok.next((e) => e.event === 'kicked');
+    const v2 = await api(t.url, 'POST', `/api/v1/viewer/broadcasts/${locked.token}/verify`, { body: { password: 'newpass' } });
+    const back = await openViewer(t, locked.token, `?viewer_access_token=${v2.body.data.viewer_access_token}`);
+    await back.next((e) => e.event === 'connected');
     // Revoked while watching: an error event, then the stream ends; a new connection is refused.
     await api(t.url, 'POST', `/api/v1/broadcasts/${locked.id}/revoke`, { key });
-    expect((await ok.next((e) => e.event === 'error')).data).toMatchObject({ error_code: 'broadcast_token_revoked' });
-    await ok.ended;
+    expect((await back.next((e) => e.event === 'error')).data).toMatchObject({ error_code: 'broadcast_token_revoked' });
+    await back.ended;
     expectError(await openViewer(t, locked.token), 401, 'broadcast_token_revoked');
   }, 60_000);
 

@@ -5,6 +5,7 @@
  */
 import { existsSync } from 'node:fs';
 import koffi from 'koffi';
+import { lmDictionary } from './lm-dictionary.js';
 
 export const MODEL_DIR = '/usr/share/pocketsphinx/model/en-us';
 
@@ -159,7 +160,7 @@ export class PsDecoder {
       '-lm',
       `${modelDir}/en-us.lm.bin`,
       '-dict',
-      `${modelDir}/cmudict-en-us.dict`,
+      lmDictionary(modelDir),
       '-logfn',
       '/dev/null',
       ...decoderArguments(profile, options),

@@ -52,7 +52,9 @@ export interface BroadcastsModuleDeps {
 
 export function createBroadcastsModule(d: BroadcastsModuleDeps): BroadcastsModule {
   const store = new BroadcastStore(d.database);
+  const seats: ViewerSeats = d.redisUrl ? new RedisSeats(d.redisUrl) : new InMemorySeats();
   const broadcasts = new BroadcastService({
+    counts: (id) => seats.counts(id),
     store,
     bus: d.bus,
     activePlan: d.activePlan,
@@ -72,7 +74,6 @@ export function createBroadcastsModule(d: BroadcastsModuleDeps): BroadcastsModul
     ttsToViewers: false,
     now: d.now,
   });
-  const seats: ViewerSeats = d.redisUrl ? new RedisSeats(d.redisUrl) : new InMemorySeats();
   const host: BroadcastHostDeps = {
     store,
     seats,

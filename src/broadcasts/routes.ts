@@ -20,7 +20,7 @@ import {
   VerifyBody,
   VerifyResult,
 } from './schemas.js';
-import { type BroadcastService, ownerJson, STATUSES } from './service.js';
+import { type BroadcastService, STATUSES } from './service.js';
 import type { BroadcastStatus } from './store.js';
 import type { ViewerService } from './viewer-service.js';
 
@@ -100,7 +100,7 @@ export function registerBroadcastRoutes(app: HttpApp, deps: BroadcastRouteDeps):
   app.get<IdParams>(
     '/api/v1/broadcasts/:id',
     { onRequest, ...documentOnly, schema: { ...owner('One broadcast of the account.'), response: { 200: OwnerResult } } },
-    async (request) => ok(ownerJson(await deps.broadcasts.get(principalOf(request), request.params.id))),
+    async (request) => ok(await deps.broadcasts.ownerView(await deps.broadcasts.get(principalOf(request), request.params.id))),
   );
 
   app.patch<IdParams>(
@@ -114,7 +114,8 @@ export function registerBroadcastRoutes(app: HttpApp, deps: BroadcastRouteDeps):
         response: { 200: OwnerResult },
       },
     },
-    async (request) => ok(ownerJson(await deps.broadcasts.update(principalOf(request), request.params.id, request.body))),
+    async (request) =>
+      ok(await deps.broadcasts.ownerView(await deps.broadcasts.update(principalOf(request), request.params.id, request.body))),
   );
 
   app.post<IdParams>(
@@ -124,7 +125,7 @@ export function registerBroadcastRoutes(app: HttpApp, deps: BroadcastRouteDeps):
       ...documentOnly,
       schema: { ...owner('Revoke: the link stops working, a running broadcast ends. Idempotent.'), response: { 200: OwnerResult } },
     },
-    async (request) => ok(ownerJson(await deps.broadcasts.revoke(principalOf(request), request.params.id))),
+    async (request) => ok(await deps.broadcasts.ownerView(await deps.broadcasts.revoke(principalOf(request), request.params.id))),
   );
 
   const viewer = (summary: string) => ({ tags: ['viewers'], summary });

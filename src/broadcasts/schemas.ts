@@ -65,6 +65,8 @@ export const OwnerBroadcast = Type.Object({
   summary_language: Type.String(),
   callback_url: Type.Union([Type.String({ description: 'scheme, host, port and path only' }), Type.Null()]),
   task_id: Type.Union([Type.String(), Type.Null()]),
+  viewer_count: Type.Integer({ description: 'Viewers holding a seat now (every node)' }),
+  queue_count: Type.Integer({ description: 'Viewers waiting for a seat now' }),
   peak_viewers: Type.Integer(),
   total_viewers: Type.Integer(),
   created_at: Type.String(),

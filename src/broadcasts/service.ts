@@ -13,8 +13,10 @@ import type { Principal } from '../platform/auth/types.js';
 import { AppError } from '../platform/errors/app-error.js';
 import { BROADCAST_REVOKED_TOPIC, type BroadcastRevokedEvent } from './events.js';
 import { parseCreate, parseUpdate, type RuleContext } from './rules.js';
+import type { SeatCounts } from './seats.js';
 import { hashPassCode, newChannelToken } from './secrets.js';
 import type { Broadcast, BroadcastStatus, BroadcastStore } from './store.js';
+import { viewerTopic } from './viewer-events.js';
 
 /** Draws before giving up on a free token (36^4 = 1.7 million; a clash is rare until very many run). */
 const TOKEN_DRAWS = 25;
@@ -27,6 +29,8 @@ export interface BroadcastServiceDeps {
   /** The account's authorization (plan-bound unlimited plans never include broadcasts). */
   activePlan(accountId: string): Promise<ActivePlan>;
   rules: RuleContext;
+  /** Live viewer and queue counts (every node's viewers). */
+  counts(broadcastId: string): Promise<SeatCounts>;
   now: () => Date;
   logger?: Logger;
 }
@@ -37,7 +41,7 @@ export function isLive(b: Pick<Broadcast, 'status' | 'phase'>): boolean {
 }
 
 /** The owner's view of a broadcast (never the pass code or its hash). */
-export function ownerJson(b: Broadcast) {
+export function ownerJson(b: Broadcast, counts: SeatCounts = { viewers: 0, queued: 0 }) {
   return {
     id: b.id,
     token: b.token,
@@ -56,6 +60,8 @@ export function ownerJson(b: Broadcast) {
     summary_language: b.summaryLanguage,
     callback_url: displayWebhookUrl(b.callbackUrl),
     task_id: b.taskId,
+    viewer_count: counts.viewers,
+    queue_count: counts.queued,
     peak_viewers: b.peakViewers,
     total_viewers: b.totalViewers,
     created_at: b.createdAt,
@@ -104,10 +110,20 @@ export class BroadcastService {
 
   async list(principal: Principal, page: number, perPage: number, status: BroadcastStatus | null) {
     const { rows, total } = await this.d.store.list(principal.accountId, page, perPage, status);
+    const counts = await Promise.all(rows.map((b) => this.liveCounts(b)));
     return {
-      data: rows.map(ownerJson),
+      data: rows.map((b, i) => ownerJson(b, counts[i])),
       meta: { current_page: page, last_page: Math.max(1, Math.ceil(total / perPage)), per_page: perPage, total },
     };
+  }
+
+  /** The owner's view with the live counts (viewers may wait before the host starts; none after the end). */
+  async ownerView(b: Broadcast) {
+    return ownerJson(b, await this.liveCounts(b));
+  }
+
+  private liveCounts(b: Broadcast): Promise<SeatCounts> {
+    return b.status === 'active' || b.status === 'pending' ? this.d.counts(b.id) : Promise.resolve({ viewers: 0, queued: 0 });
   }
 
   async update(principal: Principal, id: string, body: unknown): Promise<Broadcast> {
@@ -120,7 +136,21 @@ export class BroadcastService {
         access = { passCodeHash: u.passCode === null ? null : await hashPassCode(u.passCode), bump: true };
         if (u.settings.accessType === 'public') access.passCodeHash = null;
       }
-      if (await this.d.store.update(b.id, b.status, u.settings, access, this.d.now())) return (await this.d.store.get(b.id))!;
+      if (await this.d.store.update(b.id, b.status, u.settings, access, this.d.now())) {
+        // Watching viewers re-check their access (those whose token no longer opens it are kicked).
+        if (u.accessChanged) {
+          await this.d.bus
+            .publish(viewerTopic(b.id), { event: 'access_changed', data: {} })
+            .catch((err: unknown) => this.d.logger?.error({ err }, 'access_changed not published'));
+        }
+        // Viewers (and the queue on every node) follow a new max_viewers at once.
+        if (u.settings.maxViewers !== b.maxViewers) {
+          await this.d.bus
+            .publish(viewerTopic(b.id), { event: 'max_viewers_changed', data: { max_viewers: u.settings.maxViewers } })
+            .catch((err: unknown) => this.d.logger?.error({ err }, 'max_viewers_changed not published'));
+        }
+        return (await this.d.store.get(b.id))!;
+      }
     }
     throw new AppError('broadcast_not_editable', { message: 'The broadcast changed state during the update; retry.' });
   }

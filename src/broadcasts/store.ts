@@ -238,7 +238,14 @@ export class BroadcastStore {
 
   /** The task of the host's current recording. */
   async setTask(id: string, taskId: string): Promise<void> {
-    await this.database.db.updateTable('broadcasts').set({ task_id: taskId }).where('id', '=', id).execute();
+    await this.database.db.transaction().execute(async (trx) => {
+      await trx.updateTable('broadcasts').set({ task_id: taskId }).where('id', '=', id).execute();
+      await trx
+        .insertInto('broadcast_recordings')
+        .values({ task_id: taskId, broadcast_id: id })
+        .onConflict((oc) => oc.column('task_id').doNothing())
+        .execute();
+    });
   }
 
   /** The phase; going live the first time sets live_since (viewers' start_time counts from it). */

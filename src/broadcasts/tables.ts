@@ -64,7 +64,14 @@ export interface BroadcastViewerTokensTable {
   created_at: string;
 }
 
+/** Each recording (task) a broadcast's hosts made. */
+export interface BroadcastRecordingsTable {
+  task_id: string;
+  broadcast_id: string;
+}
+
 export interface BroadcastTables {
   broadcasts: BroadcastsTable;
+  broadcast_recordings: BroadcastRecordingsTable;
   broadcast_viewer_tokens: BroadcastViewerTokensTable;
 }

@@ -44,7 +44,7 @@ export interface ViewerStreamDeps {
   heartbeatMs?: number;
 }
 
-type Item = ViewerEvent | { event: '__end'; data: Record<string, unknown> };
+type Item = ViewerEvent | { event: '__end' | '__kick'; data: Record<string, unknown> };
 
 /** Events whose `message` is a display string chosen here. */
 const MESSAGE_OF: Record<string, DisplayKey> = {
@@ -122,8 +122,15 @@ async function openViewerStream(deps: ViewerStreamDeps, request: FastifyRequest<
   const hint = lang ?? (typeof request.headers['accept-language'] === 'string' ? request.headers['accept-language'] : null);
   const msg = (key: DisplayKey, values?: Record<string, string | number>) => display(key, hint, values);
 
+  const viewerToken = one(q, 'viewer_access_token');
+  const stillAdmitted = async () => {
+    const now = await deps.store.get(b.id);
+    return now !== null && (await deps.viewers.admits(now, viewerToken));
+  };
   const viewerId = randomUUID();
-  let seat = await deps.seats.claim(b.id, viewerId, b.maxViewers, SEAT_LEASE_MS);
+  // The host may change max_viewers while viewers wait (max_viewers_changed on the topic).
+  let maxViewers = b.maxViewers;
+  let seat = await deps.seats.claim(b.id, viewerId, maxViewers, SEAT_LEASE_MS);
   if (!seat.admitted && seat.position > Math.max(QUEUE_MIN, b.maxViewers)) {
     await deps.seats.leave(b.id, viewerId);
     throw new AppError('broadcast_capacity_exceeded', { details: { max_viewers: b.maxViewers, queue_position: seat.position } });
@@ -134,12 +141,14 @@ async function openViewerStream(deps: ViewerStreamDeps, request: FastifyRequest<
 
   const frame = (item: Item) => {
     if (item.event === '__end') return { event: 'error', data: item.data, end: true };
+    if (item.event === '__kick') return { event: 'kicked', data: { message: msg('kicked') }, end: true };
     const e = item as ViewerEvent;
     if (CAPTIONS.has(e.event)) {
       if (!admitted) return null;
       if (e.event === 'translation' && lang && e.data.language !== lang) return null;
       return { event: e.event, data: e.data, interim: e.data.is_final === false };
     }
+    if (e.event === 'max_viewers_changed') maxViewers = Number(e.data.max_viewers) || maxViewers;
     const key = MESSAGE_OF[e.event];
     const data = key ? { ...e.data, message: msg(key) } : e.data;
     return { event: e.event, data, end: e.event === 'ended' };
@@ -152,7 +161,18 @@ async function openViewerStream(deps: ViewerStreamDeps, request: FastifyRequest<
     reply,
     {
       async subscribe(push) {
-        const off = await deps.bus.subscribe(viewerTopic(b.id), (e) => push(e));
+        const off = await deps.bus.subscribe(viewerTopic(b.id), (e) => {
+          // The host changed the access: a viewer whose token no longer opens it is kicked.
+          if (e.event === 'access_changed') {
+            void stillAdmitted()
+              .then((ok) => {
+                if (!ok) push({ event: '__kick', data: {} });
+              })
+              .catch((err: unknown) => request.log.warn({ err }, 'access re-check failed'));
+            return;
+          }
+          push(e);
+        });
         offRevoked = await deps.bus.subscribe(BROADCAST_REVOKED_TOPIC, (m) => {
           if (m.broadcast_id !== b.id) return;
           push({ event: '__end', data: { ...toErrorObject(new AppError('broadcast_token_revoked', { variant: 'sse' })) } });
@@ -199,7 +219,7 @@ async function openViewerStream(deps: ViewerStreamDeps, request: FastifyRequest<
     let lastPosition = seat.admitted ? 0 : seat.position;
     queueTimer = setInterval(() => {
       void (async () => {
-        seat = await deps.seats.claim(b.id, viewerId, b.maxViewers, SEAT_LEASE_MS);
+        seat = await deps.seats.claim(b.id, viewerId, maxViewers, SEAT_LEASE_MS);
         if (seat.admitted) {
           if (queueTimer) clearInterval(queueTimer);
           admitted = true;

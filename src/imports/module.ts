@@ -6,6 +6,7 @@
  */
 import { join } from 'node:path';
 import type { AppDeps } from '../app.js';
+import { broadcastTaskRouting, firstRouting } from '../broadcasts/routing.js';
 import { glossaryLimits } from '../glossary/index.js';
 import type { Authenticator } from '../platform/auth/types.js';
 import { SSE_HEARTBEAT_MS } from '../platform/http/sse.js';
@@ -79,7 +80,8 @@ export function importsOf(deps: AppDeps): ImportsModule {
   tasks.tasks.reprocessor = reprocessorOf(deps, store);
   // Task outcomes write their webhooks in their own transaction; an import announces its own
   // (recording.* then import.*), and later outcomes of its task go to its callback_url.
-  tasks.tasks.outcomeEffects = taskOutcomeWebhooks(deps.webhooks, importTaskRouting(store));
+  // A broadcast's recordings go to the broadcast's callback_url.
+  tasks.tasks.outcomeEffects = taskOutcomeWebhooks(deps.webhooks, firstRouting(importTaskRouting(store), broadcastTaskRouting()));
   const mod = { store, service, pipeline };
   shared.set(deps, mod);
   return mod;

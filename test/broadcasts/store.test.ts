@@ -4,6 +4,7 @@
  * counters (total, peak).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { broadcastTaskRouting } from '../../src/broadcasts/routing.js';
 import { BroadcastStore } from '../../src/broadcasts/store.js';
 import { backends, type TestApp } from '../support/app.js';
 import { clock, newBroadcast, realKey, startBroadcastApp } from './support.js';
@@ -51,6 +52,25 @@ describe.each(backends())('broadcast host lifecycle in the store (%s)', (backend
       .where('id', '=', b.id)
       .executeTakeFirstOrThrow();
     expect(claim.token_claim).toBeNull();
+  });
+
+  it("routes a broadcast recording's webhooks to the broadcast's callback_url (every recording of it), else to the key's URL", async () => {
+    const withUrl = await newBroadcast(t, key, { callback_url: 'https://hooks.example.org/b?sig=1' });
+    const without = await newBroadcast(t, key);
+    const [t1, t2, t3] = [
+      'a1111111-1111-4111-8111-111111111111',
+      'a2222222-2222-4222-8222-222222222222',
+      'a3333333-3333-4333-8333-333333333333',
+    ];
+    await store.setTask(withUrl.id, t1);
+    await store.setTask(withUrl.id, t2); // a host's return: a second recording
+    await store.setTask(without.id, t3);
+    const route = broadcastTaskRouting();
+    const db = t.app.deps.database.db;
+    expect(await route(t1, db)).toEqual({ callbackUrl: 'https://hooks.example.org/b?sig=1' });
+    expect(await route(t2, db)).toEqual({ callbackUrl: 'https://hooks.example.org/b?sig=1' });
+    expect(await route(t3, db)).toBeNull();
+    expect(await route('a4444444-4444-4444-8444-444444444444', db)).toBeNull();
   });
 
   it('counts admitted viewers: total grows by one each, the peak keeps the highest count', async () => {

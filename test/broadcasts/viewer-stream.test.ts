@@ -11,6 +11,15 @@ import { expectError, newBroadcast, openViewer, realKey, type ViewerClient } fro
 
 const pcm = jfkPcm();
 
+/** Polls an async condition (counts that settle as streams close). */
+async function until(cond: () => Promise<boolean>, timeoutMs = 10_000): Promise<void> {
+  const until = Date.now() + timeoutMs;
+  while (!(await cond())) {
+    if (Date.now() > until) throw new Error('condition not met in time');
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
 describe('broadcast viewer stream (sqlite, real host)', () => {
   let t: TestApp;
   let key: string;
@@ -132,10 +141,20 @@ describe('broadcast viewer stream (sqlite, real host)', () => {
       'validation_failed',
       'tts',
     );
+    // A new pass code kicks viewers whose token it no longer accepts; a fresh token gets in again.
+    const kicked = await openViewer(t, locked.token, `?viewer_access_token=${v.body.data.viewer_access_token}`);
+    await kicked.next((e) => e.event === 'connected');
+    expect((await api(t.url, 'PATCH', `/api/v1/broadcasts/${locked.id}`, { key, body: { pass_code: 'newpass' } })).status).toBe(200);
+    expect((await kicked.next((e) => e.event === 'kicked')).data).toEqual({ message: expect.any(String) });
+    await kicked.ended;
+    await ok.next((e) => e.event === 'kicked');
+    const v2 = await api(t.url, 'POST', `/api/v1/viewer/broadcasts/${locked.token}/verify`, { body: { password: 'newpass' } });
+    const back = await openViewer(t, locked.token, `?viewer_access_token=${v2.body.data.viewer_access_token}`);
+    await back.next((e) => e.event === 'connected');
     // Revoked while watching: an error event, then the stream ends; a new connection is refused.
     await api(t.url, 'POST', `/api/v1/broadcasts/${locked.id}/revoke`, { key });
-    expect((await ok.next((e) => e.event === 'error')).data).toMatchObject({ error_code: 'broadcast_token_revoked' });
-    await ok.ended;
+    expect((await back.next((e) => e.event === 'error')).data).toMatchObject({ error_code: 'broadcast_token_revoked' });
+    await back.ended;
     expectError(await openViewer(t, locked.token), 401, 'broadcast_token_revoked');
   }, 60_000);
 
@@ -157,6 +176,15 @@ describe('broadcast viewer stream (sqlite, real host)', () => {
     for (let i = 0; i < 99; i++) waiting.push(await openViewer(t, b.token));
     const full = await openViewer(t, b.token);
     expectError(full, 503, 'broadcast_capacity_exceeded');
-    for (const v of [second, third, ...waiting]) v.close();
+    for (const v of waiting) v.close();
+    await until(() => api(t.url, 'GET', `/api/v1/broadcasts/${b.id}`, { key }).then((r) => r.body.data.queue_count === 1));
+    // The host raises max_viewers: viewers are told, the waiting one is admitted.
+    expect((await api(t.url, 'PATCH', `/api/v1/broadcasts/${b.id}`, { key, body: { max_viewers: 3 } })).status).toBe(200);
+    expect((await third.next((e) => e.event === 'max_viewers_changed')).data).toEqual({ max_viewers: 3 });
+    await third.next((e) => e.event === 'admitted', 10_000);
+    expect((await second.next((e) => e.event === 'max_viewers_changed')).data).toEqual({ max_viewers: 3 });
+    const counted = (await api(t.url, 'GET', `/api/v1/broadcasts/${b.id}`, { key })).body.data;
+    expect(counted).toMatchObject({ viewer_count: 2, queue_count: 0, max_viewers: 3, total_viewers: 3, peak_viewers: 2 });
+    for (const v of [second, third]) v.close();
   }, 90_000);
 });

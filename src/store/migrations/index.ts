@@ -12,6 +12,7 @@ import { subtitlesMigration } from './0400_subtitles.js';
 import { broadcastsMigration } from './0500_broadcasts.js';
 import { broadcastHostsMigration } from './0501_broadcast_hosts.js';
 import { broadcastLiveSinceMigration } from './0502_broadcast_live_since.js';
+import { broadcastRecordingsMigration } from './0503_broadcast_recordings.js';
 
 export const MIGRATIONS: Migration[] = [
   accountsKeysMigration,
@@ -26,4 +27,5 @@ export const MIGRATIONS: Migration[] = [
   broadcastsMigration,
   broadcastHostsMigration,
   broadcastLiveSinceMigration,
+  broadcastRecordingsMigration,
 ];

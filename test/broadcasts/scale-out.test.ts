@@ -1,0 +1,69 @@
+/**
+ * A broadcast across two app instances sharing only PostgreSQL and Redis: the host streams
+ * jfk.flac to one instance, a viewer on the other receives its captions in order, and
+ * max_viewers holds across both (a viewer on the host's instance waits in the queue until the
+ * first viewer leaves).
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { connect, jfkPcm, type Msg, startLiveApp, streamPcm, vt } from '../realtime/support.js';
+import { api, createPgSchema, dropPgSchema, type TestApp } from '../support/app.js';
+import { testRedisUrl } from '../support/services.js';
+import { newBroadcast, openViewer } from './support.js';
+
+const redisUrl = testRedisUrl();
+const pg = Boolean(process.env.DATABASE_URL);
+
+describe.skipIf(!redisUrl || !pg)('broadcast fan-out across two instances (PostgreSQL + Redis)', () => {
+  const cleanup: (() => unknown)[] = [];
+  afterAll(async () => {
+    for (const c of cleanup.reverse()) await c();
+  });
+
+  it('captions from the host on one instance reach a viewer on the other in order; seats count across both', async () => {
+    const pgSchema = await createPgSchema();
+    cleanup.push(() => dropPgSchema(pgSchema));
+    const dirs = [mkdtempSync(join(tmpdir(), 'parley-bca-')), mkdtempSync(join(tmpdir(), 'parley-bcb-'))];
+    cleanup.push(() => {
+      for (const d of dirs) rmSync(d, { recursive: true, force: true });
+    });
+    const open = (dir: string, roles: string): Promise<TestApp> =>
+      startLiveApp('postgres', { env: { PARLEY_ROLES: roles, REDIS_URL: redisUrl! }, reuse: { dataDir: dir, pgSchema } });
+    const a = await open(dirs[0]!, 'api,worker');
+    cleanup.push(() => a.close());
+    const b = await open(dirs[1]!, 'api,realtime');
+    cleanup.push(() => b.close());
+
+    const created = await a.app.deps.keys.createKey({});
+    await a.app.deps.billing.grantCredit({ accountId: created.account_id, points: 50, pool: 'account' });
+    const key = created.api_key;
+    const channel = await newBroadcast(a, key, { transcription_languages: ['en'], translation_languages: ['es'], max_viewers: 1 });
+
+    const onA = await openViewer(a, channel.token);
+    await onA.next((e) => e.event === 'connected');
+    const onB = await openViewer(b, channel.token);
+    expect((await onB.next((e) => e.event === 'queued')).data.position).toBe(1);
+
+    const ticket = (await api(a.url, 'POST', '/api/v1/auth/ticket', { key })).body.data.ticket as string;
+    const host = await connect(b, [`ticket.${ticket}`]);
+    host.send(vt('start', { type: 'broadcast', broadcast_token: channel.token, audio_format: 'pcm' }));
+    const started = await host.next((m: Msg) => m.data?.action === 'session_started' || m.type === 'error', 20_000);
+    expect(started.data).toMatchObject({ action: 'session_started', phase: 'live', viewer_count: 1, queue_count: 1 });
+    await streamPcm(host, jfkPcm(), 4);
+    await onA.next((e) => e.event === 'translation', 30_000);
+    const finals = onA.events.filter((e) => e.event === 'origin' && e.data.is_final).map((e) => e.data.sid as number);
+    expect(finals.length).toBeGreaterThan(0);
+    expect([...finals].sort((x, y) => x - y)).toEqual(finals);
+    // The waiting viewer on the host's instance saw no captions.
+    expect(onB.events.some((e) => e.event === 'origin' || e.event === 'translation')).toBe(false);
+
+    onA.close();
+    await onB.next((e) => e.event === 'admitted', 10_000);
+    host.send(vt('stop'));
+    await onB.next((e) => e.event === 'ended', 60_000);
+    await host.next((m) => m.data?.action === 'task_complete', 60_000);
+    host.ws.close();
+  }, 180_000);
+});

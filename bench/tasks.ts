@@ -1,5 +1,4 @@
 import { loadavg } from 'node:os';
-import { tasksOf } from '../src/tasks/module.js';
 import { benchBackendName, startBenchApp } from './support.js';
 
 const TASKS = 10_000;
@@ -19,7 +18,7 @@ async function timed(fn: () => Promise<void>): Promise<number> {
 async function main(): Promise<void> {
   const bench = await startBenchApp();
   const { app } = bench;
-  const mod = tasksOf(app.deps);
+  const mod = app.deps.tasks;
   const created = await app.deps.keys.createKey({ name: 'bench' });
   const KEY = created.api_key;
   const principal = { accountId: created.account_id, keyId: created.key_id };

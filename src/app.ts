@@ -1,8 +1,10 @@
 /**
  * The composition root: reads nothing from the environment itself (it gets a Config), opens
- * the backends configuration selects (SQLite or PostgreSQL; in-process or Redis bus and
- * jobs), builds the engine registry, and registers each feature's routes for the roles this
- * process runs. `src/main.ts` starts it; tests call `buildApp` directly.
+ * the backends configuration selects (SQLite or PostgreSQL; in-process or Redis bus), builds
+ * every module once, in dependency order, handing each its ports in its constructor, and
+ * registers each feature's routes and jobs for the roles this process runs. Nothing is built
+ * lazily and nothing is patched in afterwards; features never import this file.
+ * `src/main.ts` starts it; tests and the admin CLI call `buildApp` directly.
  */
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -10,6 +12,7 @@ import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { type BillingModule, createBillingModule, registerBillingRoutes } from './billing/module.js';
 import { createBroadcastsModule, registerBroadcasts } from './broadcasts/module.js';
+import { broadcastTaskRouting, firstRouting } from './broadcasts/routing.js';
 import { InProcessBus } from './bus/in-process.js';
 import { RedisBus } from './bus/redis.js';
 import type { EventBus } from './bus/types.js';
@@ -17,7 +20,16 @@ import { type Config, ConfigError, rolesWithoutBusProblem } from './config.js';
 import { EngineRegistry } from './engines/registry.js';
 import { glossaryLimits } from './glossary/limits.js';
 import { registerGlossaryRoutes } from './glossary/routes.js';
-import { importsOf, registerImports, startImportWorker, startTimeoutSweep } from './imports/module.js';
+import {
+  createImportsModule,
+  type ImportsModule,
+  importStatusPort,
+  registerImports,
+  startImportWorker,
+  startTimeoutSweep,
+} from './imports/module.js';
+import { importTaskRouting } from './imports/routing.js';
+import { ImportStore } from './imports/store.js';
 import { StoreJobQueue } from './jobs/store-queue.js';
 import type { JobQueue } from './jobs/types.js';
 import { createKeysModule, type KeysModule } from './keys/module.js';
@@ -28,7 +40,8 @@ import type { HttpApp } from './platform/http/types.js';
 import { createLogger } from './platform/logging.js';
 import { InMemoryRateLimiter, type RateLimiter } from './platform/rate-limit.js';
 import { RedisRateLimiter } from './platform/redis-rate-limit.js';
-import { realtimePortsOf } from './realtime/ports.js';
+import { reprocessQueue } from './processing/reprocess.js';
+import { createRealtimePorts } from './realtime/ports.js';
 import { registerRealtime } from './realtime/server.js';
 import { LocalDiskBlobStore } from './storage/local-disk.js';
 import type { BlobStore } from './storage/types.js';
@@ -38,13 +51,18 @@ import { SessionStreams } from './stream/session-streams.js';
 import { createSubtitlesModule } from './subtitles/module.js';
 import { SummaryTemplateCatalogue } from './summary-templates/catalogue.js';
 import { registerSummaryTemplateRoutes } from './summary-templates/routes.js';
-import { tasksOf } from './tasks/module.js';
+import { createTaskModule, type TaskModule } from './tasks/module.js';
 import { registerTaskRoutes } from './tasks/routes.js';
 import { registerVersionRoutes } from './version/routes.js';
 import { registerWebRoutes } from './web/routes.js';
 import { createWebhooksModule, subscribeWebhookEvents, type WebhooksModule } from './webhooks/module.js';
+import { WebhookSender } from './webhooks/signed-sender.js';
+import { taskOutcomeWebhooks } from './webhooks/task-outcomes.js';
 
-/** Everything a feature may depend on. Features get what they need from here, nothing global. */
+/**
+ * What the app built, for main.ts, the admin CLI and tests. Features never see this object:
+ * each gets the few ports it needs in its constructor (see buildApp).
+ */
 export interface AppDeps {
   config: Config;
   logger: Logger;
@@ -73,6 +91,10 @@ export interface AppDeps {
   webhooks: WebhooksModule['webhooks'];
   /** Built-in and operator summary templates; `getEnabledTemplate(slug)` (src/summary-templates). */
   summaryTemplates: SummaryTemplateCatalogue;
+  /** Task records: the store (their only writer), the task service and speaker editing (src/tasks). */
+  tasks: TaskModule;
+  /** Imports: store, service, job pipeline and the reprocessing job (src/imports). */
+  imports: ImportsModule;
 }
 
 export interface ParleyApp {
@@ -102,6 +124,7 @@ export async function buildApp(config: Config, overrides: BuildOverrides = {}): 
   const busProblem = overrides.bus ? null : rolesWithoutBusProblem(config);
   if (busProblem) throw new ConfigError([busProblem]);
   const logger = overrides.logger ?? createLogger(config.platform.logLevel);
+  const now = overrides.now ?? (() => new Date());
   const database = openDatabase({
     databaseUrl: config.platform.databaseUrl,
     sqlitePath: join(config.platform.dataDir, 'parley.db'),
@@ -109,8 +132,10 @@ export async function buildApp(config: Config, overrides: BuildOverrides = {}): 
   });
   await migrate(database);
   const build = buildString();
-  // Redis, when configured, carries pub/sub and rate limits across processes; jobs stay in
-  // the database (PostgreSQL's SKIP LOCKED lets every worker process share them).
+  const roles = config.platform.roles;
+
+  // Backends. Redis, when configured, carries pub/sub and rate limits across processes; jobs
+  // stay in the database (PostgreSQL's SKIP LOCKED lets every worker process share them).
   const redisUrl = config.platform.redisUrl;
   let bus: EventBus = overrides.bus ?? new InProcessBus();
   let rateLimiter: RateLimiter = new InMemoryRateLimiter();
@@ -120,32 +145,114 @@ export async function buildApp(config: Config, overrides: BuildOverrides = {}): 
     bus = redisBus;
     rateLimiter = new RedisRateLimiter(redisUrl);
   }
-  const base: Omit<AppDeps, 'webhooks'> = {
+  const jobs = new StoreJobQueue(database, { logger: logger.child({ component: 'jobs' }), now, leaseMs: config.platform.jobLeaseMs });
+  // Live sessions as event streams: the publisher where a recording runs, subscriptions anywhere (src/stream).
+  const streams = new SessionStreams(bus, logger.child({ component: 'stream' }));
+  const blobs = new LocalDiskBlobStore(join(config.platform.dataDir, 'blobs'));
+  const engines = overrides.engines ?? EngineRegistry.fromEngines([]);
+  const summaryTemplates = SummaryTemplateCatalogue.fromSettings(config.summaryTemplates);
+
+  // Modules, each built once with its ports. The order follows the ports: keys (with the
+  // webhook URL check) -> billing (key policies) -> webhooks (key targets) -> tasks (outcome
+  // webhooks, import status, the reprocessing queue) -> imports (tasks, webhooks).
+  const webhookLogger = logger.child({ component: 'webhooks' });
+  const sender = new WebhookSender(config.webhooks, now);
+  const { keys, authenticator } = createKeysModule({
+    database,
+    now,
+    verifyWebhookUrl: (url, secret, keyId) => sender.verifyUrl(url, secret, keyId),
+  });
+  const { plans, billing, limits, tickets } = createBillingModule({ config, database, bus, logger, now, keyPolicies: keys });
+  const { webhooks } = createWebhooksModule({ database, jobs, keys, sender, options: config.webhooks, logger: webhookLogger, now });
+  const importStore = new ImportStore(database, now);
+  const reprocessor = reprocessQueue(jobs);
+  const tasks = createTaskModule({
+    database,
+    blobs,
+    bus,
+    now,
+    logger: logger.child({ component: 'tasks' }),
+    reprocessor,
+    imports: importStatusPort(importStore),
+    // A task's outcome writes its webhooks in its own transaction; an import announces its
+    // own outcome (recording.* then import.*), later outcomes of its task go to its callback_url;
+    // a broadcast's recordings go to the broadcast's callback_url.
+    outcomeEffects: taskOutcomeWebhooks(webhooks, firstRouting(importTaskRouting(importStore), broadcastTaskRouting())),
+    ffmpegPath: config.engines.ffmpegPath,
+  });
+  const imports = createImportsModule({
+    config,
+    database,
+    store: importStore,
+    tasks,
+    billing,
+    limits,
+    jobs,
+    blobs,
+    engines,
+    templates: summaryTemplates,
+    webhooks,
+    bus,
+    logger,
+    now,
+  });
+  // One broadcasts module for both sides: viewers (api role) and hosts (realtime role) share its seats.
+  const broadcasts = createBroadcastsModule({
+    database,
+    bus,
+    rateLimiter,
+    activePlan: (accountId) => plans.activePlan(accountId),
+    templateExists: (slug) => summaryTemplates.getEnabledTemplate(slug) !== null,
+    voices: (language) => {
+      const tts = engines.select({ kind: 'tts', language });
+      if (!tts.ok) return null;
+      return tts.engine.voices(language).map((v) => ({ voice_name: v.voice_name, display_name: v.display_name, gender: v.gender }));
+    },
+    translate: async (text, from, to) => {
+      const t = engines.select({ kind: 'translator', from, to });
+      return t.ok ? t.engine.translate(text, { from, to }) : null;
+    },
+    viewerLimit: config.broadcasts.viewerLimit,
+    hostWaitMs: config.broadcasts.hostWaitSeconds * 1000,
+    redisUrl,
+    now,
+    logger: logger.child({ component: 'broadcasts' }),
+  });
+  const subtitles = createSubtitlesModule({
+    database,
+    bus,
+    streams,
+    rateLimiter,
+    redisUrl,
+    maxViewers: config.subtitles.maxViewers,
+    recheckSeconds: config.subtitles.recheckSeconds,
+    getTask: (taskId) => tasks.store.getTask(taskId),
+    activePlan: (accountId) => plans.activePlan(accountId),
+    now,
+  });
+  const deps: AppDeps = {
     config,
     logger,
     database,
     bus,
-    streams: new SessionStreams(bus, logger.child({ component: 'stream' })),
-    jobs: new StoreJobQueue(database, {
-      logger: logger.child({ component: 'jobs' }),
-      now: overrides.now,
-      leaseMs: config.platform.jobLeaseMs,
-    }),
+    streams,
+    jobs,
     rateLimiter,
-    engines: overrides.engines ?? EngineRegistry.fromEngines([]),
-    blobs: new LocalDiskBlobStore(join(config.platform.dataDir, 'blobs')),
-    now: overrides.now ?? (() => new Date()),
+    engines,
+    blobs,
+    now,
     build,
-    ...createBillingModule({ config, database, bus, logger, now: overrides.now }),
-    ...createKeysModule({ database, now: overrides.now ?? (() => new Date()) }),
-    summaryTemplates: SummaryTemplateCatalogue.fromSettings(config.summaryTemplates),
+    plans,
+    billing,
+    limits,
+    tickets,
+    keys,
+    authenticator,
+    webhooks,
+    summaryTemplates,
+    tasks,
+    imports,
   };
-  const deps: AppDeps = {
-    ...base,
-    ...createWebhooksModule({ ...base, options: config.webhooks, logger: logger.child({ component: 'webhooks' }) }),
-  };
-  deps.billing.useKeyPolicies(deps.keys);
-  deps.keys.verifyWebhookUrl = (url, secret, keyId) => deps.webhooks.verifyUrl(url, secret, keyId);
 
   const http = await createHttpServer({
     logger,
@@ -154,31 +261,15 @@ export async function buildApp(config: Config, overrides: BuildOverrides = {}): 
     corsOrigins: config.platform.corsOrigins,
     version: build,
   });
-  const roles = config.platform.roles;
-  const subtitles = createSubtitlesModule({
-    database,
-    bus,
-    streams: deps.streams,
-    rateLimiter,
-    redisUrl,
-    maxViewers: config.subtitles.maxViewers,
-    recheckSeconds: config.subtitles.recheckSeconds,
-    getTask: (taskId) => tasksOf(deps).store.getTask(taskId),
-    activePlan: (accountId) => deps.plans.activePlan(accountId),
-    now: deps.now,
-  });
-  // One broadcasts module for both sides: viewers (api role) and hosts (realtime role) share its seats.
-  const broadcasts = broadcastsOf(deps);
   registerVersionRoutes(http, { build, roles });
+  const auth = overrides.authenticator ?? authenticator;
   // Feature routes, one line per feature (see ARCHITECTURE.md).
   if (roles.includes('api')) {
-    const auth = overrides.authenticator ?? deps.authenticator;
-    registerKeyRoutes(http, { auth, keys: deps.keys, monthlySpent: (keyId) => deps.billing.monthlySpent(keyId) });
-    registerBillingRoutes(http, deps, auth);
-    registerSummaryTemplateRoutes(http, { auth, templates: deps.summaryTemplates });
-    const tasks = tasksOf(deps);
-    registerTaskRoutes(http, { auth, tasks: tasks.tasks, speakers: tasks.speakers, blobs: deps.blobs, logger });
-    registerImports(deps, http, auth);
+    registerKeyRoutes(http, { auth, keys, monthlySpent: (keyId) => billing.monthlySpent(keyId) });
+    registerBillingRoutes(http, { plans, billing, limits, tickets, now }, auth);
+    registerSummaryTemplateRoutes(http, { auth, templates: summaryTemplates });
+    registerTaskRoutes(http, { auth, tasks: tasks.tasks, speakers: tasks.speakers, blobs, logger });
+    registerImports(http, { auth, imports, bus, rateLimiter, uploadsPerMinute: config.imports.uploadsPerMinute });
     subtitles.registerApi(http, auth);
     registerBroadcasts(http, broadcasts, auth);
     registerWebRoutes(http);
@@ -186,11 +277,32 @@ export async function buildApp(config: Config, overrides: BuildOverrides = {}): 
 
   if (roles.includes('realtime')) {
     const rt = config.realtime;
-    registerGlossaryRoutes(http, { auth: overrides.authenticator ?? deps.authenticator, limits: glossaryLimits(config) });
+    registerGlossaryRoutes(http, { auth, limits: glossaryLimits(config) });
     registerRealtime(http, {
-      ports: { ...realtimePortsOf(deps), broadcasts: broadcasts.host },
+      ports: {
+        ...createRealtimePorts({
+          settings: { ...rt, tempDir: join(config.platform.dataDir, 'tmp', 'realtime') },
+          logger,
+          now,
+          bus,
+          streams,
+          engines,
+          blobs,
+          tasks: tasks.tasks,
+          reprocessor,
+          billing,
+          limits,
+          tickets,
+          keys,
+          authenticator,
+          templates: summaryTemplates,
+          glossaryLimits: glossaryLimits(config),
+          ffmpegPath: config.engines.ffmpegPath,
+        }),
+        broadcasts: broadcasts.host,
+      },
       logger,
-      now: deps.now,
+      now,
       limits: {
         maxFrameBytes: rt.maxFrameBytes,
         preStartMs: rt.preStartSeconds * 1000,
@@ -204,18 +316,18 @@ export async function buildApp(config: Config, overrides: BuildOverrides = {}): 
     subtitles.registerRealtime(http);
   }
 
-  // Worker role: webhook deliveries are sent here, and bus events become notifications once.
+  // Worker role: webhook deliveries, import and reprocessing jobs, credit events as notifications.
   let unsubscribeWebhooks: () => void = () => {};
   if (roles.includes('worker')) {
-    await deps.webhooks.startWorker();
-    startImportWorker(deps);
-    unsubscribeWebhooks = await subscribeWebhookEvents(bus, deps.webhooks, logger.child({ component: 'webhooks' }));
+    await webhooks.startWorker();
+    startImportWorker(imports, jobs, config.imports);
+    unsubscribeWebhooks = await subscribeWebhookEvents(bus, webhooks, webhookLogger);
   }
 
-  // Imports link themselves to tasks and webhooks in every process; any api or worker process
-  // fails imports no worker started in time.
-  importsOf(deps);
-  const stopImportSweep = roles.some((r) => r === 'api' || r === 'worker') ? startTimeoutSweep(deps) : () => {};
+  // Any api or worker process fails imports no worker started in time.
+  const stopImportSweep = roles.some((r) => r === 'api' || r === 'worker')
+    ? startTimeoutSweep(imports, { timeoutMs: config.imports.startTimeoutMs, now, logger })
+    : () => {};
 
   let closed = false;
   return {
@@ -227,42 +339,16 @@ export async function buildApp(config: Config, overrides: BuildOverrides = {}): 
       await http.close();
       stopImportSweep();
       unsubscribeWebhooks();
-      await deps.jobs.close(config.platform.shutdownGraceMs);
-      if (!overrides.bus) await deps.bus.close(); // an injected bus belongs to whoever shares it
-      await (deps.rateLimiter as { close?: () => Promise<void> }).close?.();
+      await jobs.close(config.platform.shutdownGraceMs);
+      if (!overrides.bus) await bus.close(); // an injected bus belongs to whoever shares it
+      await (rateLimiter as { close?: () => Promise<void> }).close?.();
       await broadcasts.close();
       await subtitles.close();
-      await deps.engines.close();
+      await engines.close();
       await database.close();
     },
   };
 }
-
-/** The broadcasts feature over this app's backends (src/broadcasts/module.ts). */
-function broadcastsOf(deps: AppDeps) {
-  return createBroadcastsModule({
-    database: deps.database,
-    bus: deps.bus,
-    rateLimiter: deps.rateLimiter,
-    activePlan: (accountId) => deps.plans.activePlan(accountId),
-    templateExists: (slug) => deps.summaryTemplates.getEnabledTemplate(slug) !== null,
-    voices: (language) => {
-      const tts = deps.engines.select({ kind: 'tts', language });
-      if (!tts.ok) return null;
-      return tts.engine.voices(language).map((v) => ({ voice_name: v.voice_name, display_name: v.display_name, gender: v.gender }));
-    },
-    translate: async (text, from, to) => {
-      const t = deps.engines.select({ kind: 'translator', from, to });
-      return t.ok ? t.engine.translate(text, { from, to }) : null;
-    },
-    viewerLimit: deps.config.broadcasts.viewerLimit,
-    hostWaitMs: deps.config.broadcasts.hostWaitSeconds * 1000,
-    redisUrl: deps.config.platform.redisUrl,
-    now: deps.now,
-    logger: deps.logger.child({ component: 'broadcasts' }),
-  });
-}
-
 /** "<package version>+<commit>" (commit from PARLEY_BUILD_COMMIT at build time, else git). */
 function buildString(): string {
   const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };

@@ -1,7 +1,7 @@
 /**
- * Builds billing, plans, the limits calculator and tickets from the app's configuration and
- * backends (the composition root spreads the result into AppDeps), and registers their
- * routes once an Authenticator exists.
+ * Builds billing, plans, the limits calculator and tickets from the app's configuration,
+ * backends and the keys feature's policies, and registers their routes once an
+ * Authenticator exists.
  */
 import type { Logger } from 'pino';
 import { registerAccountRoutes } from '../account/routes.js';
@@ -15,6 +15,7 @@ import type { HttpApp } from '../platform/http/types.js';
 import type { Database } from '../store/database.js';
 import { registerTicketRoutes } from '../tickets/routes.js';
 import { createTicketService, type TicketService } from '../tickets/service.js';
+import type { KeyPolicySource } from './key-policy.js';
 import { BillingService } from './service.js';
 
 export interface BillingModule {
@@ -30,6 +31,8 @@ export function createBillingModule(d: {
   bus: EventBus;
   logger: Logger;
   now?: () => Date;
+  /** The keys feature: each key's account-pool access, monthly spend limit and concurrency cap. */
+  keyPolicies: KeyPolicySource;
 }): BillingModule {
   const now = d.now ?? (() => new Date());
   const plans = new PlanService(d.database, { catalogue: d.config.plans.catalogue, now });
@@ -37,6 +40,7 @@ export function createBillingModule(d: {
     database: d.database,
     plans,
     bus: d.bus,
+    keyPolicies: d.keyPolicies,
     prices: d.config.billing,
     lowThreshold: d.config.billing.lowThreshold,
     now,

@@ -81,7 +81,7 @@ export class BillingService {
   readonly prices: Prices;
   private readonly plans: PlanService;
   private readonly bus: EventBus;
-  private keyPolicies: KeyPolicySource;
+  private readonly keyPolicies: KeyPolicySource;
   private readonly lowThresholdMilli: number;
   private readonly now: () => Date;
   private readonly logger: Logger | undefined;
@@ -95,11 +95,6 @@ export class BillingService {
     this.lowThresholdMilli = toMilli(options.lowThreshold);
     this.now = options.now ?? (() => new Date());
     this.logger = options.logger;
-  }
-
-  /** Wires the keys feature's settings in (composition root; keys are built after billing). */
-  useKeyPolicies(source: KeyPolicySource): void {
-    this.keyPolicies = source;
   }
 
   async policy(keyId: string): Promise<KeyPolicy> {

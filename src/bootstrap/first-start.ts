@@ -3,7 +3,9 @@
  * and prints its API key once, so a newcomer can call the API at once. The key goes to
  * stdout only (never to the log); the log says that a key was created.
  */
-import type { AppDeps } from '../app.js';
+import type { Logger } from 'pino';
+import type { BillingService } from '../billing/service.js';
+import type { KeyService } from '../keys/service.js';
 
 export interface FirstStartResult {
   api_key: string;
@@ -13,7 +15,7 @@ export interface FirstStartResult {
 }
 
 export async function createFirstAccountIfEmpty(
-  deps: Pick<AppDeps, 'keys' | 'billing' | 'logger'>,
+  deps: { keys: KeyService; billing: BillingService; logger: Logger },
   starterCredit: number,
   print: (text: string) => void = (t) => process.stdout.write(t),
 ): Promise<FirstStartResult | null> {

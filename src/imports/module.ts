@@ -1,134 +1,149 @@
 /**
- * The imports feature, wired from the app's dependencies: the service (api role), the job
- * pipeline and the start-timeout sweep (worker role; the sweep also runs with the api role so
- * imports fail with PROCESSING_TIMEOUT even when no worker runs), and its links to the task
- * and webhook features (import status for delete/force-fail, webhook routing, task retry).
+ * The imports feature, built once by the composition root: the service (api role), the job
+ * pipeline and the reprocessing job (worker role), the start-timeout sweep (api and worker:
+ * imports fail with PROCESSING_TIMEOUT even when no worker runs), and the ports it offers the
+ * task feature (is the task's import still processing).
  */
 import { join } from 'node:path';
-import type { AppDeps } from '../app.js';
-import { broadcastTaskRouting, firstRouting } from '../broadcasts/routing.js';
+import type { Logger } from 'pino';
+import type { BillingService } from '../billing/service.js';
+import type { EventBus } from '../bus/types.js';
+import type { Config } from '../config.js';
+import type { EngineRegistry } from '../engines/registry.js';
 import { glossaryLimits } from '../glossary/index.js';
+import type { JobQueue } from '../jobs/types.js';
+import type { LimitsCalculator } from '../plans/limits.js';
 import type { Authenticator } from '../platform/auth/types.js';
 import { SSE_HEARTBEAT_MS } from '../platform/http/sse.js';
 import type { HttpApp } from '../platform/http/types.js';
+import type { RateLimiter } from '../platform/rate-limit.js';
 import { exponentialBackoff } from '../platform/retry.js';
-import { createReprocessor, REPROCESS_JOB } from '../processing/reprocess.js';
-import { tasksOf } from '../tasks/module.js';
-import { taskOutcomeWebhooks } from '../webhooks/task-outcomes.js';
+import { createReprocessJob, REPROCESS_JOB, type ReprocessJob } from '../processing/reprocess.js';
+import type { BlobStore } from '../storage/types.js';
+import type { Database } from '../store/database.js';
+import type { SummaryTemplateCatalogue } from '../summary-templates/catalogue.js';
+import type { TaskModule } from '../tasks/module.js';
+import type { ImportStatusPort } from '../tasks/service.js';
+import type { WebhookService } from '../webhooks/service.js';
 import { IMPORT_JOB, ImportPipeline } from './pipeline.js';
 import { registerImportRoutes } from './routes.js';
-import { importTaskRouting } from './routing.js';
 import { ImportService } from './service.js';
-import { ImportStore } from './store.js';
+import type { ImportStore } from './store.js';
 
 export interface ImportsModule {
   store: ImportStore;
   service: ImportService;
   pipeline: ImportPipeline;
+  /** The `task.reprocess` job (task retry and recovered recordings), with the import's settings for imported tasks. */
+  reprocessJob: ReprocessJob;
 }
 
-const shared = new WeakMap<object, ImportsModule>();
+export interface ImportsWiring {
+  config: Config;
+  database: Database;
+  store: ImportStore;
+  tasks: TaskModule;
+  billing: BillingService;
+  limits: LimitsCalculator;
+  jobs: JobQueue;
+  blobs: BlobStore;
+  engines: EngineRegistry;
+  templates: SummaryTemplateCatalogue;
+  webhooks: WebhookService;
+  bus: EventBus;
+  logger: Logger;
+  now: () => Date;
+}
 
-/** The one imports module of an app; also connects the task and webhook features to it. */
-export function importsOf(deps: AppDeps): ImportsModule {
-  const existing = shared.get(deps);
-  if (existing) return existing;
-  const s = deps.config.imports;
-  const tasks = tasksOf(deps);
-  const store = new ImportStore(deps.database, deps.now);
-  const tempDir = join(deps.config.platform.dataDir, 'tmp', 'imports');
-  const logger = deps.logger.child({ component: 'imports' });
+export function createImportsModule(d: ImportsWiring): ImportsModule {
+  const s = d.config.imports;
+  const { store } = d;
+  const tempDir = join(d.config.platform.dataDir, 'tmp', 'imports');
+  const logger = d.logger.child({ component: 'imports' });
+  const ffmpegPath = d.config.engines.ffmpegPath;
   const service = new ImportService({
     imports: store,
-    tasks: tasks.store,
-    billing: deps.billing,
-    limits: deps.limits,
-    jobs: deps.jobs,
-    blobs: deps.blobs,
-    engines: deps.engines,
-    templates: deps.summaryTemplates,
-    glossaryLimits: glossaryLimits(deps.config),
+    tasks: d.tasks.store,
+    billing: d.billing,
+    limits: d.limits,
+    jobs: d.jobs,
+    blobs: d.blobs,
+    engines: d.engines,
+    templates: d.templates,
+    glossaryLimits: glossaryLimits(d.config),
     logger,
-    now: deps.now,
-    ffmpegPath: deps.config.engines.ffmpegPath,
+    now: d.now,
+    ffmpegPath,
     tempDir,
     settings: s,
   });
   const pipeline = new ImportPipeline({
-    database: deps.database,
+    database: d.database,
     imports: store,
-    tasks: tasks.store,
-    outcomes: tasks.tasks,
-    engines: deps.engines,
-    blobs: deps.blobs,
-    billing: deps.billing,
-    templates: deps.summaryTemplates,
-    webhooks: deps.webhooks,
-    bus: deps.bus,
+    tasks: d.tasks.store,
+    outcomes: d.tasks.tasks,
+    engines: d.engines,
+    blobs: d.blobs,
+    billing: d.billing,
+    templates: d.templates,
+    webhooks: d.webhooks,
+    bus: d.bus,
     logger,
-    ffmpegPath: deps.config.engines.ffmpegPath,
+    ffmpegPath,
     tempDir,
     bounds: { minDurationMs: s.minDurationMs, maxDurationMs: s.maxDurationMs },
   });
-  tasks.tasks.imports = {
-    isProcessing: async (importId) => {
-      const imp = await store.get(importId);
-      return imp !== null && (imp.status === 'pending' || imp.status === 'processing');
-    },
-    forget: (importId) => store.delete(importId),
-  };
-  tasks.tasks.reprocessor = reprocessorOf(deps, store);
-  // Task outcomes write their webhooks in their own transaction; an import announces its own
-  // (recording.* then import.*), and later outcomes of its task go to its callback_url.
-  // A broadcast's recordings go to the broadcast's callback_url.
-  tasks.tasks.outcomeEffects = taskOutcomeWebhooks(deps.webhooks, firstRouting(importTaskRouting(store), broadcastTaskRouting()));
-  const mod = { store, service, pipeline };
-  shared.set(deps, mod);
-  return mod;
-}
-
-function reprocessorOf(deps: AppDeps, store: ImportStore) {
-  const tasks = tasksOf(deps);
-  return createReprocessor({
-    tasks: tasks.store,
-    outcomes: tasks.tasks,
-    engines: deps.engines,
-    blobs: deps.blobs,
-    billing: deps.billing,
-    templates: deps.summaryTemplates,
-    jobs: deps.jobs,
-    logger: deps.logger.child({ component: 'reprocess' }),
-    ffmpegPath: deps.config.engines.ffmpegPath,
-    tempDir: join(deps.config.platform.dataDir, 'tmp', 'reprocess'),
+  const reprocessJob = createReprocessJob({
+    tasks: d.tasks.store,
+    outcomes: d.tasks.tasks,
+    engines: d.engines,
+    blobs: d.blobs,
+    billing: d.billing,
+    templates: d.templates,
+    logger: d.logger.child({ component: 'reprocess' }),
+    ffmpegPath,
+    tempDir: join(d.config.platform.dataDir, 'tmp', 'reprocess'),
     async settingsOf(task) {
       const imp = task.importId ? await store.get(task.importId) : null;
       if (!imp) return null;
       return { recognitionMode: imp.options.recognitionMode, glossary: imp.options.glossary, summary: imp.options.summary };
     },
   });
+  return { store, service, pipeline, reprocessJob };
 }
 
-export function registerImports(deps: AppDeps, http: HttpApp, auth: Authenticator): void {
+/** The task feature's view of imports: delete and force-fail refuse while the task's import is processing. */
+export function importStatusPort(store: ImportStore): ImportStatusPort {
+  return {
+    isProcessing: async (importId) => {
+      const imp = await store.get(importId);
+      return imp !== null && (imp.status === 'pending' || imp.status === 'processing');
+    },
+    forget: (importId) => store.delete(importId),
+  };
+}
+
+export function registerImports(
+  http: HttpApp,
+  d: { auth: Authenticator; imports: ImportsModule; bus: EventBus; rateLimiter: RateLimiter; uploadsPerMinute: number },
+): void {
   registerImportRoutes(http, {
-    auth,
-    imports: importsOf(deps).service,
-    bus: deps.bus,
+    auth: d.auth,
+    imports: d.imports.service,
+    bus: d.bus,
     heartbeatMs: SSE_HEARTBEAT_MS,
-    rateLimiter: deps.rateLimiter,
-    uploadsPerMinute: deps.config.imports.uploadsPerMinute,
+    rateLimiter: d.rateLimiter,
+    uploadsPerMinute: d.uploadsPerMinute,
   });
 }
 
 /** Worker role: import and reprocessing jobs. */
-export function startImportWorker(deps: AppDeps): void {
-  const mod = importsOf(deps);
-  const s = deps.config.imports;
-  deps.jobs.work<{ importId: string }>(IMPORT_JOB, (p, ctx) => mod.pipeline.handle(p, ctx), {
+export function startImportWorker(mod: ImportsModule, jobs: JobQueue, s: Config['imports']): void {
+  jobs.work<{ importId: string }>(IMPORT_JOB, (p, ctx) => mod.pipeline.handle(p, ctx), {
     concurrency: s.concurrency,
     backoffMs: exponentialBackoff({ baseMs: s.retryDelayMs }),
   });
-  const reprocessor = tasksOf(deps).tasks.reprocessor as ReturnType<typeof createReprocessor>;
-  deps.jobs.work<{ taskId: string }>(REPROCESS_JOB, (p, ctx) => reprocessor.handle(p, ctx), {
+  jobs.work<{ taskId: string }>(REPROCESS_JOB, (p, ctx) => mod.reprocessJob.handle(p, ctx), {
     concurrency: 1,
     backoffMs: exponentialBackoff({ baseMs: s.retryDelayMs }),
   });
@@ -138,16 +153,14 @@ export function startImportWorker(deps: AppDeps): void {
  * Fails imports still pending after the start timeout with PROCESSING_TIMEOUT (a conditional
  * move: a worker that took the job first wins). Returns the stop function.
  */
-export function startTimeoutSweep(deps: AppDeps): () => void {
-  const mod = importsOf(deps);
-  const timeout = deps.config.imports.startTimeoutMs;
+export function startTimeoutSweep(mod: ImportsModule, o: { timeoutMs: number; now: () => Date; logger: Logger }): () => void {
   const sweep = async () => {
-    const stale = await mod.store.pendingSince(new Date(deps.now().getTime() - timeout));
+    const stale = await mod.store.pendingSince(new Date(o.now().getTime() - o.timeoutMs));
     for (const imp of stale) await mod.pipeline.failImport(imp, 'PROCESSING_TIMEOUT', 'no worker started the import in time', ['pending']);
   };
   const timer = setInterval(
-    () => void sweep().catch((err: unknown) => deps.logger.error({ err }, 'import timeout sweep failed')),
-    Math.max(50, Math.min(30_000, Math.floor(timeout / 4))),
+    () => void sweep().catch((err: unknown) => o.logger.error({ err }, 'import timeout sweep failed')),
+    Math.max(50, Math.min(30_000, Math.floor(o.timeoutMs / 4))),
   );
   timer.unref();
   return () => clearInterval(timer);

@@ -20,6 +20,7 @@ import type { Principal } from '../platform/auth/types.js';
 import { AppError } from '../platform/errors/app-error.js';
 import type { BlobStore } from '../storage/types.js';
 import type { SummaryTemplateCatalogue } from '../summary-templates/catalogue.js';
+import { fitTaskName } from '../tasks/name.js';
 import type { TaskStore } from '../tasks/store.js';
 import { parseImportForm } from './options.js';
 import { IMPORT_JOB } from './pipeline.js';
@@ -27,7 +28,6 @@ import type { ImportRecord, ImportStatus, ImportStore } from './store.js';
 import { readUpload } from './upload.js';
 
 export const ACCEPTED_FORMATS = ['mp3', 'wav', 'm4a'] as const;
-const TITLE_MAX = 60;
 
 export interface ImportServiceDeps {
   imports: ImportStore;
@@ -266,11 +266,7 @@ export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{1
 
 /** The task's title: the file name without its extension, trimmed to the name limit. */
 function titleOf(filename: string): string {
-  const base = filename
-    .replace(/\.[A-Za-z0-9]{1,5}$/, '')
-    .replace(/[\p{Cc}]/gu, ' ')
-    .trim();
-  return [...(base || 'Import')].slice(0, TITLE_MAX).join('');
+  return fitTaskName(filename.replace(/\.[A-Za-z0-9]{1,5}$/, ''), 'Import');
 }
 
 /** "1.2 MB": the spec's human-readable file_size. */

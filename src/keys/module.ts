@@ -1,7 +1,7 @@
 /** Builds the keys feature (store, service, authenticator) from the app's backends. */
 import type { Database } from '../store/database.js';
 import { KeyAuthenticator } from './authenticator.js';
-import { KeyService } from './service.js';
+import { KeyService, type WebhookUrlVerifier } from './service.js';
 import { KeyStore } from './store.js';
 
 export interface KeysModule {
@@ -9,7 +9,7 @@ export interface KeysModule {
   authenticator: KeyAuthenticator;
 }
 
-export function createKeysModule(d: { database: Database; now: () => Date }): KeysModule {
+export function createKeysModule(d: { database: Database; now: () => Date; verifyWebhookUrl?: WebhookUrlVerifier }): KeysModule {
   const store = new KeyStore(d.database);
-  return { keys: new KeyService(store, d.now), authenticator: new KeyAuthenticator(store, d.now) };
+  return { keys: new KeyService(store, d.now, d.verifyWebhookUrl), authenticator: new KeyAuthenticator(store, d.now) };
 }

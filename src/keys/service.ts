@@ -68,12 +68,14 @@ export function displayWebhookUrl(raw: string | null): string | null {
 }
 
 export class KeyService implements KeyPolicySource {
-  /** Set by the webhooks feature; without it a URL is only checked for syntax. */
-  verifyWebhookUrl: WebhookUrlVerifier | undefined;
-
+  /**
+   * `verifyWebhookUrl`: the webhooks feature's check of a key-level URL (a signed
+   * webhook.verify); without it a URL is only checked for syntax.
+   */
   constructor(
     readonly store: KeyStore,
     private readonly now: () => Date,
+    private readonly verifyWebhookUrl?: WebhookUrlVerifier,
   ) {}
 
   async createAccount(name = 'Default account') {

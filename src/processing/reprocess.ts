@@ -43,7 +43,6 @@ export interface ReprocessDeps {
   blobs: BlobStore;
   billing: BillingService;
   templates: SummaryTemplateCatalogue;
-  jobs: JobQueue;
   logger: Logger;
   ffmpegPath: string;
   tempDir: string;
@@ -51,15 +50,29 @@ export interface ReprocessDeps {
   settingsOf(task: TaskRecord): Promise<ReprocessSettings | null>;
 }
 
-export function createReprocessor(d: ReprocessDeps): TaskReprocessor & { handle(p: { taskId: string }, ctx: JobContext): Promise<void> } {
+/**
+ * The task service's `TaskReprocessor`: queues the durable job. It needs only the queue, so
+ * the task service gets it at construction; the job's handler (below) is built afterwards,
+ * with the task service for the outcome.
+ */
+export function reprocessQueue(jobs: JobQueue): TaskReprocessor {
   return {
     async reprocess(task) {
-      await d.jobs.enqueue(
+      await jobs.enqueue(
         REPROCESS_JOB,
         { taskId: task.taskId },
         { maxAttempts: 3, dedupeKey: `reprocess:${task.taskId}:${task.updatedAt}` },
       );
     },
+  };
+}
+
+export interface ReprocessJob {
+  handle(p: { taskId: string }, ctx: JobContext): Promise<void>;
+}
+
+export function createReprocessJob(d: ReprocessDeps): ReprocessJob {
+  return {
     async handle({ taskId }, ctx) {
       const task = await d.tasks.getTask(taskId);
       if (task?.processingStatus !== 'processing' || !task.audioKey) return;

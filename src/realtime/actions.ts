@@ -3,11 +3,13 @@
  * sessions" documents them): config, set_name, set_summary, retranslate, switch_language.
  * Each parser is pure: it returns the value to apply or the AppError the client is sent.
  */
+
 import { type Glossary, type GlossaryLimits, glossarySocketError, parseGlossary } from '../glossary/index.js';
 import { normalizeLanguage } from '../languages.js';
 import { AppError } from '../platform/errors/app-error.js';
 import type { SummaryTemplateCatalogue } from '../summary-templates/catalogue.js';
-import { type EngineQuery, MAX_NAME, type StartRequest, validateStart } from './start.js';
+import { taskNameProblem } from '../tasks/name.js';
+import { type EngineQuery, type StartRequest, validateStart } from './start.js';
 
 const ws = { variant: 'websocket' as const };
 const invalid = (field: string, message: string, validValues?: readonly unknown[]) =>
@@ -40,7 +42,8 @@ export function parseConfig(data: Record<string, unknown>, limits: GlossaryLimit
 export function parseSetName(data: Record<string, unknown>): string | AppError {
   const name = typeof data.name === 'string' ? data.name.trim() : null;
   if (!name) return invalid('name', 'name must be a non-empty string.');
-  if ([...name].length > MAX_NAME) return invalid('name', `name is longer than ${MAX_NAME} characters.`);
+  const problem = taskNameProblem(name);
+  if (problem) return invalid('name', `name ${problem}.`);
   return name;
 }
 

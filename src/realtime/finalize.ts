@@ -7,22 +7,63 @@
  * sentences (so `retry` can reprocess it) but leaves the status to the force-fail.
  */
 import { createReadStream, rmSync } from 'node:fs';
+import type { Logger } from 'pino';
 import { encodeFile } from '../engines/audio/ffmpeg.js';
-import type { Recording } from './recording.js';
+import type { Glossary } from '../glossary/index.js';
+import type { Principal } from '../platform/auth/types.js';
+import type { SummarizeTaskOptions, SummaryOutcome, SummaryRequest } from '../processing/summarize.js';
+import type { TranslateTaskOptions } from '../processing/translate.js';
+import type { BlobStore } from '../storage/types.js';
+import type { SessionPublisher } from '../stream/session-streams.js';
+import type { TaskService } from '../tasks/service.js';
+import type { SentenceInput, TranslationInput } from '../tasks/store.js';
+import type { StartRequest } from './start.js';
 
 /** `normal`: stop, disconnect, limits, shutdown. `forced`: the task is being force-failed. */
 export type FinishKind = 'normal' | 'forced';
 
-export async function finalizeRecording(rec: Recording, wavPath: string, kind: FinishKind): Promise<'completed' | 'failed'> {
+/** What finalizing needs from the session's services (part of RecordingDeps). */
+export interface FinalizeDeps {
+  /** The task's record, written through the task service; its outcome (complete/fail) writes the webhooks. */
+  tasks: Pick<TaskService, 'createTask' | 'advance' | 'setAudio' | 'appendSentences' | 'setTranslations' | 'complete' | 'fail'>;
+  blobs: BlobStore;
+  logger: Logger;
+  ffmpegPath: string;
+  /** Shared post-processing (src/processing): translations when real-time translation was off, the summary. */
+  processing: {
+    translate(taskId: string, o: TranslateTaskOptions): Promise<unknown>;
+    summarize(principal: Principal, taskId: string, req: SummaryRequest, o: SummarizeTaskOptions): Promise<SummaryOutcome>;
+  };
+  /** Sends a voice-translation event to the client. */
+  emit(action: string, payload: Record<string, unknown>): void;
+}
+
+/** What finalizing reads of the recording (a `Recording` is one). */
+export interface FinishedRecording {
+  readonly deps: FinalizeDeps;
+  /** The session stream: status changes reach every audience. */
+  readonly events: Pick<SessionPublisher, 'publish'>;
+  readonly taskId: string;
+  readonly principal: Principal;
+  readonly start: StartRequest;
+  readonly durationMs: number;
+  readonly sentences: readonly SentenceInput[];
+  readonly translations: ReadonlyMap<string, ReadonlyMap<number, TranslationInput>>;
+  readonly language: string;
+  readonly glossary: Glossary | null;
+  readonly summary: NonNullable<StartRequest['summary']> | null;
+}
+
+export async function finalizeRecording(rec: FinishedRecording, wavPath: string, kind: FinishKind): Promise<'completed' | 'failed'> {
   const { deps, taskId } = rec;
   const tasks = deps.tasks;
   try {
     if (rec.durationMs === 0) {
-      if (kind === 'normal') await deps.outcomes.fail(taskId, { source: 'no_audio', code: 'no_audio', message: 'No audio was received.' });
+      if (kind === 'normal') await tasks.fail(taskId, { source: 'no_audio', code: 'no_audio', message: 'No audio was received.' });
       return 'failed';
     }
     if (kind === 'normal') {
-      await tasks.setStatus(taskId, 'uploading');
+      await tasks.advance(taskId, 'uploading');
       rec.events.publish({ event: 'status', data: { status: 'uploading', task_id: taskId } });
     }
     const m4a = `${wavPath}.m4a`;
@@ -36,10 +77,10 @@ export async function finalizeRecording(rec: Recording, wavPath: string, kind: F
     }
     deps.emit('segment_uploaded', { task_id: taskId, duration_ms: rec.durationMs });
     if (kind === 'normal') {
-      await tasks.setStatus(taskId, 'processing');
+      await tasks.advance(taskId, 'processing');
       rec.events.publish({ event: 'status', data: { status: 'processing', task_id: taskId } });
     }
-    if (rec.sentences.length) await tasks.appendSentences(taskId, rec.sentences);
+    if (rec.sentences.length) await tasks.appendSentences(taskId, [...rec.sentences]);
     for (const [lang, entries] of rec.translations)
       if (entries.size)
         await tasks.setTranslations(
@@ -54,17 +95,17 @@ export async function finalizeRecording(rec: Recording, wavPath: string, kind: F
       await deps.processing.translate(taskId, { languages: targets, sourceLanguage: rec.language, glossary: rec.glossary });
     }
     if (rec.summary) await summarize(rec);
-    await deps.outcomes.complete(taskId, { durationMs: rec.durationMs });
+    await tasks.complete(taskId, { durationMs: rec.durationMs });
     return 'completed';
   } catch (err) {
     deps.logger.error({ err, task_id: taskId }, 'finalize failed');
-    if (kind === 'normal') await deps.outcomes.fail(taskId, { source: 'processing' }).catch(() => {});
+    if (kind === 'normal') await tasks.fail(taskId, { source: 'processing' }).catch(() => {});
     return 'failed';
   }
 }
 
 /** The requested summary; the client hears `summary_done` or `summary_error` before `task_complete`. */
-async function summarize(rec: Recording): Promise<void> {
+async function summarize(rec: FinishedRecording): Promise<void> {
   const s = rec.summary;
   if (!s) return;
   const { deps, taskId } = rec;

@@ -1,22 +1,29 @@
 /**
  * What the realtime feature needs from other features, as small interfaces, so the
- * WebSocket code can be tested and wired without knowing their internals. `src/app.ts`
- * builds these over the tickets and keys services (see `realtimePortsOf`).
+ * WebSocket code can be tested and wired without knowing their internals. The composition
+ * root (`src/app.ts`) passes the services in `RealtimeWiring`; `createRealtimePorts` turns
+ * them into these ports once.
  */
 
-import { join } from 'node:path';
-import type { AppDeps } from '../app.js';
+import type { Logger } from 'pino';
+import type { BillingService } from '../billing/service.js';
 import type { BroadcastHostDeps } from '../broadcasts/host-session.js';
+import type { EventBus } from '../bus/types.js';
 import type { EngineRegistry } from '../engines/registry.js';
-import { type GlossaryLimits, glossaryLimits } from '../glossary/index.js';
+import type { GlossaryLimits } from '../glossary/index.js';
+import type { KeyAuthenticator } from '../keys/authenticator.js';
+import type { KeyService } from '../keys/service.js';
+import type { LimitsCalculator } from '../plans/limits.js';
 import { PlanService } from '../plans/service.js';
 import type { Principal } from '../platform/auth/types.js';
 import { AppError } from '../platform/errors/app-error.js';
 import { summarizeTask } from '../processing/summarize.js';
 import { translateTask } from '../processing/translate.js';
+import type { BlobStore } from '../storage/types.js';
+import type { SessionStreams } from '../stream/session-streams.js';
 import type { SummaryTemplateCatalogue } from '../summary-templates/catalogue.js';
-import { tasksOf } from '../tasks/module.js';
-import { SESSION_FORCE_END_TOPIC } from '../tasks/service.js';
+import { SESSION_FORCE_END_TOPIC, type TaskReprocessor, type TaskService } from '../tasks/service.js';
+import type { TicketService } from '../tickets/service.js';
 import type { RecordingDeps } from './recording.js';
 import type { RecoveryDeps } from './recover.js';
 import type { EngineQuery, StartRequest } from './start.js';
@@ -38,7 +45,7 @@ export interface RealtimePorts {
    * auth_quota_exceeded (details.remaining_budget, details.budget_scope).
    */
   admit(principal: Principal, start: StartRequest): Promise<void>;
-  /** What a recording needs (task store, engines, blobs, temp dir, ffmpeg). */
+  /** What a recording needs (task service, engines, blobs, temp dir, ffmpeg). */
   recording: Omit<RecordingDeps, 'emit' | 'error'>;
   /** Enabled summary templates (start and set_summary check the slug). */
   templates: Pick<SummaryTemplateCatalogue, 'getEnabledTemplate' | 'list'>;
@@ -76,25 +83,48 @@ export function engineQueryOf(registry: EngineRegistry): EngineQuery {
   };
 }
 
-export function realtimePortsOf(deps: AppDeps): RealtimePorts {
+/** The services the realtime ports are made of (given by the composition root). */
+export interface RealtimeWiring {
+  settings: { billingMinuteMs: number; recoverAfterSeconds: number; tempDir: string };
+  logger: Logger;
+  now: () => Date;
+  bus: EventBus;
+  /** Live sessions as event streams (src/stream). */
+  streams: SessionStreams;
+  engines: EngineRegistry;
+  blobs: BlobStore;
+  /** Live sessions write their task through the task service (its rules apply, e.g. the name). */
+  tasks: TaskService;
+  /** Recovered recordings are handed to the reprocessing job. */
+  reprocessor: TaskReprocessor;
+  billing: BillingService;
+  limits: LimitsCalculator;
+  tickets: TicketService;
+  keys: KeyService;
+  authenticator: KeyAuthenticator;
+  templates: SummaryTemplateCatalogue;
+  glossaryLimits: GlossaryLimits;
+  ffmpegPath: string;
+}
+
+export function createRealtimePorts(deps: RealtimeWiring): RealtimePorts {
   return {
     recording: {
-      tasks: tasksOf(deps).store,
-      outcomes: tasksOf(deps).tasks,
+      tasks: deps.tasks,
       engines: deps.engines,
       blobs: deps.blobs,
       streams: deps.streams,
       logger: deps.logger.child({ component: 'recording' }),
-      tempDir: join(deps.config.platform.dataDir, 'tmp', 'realtime'),
+      tempDir: deps.settings.tempDir,
       processing: {
-        translate: (taskId, o) => translateTask({ ...deps, tasks: tasksOf(deps).store }, taskId, o),
+        translate: (taskId, o) => translateTask({ engines: deps.engines, tasks: deps.tasks.store, logger: deps.logger }, taskId, o),
         summarize: (principal, taskId, req, o) =>
           summarizeTask(
             {
               engines: deps.engines,
-              tasks: tasksOf(deps).store,
+              tasks: deps.tasks.store,
               billing: deps.billing,
-              templates: deps.summaryTemplates,
+              templates: deps.templates,
               logger: deps.logger,
             },
             principal,
@@ -103,9 +133,9 @@ export function realtimePortsOf(deps: AppDeps): RealtimePorts {
             o,
           ),
       },
-      ffmpegPath: deps.config.engines.ffmpegPath,
+      ffmpegPath: deps.ffmpegPath,
       billing: {
-        minuteMs: deps.config.realtime.billingMinuteMs,
+        minuteMs: deps.settings.billingMinuteMs,
         startUsage: async (principal, taskId, start) => (await deps.billing.startUsage(principal, { type: usageType(start), taskId })).id,
         chargeMinute: async (principal, usageId, index, start) => {
           if (index > 0) await assertCanContinue(deps, principal, index);
@@ -121,13 +151,12 @@ export function realtimePortsOf(deps: AppDeps): RealtimePorts {
       },
     },
     engines: engineQueryOf(deps.engines),
-    templates: deps.summaryTemplates,
+    templates: deps.templates,
     recovery: {
-      tasks: tasksOf(deps).store,
-      outcomes: tasksOf(deps).tasks,
-      reprocessor: () => tasksOf(deps).tasks.reprocessor,
+      tasks: deps.tasks,
+      reprocessor: deps.reprocessor,
       blobs: deps.blobs,
-      ffmpegPath: deps.config.engines.ffmpegPath,
+      ffmpegPath: deps.ffmpegPath,
       endUsage: async (usageId) => {
         await deps.billing.endUsage(usageId);
       },
@@ -135,11 +164,11 @@ export function realtimePortsOf(deps: AppDeps): RealtimePorts {
         await deps.billing.refund(usageId, 'no_audio');
       },
       logger: deps.logger.child({ component: 'recording-recovery' }),
-      staleMs: deps.config.realtime.recoverAfterSeconds * 1000,
+      staleMs: deps.settings.recoverAfterSeconds * 1000,
     },
-    glossaryLimits: glossaryLimits(deps.config),
+    glossaryLimits: deps.glossaryLimits,
     async renameTask(principal, taskId, name) {
-      await tasksOf(deps).store.rename(principal.accountId, taskId, name);
+      await deps.tasks.rename(principal, taskId, name);
     },
     onForceEnd(handler) {
       return deps.bus.subscribe(SESSION_FORCE_END_TOPIC, (m) => {
@@ -183,7 +212,7 @@ function usageType(start: StartRequest): 'broadcast' | 'recording' {
   return start.type === 'broadcast' ? 'broadcast' : 'recording';
 }
 
-function minutePrice(deps: AppDeps, start: StartRequest): number {
+function minutePrice(deps: Pick<RealtimeWiring, 'billing'>, start: StartRequest): number {
   const translationLanguages = start.realtimeTranslation ? start.translationLanguages.length : 0;
   return start.type === 'broadcast'
     ? deps.billing.prices.broadcastMinute({ translationLanguages })
@@ -196,7 +225,11 @@ function minutePrice(deps: AppDeps, start: StartRequest): number {
  * with daily_limit_disconnect (a new start is allowed at once). Only plan-bound unlimited
  * plans have such limits; the one limits calculator answers.
  */
-async function assertCanContinue(deps: AppDeps, principal: Principal, minutesUsed: number): Promise<void> {
+async function assertCanContinue(
+  deps: Pick<RealtimeWiring, 'billing' | 'limits' | 'now'>,
+  principal: Principal,
+  minutesUsed: number,
+): Promise<void> {
   const standing = await deps.billing.standing(principal);
   if (standing.plan.mode !== 'unlimited-plan') return;
   const report = await deps.limits.evaluate(principal.accountId, standing.plan, deps.now(), standing.policy);
@@ -223,7 +256,11 @@ async function assertCanContinue(deps: AppDeps, principal: Principal, minutesUse
  * credit.exhausted also goes out when a recording cannot start or continue for lack of credit
  * (spec webhooks table); not for a key's own monthly limit, which leaves the account's credit.
  */
-async function exhaustedOnRefusal<T>(deps: AppDeps, principal: Principal, charge: Promise<T>): Promise<T> {
+async function exhaustedOnRefusal<T>(
+  deps: Pick<RealtimeWiring, 'billing' | 'logger'>,
+  principal: Principal,
+  charge: Promise<T>,
+): Promise<T> {
   try {
     return await charge;
   } catch (err) {

@@ -7,7 +7,6 @@
 import { randomUUID } from 'node:crypto';
 import { closeSync, mkdirSync, openSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Logger } from 'pino';
 import { WebmStreamDecoder } from '../engines/audio/stream.js';
 import { EngineError } from '../engines/errors.js';
 import { refusalError } from '../engines/refusal.js';
@@ -17,13 +16,9 @@ import type { RecognizerStream, SttResult } from '../engines/types.js';
 import { applyGlossary, dictionaryFor, type Glossary, termHints, translateWithDictionary } from '../glossary/index.js';
 import type { Principal } from '../platform/auth/types.js';
 import { AppError } from '../platform/errors/app-error.js';
-import type { SummarizeTaskOptions, SummaryOutcome, SummaryRequest } from '../processing/summarize.js';
-import type { TranslateTaskOptions } from '../processing/translate.js';
-import type { BlobStore } from '../storage/types.js';
 import type { SessionPublisher, SessionStreams } from '../stream/session-streams.js';
-import type { TaskService } from '../tasks/service.js';
-import type { SentenceInput, TaskStore, TranslationInput } from '../tasks/store.js';
-import { type FinishKind, finalizeRecording } from './finalize.js';
+import type { SentenceInput, TranslationInput } from '../tasks/store.js';
+import { type FinalizeDeps, type FinishKind, finalizeRecording } from './finalize.js';
 import type { RecordingSidecar } from './recover.js';
 import type { StartRequest } from './start.js';
 import { wavHeader } from './wav.js';
@@ -32,13 +27,8 @@ import { wavHeader } from './wav.js';
 export const TRANSLATION_FAILURES_BEFORE_UNAVAILABLE = 3;
 const BYTES_PER_MS = 32; // 16 kHz * 2 bytes / 1000
 
-export interface RecordingDeps {
-  tasks: TaskStore;
-  /** Final outcomes go through the task service: it publishes task.completed / task.failed (webhooks). */
-  outcomes: Pick<TaskService, 'complete' | 'fail'>;
+export interface RecordingDeps extends FinalizeDeps {
   engines: EngineRegistry;
-  blobs: BlobStore;
-  logger: Logger;
   tempDir: string;
   ffmpegPath: string;
   /** Per-minute billing of live audio (billing service and the plan's limits calculator). */
@@ -55,15 +45,8 @@ export interface RecordingDeps {
     /** A recording that received no audio is not charged: every charge back to its lot. */
     refundNoAudio(usageId: string): Promise<void>;
   };
-  /** Shared post-processing (src/processing): translations when real-time translation was off, the summary. */
-  processing: {
-    translate(taskId: string, o: TranslateTaskOptions): Promise<unknown>;
-    summarize(principal: Principal, taskId: string, req: SummaryRequest, o: SummarizeTaskOptions): Promise<SummaryOutcome>;
-  };
   /** Live sessions as event streams: results, translations and status go to every audience (src/stream). */
   streams: Pick<SessionStreams, 'publisher'>;
-  /** Sends an event only the owner's client gets (segment_uploaded, summary_done, summary_error). */
-  emit(action: string, payload: Record<string, unknown>): void;
   /** Sends an error to the owner's client (errors are not part of the session stream). */
   error(err: AppError): void;
 }
@@ -417,6 +400,6 @@ export class Recording {
     if (this.wavPath) rmSync(this.wavPath, { force: true });
     if (this.wavPath) rmSync(this.sidecarPath, { force: true });
     await this.closeUsage(true);
-    if (this.taskId) await this.deps.outcomes.fail(this.taskId, { source: 'no_audio', code: 'start_refused' }).catch(() => {});
+    if (this.taskId) await this.deps.tasks.fail(this.taskId, { source: 'no_audio', code: 'start_refused' }).catch(() => {});
   }
 }

@@ -15,7 +15,6 @@ import type { Logger } from 'pino';
 import { encodeFile } from '../engines/audio/ffmpeg.js';
 import type { BlobStore } from '../storage/types.js';
 import type { TaskReprocessor, TaskService } from '../tasks/service.js';
-import type { TaskStore } from '../tasks/store.js';
 import { wavHeader } from './wav.js';
 
 export const ALIVE_FILE = 'alive';
@@ -28,10 +27,10 @@ export interface RecordingSidecar {
 }
 
 export interface RecoveryDeps {
-  tasks: TaskStore;
-  outcomes: Pick<TaskService, 'complete' | 'fail'>;
-  /** Read when a recording is recovered (features plug it in after the realtime one). */
-  reprocessor(): TaskReprocessor | undefined;
+  /** The task service: recovered tasks move and end through it (its outcomes write the webhooks). */
+  tasks: Pick<TaskService, 'getTask' | 'advance' | 'setAudio' | 'complete' | 'fail'>;
+  /** Hands the recovered audio to the reprocessing job (recognition, translations); none: completed as is. */
+  reprocessor: TaskReprocessor | undefined;
   blobs: BlobStore;
   ffmpegPath: string;
   endUsage(usageId: string): Promise<void>;
@@ -97,7 +96,7 @@ async function recoverOne(d: RecoveryDeps, dir: string, s: RecordingSidecar): Pr
   d.logger.warn({ task_id: s.task_id, audio_ms: bytes / 32 }, 'recovering the recording of a process that stopped');
   if (bytes === 0) {
     await d.refundNoAudio(s.usage_id);
-    await d.outcomes.fail(s.task_id, { source: 'no_audio', code: 'no_audio', message: 'No audio was received.' });
+    await d.tasks.fail(s.task_id, { source: 'no_audio', code: 'no_audio', message: 'No audio was received.' });
     return true;
   }
   // The header was written with size 0 at start; the file length tells how much audio arrived.
@@ -105,7 +104,7 @@ async function recoverOne(d: RecoveryDeps, dir: string, s: RecordingSidecar): Pr
   await fd.write(wavHeader(bytes), 0, 44, 0);
   await fd.close();
   const durationMs = Math.round(bytes / 32);
-  await d.tasks.setStatus(s.task_id, 'uploading');
+  await d.tasks.advance(s.task_id, 'uploading');
   const m4a = `${wav}.m4a`;
   try {
     await encodeFile({ path: wav }, m4a, 'm4a', { ffmpegPath: d.ffmpegPath });
@@ -115,9 +114,8 @@ async function recoverOne(d: RecoveryDeps, dir: string, s: RecordingSidecar): Pr
   } finally {
     rmSync(m4a, { force: true });
   }
-  const processing = await d.tasks.setStatus(s.task_id, 'processing');
-  const reprocessor = d.reprocessor();
-  if (reprocessor) await reprocessor.reprocess(processing);
-  else await d.outcomes.complete(s.task_id, { durationMs }); // audio kept; no transcript can be rebuilt here
+  const processing = await d.tasks.advance(s.task_id, 'processing');
+  if (d.reprocessor) await d.reprocessor.reprocess(processing);
+  else await d.tasks.complete(s.task_id, { durationMs }); // audio kept; no transcript can be rebuilt here
   return true;
 }

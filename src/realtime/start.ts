@@ -5,11 +5,13 @@
  * rules are tested without engines. Plan and credit checks happen after this (they read
  * the database).
  */
+
 import type { RecognizerNeed, Refusal } from '../engines/needs.js';
 import { refusalError } from '../engines/refusal.js';
 import { normalizeLanguage } from '../languages.js';
 import { AppError } from '../platform/errors/app-error.js';
 import type { ErrorCode } from '../platform/errors/registry.js';
+import { TASK_NAME_MAX, taskNameProblem } from '../tasks/name.js';
 
 export const RECORDING_TYPES = ['transcribe', 'conversation', 'record', 'broadcast'] as const;
 export const SUPPORTED_TYPES = ['transcribe', 'record'] as const;
@@ -20,7 +22,6 @@ export const TTS_MODES = ['sync', 'async'] as const;
 export const SUMMARY_MODES = ['builtin', 'custom'] as const;
 export const MAX_TRANSCRIPTION_LANGUAGES = 10;
 export const MAX_TRANSLATION_LANGUAGES = 12;
-export const MAX_NAME = 60;
 export const MAX_SUMMARY_LANGUAGE = 20;
 export const MAX_SUMMARY_PROMPT = 3000;
 export const MAX_SUMMARY_PROMPT_SLUG = 64;
@@ -196,7 +197,9 @@ function check(data: Record<string, unknown>, engines: EngineQuery, maxTranscrip
     invalid('conversation_mode', 'conversation_mode applies to conversation recordings, which are not available yet.');
   }
   const ttsMode = data.tts_mode === undefined ? null : oneOf(data, 'tts_mode', TTS_MODES, 'sync');
-  const name = optionalString(data, 'name', MAX_NAME);
+  const name = optionalString(data, 'name', TASK_NAME_MAX);
+  const nameProblem = name === null ? null : taskNameProblem(name);
+  if (nameProblem) invalid('name', `name ${nameProblem}.`);
   const summaryLanguage = optionalString(data, 'summary_language', MAX_SUMMARY_LANGUAGE);
 
   // Languages: count first (too_many_languages), then what the engines serve.

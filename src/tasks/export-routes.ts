@@ -12,7 +12,7 @@ import { AppError } from '../platform/errors/app-error.js';
 import type { HttpApp } from '../platform/http/types.js';
 import { AUDIO_FORMATS, AUDIO_TYPES, mp3Stream } from './exports/audio.js';
 import { attachment, CONTENT_TYPES, EXPORT_FORMATS, safeBaseName, WRITERS } from './exports/writers.js';
-import type { TaskRouteDeps } from './routes.js';
+import type { TaskRouteDeps } from './route-deps.js';
 import { hasDiarization } from './status.js';
 import type { SentenceRecord } from './store.js';
 import { doc, invalid, oneOf, optionalBool } from './validate.js';

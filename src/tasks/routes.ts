@@ -3,25 +3,13 @@
  * root passes the real Authenticator and the task services; everything else comes in
  * through `TaskRouteDeps`.
  */
-import type { Logger } from 'pino';
 import { principalOf, requireApiKey } from '../platform/auth/hooks.js';
-import type { Authenticator } from '../platform/auth/types.js';
 import { ok } from '../platform/http/reply.js';
 import type { HttpApp } from '../platform/http/types.js';
-import type { BlobStore } from '../storage/types.js';
 import { registerExportRoutes } from './export-routes.js';
-import type { TaskService } from './service.js';
-import type { SpeakerService } from './speakers/service.js';
+import type { TaskRouteDeps } from './route-deps.js';
 import { registerTaskSseRoutes } from './sse-routes.js';
 import { bodyObject, doc, listQuery, requireBoolean, taskName, uuidList } from './validate.js';
-
-export interface TaskRouteDeps {
-  auth: Authenticator;
-  tasks: TaskService;
-  speakers: SpeakerService;
-  blobs: BlobStore;
-  logger?: Logger;
-}
 
 type IdParams = { Params: { taskId: string } };
 

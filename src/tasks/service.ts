@@ -13,8 +13,9 @@ import { AppError } from '../platform/errors/app-error.js';
 import type { BlobStore } from '../storage/types.js';
 import type { Database, Executor } from '../store/database.js';
 import { TaskListRenderer } from './list-json.js';
+import { taskNameProblem } from './name.js';
 import { type FailureSource, IN_PROGRESS, type TaskStatus } from './status.js';
-import type { TaskRecord, TaskStore } from './store.js';
+import type { CreateTaskInput, SentenceInput, TaskRecord, TaskStore, TranslationInput } from './store.js';
 
 // Bus topics and their messages are declared in src/bus/topics.ts.
 export type { SessionForceEndEvent } from '../bus/topics.js';
@@ -59,9 +60,10 @@ export interface TaskServiceDeps {
 export type SkipReason = 'not_found' | 'invalid_processing_status';
 
 export class TaskService {
-  reprocessor: TaskReprocessor | undefined;
-  imports: ImportStatusPort | undefined;
-  outcomeEffects: TaskOutcomeEffects | undefined;
+  /** Queues a failed task's reprocessing (retry; recovered recordings). */
+  readonly reprocessor: TaskReprocessor | undefined;
+  private readonly imports: ImportStatusPort | undefined;
+  private readonly outcomeEffects: TaskOutcomeEffects | undefined;
 
   /** ffmpeg binary for MP3 export (PARLEY_FFMPEG). */
   readonly ffmpegPath: string;
@@ -111,10 +113,41 @@ export class TaskService {
     await this.deps.store.markRead(principal.accountId, task.taskId);
   }
 
+  /** The user names the task (REST rename, a live session's set_name); the name rule applies. */
   async rename(principal: Principal, taskId: string, name: string): Promise<TaskRecord> {
+    assertTaskName(name);
     const task = await this.owned(principal, taskId);
     await this.deps.store.rename(principal.accountId, task.taskId, name);
     return { ...task, title: name, nameSource: 'user' };
+  }
+
+  // --- Writers (live sessions): the task's record through the service, so its rules apply --
+
+  /** A new task (a live session's recording); its name follows the name rule. */
+  createTask(input: CreateTaskInput): Promise<TaskRecord> {
+    assertTaskName(input.title);
+    return this.deps.store.createTask(input);
+  }
+
+  getTask(taskId: string): Promise<TaskRecord | null> {
+    return this.deps.store.getTask(taskId);
+  }
+
+  /** An in-progress move (recording -> uploading -> processing); outcomes go through complete/fail. */
+  advance(taskId: string, to: 'uploading' | 'processing'): Promise<TaskRecord> {
+    return this.deps.store.setStatus(taskId, to);
+  }
+
+  setAudio(taskId: string, audioKey: string, durationMs?: number): Promise<void> {
+    return this.deps.store.setAudio(taskId, audioKey, durationMs);
+  }
+
+  appendSentences(taskId: string, sentences: SentenceInput[]): Promise<void> {
+    return this.deps.store.appendSentences(taskId, sentences);
+  }
+
+  setTranslations(taskId: string, language: string, entries: TranslationInput[]): Promise<void> {
+    return this.deps.store.setTranslations(taskId, language, entries);
   }
 
   /** Why a task may not be deleted or force-failed right now, or null. */
@@ -273,6 +306,11 @@ export class TaskService {
     }
     return moved;
   }
+}
+
+function assertTaskName(name: string): void {
+  const problem = taskNameProblem(name);
+  if (problem) throw new AppError('validation_failed', { message: `name ${problem}.`, details: { field: 'name' } });
 }
 
 export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

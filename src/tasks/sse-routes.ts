@@ -12,7 +12,7 @@ import { openSse } from '../platform/http/sse.js';
 import type { HttpApp } from '../platform/http/types.js';
 import { sentenceShape } from './format.js';
 import { parseRange } from './range.js';
-import type { TaskRouteDeps } from './routes.js';
+import type { TaskRouteDeps } from './route-deps.js';
 import { hasDiarization } from './status.js';
 import type { SummaryRecord } from './store.js';
 import { doc } from './validate.js';

@@ -3,12 +3,13 @@
  * validator coerces types ("true" would pass as a boolean), and the spec asks for 422
  * `validation_failed` on exactly these mistakes.
  */
+
 import { AppError } from '../platform/errors/app-error.js';
+import { TASK_NAME_MAX, taskNameProblem } from './name.js';
 import { UUID } from './service.js';
 import { ACTIVE, type TaskStatus } from './status.js';
 
 export const MAX_IDS = 100;
-export const MAX_NAME = 60;
 
 export function invalid(field: string, message: string, extra: Record<string, unknown> = {}): AppError {
   return new AppError('validation_failed', { message, details: { field, ...extra } });
@@ -64,10 +65,8 @@ export function taskName(body: Record<string, unknown>): string {
   const v = body.name;
   if (typeof v !== 'string') throw invalid('name', 'name is required and must be a string.');
   const name = v.trim();
-  if (name.length === 0) throw invalid('name', 'name must not be empty.');
-  if ([...name].length > MAX_NAME) throw invalid('name', `name must be at most ${MAX_NAME} characters.`, { max: MAX_NAME });
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: names are one line of display text
-  if (/[\u0000-\u001f\u007f\u2028\u2029]/.test(name)) throw invalid('name', 'name must not contain control characters or line breaks.');
+  const problem = taskNameProblem(name);
+  if (problem) throw invalid('name', `name ${problem}.`, problem.includes('at most') ? { max: TASK_NAME_MAX } : {});
   return name;
 }
 

@@ -13,6 +13,7 @@ import type { KeyService } from '../keys/service.js';
 import type { Database } from '../store/database.js';
 import { eventData } from './events.js';
 import { type WebhookOptions, WebhookService, type WebhookTargets } from './service.js';
+import type { WebhookSender } from './signed-sender.js';
 import { WebhookStore } from './store.js';
 
 /** The keys feature as the webhook service needs it. */
@@ -31,11 +32,20 @@ export function createWebhooksModule(d: {
   database: Database;
   jobs: JobQueue;
   keys: KeyService;
+  sender: WebhookSender;
   options: WebhookOptions;
   logger: Logger;
   now: () => Date;
 }): WebhooksModule {
-  const webhooks = new WebhookService(new WebhookStore(d.database), d.jobs, keyTargets(d.keys, d.now), d.options, d.logger, d.now);
+  const webhooks = new WebhookService(
+    new WebhookStore(d.database),
+    d.jobs,
+    keyTargets(d.keys, d.now),
+    d.sender,
+    d.options,
+    d.logger,
+    d.now,
+  );
   return { webhooks };
 }
 

@@ -11,16 +11,13 @@ import { AppError } from '../platform/errors/app-error.js';
 import { fixedSchedule } from '../platform/retry.js';
 import type { Executor } from '../store/database.js';
 import type { WebhookEvent } from './events.js';
-import { eventData } from './events.js';
-import { postWebhook } from './sender.js';
-import { signWebhook } from './signer.js';
+import type { WebhookSender } from './signed-sender.js';
 import type { DeliveryRow, WebhookStore } from './store.js';
 
 export const DELIVER_JOB = 'webhook.deliver';
 /** Seconds between a failed attempt and the next one (spec rule 8): 5 attempts in all. */
 export const RETRY_SCHEDULE_S = [10, 30, 90, 270] as const;
 export const MAX_ATTEMPTS = RETRY_SCHEDULE_S.length + 1;
-export const USER_AGENT = 'SVC-Webhook/1.0';
 
 /** Where a key's notifications go; null when the key is deleted or disabled (checked at send time). */
 export interface WebhookTargets {
@@ -53,6 +50,7 @@ export class WebhookService {
     private readonly store: WebhookStore,
     private readonly jobs: JobQueue,
     private readonly targets: WebhookTargets,
+    private readonly sender: WebhookSender,
     private readonly options: WebhookOptions,
     private readonly logger: Logger,
     private readonly now: () => Date,
@@ -170,7 +168,7 @@ export class WebhookService {
       return;
     }
     const startedAt = this.now();
-    const result = await this.send(url, row.event, row.id, row.body, target.secret, this.options.timeoutMs);
+    const result = await this.sender.send(url, row.event, row.id, row.body, target.secret, this.options.timeoutMs);
     await this.store.recordAttempt(row, {
       url,
       startedAt,
@@ -197,49 +195,9 @@ export class WebhookService {
     throw new Error(`webhook ${row.id} attempt ${row.attempts} failed: ${result.error}`);
   }
 
-  /**
-   * Sends `webhook.verify` to a key-level URL before it is saved (spec rule 9): only a 2xx
-   * within the verification limit passes; anything else refuses the URL with the reason.
-   */
-  async verifyUrl(url: string, secret: string, keyId: string): Promise<void> {
-    const id = randomUUID();
-    const body = JSON.stringify({
-      event: 'webhook.verify',
-      timestamp: this.now().toISOString(),
-      delivery_id: id,
-      data: eventData.webhookVerify({ key_id: keyId }),
-    });
-    const r = await this.send(url, 'webhook.verify', id, body, secret, this.options.verifyTimeoutMs);
-    if (!r.ok) {
-      throw new AppError('validation_failed', {
-        message: `The webhook URL did not pass verification (a 2xx answer within ${this.options.verifyTimeoutMs / 1000} s is required): ${r.error}.`,
-        details: { field: 'webhook_url', status_code: r.statusCode, reason: r.error },
-      });
-    }
-  }
-
   /** Attempt log of a delivery, for operators. */
   async describe(deliveryId: string) {
     const row = await this.store.get(deliveryId);
     return row ? { delivery: row, attempts: await this.store.attempts(deliveryId) } : null;
-  }
-
-  private send(url: string, event: string, deliveryId: string, body: string, secret: string, timeoutMs: number) {
-    // Each attempt is signed afresh with its own timestamp (receivers reject old ones).
-    const ts = Math.floor(this.now().getTime() / 1000);
-    return postWebhook({
-      url,
-      body,
-      timeoutMs,
-      allowPrivate: this.options.allowPrivate,
-      headers: {
-        'Content-Type': 'application/json',
-        'X-SVC-Event': event,
-        'X-SVC-Delivery-Id': deliveryId,
-        'X-SVC-Timestamp': String(ts),
-        'X-SVC-Signature': signWebhook(secret, ts, body),
-        'User-Agent': USER_AGENT,
-      },
-    });
   }
 }

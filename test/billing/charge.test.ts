@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CREDIT_EXHAUSTED, CREDIT_LOW } from '../../src/billing/events.js';
 import { backends, type TestApp } from '../support/app.js';
-import { clock, ledger, principal, refusal, startBillingApp } from './support.js';
+import { clock, ledger, principal, realKey, refusal, startBillingApp } from './support.js';
 
 const DAY = 86_400_000;
 
@@ -115,10 +115,7 @@ describe.each(backends())('billing charges (%s)', (backend) => {
   });
 
   it('monthly spend limit per key (calendar month, UTC) refuses with budget_scope key_monthly_limit', async () => {
-    const p = principal();
-    b2().useKeyPolicies({
-      keyPolicy: async (id) => (id === p.keyId ? { allowAccountPool: true, monthlySpendLimit: 5, maxConcurrentSessions: null } : null),
-    });
+    const p = await realKey(t, { monthlySpendLimit: 5 });
     await billing().grantCredit({ accountId: p.accountId, points: 100, pool: 'account' });
     await billing().chargeOneOff(p, { type: 'summary', points: 4, idempotencyKey: `a:${p.keyId}` });
     expect(await billing().monthlySpent(p.keyId)).toBe(4);
@@ -133,19 +130,14 @@ describe.each(backends())('billing charges (%s)', (backend) => {
     c.set(saved);
     // A key without a limit reports null.
     expect(await billing().monthlySpent(principal().keyId)).toBeNull();
-    b2().useKeyPolicies(t.app.deps.keys);
   });
 
   it('a key without account pool access draws only its allotment (budget_scope key_allotment)', async () => {
-    const p = principal();
-    b2().useKeyPolicies({
-      keyPolicy: async (id) => (id === p.keyId ? { allowAccountPool: false, monthlySpendLimit: null, maxConcurrentSessions: null } : null),
-    });
+    const p = await realKey(t, { allowAccountPool: false });
     await billing().grantCredit({ accountId: p.accountId, points: 100, pool: 'account' });
     await billing().grantCredit({ accountId: p.accountId, points: 1, pool: 'key', keyId: p.keyId });
     const err = await refusal(billing().chargeOneOff(p, { type: 'summary', points: 2, idempotencyKey: `k:${p.keyId}` }));
     expect(err.details).toMatchObject({ budget_scope: 'key_allotment', remaining_budget: 1 });
-    b2().useKeyPolicies(t.app.deps.keys);
   });
 
   it('publishes credit.low and credit.exhausted once per 24 h, re-armed when credit rises', async () => {
@@ -178,21 +170,17 @@ describe.each(backends())('billing charges (%s)', (backend) => {
   });
 
   it('assertCanAfford checks a start against credit and the monthly limit without charging', async () => {
-    const p = principal();
+    const p = await realKey(t);
     await billing().grantCredit({ accountId: p.accountId, points: 1.5, pool: 'account' });
     await billing().assertCanAfford(p, 1.5);
     const short = await refusal(billing().assertCanAfford(p, 2));
     expect(short.details).toEqual({ budget_scope: 'account_credit', remaining_budget: 1.5, required: 2 });
-    b2().useKeyPolicies({
-      keyPolicy: async (id) => (id === p.keyId ? { allowAccountPool: true, monthlySpendLimit: 1, maxConcurrentSessions: null } : null),
-    });
+    await t.app.deps.keys.updateKey(p.keyId, { monthlySpendLimit: 1 });
     const capped = await refusal(billing().assertCanAfford(p, 1.5));
     expect(capped.details).toEqual({ budget_scope: 'key_monthly_limit', remaining_budget: 1, required: 1.5 });
-    b2().useKeyPolicies(t.app.deps.keys);
+    await t.app.deps.keys.updateKey(p.keyId, { monthlySpendLimit: null });
     await t.app.deps.plans.setPlan(p.accountId, 'unlimited');
     await billing().assertCanAfford(p, 1000);
     expect(await billing().available(p)).toBe(1.5);
   });
-
-  const b2 = () => billing();
 });

@@ -8,7 +8,6 @@ import { type EngineFactory, EngineRegistry } from '../../src/engines/registry.j
 import type { AnyEngine, EngineCapabilities, EngineKind, EngineTier, Translator } from '../../src/engines/types.js';
 import { createLogger } from '../../src/platform/logging.js';
 import { summarizeTask } from '../../src/processing/summarize.js';
-import { tasksOf } from '../../src/tasks/module.js';
 import { upload } from '../imports/support.js';
 import { startTestApp } from '../support/app.js';
 
@@ -121,7 +120,7 @@ describe('callers answer a refusal with the spec code', () => {
     try {
       const deps = t.app.deps;
       const key = await deps.keys.createKey({ name: 'summary' });
-      const store = tasksOf(deps).store;
+      const store = deps.tasks.store;
       const task = await store.createTask({
         accountId: key.account_id,
         keyId: key.key_id,

@@ -17,7 +17,6 @@ import type { Glossary } from '../../src/glossary/index.js';
 import { createLogger } from '../../src/platform/logging.js';
 import { decodeToPcmFile, type PcmFile, quietestCutMs } from '../../src/processing/pcm-file.js';
 import { recognizeIntoTask } from '../../src/processing/recognize.js';
-import { tasksOf } from '../../src/tasks/module.js';
 import { startTestApp, type TestApp } from '../support/app.js';
 import { convert, haveSharedAudio, JFK, SHARED_AUDIO } from '../support/audio.js';
 
@@ -46,7 +45,7 @@ describe.skipIf(!long)('recognition in windows', () => {
   });
 
   async function sentences(windowMs: number, pcm: PcmFile = audio, glossary?: Glossary) {
-    const store = tasksOf(t.app.deps).store;
+    const store = t.app.deps.tasks.store;
     const task = await store.createTask({
       accountId: 'a',
       keyId: 'k',
@@ -101,7 +100,7 @@ describe.skipIf(!long)('recognition in windows', () => {
   }, 300_000);
 
   it('refuses by need with the spec code and what is missing: no diarizer here, no recognizer for de-DE', async () => {
-    const store = tasksOf(t.app.deps).store;
+    const store = t.app.deps.tasks.store;
     const task = await store.createTask({
       accountId: 'a',
       keyId: 'k',

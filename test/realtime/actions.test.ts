@@ -6,7 +6,6 @@
  */
 import { existsSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { tasksOf } from '../../src/tasks/module.js';
 import { backends, type TestApp } from '../support/app.js';
 import {
   connect,
@@ -104,7 +103,7 @@ describe.each(backends())('session actions (%s)', (backend) => {
       expect(cl.messages.some((m) => m.data?.action === 'translation')).toBe(false);
       const finals = cl.messages.filter((m) => m.data?.action === 'result' && m.data.origin.is_final).map((m) => m.data.origin);
       expect(finals.some((f) => f.text.split(' ').includes('and'))).toBe(true); // "And so my fellow Americans"
-      const store = tasksOf(t.app.deps).store;
+      const store = t.app.deps.tasks.store;
       const translator = t.app.deps.engines.find({ kind: 'translator', from: 'en', to: 'es' })!;
       for (const f of finals) {
         const stored = await store.getSentence(started.data.task_id, f.sid);
@@ -224,7 +223,7 @@ describe.each(backends())('session actions (%s)', (backend) => {
         summary_plain_text: false,
         tokens_used: { input: expect.any(Number), output: expect.any(Number) },
       });
-      const store = tasksOf(t.app.deps).store;
+      const store = t.app.deps.tasks.store;
       const task = await store.getTask(taskId);
       expect(task).toMatchObject({ title: 'Ask not', nameSource: 'user', summaryTemplate: 'general-summary' });
       const transcript = await store.getTranscript(taskId);

@@ -10,7 +10,6 @@ import { execFileSync } from 'node:child_process';
 import { createHmac } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { tasksOf } from '../../src/tasks/module.js';
 import { api, backends, type TestApp } from '../support/app.js';
 import { parseSseBlock } from '../support/sse.js';
 import { type Receiver, startReceiver, until } from '../webhooks/receiver.js';
@@ -142,7 +141,7 @@ describe.skipIf(!haveAudio).each(backends())('live recording end to end (%s, jfk
     cl.send(vt('stop'));
     const done = await cl.next((m) => m.data?.action === 'task_complete', 20_000);
     expect(done.data.status).toBe('failed');
-    const task = await tasksOf(t.app.deps).store.getTask(started.data.task_id);
+    const task = await t.app.deps.tasks.store.getTask(started.data.task_id);
     expect(task).toMatchObject({ processingStatus: 'failed', failureSource: 'no_audio' });
     const usage = (await api(t.url, 'GET', '/api/v1/me/usage', { key })).body.data.find(
       (u: { task_id: string }) => u.task_id === started.data.task_id,

@@ -5,7 +5,6 @@
  */
 import { existsSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { tasksOf } from '../../src/tasks/module.js';
 import { api, backends, type TestApp } from '../support/app.js';
 import { connect, errorWith, event, JFK, jfkPcm, startLiveApp, startSession, streamPcm, ticketAndKey, vt } from './support.js';
 
@@ -15,7 +14,7 @@ describe.each(backends())('recording lifecycle (%s)', (backend) => {
     t = await startLiveApp(backend, { env: { PARLEY_WS_DISCONNECT_GRACE_SECONDS: '2' } });
   }, 60_000);
   afterAll(() => t?.close());
-  const taskOf = (id: string) => tasksOf(t.app.deps).store.getTask(id);
+  const taskOf = (id: string) => t.app.deps.tasks.store.getTask(id);
 
   it('force-fail of the live task: session_force_ended, the recording stops, then the task fails user_forced', async () => {
     const { ticket, key } = await ticketAndKey(t);
@@ -64,7 +63,7 @@ describe.each(backends())('recording lifecycle (%s)', (backend) => {
       }
       expect(task).toMatchObject({ processingStatus: 'completed', durationMs: 4000 });
       expect(task?.audioKey).toBeTruthy();
-      const sentences = await tasksOf(t.app.deps).store.listSentences(taskId);
+      const sentences = await t.app.deps.tasks.store.listSentences(taskId);
       expect(sentences.length).toBeGreaterThan(0);
     },
     60_000,

@@ -1,6 +1,5 @@
 import { rmSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
-import { tasksOf } from '../../src/tasks/module.js';
 import { startTestApp, type TestApp } from '../support/app.js';
 import { type Client, connect, errorWith, event, liveEngines, startSession, ticketFor, vt } from './support.js';
 
@@ -59,7 +58,7 @@ describe('graceful shutdown (sqlite)', () => {
     expect(Date.now() - closing).toBeGreaterThanOrEqual(2000); // the drain deadline was waited for
 
     second = await startTestApp({ backend: 'sqlite', reuse: { dataDir: first.dataDir } });
-    const store = tasksOf(second.app.deps).store;
+    const store = second.app.deps.tasks.store;
     expect(await store.getTask(keeps.taskId)).toMatchObject({ processingStatus: 'completed', durationMs: 1000 });
     expect(await store.getTask(stops.taskId)).toMatchObject({ processingStatus: 'completed', durationMs: 2000 });
   }, 60_000);

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ParleyApp } from '../../src/app.js';
 import type { Principal } from '../../src/platform/auth/types.js';
-import { type TaskModule, tasksOf } from '../../src/tasks/module.js';
+import type { TaskModule } from '../../src/tasks/module.js';
 import type { CreateTaskInput, SentenceInput, TaskRecord } from '../../src/tasks/store.js';
 import { type Backend, startTestApp } from '../support/app.js';
 import { parseSseBlock } from '../support/sse.js';
@@ -33,7 +33,7 @@ export interface TaskTestApp {
 export async function startTaskApp(backend: Backend): Promise<TaskTestApp> {
   const t = await startTestApp({ backend });
   const app = t.app;
-  const mod = tasksOf(app.deps);
+  const mod = app.deps.tasks;
   const a = await app.deps.keys.createKey({ name: 'A' });
   const b = await app.deps.keys.createKey({ name: 'B' });
   return {
@@ -127,4 +127,22 @@ export async function readSse(url: string, headers: Record<string, string> = {})
     if (e) events.push(e);
   }
   return { status: res.status, headers: res.headers, events, text };
+}
+
+/** A real import record, still pending, for `taskId` (the task is busy while its import processes). */
+export async function pendingImport(t: TaskTestApp, importId: string, taskId: string): Promise<void> {
+  const p = t.principalA;
+  await t.app.deps.imports.store.insert({
+    importId,
+    accountId: p.accountId,
+    keyId: p.keyId,
+    taskId,
+    originalFilename: 'a.wav',
+    fileSizeBytes: 1,
+    format: 'wav',
+    durationMs: 1000,
+    sourceKey: `tasks/${taskId}/source.wav`,
+    options: { transcriptionLanguages: ['en-US'], translationLanguages: [], recognitionMode: 'single', summary: null, glossary: null },
+    callbackUrl: null,
+  });
 }

@@ -7,7 +7,6 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { taskListItem } from '../../src/tasks/format.js';
 import { TaskListCache } from '../../src/tasks/list-cache.js';
-import { tasksOf } from '../../src/tasks/module.js';
 import { api, backends, startTestApp, type TestApp } from '../support/app.js';
 import { seedTask, startTaskApp, type TaskTestApp } from './harness.js';
 
@@ -50,7 +49,7 @@ describe.each(backends())('task list cache across processes (%s)', (backend) => 
     // The default (completed) list is a separate copy: it is refreshed too.
     expect(titles(await list(t.url, ''))).toEqual(['first', 'renamed']);
 
-    const otherStore = tasksOf(other.app.deps).store;
+    const otherStore = other.app.deps.tasks.store;
     const c = await otherStore.createTask({
       ...t.principalA,
       title: 'third',

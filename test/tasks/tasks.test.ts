@@ -3,10 +3,10 @@ import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { taskListItem } from '../../src/tasks/format.js';
-import { SESSION_FORCE_END_TOPIC } from '../../src/tasks/service.js';
+import { SESSION_FORCE_END_TOPIC, type TaskReprocessor, TaskService } from '../../src/tasks/service.js';
 import { api, backends } from '../support/app.js';
 import { outboxFor } from '../support/outbox.js';
-import { seedTask, startTaskApp, type TaskTestApp } from './harness.js';
+import { pendingImport, seedTask, startTaskApp, type TaskTestApp } from './harness.js';
 
 function filesUnder(dir: string): string[] {
   if (!existsSync(dir)) return [];
@@ -231,14 +231,11 @@ describe.each(backends())('tasks (%s)', (backend) => {
       }
       const importId = randomUUID();
       const task = await seedTask(t, { importId, typeSource: 'import' });
-      t.mod.tasks.imports = { isProcessing: async (id) => id === importId };
-      try {
-        const r = await api(t.url, 'DELETE', `/api/v1/tasks/${task.taskId}`, { key: t.keyA });
-        expect(r.status).toBe(422);
-        expect(r.body.data.error_code).toBe('invalid_processing_status');
-      } finally {
-        t.mod.tasks.imports = undefined;
-      }
+      await pendingImport(t, importId, task.taskId);
+      const r = await api(t.url, 'DELETE', `/api/v1/tasks/${task.taskId}`, { key: t.keyA });
+      expect(r.status).toBe(422);
+      expect(r.body.data.error_code).toBe('invalid_processing_status');
+      await t.app.deps.imports.store.fail(importId, 'internal_error', 'x');
       expect((await api(t.url, 'DELETE', `/api/v1/tasks/${task.taskId}`, { key: t.keyA })).status).toBe(200);
     });
 
@@ -309,49 +306,51 @@ describe.each(backends())('tasks (%s)', (backend) => {
       expect((await api(t.url, 'POST', `/api/v1/tasks/${done.taskId}/force-fail`, { key: t.keyA })).status).toBe(422);
       const importId = randomUUID();
       const importing = await seedTask(t, { status: 'importing', importId });
-      t.mod.tasks.imports = { isProcessing: async () => true };
-      try {
-        const r = await api(t.url, 'POST', `/api/v1/tasks/${importing.taskId}/force-fail`, { key: t.keyA });
-        expect(r.status).toBe(422);
-        expect((await t.mod.store.getTask(importing.taskId))!.processingStatus).toBe('importing');
-      } finally {
-        t.mod.tasks.imports = undefined;
-      }
+      await pendingImport(t, importId, importing.taskId);
+      const r = await api(t.url, 'POST', `/api/v1/tasks/${importing.taskId}/force-fail`, { key: t.keyA });
+      expect(r.status).toBe(422);
+      expect((await t.mod.store.getTask(importing.taskId))!.processingStatus).toBe('importing');
     });
 
     it('retry: 422 without a reprocessor, without audio, or when not failed; otherwise 202 and processing', async () => {
+      // The task service with other ports than the app's (a deployment without reprocessing;
+      // a queue that records or refuses): its answers are the ones the routes render.
+      const serviceWith = (reprocessor?: TaskReprocessor) =>
+        new TaskService({ store: t.mod.store, database: t.app.deps.database, blobs: t.app.deps.blobs, bus: t.app.deps.bus, reprocessor });
       const task = await seedTask(t, { status: 'failed', audio: true });
-      const real = t.mod.tasks.reprocessor; // the imports feature's; a deployment could lack one
-      t.mod.tasks.reprocessor = undefined;
-      const none = await api(t.url, 'POST', `/api/v1/tasks/${task.taskId}/retry`, { key: t.keyA });
-      expect(none.status).toBe(422);
-      expect(none.body.data).toMatchObject({ error_code: 'invalid_processing_status', details: { reason: 'reprocessing_unavailable' } });
+      await expect(serviceWith().retry(t.principalA, task.taskId)).rejects.toMatchObject({
+        code: 'invalid_processing_status',
+        details: { reason: 'reprocessing_unavailable' },
+      });
       const queued: string[] = [];
-      t.mod.tasks.reprocessor = { reprocess: async (x) => void queued.push(x.taskId) };
-      try {
-        expect((await api(t.url, 'POST', `/api/v1/tasks/${task.taskId}/retry`, { key: t.keyB })).status).toBe(404);
-        const r = await api(t.url, 'POST', `/api/v1/tasks/${task.taskId}/retry`, { key: t.keyA });
-        expect(r.status).toBe(202);
-        expect(r.body).toEqual({ message: expect.any(String), data: { task_id: task.taskId, processing_status: 'processing' } });
-        expect(queued).toEqual([task.taskId]);
-        expect((await t.mod.store.getTask(task.taskId))!.processingStatus).toBe('processing');
-        const twice = await api(t.url, 'POST', `/api/v1/tasks/${task.taskId}/retry`, { key: t.keyA });
-        expect(twice.status).toBe(422);
-        const noAudio = await seedTask(t, { status: 'failed' });
-        const na = await api(t.url, 'POST', `/api/v1/tasks/${noAudio.taskId}/retry`, { key: t.keyA });
-        expect(na.body.data).toMatchObject({ error_code: 'invalid_processing_status', details: { reason: 'no_audio' } });
-        // A reprocessor that cannot queue leaves the task failed.
-        const broken = await seedTask(t, { status: 'failed', audio: true });
-        t.mod.tasks.reprocessor = {
-          reprocess: async () => {
-            throw new Error('queue down');
-          },
-        };
-        expect((await api(t.url, 'POST', `/api/v1/tasks/${broken.taskId}/retry`, { key: t.keyA })).status).toBe(500);
-        expect((await t.mod.store.getTask(broken.taskId))!.processingStatus).toBe('failed');
-      } finally {
-        t.mod.tasks.reprocessor = real;
-      }
+      const recording = serviceWith({ reprocess: async (x) => void queued.push(x.taskId) });
+      await expect(recording.retry(t.principalB, task.taskId)).rejects.toMatchObject({ code: 'recording_not_found' });
+      expect(await recording.retry(t.principalA, task.taskId)).toMatchObject({ taskId: task.taskId, processingStatus: 'processing' });
+      expect(queued).toEqual([task.taskId]);
+      expect((await t.mod.store.getTask(task.taskId))!.processingStatus).toBe('processing');
+      await expect(recording.retry(t.principalA, task.taskId)).rejects.toMatchObject({ code: 'invalid_processing_status' });
+      // A reprocessor that cannot queue leaves the task failed.
+      const broken = await seedTask(t, { status: 'failed', audio: true });
+      const refusing = serviceWith({
+        reprocess: async () => {
+          throw new Error('queue down');
+        },
+      });
+      await expect(refusing.retry(t.principalA, broken.taskId)).rejects.toMatchObject({ code: 'internal_error' });
+      expect((await t.mod.store.getTask(broken.taskId))!.processingStatus).toBe('failed');
+
+      // Over HTTP with the app's own queue: 404 for another account, 202 and a durable job, then 422.
+      const real = await seedTask(t, { status: 'failed', audio: true });
+      expect((await api(t.url, 'POST', `/api/v1/tasks/${real.taskId}/retry`, { key: t.keyB })).status).toBe(404);
+      const r = await api(t.url, 'POST', `/api/v1/tasks/${real.taskId}/retry`, { key: t.keyA });
+      expect(r.status).toBe(202);
+      expect(r.body).toEqual({ message: expect.any(String), data: { task_id: real.taskId, processing_status: 'processing' } });
+      const jobs = await t.app.deps.database.db.selectFrom('jobs').select('payload').where('name', '=', 'task.reprocess').execute();
+      expect(jobs.map((j) => JSON.parse(j.payload).taskId)).toContain(real.taskId);
+      const noAudio = await seedTask(t, { status: 'failed' });
+      const na = await api(t.url, 'POST', `/api/v1/tasks/${noAudio.taskId}/retry`, { key: t.keyA });
+      expect(na.status).toBe(422);
+      expect(na.body.data).toMatchObject({ error_code: 'invalid_processing_status', details: { reason: 'no_audio' } });
     });
   });
 });

@@ -12,7 +12,6 @@ import { join } from 'node:path';
 import { sql } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
 import { InProcessBus } from '../../src/bus/in-process.js';
-import { tasksOf } from '../../src/tasks/module.js';
 import { verifyWebhookSignature } from '../../src/webhooks/signer.js';
 import { connect, JFK, jfkPcm, liveEngines, startSession, streamPcm, vt } from '../realtime/support.js';
 import { api, backends, createPgSchema, dropPgSchema, startTestApp } from '../support/app.js';
@@ -105,7 +104,7 @@ describe.each(backends())('durable task webhooks (%s)', (backend) => {
     const t = await startTestApp({ backend });
     cleanup.push(() => t.close());
     const key = await t.app.deps.keys.createKey({ name: 'k' });
-    const { store, tasks } = tasksOf(t.app.deps);
+    const { store, tasks } = t.app.deps.tasks;
     const task = await store.createTask({
       accountId: key.account_id,
       keyId: key.key_id,

@@ -5,7 +5,6 @@
 import { createHmac } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { InProcessBus } from '../../src/bus/in-process.js';
-import { tasksOf } from '../../src/tasks/module.js';
 import { api, backends, startTestApp, type TestApp } from '../support/app.js';
 import { type Receiver, startReceiver, until } from './receiver.js';
 
@@ -23,7 +22,7 @@ describe.each(backends())('force-fail webhook (%s)', (backend) => {
 
   it('sends a signed recording.failed with failure_source user_forced', async () => {
     const key = await t.app.deps.keys.createKey({ name: 'k', webhookUrl: rx.url });
-    const store = tasksOf(t.app.deps).store;
+    const store = t.app.deps.tasks.store;
     const task = await store.createTask({
       accountId: key.account_id,
       keyId: key.key_id,

@@ -8,7 +8,6 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { tasksOf } from '../../src/tasks/module.js';
 import { createPgSchema, dropPgSchema, startTestApp } from '../support/app.js';
 import { testRedisUrl } from '../support/services.js';
 import { startReceiver, until } from './receiver.js';
@@ -38,7 +37,7 @@ describe.skipIf(!redisUrl || !pg)('task webhooks with two workers (PostgreSQL + 
     cleanup.push(() => b.close());
     await new Promise((r) => setTimeout(r, 200)); // subscriptions reach Redis
     const key = await a.app.deps.keys.createKey({ webhookUrl: rx.url });
-    const [ta, tb] = [tasksOf(a.app.deps), tasksOf(b.app.deps)];
+    const [ta, tb] = [a.app.deps.tasks, b.app.deps.tasks];
     const newTask = () =>
       ta.store.createTask({
         accountId: key.account_id,

@@ -6,8 +6,6 @@
  */
 import { randomUUID } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
-import { importsOf } from '../../src/imports/module.js';
-import { tasksOf } from '../../src/tasks/module.js';
 import { RECORDING_FAILED_TEXT } from '../../src/webhooks/events.js';
 import { backends, startTestApp, type TestApp } from '../support/app.js';
 import { startReceiver, until } from './receiver.js';
@@ -17,7 +15,7 @@ async function task(
   key: { account_id: string; key_id: string },
   extra: { title?: string; translationLanguages?: string[] } = {},
 ) {
-  return tasksOf(t.app.deps).store.createTask({
+  return t.app.deps.tasks.store.createTask({
     accountId: key.account_id,
     keyId: key.key_id,
     title: extra.title ?? 'n',
@@ -42,7 +40,7 @@ describe.each(backends())('task webhooks (%s)', (backend) => {
     const t = await startTestApp({ backend });
     cleanup.push(() => t.close());
     const key = await t.app.deps.keys.createKey({ webhookUrl: rx.url });
-    const { tasks } = tasksOf(t.app.deps);
+    const { tasks } = t.app.deps.tasks;
     const t1 = await task(t, key, { title: 'Weekly sync', translationLanguages: ['es'] });
     await tasks.complete(t1.taskId, { durationMs: 125000 });
     await until(() => rx.received.length === 2, 5000, 'recording.completed');
@@ -72,7 +70,7 @@ describe.each(backends())('task webhooks (%s)', (backend) => {
     const cb = await startReceiver();
     cleanup.push(() => cb.close());
     const t4 = await task(t, key);
-    const imports = importsOf(t.app.deps).store;
+    const imports = t.app.deps.imports.store;
     const imp = await imports.insert({
       importId: randomUUID(),
       accountId: key.account_id,
@@ -92,7 +90,7 @@ describe.each(backends())('task webhooks (%s)', (backend) => {
     expect(cb.received).toHaveLength(0);
     // Once the import has ended, later outcomes of its task go to the import's callback_url.
     await imports.fail(imp.importId, 'internal_error', 'x');
-    await tasksOf(t.app.deps).store.setStatus(t4.taskId, 'processing');
+    await t.app.deps.tasks.store.setStatus(t4.taskId, 'processing');
     await tasks.complete(t4.taskId);
     await until(() => cb.received.length === 1, 5000, 'recording.completed to the callback_url');
     expect(cb.received[0]!.json).toMatchObject({ event: 'recording.completed', data: { task_id: t4.taskId } });

@@ -41,7 +41,8 @@ export function responseTransport(res: ServerResponse): Transport {
     },
     onDrain(cb) {
       if (res.writableEnded || res.destroyed) {
-        queueMicrotask(cb);
+        // Writes are no-ops now, so the waiter can go on (next turn: never a microtask spin).
+        setImmediate(cb);
         return;
       }
       const done = () => {

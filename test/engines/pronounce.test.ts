@@ -1,7 +1,7 @@
 /** Pronunciations for glossary words the CMU dictionary lacks: eSpeak NG IPA to CMU phones. */
 import { describe, expect, it } from 'vitest';
 import { dictionaryWord, ipaToCmu, pronounce } from '../../src/engines/builtin/pocketsphinx/pronounce.js';
-import { vocabularyFor } from '../../src/engines/builtin/pocketsphinx/vocabulary.js';
+import { MAX_VOCABULARY_WORDS, vocabularyFor } from '../../src/engines/builtin/pocketsphinx/vocabulary.js';
 
 describe('IPA to CMU phones', () => {
   it('maps eSpeak en-us output: stress and length dropped, diphthongs and affricates as one phone', () => {
@@ -29,5 +29,14 @@ describe('vocabulary from glossary terms (espeak-ng)', () => {
     expect(v.key).toBe('kubernetes picovoice');
     expect((await vocabularyFor(['the country'])).key).toBe('');
     expect((await vocabularyFor(undefined)).words).toEqual([]);
+  });
+
+  it('at most 16 added words (more crash this PocketSphinx version), the glossary order deciding', async () => {
+    const terms = Array.from({ length: 30 }, (_, i) => `Zorblax${String.fromCharCode(97 + i)}`);
+    const v = await vocabularyFor(terms);
+    expect(v.words).toHaveLength(MAX_VOCABULARY_WORDS);
+    expect(MAX_VOCABULARY_WORDS).toBe(16);
+    expect(v.words.map((w) => w.word)).toContain('zorblaxa');
+    expect(v.words.map((w) => w.word)).not.toContain('zorblaxz');
   });
 });

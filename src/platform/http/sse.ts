@@ -13,6 +13,8 @@ import { responseTransport } from '../../stream/transports.js';
 
 /** The spec's SSE heartbeat: a comment line every 15 seconds. */
 export const SSE_HEARTBEAT_MS = 15_000;
+/** How long close() lets a client read the frames still waiting before the connection is cut. */
+const CLOSE_FLUSH_MS = 5_000;
 
 export interface SseStream {
   /**
@@ -68,6 +70,8 @@ export function openSse(request: FastifyRequest, reply: FastifyReply, options: S
   });
   res.flushHeaders?.();
   let closed = false;
+  /** close() was called: nothing more is accepted; what waits is still written (up to CLOSE_FLUSH_MS). */
+  let closing = false;
   let resolveDone!: () => void;
   const done = new Promise<void>((r) => {
     resolveDone = r;
@@ -95,23 +99,39 @@ export function openSse(request: FastifyRequest, reply: FastifyReply, options: S
 
   const stream: SseStream = {
     send(event, data, id, opts) {
-      if (closed) return false;
+      if (closed || closing) return false;
       return outbox.offer(frameOf(event, data, id), opts?.interim ?? false) && !outbox.congested;
     },
     comment(text) {
       // A heartbeat only matters on an idle connection; a busy or blocked one skips it.
-      if (!closed && !outbox.congested) outbox.offer(`: ${text.replace(/\n/g, ' ')}\n\n`);
+      if (!closed && !closing && !outbox.congested) outbox.offer(`: ${text.replace(/\n/g, ' ')}\n\n`);
     },
     async drained() {
       while (!closed && outbox.congested) await new Promise<void>((r) => transport.onDrain(r));
     },
     close() {
-      if (closed) return;
-      res.end();
-      finish();
+      if (closed || closing) return;
+      closing = true;
+      if (!outbox.congested) {
+        res.end();
+        finish();
+        return;
+      }
+      // The frames already accepted (e.g. the final event) still go out; a client that does not
+      // read them in time is cut off.
+      const cut = setTimeout(() => {
+        res.destroy();
+        finish();
+      }, CLOSE_FLUSH_MS);
+      cut.unref();
+      void stream.drained().then(() => {
+        clearTimeout(cut);
+        if (!closed) res.end();
+        finish();
+      });
     },
     get closed() {
-      return closed;
+      return closed || closing;
     },
     get stats() {
       return outbox.stats;

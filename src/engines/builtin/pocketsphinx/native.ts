@@ -5,6 +5,7 @@
  */
 import { existsSync } from 'node:fs';
 import koffi from 'koffi';
+import { lmDictionary } from './lm-dictionary.js';
 
 export const MODEL_DIR = '/usr/share/pocketsphinx/model/en-us';
 
@@ -93,10 +94,10 @@ export type DecoderProfile = 'file' | 'stream';
  *   (default 30,000) halve the CPU time of the first pass (real-time factor 0.25 -> 0.13 of
  *   one core) with the same WER on all three sets. Narrower HMM beams (-beam 1e-40) or fewer
  *   HMMs (3,000) were faster still but lost words (jfk 32 % -> 41-55 %).
- * - Live streams skip the flat-lexicon second pass (-fwdflat no): ending an utterance then
- *   takes 1-75 ms instead of 60-400 ms, time during which the next utterance's audio waits,
- *   and the finals' WER stayed the same (29-30 %). Files keep it: there it is worth 14 points
- *   on jfk (27 % vs 45 %) for 15 % more time.
+ * - Stream decoders (interims only) skip the flat-lexicon second pass (-fwdflat no): ending
+ *   an utterance then takes 1-75 ms instead of 60-400 ms, time during which the next
+ *   utterance's audio waits. Files keep it: there it is worth 14 points on jfk (27 % vs
+ *   45 %) for 15 % more time. Live finals are decoded by file decoders (streaming.ts).
  * - The phone-loop lookahead of live streams is a setting (PARLEY_POCKETSPHINX_STREAM_LOOKAHEAD,
  *   frames; default 0 here, 5 in the library). It holds every hypothesis back by its length:
  *   at 0 the first words of an utterance show ~60 ms sooner (first partial p95 256-276 ms vs
@@ -159,7 +160,7 @@ export class PsDecoder {
       '-lm',
       `${modelDir}/en-us.lm.bin`,
       '-dict',
-      `${modelDir}/cmudict-en-us.dict`,
+      lmDictionary(modelDir),
       '-logfn',
       '/dev/null',
       ...decoderArguments(profile, options),

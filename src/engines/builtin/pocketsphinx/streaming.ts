@@ -216,16 +216,17 @@ class PocketSphinxStream implements RecognizerStream {
     if (pcm.length > 0) this.decodeFinal(pcm, fromMs);
   }
 
-  /** New terms: added to this stream's decoder (which then serves no other vocabulary) and used for the finals. */
+  /**
+   * New terms, for the finals; the stream decoder (interims) learns them only if it has no
+   * words of its own yet: PocketSphinx allows only a few added words per decoder
+   * (vocabulary.ts), and a decoder never forgets one.
+   */
   private takeVocabulary(): void {
     const next = this.nextVocabulary;
     if (!next) return;
     this.nextVocabulary = null;
     if (next.key === this.vocabulary.key) return;
-    const had = this.decoder.vocabularyKey;
-    this.decoder.addVocabulary(next);
-    // A decoder holding two vocabularies must not be taken for either of them later.
-    if (had !== '') this.decoder.vocabularyKey = `${had}\n${next.key}`;
+    if (this.decoder.vocabularyKey === '') this.decoder.addVocabulary(next);
     this.vocabulary = next;
   }
 

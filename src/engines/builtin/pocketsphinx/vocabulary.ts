@@ -7,8 +7,13 @@ import { readFileSync } from 'node:fs';
 import { MODEL_DIR, NO_VOCABULARY, type Vocabulary } from './native.js';
 import { dictionaryWord, pronounce } from './pronounce.js';
 
-/** At most this many words are added for one session or import (the search is rebuilt with them). */
-export const MAX_VOCABULARY_WORDS = 500;
+/**
+ * At most this many words are added to one decoder. Debian's PocketSphinx 5prealpha crashes
+ * (segmentation fault in the search, on real speech) once 19 or more words have been added to
+ * a decoder (found with bench:engines' 50-term glossary; 18 worked, whichever words). The
+ * first terms of the glossary win; the others still get fuzzy correction and casing.
+ */
+export const MAX_VOCABULARY_WORDS = 16;
 
 let known: Set<string> | null = null;
 
@@ -29,11 +34,13 @@ export async function vocabularyFor(terms: readonly string[] | undefined): Promi
   const dict = dictionaryWords();
   const unknown = [
     ...new Set(terms.flatMap((t) => t.split(/\s+/).map(dictionaryWord)).filter((w): w is string => w !== null && !dict.has(w))),
-  ]
-    .sort()
-    .slice(0, MAX_VOCABULARY_WORDS);
+  ];
   if (!unknown.length) return NO_VOCABULARY;
   const phones = await pronounce(unknown);
-  const words = unknown.filter((w) => phones.has(w)).map((w) => ({ word: w, phones: phones.get(w)!.join(' ') }));
+  const words = unknown
+    .filter((w) => phones.has(w))
+    .slice(0, MAX_VOCABULARY_WORDS)
+    .sort()
+    .map((w) => ({ word: w, phones: phones.get(w)!.join(' ') }));
   return words.length ? { key: words.map((w) => w.word).join(' '), words } : NO_VOCABULARY;
 }

@@ -6,7 +6,7 @@
 import type { FastifyRequest } from 'fastify';
 import { principalOf, requireApiKey } from '../platform/auth/hooks.js';
 import type { Authenticator } from '../platform/auth/types.js';
-import { AppError } from '../platform/errors/app-error.js';
+import { pagedStatusQuery } from '../platform/http/query.js';
 import { ok } from '../platform/http/reply.js';
 import type { HttpApp } from '../platform/http/types.js';
 import {
@@ -21,7 +21,6 @@ import {
   VerifyResult,
 } from './schemas.js';
 import { type BroadcastService, STATUSES } from './service.js';
-import type { BroadcastStatus } from './store.js';
 import type { ViewerService } from './viewer-service.js';
 
 export interface BroadcastRouteDeps {
@@ -32,19 +31,6 @@ export interface BroadcastRouteDeps {
 
 type IdParams = { Params: { id: string } };
 type TokenParams = { Params: { token: string } };
-
-function intParam(query: Record<string, unknown>, name: string, min: number, max: number, fallback: number): number {
-  const raw = query[name];
-  if (raw === undefined) return fallback;
-  const n = typeof raw === 'string' && /^\d+$/.test(raw) ? Number(raw) : Number.NaN;
-  if (!Number.isInteger(n) || n < min || n > max) {
-    throw new AppError('validation_failed', {
-      message: `${name} must be a whole number from ${min} to ${max}.`,
-      details: { field: name, min, max },
-    });
-  }
-  return n;
-}
 
 /** The viewer caption stream of a token, on the host the request reached (behind a proxy: its forwarded host). */
 function shareUrl(request: FastifyRequest, token: string): string {
@@ -83,17 +69,12 @@ export function registerBroadcastRoutes(app: HttpApp, deps: BroadcastRouteDeps):
       },
     },
     async (request) => {
-      const q = request.query as Record<string, unknown>;
-      const status = q.status === undefined ? null : String(q.status);
-      if (status !== null && !(STATUSES as string[]).includes(status)) {
-        throw new AppError('validation_failed', {
-          message: `status must be one of ${STATUSES.join(', ')}.`,
-          details: { field: 'status', valid_values: STATUSES },
-        });
-      }
-      const page = intParam(q, 'page', 1, 100_000, 1);
-      const perPage = intParam(q, 'per_page', 1, 100, 20);
-      return deps.broadcasts.list(principalOf(request), page, perPage, status as BroadcastStatus | null);
+      const { page, perPage, status } = pagedStatusQuery(request.query as Record<string, unknown>, STATUSES, {
+        min: 1,
+        max: 100,
+        fallback: 20,
+      });
+      return deps.broadcasts.list(principalOf(request), page, perPage, status);
     },
   );
 

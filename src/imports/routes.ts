@@ -8,6 +8,7 @@ import type { EventBus } from '../bus/types.js';
 import { principalOf, requireApiKey } from '../platform/auth/hooks.js';
 import type { Authenticator } from '../platform/auth/types.js';
 import { AppError } from '../platform/errors/app-error.js';
+import { pagedStatusQuery } from '../platform/http/query.js';
 import { ok } from '../platform/http/reply.js';
 import { streamToSse } from '../platform/http/sse.js';
 import type { HttpApp } from '../platform/http/types.js';
@@ -28,19 +29,6 @@ export interface ImportRouteDeps {
 
 type IdParams = { Params: { importId: string } };
 const STATUSES: ImportStatus[] = ['pending', 'processing', 'completed', 'failed'];
-
-function intParam(query: Record<string, unknown>, name: string, min: number, max: number, fallback: number): number {
-  const raw = query[name];
-  if (raw === undefined) return fallback;
-  const n = typeof raw === 'string' && /^\d+$/.test(raw) ? Number(raw) : Number.NaN;
-  if (!Number.isInteger(n) || n < min || n > max) {
-    throw new AppError('validation_failed', {
-      message: `${name} must be a whole number from ${min} to ${max}.`,
-      details: { field: name, min, max },
-    });
-  }
-  return n;
-}
 
 export function registerImportRoutes(app: HttpApp, deps: ImportRouteDeps): void {
   const onRequest = requireApiKey(deps.auth, 'header');
@@ -91,17 +79,12 @@ export function registerImportRoutes(app: HttpApp, deps: ImportRouteDeps): void 
     '/api/v1/imports',
     { onRequest, schema: schema('Imports of the caller, newest first: page, per_page (5-20), status.') },
     async (request) => {
-      const q = request.query as Record<string, unknown>;
-      const status = q.status === undefined ? null : String(q.status);
-      if (status !== null && !(STATUSES as string[]).includes(status)) {
-        throw new AppError('validation_failed', {
-          message: `status must be one of ${STATUSES.join(', ')}.`,
-          details: { field: 'status', valid_values: STATUSES },
-        });
-      }
-      const page = intParam(q, 'page', 1, 100_000, 1);
-      const perPage = intParam(q, 'per_page', 5, 20, 20);
-      return deps.imports.list(principalOf(request), page, perPage, status as ImportStatus | null);
+      const { page, perPage, status } = pagedStatusQuery(request.query as Record<string, unknown>, STATUSES, {
+        min: 5,
+        max: 20,
+        fallback: 20,
+      });
+      return deps.imports.list(principalOf(request), page, perPage, status);
     },
   );
 

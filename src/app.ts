@@ -17,6 +17,8 @@ import { InProcessBus } from './bus/in-process.js';
 import { RedisBus } from './bus/redis.js';
 import type { EventBus } from './bus/types.js';
 import { type Config, ConfigError, rolesWithoutBusProblem } from './config.js';
+import { createFfmpegAudio } from './engines/audio/ffmpeg-audio.js';
+import type { AudioTools } from './engines/audio/port.js';
 import { EngineRegistry } from './engines/registry.js';
 import { glossaryLimits } from './glossary/limits.js';
 import { registerGlossaryRoutes } from './glossary/routes.js';
@@ -74,6 +76,8 @@ export interface AppDeps {
   jobs: JobQueue;
   rateLimiter: RateLimiter;
   engines: EngineRegistry;
+  /** Decoding, measuring and encoding audio (src/engines/audio/port.ts; ffmpeg today). */
+  audio: AudioTools;
   /** Audio and other large files (local disk under PARLEY_DATA_DIR/blobs by default). */
   blobs: BlobStore;
   /** Injectable clock (tests move time; production uses the system clock). */
@@ -150,6 +154,8 @@ export async function buildApp(config: Config, overrides: BuildOverrides = {}): 
   const streams = new SessionStreams(bus, logger.child({ component: 'stream' }));
   const blobs = new LocalDiskBlobStore(join(config.platform.dataDir, 'blobs'));
   const engines = overrides.engines ?? EngineRegistry.fromEngines([]);
+  // Audio behind one interface (src/engines/audio/port.ts); ffmpeg's path is known only here.
+  const audio = createFfmpegAudio(config.engines.ffmpegPath);
   const summaryTemplates = SummaryTemplateCatalogue.fromSettings(config.summaryTemplates);
 
   // Modules, each built once with its ports. The order follows the ports: keys (with the
@@ -178,7 +184,6 @@ export async function buildApp(config: Config, overrides: BuildOverrides = {}): 
     // own outcome (recording.* then import.*), later outcomes of its task go to its callback_url;
     // a broadcast's recordings go to the broadcast's callback_url.
     outcomeEffects: taskOutcomeWebhooks(webhooks, firstRouting(importTaskRouting(importStore), broadcastTaskRouting())),
-    ffmpegPath: config.engines.ffmpegPath,
   });
   const imports = createImportsModule({
     config,
@@ -192,6 +197,7 @@ export async function buildApp(config: Config, overrides: BuildOverrides = {}): 
     engines,
     templates: summaryTemplates,
     webhooks,
+    audio,
     bus,
     logger,
     now,
@@ -239,6 +245,7 @@ export async function buildApp(config: Config, overrides: BuildOverrides = {}): 
     jobs,
     rateLimiter,
     engines,
+    audio,
     blobs,
     now,
     build,
@@ -268,7 +275,7 @@ export async function buildApp(config: Config, overrides: BuildOverrides = {}): 
     registerKeyRoutes(http, { auth, keys, monthlySpent: (keyId) => billing.monthlySpent(keyId) });
     registerBillingRoutes(http, { plans, billing, limits, tickets, now }, auth);
     registerSummaryTemplateRoutes(http, { auth, templates: summaryTemplates });
-    registerTaskRoutes(http, { auth, tasks: tasks.tasks, speakers: tasks.speakers, blobs, logger });
+    registerTaskRoutes(http, { auth, tasks: tasks.tasks, speakers: tasks.speakers, blobs, audio, logger });
     registerImports(http, { auth, imports, bus, rateLimiter, uploadsPerMinute: config.imports.uploadsPerMinute });
     subtitles.registerApi(http, auth);
     registerBroadcasts(http, broadcasts, auth);
@@ -297,7 +304,7 @@ export async function buildApp(config: Config, overrides: BuildOverrides = {}): 
           authenticator,
           templates: summaryTemplates,
           glossaryLimits: glossaryLimits(config),
-          ffmpegPath: config.engines.ffmpegPath,
+          audio,
         }),
         broadcasts: broadcasts.host,
       },

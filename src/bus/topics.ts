@@ -4,7 +4,9 @@
  * topic, so a wrong payload or a misspelt topic is a type error. Topic names with a variable
  * part are template-literal keys (`import.${string}.progress`) built by the helpers below.
  */
-import type { SessionEvent } from '../stream/events.js';
+import type { SessionEvent, SpeakerEvent } from '../stream/events.js';
+
+export type { SpeakerEvent };
 
 // --- Billing: credit crossings (the webhooks feature sends credit.low / credit.exhausted) ---
 
@@ -58,13 +60,7 @@ export interface BroadcastRevokedEvent {
 
 export const speakerTopic = (taskId: string) => `task.${taskId}.speakers` as const;
 
-export type SpeakerEvent =
-  | { event: 'speaker_renamed'; data: { speaker_id: string; new_label: string; affected_sids: number[] } }
-  | { event: 'speaker_reassigned'; data: { sid: number; old_speaker_id: string; new_speaker_id: string; new_speaker_label: string } }
-  | {
-      event: 'speakers_merged';
-      data: { source_speaker_id: string; target_speaker_id: string; target_speaker_label: string; affected_sids: number[] };
-    };
+// SpeakerEvent (the message of this topic) is a session event: src/stream/events.ts.
 
 // --- Import progress (worker publishes, the progress SSE stream forwards) ---
 

@@ -11,7 +11,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { Command } from 'commander';
 import pino from 'pino';
 import { loadConfig } from '../config.js';
-import { decodeToPcm } from '../engines/audio/ffmpeg.js';
+import { createFfmpegAudio } from '../engines/audio/ffmpeg-audio.js';
 import { createEngines } from '../engines/index.js';
 import type { Refusal } from '../engines/needs.js';
 import type { EngineRegistry } from '../engines/registry.js';
@@ -87,7 +87,7 @@ export function buildProgram(): Command {
         if (!selected.ok) throw unserved(selected.refusal, engines.languagesFor('file-stt'));
         const stt = selected.engine;
         const config = loadConfig();
-        const audio = await decodeToPcm(file, { ffmpegPath: config.engines.ffmpegPath });
+        const audio = await createFfmpegAudio(config.engines.ffmpegPath).decode(file);
         const t0 = performance.now();
         const r = await stt.transcribe(audio, { language: lang });
         const words = r.segments.flatMap((s) => s.words.map((w) => ({ text: w.text, start_ms: w.startMs, end_ms: w.endMs })));

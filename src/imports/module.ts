@@ -9,6 +9,7 @@ import type { Logger } from 'pino';
 import type { BillingService } from '../billing/service.js';
 import type { EventBus } from '../bus/types.js';
 import type { Config } from '../config.js';
+import type { AudioTools } from '../engines/audio/port.js';
 import type { EngineRegistry } from '../engines/registry.js';
 import { glossaryLimits } from '../glossary/index.js';
 import type { JobQueue } from '../jobs/types.js';
@@ -50,6 +51,8 @@ export interface ImportsWiring {
   engines: EngineRegistry;
   templates: SummaryTemplateCatalogue;
   webhooks: WebhookService;
+  /** Decoding, measuring and encoding audio (src/engines/audio/port.ts). */
+  audio: AudioTools;
   bus: EventBus;
   logger: Logger;
   now: () => Date;
@@ -60,7 +63,6 @@ export function createImportsModule(d: ImportsWiring): ImportsModule {
   const { store } = d;
   const tempDir = join(d.config.platform.dataDir, 'tmp', 'imports');
   const logger = d.logger.child({ component: 'imports' });
-  const ffmpegPath = d.config.engines.ffmpegPath;
   const service = new ImportService({
     imports: store,
     tasks: d.tasks.store,
@@ -73,7 +75,7 @@ export function createImportsModule(d: ImportsWiring): ImportsModule {
     glossaryLimits: glossaryLimits(d.config),
     logger,
     now: d.now,
-    ffmpegPath,
+    audio: d.audio,
     tempDir,
     settings: s,
   });
@@ -89,7 +91,7 @@ export function createImportsModule(d: ImportsWiring): ImportsModule {
     webhooks: d.webhooks,
     bus: d.bus,
     logger,
-    ffmpegPath,
+    audio: d.audio,
     tempDir,
     bounds: { minDurationMs: s.minDurationMs, maxDurationMs: s.maxDurationMs },
   });
@@ -101,7 +103,7 @@ export function createImportsModule(d: ImportsWiring): ImportsModule {
     billing: d.billing,
     templates: d.templates,
     logger: d.logger.child({ component: 'reprocess' }),
-    ffmpegPath,
+    audio: d.audio,
     tempDir: join(d.config.platform.dataDir, 'tmp', 'reprocess'),
     async settingsOf(task) {
       const imp = task.importId ? await store.get(task.importId) : null;

@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import type { Logger } from 'pino';
 import type { BillingService } from '../billing/service.js';
 import type { EventBus } from '../bus/types.js';
-import { encodeFile } from '../engines/audio/ffmpeg.js';
+import type { AudioTools } from '../engines/audio/port.js';
 import { EngineError } from '../engines/errors.js';
 import type { EngineRegistry } from '../engines/registry.js';
 import type { JobContext } from '../jobs/types.js';
@@ -51,7 +51,8 @@ export interface PipelineDeps {
   webhooks: WebhookService;
   bus: EventBus;
   logger: Logger;
-  ffmpegPath: string;
+  /** Decoding and the M4A copy (the composition root's AudioTools). */
+  audio: Pick<AudioTools, 'decodeToFile' | 'encodeFile'>;
   tempDir: string;
   bounds: { minDurationMs: number; maxDurationMs: number };
 }
@@ -266,7 +267,7 @@ export class ImportPipeline {
 
   /** Decodes the stored source, checks the duration bounds, stores the M4A copy on the task. */
   private async convert(imp: ImportRecord, pcmPath: string): Promise<{ audio: PcmFile; durationMs: number }> {
-    const { blobs, tasks, ffmpegPath } = this.d;
+    const { blobs, tasks, audio: tools } = this.d;
     mkdirSync(this.d.tempDir, { recursive: true });
     const m4a = join(this.d.tempDir, `${imp.importId}-${randomUUID()}.m4a`);
     const copy = join(this.d.tempDir, `${imp.importId}-${randomUUID()}.src`);
@@ -274,7 +275,7 @@ export class ImportPipeline {
       return await withLocalFile(blobs, imp.sourceKey, copy, async (sourcePath) => {
         let audio: PcmFile;
         try {
-          audio = await decodeToPcmFile(sourcePath, pcmPath, { ffmpegPath });
+          audio = await decodeToPcmFile(tools, sourcePath, pcmPath);
         } catch (err) {
           throw new ImportFailure('audio_process_failed', `decoding failed: ${(err as Error).message}`);
         }
@@ -285,7 +286,7 @@ export class ImportPipeline {
         }
         const audioKey = `tasks/${imp.taskId}/audio.m4a`;
         if (!(await blobs.stat(audioKey))) {
-          await encodeFile({ path: sourcePath }, m4a, 'm4a', { ffmpegPath });
+          await tools.encodeFile({ path: sourcePath }, m4a, 'm4a');
           await blobs.put(audioKey, createReadStream(m4a));
         }
         await tasks.setAudio(imp.taskId, audioKey, durationMs);

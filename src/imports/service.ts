@@ -9,8 +9,8 @@ import { createReadStream } from 'node:fs';
 import type { FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
 import type { BillingService } from '../billing/service.js';
-import { measureDurationMs } from '../engines/audio/ffmpeg.js';
 import { detectAudioFormat } from '../engines/audio/format.js';
+import type { AudioTools } from '../engines/audio/port.js';
 import type { EngineRegistry } from '../engines/registry.js';
 import type { GlossaryLimits } from '../glossary/index.js';
 import type { JobQueue } from '../jobs/types.js';
@@ -41,7 +41,8 @@ export interface ImportServiceDeps {
   glossaryLimits: GlossaryLimits;
   logger: Logger;
   now: () => Date;
-  ffmpegPath: string;
+  /** Measures an upload's duration (the composition root's AudioTools). */
+  audio: Pick<AudioTools, 'probe'>;
   tempDir: string;
   settings: { maxBytes: number; minDurationMs: number; maxDurationMs: number; attempts: number };
 }
@@ -126,7 +127,7 @@ export class ImportService {
       }
       let durationMs: number;
       try {
-        durationMs = await measureDurationMs(upload.path, { ffmpegPath: this.d.ffmpegPath });
+        durationMs = (await this.d.audio.probe(upload.path)).durationMs;
       } catch {
         throw new AppError('import_invalid_format', {
           message: `The file looks like ${format} but cannot be decoded.`,

@@ -4,22 +4,19 @@
  * length of the audio (a 10-hour import is 1.15 GB on disk, about 40 MB in memory at a time).
  */
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
-import { runFfmpeg, SAMPLE_RATE } from '../engines/audio/ffmpeg.js';
+import { type AudioTools, PCM_SAMPLE_RATE as SAMPLE_RATE } from '../engines/audio/port.js';
 import type { PcmAudio } from '../engines/types.js';
 
 const BYTES_PER_MS = (SAMPLE_RATE * 2) / 1000;
 
-/** Decodes any input ffmpeg reads into `outPath` (s16le, 16 kHz, mono), streaming. */
-export async function decodeToPcmFile(input: string, outPath: string, o: { ffmpegPath: string; signal?: AbortSignal }): Promise<PcmFile> {
-  await runFfmpeg(
-    ['-y', '-i', input, '-vn', '-ac', '1', '-ar', String(SAMPLE_RATE), '-f', 's16le', '-acodec', 'pcm_s16le', outPath],
-    null,
-    {
-      ffmpegPath: o.ffmpegPath,
-      signal: o.signal,
-      timeoutMs: 60 * 60_000,
-    },
-  );
+/** Decodes any input the audio tools read into `outPath` (s16le, 16 kHz, mono), streaming. */
+export async function decodeToPcmFile(
+  audio: Pick<AudioTools, 'decodeToFile'>,
+  input: string,
+  outPath: string,
+  o: { signal?: AbortSignal } = {},
+): Promise<PcmFile> {
+  await audio.decodeToFile(input, outPath, { signal: o.signal, timeoutMs: 60 * 60_000 });
   return new PcmFile(outPath);
 }
 

@@ -11,6 +11,7 @@ import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import type { BillingService } from '../billing/service.js';
+import type { AudioTools } from '../engines/audio/port.js';
 import { EngineError } from '../engines/errors.js';
 import type { EngineRegistry } from '../engines/registry.js';
 import type { Glossary } from '../glossary/index.js';
@@ -44,7 +45,8 @@ export interface ReprocessDeps {
   billing: BillingService;
   templates: SummaryTemplateCatalogue;
   logger: Logger;
-  ffmpegPath: string;
+  /** Decodes the stored audio (the composition root's AudioTools). */
+  audio: Pick<AudioTools, 'decodeToFile'>;
   tempDir: string;
   /** The import's settings for an imported task, else null. */
   settingsOf(task: TaskRecord): Promise<ReprocessSettings | null>;
@@ -99,7 +101,7 @@ async function run(d: ReprocessDeps, task: TaskRecord, ctx: JobContext): Promise
   const pcmPath = join(d.tempDir, `${task.taskId}-${randomUUID()}.pcm`);
   try {
     const audio = await withLocalFile(d.blobs, key, join(d.tempDir, `${task.taskId}-${randomUUID()}.src`), (path) =>
-      decodeToPcmFile(path, pcmPath, { ffmpegPath: d.ffmpegPath, signal: ctx.signal }),
+      decodeToPcmFile(d.audio, path, pcmPath, { signal: ctx.signal }),
     );
     await rebuild(d, task, audio, settings, ctx);
   } finally {

@@ -8,7 +8,7 @@
  */
 import { createReadStream, rmSync } from 'node:fs';
 import type { Logger } from 'pino';
-import { encodeFile } from '../engines/audio/ffmpeg.js';
+import type { AudioTools } from '../engines/audio/port.js';
 import type { Glossary } from '../glossary/index.js';
 import type { Principal } from '../platform/auth/types.js';
 import type { SummarizeTaskOptions, SummaryOutcome, SummaryRequest } from '../processing/summarize.js';
@@ -28,7 +28,8 @@ export interface FinalizeDeps {
   tasks: Pick<TaskService, 'createTask' | 'advance' | 'setAudio' | 'appendSentences' | 'setTranslations' | 'complete' | 'fail'>;
   blobs: BlobStore;
   logger: Logger;
-  ffmpegPath: string;
+  /** Encodes the recording to M4A (the composition root's AudioTools). */
+  audio: Pick<AudioTools, 'encodeFile'>;
   /** Shared post-processing (src/processing): translations when real-time translation was off, the summary. */
   processing: {
     translate(taskId: string, o: TranslateTaskOptions): Promise<unknown>;
@@ -68,7 +69,7 @@ export async function finalizeRecording(rec: FinishedRecording, wavPath: string,
     }
     const m4a = `${wavPath}.m4a`;
     try {
-      await encodeFile({ path: wavPath }, m4a, 'm4a', { ffmpegPath: deps.ffmpegPath });
+      await deps.audio.encodeFile({ path: wavPath }, m4a, 'm4a');
       const key = `tasks/${taskId}/audio.m4a`;
       await deps.blobs.put(key, createReadStream(m4a));
       await tasks.setAudio(taskId, key, rec.durationMs);

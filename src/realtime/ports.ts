@@ -9,6 +9,7 @@ import type { Logger } from 'pino';
 import type { BillingService } from '../billing/service.js';
 import type { BroadcastHostDeps } from '../broadcasts/host-session.js';
 import type { EventBus } from '../bus/types.js';
+import type { AudioTools } from '../engines/audio/port.js';
 import type { EngineRegistry } from '../engines/registry.js';
 import type { GlossaryLimits } from '../glossary/index.js';
 import type { KeyAuthenticator } from '../keys/authenticator.js';
@@ -104,7 +105,8 @@ export interface RealtimeWiring {
   authenticator: KeyAuthenticator;
   templates: SummaryTemplateCatalogue;
   glossaryLimits: GlossaryLimits;
-  ffmpegPath: string;
+  /** Decoding and encoding audio (src/engines/audio/port.ts). */
+  audio: AudioTools;
 }
 
 export function createRealtimePorts(deps: RealtimeWiring): RealtimePorts {
@@ -133,7 +135,7 @@ export function createRealtimePorts(deps: RealtimeWiring): RealtimePorts {
             o,
           ),
       },
-      ffmpegPath: deps.ffmpegPath,
+      audio: deps.audio,
       billing: {
         minuteMs: deps.settings.billingMinuteMs,
         startUsage: async (principal, taskId, start) => (await deps.billing.startUsage(principal, { type: usageType(start), taskId })).id,
@@ -156,7 +158,7 @@ export function createRealtimePorts(deps: RealtimeWiring): RealtimePorts {
       tasks: deps.tasks,
       reprocessor: deps.reprocessor,
       blobs: deps.blobs,
-      ffmpegPath: deps.ffmpegPath,
+      audio: deps.audio,
       endUsage: async (usageId) => {
         await deps.billing.endUsage(usageId);
       },

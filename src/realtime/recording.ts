@@ -7,7 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import { closeSync, mkdirSync, openSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
-import { WebmStreamDecoder } from '../engines/audio/stream.js';
+import type { AudioTools, LiveAudioDecoder } from '../engines/audio/port.js';
 import { EngineError } from '../engines/errors.js';
 import { refusalError } from '../engines/refusal.js';
 import type { EngineRegistry } from '../engines/registry.js';
@@ -28,9 +28,10 @@ export const TRANSLATION_FAILURES_BEFORE_UNAVAILABLE = 3;
 const BYTES_PER_MS = 32; // 16 kHz * 2 bytes / 1000
 
 export interface RecordingDeps extends FinalizeDeps {
+  /** The M4A at the end, and the live decoder of WebM sessions. */
+  audio: Pick<AudioTools, 'encodeFile' | 'liveDecoder'>;
   engines: EngineRegistry;
   tempDir: string;
-  ffmpegPath: string;
   /** Per-minute billing of live audio (billing service and the plan's limits calculator). */
   billing: {
     minuteMs: number;
@@ -73,7 +74,7 @@ export class Recording {
   private switching: Int16Array[] | null = null;
   private switched: Promise<void> | null = null;
   /** For audio_format webm: decodes MediaRecorder chunks to PCM (streaming decoder). */
-  private webm: WebmStreamDecoder | null = null;
+  private webm: LiveAudioDecoder | null = null;
   private wavFd = -1;
   private wavPath = '';
   private bytes = 0;
@@ -206,8 +207,7 @@ export class Recording {
       this.writePcm(chunk);
       return;
     }
-    this.webm ??= new WebmStreamDecoder({
-      ffmpegPath: this.deps.ffmpegPath,
+    this.webm ??= this.deps.audio.liveDecoder({
       onPcm: (pcm) => this.writePcm(Buffer.from(pcm.buffer, pcm.byteOffset, pcm.byteLength)),
       // The recording goes on: the client may send a fresh container.
       onError: (err) => this.deps.error(new AppError('audio_decode_failed', { variant: 'websocket', details: { reason: err.message } })),

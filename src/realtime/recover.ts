@@ -12,7 +12,7 @@ import { createReadStream, existsSync, mkdirSync, readdirSync, readFileSync, rmS
 import { open } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
-import { encodeFile } from '../engines/audio/ffmpeg.js';
+import type { AudioTools } from '../engines/audio/port.js';
 import type { BlobStore } from '../storage/types.js';
 import type { TaskReprocessor, TaskService } from '../tasks/service.js';
 import { wavHeader } from './wav.js';
@@ -32,7 +32,7 @@ export interface RecoveryDeps {
   /** Hands the recovered audio to the reprocessing job (recognition, translations); none: completed as is. */
   reprocessor: TaskReprocessor | undefined;
   blobs: BlobStore;
-  ffmpegPath: string;
+  audio: Pick<AudioTools, 'encodeFile'>;
   endUsage(usageId: string): Promise<void>;
   refundNoAudio(usageId: string): Promise<void>;
   logger: Logger;
@@ -107,7 +107,7 @@ async function recoverOne(d: RecoveryDeps, dir: string, s: RecordingSidecar): Pr
   await d.tasks.advance(s.task_id, 'uploading');
   const m4a = `${wav}.m4a`;
   try {
-    await encodeFile({ path: wav }, m4a, 'm4a', { ffmpegPath: d.ffmpegPath });
+    await d.audio.encodeFile({ path: wav }, m4a, 'm4a');
     const key = `tasks/${s.task_id}/audio.m4a`;
     await d.blobs.put(key, createReadStream(m4a));
     await d.tasks.setAudio(s.task_id, key, durationMs);

@@ -5,7 +5,14 @@
  * numbers the session's events from 1 without gaps (a subscriber that sees a jump knows the
  * bus lost messages); `task_id` names the session.
  */
-import type { SpeakerEvent } from '../bus/topics.js';
+/** A speaker edit made over REST on a task (also published on `task.<id>.speakers`). */
+export type SpeakerEvent =
+  | { event: 'speaker_renamed'; data: { speaker_id: string; new_label: string; affected_sids: number[] } }
+  | { event: 'speaker_reassigned'; data: { sid: number; old_speaker_id: string; new_speaker_id: string; new_speaker_label: string } }
+  | {
+      event: 'speakers_merged';
+      data: { source_speaker_id: string; target_speaker_id: string; target_speaker_label: string; affected_sids: number[] };
+    };
 
 export interface ResultData {
   origin: {

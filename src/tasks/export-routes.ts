@@ -66,7 +66,7 @@ export function registerExportRoutes(app: HttpApp, deps: TaskRouteDeps): void {
       if (format === 'm4a') {
         return reply.header('Content-Length', info.size).send(await deps.blobs.get(task.audioKey));
       }
-      const stream = await mp3Stream(deps.blobs, task.audioKey, tasks.ffmpegPath, (err) =>
+      const stream = await mp3Stream(deps.blobs, task.audioKey, deps.audio, (err) =>
         request.log.error({ err, task_id: task.taskId }, 'mp3 export failed'),
       );
       return reply.send(stream);

@@ -25,8 +25,6 @@ export function createTaskModule(deps: {
   reprocessor?: TaskReprocessor;
   imports?: ImportStatusPort;
   outcomeEffects?: TaskOutcomeEffects;
-  /** ffmpeg binary for MP3 export (PARLEY_FFMPEG). */
-  ffmpegPath?: string;
 }): TaskModule {
   const store = new TaskStore(deps.database, deps.now);
   const tasks = new TaskService({
@@ -38,7 +36,6 @@ export function createTaskModule(deps: {
     reprocessor: deps.reprocessor,
     imports: deps.imports,
     outcomeEffects: deps.outcomeEffects,
-    ffmpegPath: deps.ffmpegPath,
   });
   return { store, tasks, speakers: new SpeakerService(tasks, store, deps.bus) };
 }

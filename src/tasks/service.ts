@@ -54,7 +54,6 @@ export interface TaskServiceDeps {
   reprocessor?: TaskReprocessor;
   imports?: ImportStatusPort;
   outcomeEffects?: TaskOutcomeEffects;
-  ffmpegPath?: string;
 }
 
 export type SkipReason = 'not_found' | 'invalid_processing_status';
@@ -65,13 +64,9 @@ export class TaskService {
   private readonly imports: ImportStatusPort | undefined;
   private readonly outcomeEffects: TaskOutcomeEffects | undefined;
 
-  /** ffmpeg binary for MP3 export (PARLEY_FFMPEG). */
-  readonly ffmpegPath: string;
-
   private readonly listRenderer: TaskListRenderer;
 
   constructor(private readonly deps: TaskServiceDeps) {
-    this.ffmpegPath = deps.ffmpegPath ?? 'ffmpeg';
     this.listRenderer = new TaskListRenderer(deps.database);
     this.reprocessor = deps.reprocessor;
     this.imports = deps.imports;

@@ -90,8 +90,11 @@ describe('broadcast host over WebSocket (sqlite, real engines)', () => {
     v.off();
 
     const names = v.names();
-    expect(names.slice(0, 4)).toEqual(['standby', 'phase_changed', 'recording_started', 'announcement']);
-    const caption = names.slice(4, names.indexOf('paused'));
+    // Nothing before going live but the standby message; captions of an utterance already under
+    // way may come before the announcement, so only its presence is checked.
+    expect(names.slice(0, 3)).toEqual(['standby', 'phase_changed', 'recording_started']);
+    expect(names.filter((n) => n === 'announcement')).toHaveLength(1);
+    const caption = names.slice(3, names.indexOf('paused')).filter((n) => n !== 'announcement');
     expect(caption.length).toBeGreaterThan(0);
     expect(new Set(caption)).toEqual(new Set(['origin', 'translation']));
     expect(names.slice(names.indexOf('paused'))).toEqual(['paused', 'resumed', 'ended']);

@@ -3,11 +3,13 @@
  * windows (cut at the quietest moment) gives sentences in order, with times from the start of
  * the recording, and no speech lost at the cuts.
  */
+
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
+import { createFfmpegAudio } from '../../src/engines/audio/ffmpeg-audio.js';
 import { pocketsphinxFileFactory } from '../../src/engines/builtin/pocketsphinx/index.js';
 import type { EngineError } from '../../src/engines/errors.js';
 import { wordErrorRate } from '../../src/engines/quality/wer.js';
@@ -30,7 +32,7 @@ describe.skipIf(!long)('recognition in windows', () => {
   const dir = mkdtempSync(join(tmpdir(), 'parley-windows-'));
   beforeAll(async () => {
     const three = convert(long!, 'wav', ['-filter_complex', 'aloop=loop=2:size=1e6']);
-    audio = await decodeToPcmFile(three, join(dir, 'a.pcm'), { ffmpegPath: 'ffmpeg' });
+    audio = await decodeToPcmFile(createFfmpegAudio('ffmpeg'), three, join(dir, 'a.pcm'));
     const e = await pocketsphinxFileFactory.create({
       config: loadConfig({}),
       modelsDir: '/nowhere',
@@ -92,7 +94,7 @@ describe.skipIf(!long)('recognition in windows', () => {
   it("an import's terminology reaches recognition, in its written form, for that import only", async () => {
     // 29.5-35 s of multiple_keywords.wav: "... Picovoice, pineapple".
     const clip = convert(join(SHARED_AUDIO, 'multiple_keywords.wav'), 'wav', ['-ss', '29.5', '-t', '5.5', '-ar', '16000', '-ac', '1']);
-    const pcm = await decodeToPcmFile(clip, join(dir, 'k.pcm'), { ffmpegPath: 'ffmpeg' });
+    const pcm = await decodeToPcmFile(createFfmpegAudio('ffmpeg'), clip, join(dir, 'k.pcm'));
     const glossary: Glossary = { terminology: { 'en-US': [{ term: 'Picovoice' }] }, fuzzyCorrection: {}, translationDict: {} };
     const text = async (g?: Glossary) => (await sentences(10 * 60_000, pcm, g)).list.map((s) => s.origin).join(' ');
     expect(await text(glossary)).toContain('Picovoice');

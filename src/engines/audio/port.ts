@@ -9,6 +9,9 @@ import type { Readable } from 'node:stream';
 import type { EngineError } from '../errors.js';
 import type { PcmAudio } from '../types.js';
 
+/** Every PCM the interface gives or writes: 16 kHz mono. */
+export const PCM_SAMPLE_RATE = 16_000;
+
 export type EncodeFormat = 'mp3' | 'm4a';
 
 export interface AudioOptions {

@@ -34,10 +34,6 @@ interface Api {
   ps_seg_frames: (seg: unknown, sf: number[], ef: number[]) => void;
   ps_add_word: (ps: unknown, word: string, phones: string, update: number) => number;
   ps_lookup_word: (ps: unknown, word: string) => string | null;
-  ps_get_lm: (ps: unknown, name: string) => unknown;
-  ngram_model_set_lookup: (set: unknown, name: string) => unknown;
-  ngram_model_set_current: (set: unknown) => string | null;
-  ngram_model_add_word: (model: unknown, word: string, weight: number) => number;
 }
 
 let api: Api | null = null;
@@ -63,10 +59,6 @@ export function pocketsphinxApi(): Api {
     ps_seg_frames: lib.func('void ps_seg_frames(void *, _Out_ int *, _Out_ int *)'),
     ps_add_word: lib.func('int ps_add_word(void *, const char *, const char *, int)'),
     ps_lookup_word: lib.func('const char *ps_lookup_word(void *, const char *)'),
-    ps_get_lm: lib.func('void *ps_get_lm(void *, const char *)'),
-    ngram_model_set_lookup: sb.func('void *ngram_model_set_lookup(void *, const char *)'),
-    ngram_model_set_current: sb.func('const char *ngram_model_set_current(void *)'),
-    ngram_model_add_word: sb.func('int ngram_model_add_word(void *, const char *, float)'),
   };
   return api;
 }
@@ -133,14 +125,6 @@ export interface Vocabulary {
 }
 
 export const NO_VOCABULARY: Vocabulary = { key: '', words: [] };
-
-/**
- * Unigram weight of an added word, relative to the language model's mean unigram
- * probability (1 = what ps_add_word gives). 10 lets a term win over a common phrase that
- * sounds alike ("Picovoice" over "the boys") while an unrelated glossary of 50 terms left
- * the WER of jfk and the LibriVox clips unchanged (bench:engines).
- */
-export const TERM_WEIGHT = 10;
 
 /** One decoder: an utterance at a time. */
 export class PsDecoder {
@@ -229,18 +213,15 @@ export class PsDecoder {
   }
 
   /**
-   * Adds the words the dictionary lacks, each with a boosted unigram (TERM_WEIGHT): the word
-   * goes into the language model first with that weight, so ps_add_word finds it there
-   * instead of adding it at the default weight. The search is rebuilt once, after the last.
+   * Adds the words the dictionary lacks; the language model gets each as a unigram at its
+   * mean unigram probability (ps_add_word). Boosting that weight (adding the word to the
+   * model first, with ngram_model_add_word) made this PocketSphinx version crash on real
+   * speech with a few added words, so it is not done. The search is rebuilt once, after the last.
    */
   addVocabulary(vocabulary: Vocabulary): void {
     const a = pocketsphinxApi();
-    const lmset = a.ps_get_lm(this.handle, '_default');
-    const name = lmset ? a.ngram_model_set_current(lmset) : null;
-    const lm = lmset && name ? a.ngram_model_set_lookup(lmset, name) : null;
     const fresh = vocabulary.words.filter((w) => !this.knows(w.word));
     fresh.forEach((w, i) => {
-      if (lm) a.ngram_model_add_word(lm, w.word, TERM_WEIGHT);
       if (a.ps_add_word(this.handle, w.word, w.phones, i === fresh.length - 1 ? 1 : 0) < 0)
         throw new Error(`pocketsphinx refused the word ${w.word}`);
     });

@@ -55,6 +55,8 @@ import { SummaryTemplateCatalogue } from './summary-templates/catalogue.js';
 import { registerSummaryTemplateRoutes } from './summary-templates/routes.js';
 import { createTaskModule, type TaskModule } from './tasks/module.js';
 import { registerTaskRoutes } from './tasks/routes.js';
+import { registerTtsRoutes } from './tts/routes.js';
+import { TtsService } from './tts/service.js';
 import { registerVersionRoutes } from './version/routes.js';
 import { registerWebRoutes } from './web/routes.js';
 import { createWebhooksModule, subscribeWebhookEvents, type WebhooksModule } from './webhooks/module.js';
@@ -236,6 +238,8 @@ export async function buildApp(config: Config, overrides: BuildOverrides = {}): 
     activePlan: (accountId) => plans.activePlan(accountId),
     now,
   });
+  // Voices and cached voice samples (api role); the synthesizers are the ones this process loaded.
+  const tts = new TtsService(engines, blobs, logger.child({ component: 'tts' }));
   const deps: AppDeps = {
     config,
     logger,
@@ -279,6 +283,7 @@ export async function buildApp(config: Config, overrides: BuildOverrides = {}): 
     registerImports(http, { auth, imports, bus, rateLimiter, uploadsPerMinute: config.imports.uploadsPerMinute });
     subtitles.registerApi(http, auth);
     registerBroadcasts(http, broadcasts, auth);
+    registerTtsRoutes(http, { auth, tts, rateLimiter });
     registerWebRoutes(http);
   }
 

@@ -106,6 +106,14 @@ describe('TTS voices and samples (eSpeak NG)', () => {
     expect(second.bytes.equals(marker)).toBe(true);
   });
 
+  it('concurrent first requests for a voice all get the same MP3, stored as one blob', async () => {
+    const name = 'espeak-it-male-2';
+    const answers = await Promise.all(Array.from({ length: 5 }, () => getBytes(t, `/api/v1/tts/voices/${name}/sample`, key)));
+    for (const a of answers) expect(a.status).toBe(200);
+    for (const a of answers) expect(a.bytes.equals(answers[0]!.bytes)).toBe(true);
+    expect((await t.app.deps.blobs.stat(sampleBlobKey('builtin/espeak', name)))?.size).toBe(answers[0]!.bytes.length);
+  });
+
   it('is not charged: credit and usage are unchanged by samples', async () => {
     const k = await realKey(t);
     const before = await api(t.url, 'GET', '/api/v1/me/usage', { key: k.key });

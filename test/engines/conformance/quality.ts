@@ -40,8 +40,6 @@ export function limit(table: Limits | undefined, id: string): number {
  * so it turns red (and must be removed from here) the day the engine is fixed.
  */
 export const KNOWN_VIOLATIONS: Record<string, string> = {
-  'streaming-stt builtin/pocketsphinx abort':
-    'results of audio written before abort() are still delivered (its decode queue is not checked after abort)',
 };
 
 export function knownViolation(kind: EngineKind, id: string, check: string): string | undefined {

@@ -172,6 +172,7 @@ class PocketSphinxStream implements RecognizerStream {
   }
 
   private interim(): void {
+    if (this.failed) return;
     const text = this.decoder.hypothesis();
     if (!text || (text === this.lastInterim && this.sinceInterimMs < INTERIM_EVERY_MS)) return;
     this.lastInterim = text;
@@ -182,7 +183,8 @@ class PocketSphinxStream implements RecognizerStream {
   }
 
   private enqueue(task: () => Promise<void>): void {
-    this.queue = this.queue.then(task).catch((err: unknown) => this.fail(err));
+    // After abort() (or a failure) the audio still queued is not decoded: no result may follow.
+    this.queue = this.queue.then(() => (this.failed ? undefined : task())).catch((err: unknown) => this.fail(err));
   }
 
   private fail(err: unknown): void {

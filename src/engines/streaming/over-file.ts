@@ -12,6 +12,7 @@
  *   therefore gives fewer interims, never a growing backlog.
  * Every pass sends at most `maxUtteranceMs` of audio (plus the padding before the VAD start).
  */
+import { copyRange } from '../audio/chunks.js';
 import { EngineError } from '../errors.js';
 import type {
   FileRecognizer,
@@ -242,15 +243,7 @@ class OverFileStream implements RecognizerStream {
 
   /** Copy of received audio [from, to) (absolute sample positions). */
   private slice(from: number, to: number): Float32Array {
-    const out = new Float32Array(Math.max(0, to - from));
-    let at = this.bufferStart;
-    for (const c of this.chunks) {
-      const lo = Math.max(from, at);
-      const hi = Math.min(to, at + c.length);
-      if (hi > lo) out.set(c.subarray(lo - at, hi - at), lo - from);
-      at += c.length;
-    }
-    return out;
+    return copyRange(this.chunks, this.bufferStart, from, to, (n) => new Float32Array(n));
   }
 
   /** Drops audio no utterance can need any more (older than the padding before now). */

@@ -3,6 +3,7 @@
  * (the file configuration: cepstral mean over the whole utterance, then the second pass) and
  * the audio kept for it.
  */
+import { copyRange } from '../../audio/chunks.js';
 import type { Word } from '../../types.js';
 import type { PsDecoder, PsWord } from './native.js';
 
@@ -66,15 +67,7 @@ export class AudioTail {
   slice(fromMs: number, toMs: number): Int16Array {
     const from = Math.max(this.first, Math.round((fromMs * RATE) / 1000));
     const to = Math.min(this.total, Math.round((toMs * RATE) / 1000));
-    const out = new Int16Array(Math.max(0, to - from));
-    let at = this.first;
-    for (const c of this.chunks) {
-      const lo = Math.max(from, at);
-      const hi = Math.min(to, at + c.length);
-      if (hi > lo) out.set(c.subarray(lo - at, hi - at), lo - from);
-      at += c.length;
-    }
-    return out;
+    return copyRange(this.chunks, this.first, from, to, (n) => new Int16Array(n));
   }
 
   /** Forgets whole chunks that end before `ms`. */

@@ -39,8 +39,7 @@ export function limit(table: Limits | undefined, id: string): number {
  * Contract checks an engine is known to fail today, with why: the check runs as `it.fails`,
  * so it turns red (and must be removed from here) the day the engine is fixed.
  */
-export const KNOWN_VIOLATIONS: Record<string, string> = {
-};
+export const KNOWN_VIOLATIONS: Record<string, string> = {};
 
 export function knownViolation(kind: EngineKind, id: string, check: string): string | undefined {
   return KNOWN_VIOLATIONS[`${kind} ${id} ${check}`];

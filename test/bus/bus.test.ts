@@ -19,36 +19,13 @@ import {
   type Topic,
 } from '../../src/bus/topics.js';
 import type { EventBus } from '../../src/bus/types.js';
-import { createLogger } from '../../src/platform/logging.js';
 import type { SessionEvent } from '../../src/stream/events.js';
+import { busPairFactories } from '../support/buses.js';
 import { testRedisUrl } from '../support/services.js';
 
 const redisUrl = testRedisUrl();
-const logger = createLogger('silent');
 
-/** Two handles on one bus: the same object in-process, two connections (two "nodes") on Redis. */
-type Factory = { name: string; make: () => Promise<[EventBus, EventBus]> };
-const factories: Factory[] = [
-  {
-    name: 'in-process',
-    make: async () => {
-      const b = new InProcessBus();
-      return [b, b];
-    },
-  },
-];
-if (redisUrl) {
-  factories.push({
-    name: 'redis',
-    make: async () => {
-      const prefix = `t:${randomUUID()}:`;
-      const a = new RedisBus(redisUrl, logger, prefix);
-      const b = new RedisBus(redisUrl, logger, prefix);
-      await Promise.all([a.ready(), b.ready()]);
-      return [a, b];
-    },
-  });
-}
+const factories = busPairFactories();
 
 async function collect<T extends Topic>(bus: EventBus, topic: T): Promise<MessageOf<T>[]> {
   const got: MessageOf<T>[] = [];

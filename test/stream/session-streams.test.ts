@@ -5,41 +5,17 @@
  */
 import { randomUUID } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
-import { InProcessBus } from '../../src/bus/in-process.js';
-import { RedisBus } from '../../src/bus/redis.js';
 import { speakerTopic } from '../../src/bus/topics.js';
 import type { EventBus } from '../../src/bus/types.js';
 import { createLogger } from '../../src/platform/logging.js';
 import type { SessionEvent } from '../../src/stream/events.js';
 import { REPLAY_FINALS, SessionStreams } from '../../src/stream/session-streams.js';
-import { testRedisUrl } from '../support/services.js';
+import { busPairFactories } from '../support/buses.js';
 import { sentence, until } from './support.js';
 
-const redisUrl = testRedisUrl();
 const logger = createLogger('silent');
 
-type Factory = { name: string; make: () => Promise<[EventBus, EventBus]> };
-const factories: Factory[] = [
-  {
-    name: 'in-process',
-    make: async () => {
-      const b = new InProcessBus();
-      return [b, b];
-    },
-  },
-];
-if (redisUrl) {
-  factories.push({
-    name: 'redis',
-    make: async () => {
-      const prefix = `t:${randomUUID()}:`;
-      const a = new RedisBus(redisUrl, logger, prefix);
-      const b = new RedisBus(redisUrl, logger, prefix);
-      await Promise.all([a.ready(), b.ready()]);
-      return [a, b];
-    },
-  });
-}
+const factories = busPairFactories();
 
 const sidsOf = (events: SessionEvent[], event: string) =>
   events

@@ -267,6 +267,18 @@ export class Connection {
       this.close(CLOSE.goingAway, 'service shutdown');
       return;
     }
+    // After an ending error (silence timeout, a limit) or a stop, the previous recording is
+    // still being finalized: the new start waits for it, so the client sees `status: ended` and
+    // `task_complete` before `session_started`.
+    if (this.state.kind === 'stopping' && !this.starting) {
+      this.starting = true;
+      try {
+        await this.settled();
+      } finally {
+        this.starting = false;
+      }
+      if (!this.open) return;
+    }
     if (this.state.kind !== 'connected' || this.starting) {
       this.sendError(
         new AppError('invalid_data', {
@@ -501,10 +513,11 @@ export class Connection {
   private onAudio(payload: unknown, via: 'binary' | 'json'): void {
     const next = transition(this.state, 'audio');
     if (next instanceof AppError) {
+      // No recording runs (not started yet, or it ended): session_not_started.
       this.sendError(
-        new AppError('invalid_data', {
+        new AppError('session_not_started', {
           ...ws,
-          message: 'Audio before start is not accepted.',
+          message: 'No recording is running: send start first.',
           details: { message_type: via === 'binary' ? 'binary' : 'voice-translation', action: 'audio' },
         }),
       );

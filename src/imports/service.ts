@@ -112,12 +112,7 @@ export class ImportService {
 
     const upload = await readUpload(request, { tempDir: this.d.tempDir, maxBytes: this.d.settings.maxBytes });
     try {
-      const { options, callbackUrl } = parseImportForm(upload.fields, {
-        templates: this.d.templates,
-        glossaryLimits: this.d.glossaryLimits,
-      });
-      await this.assertLanguageCap(principal, standing, options.transcriptionLanguages.length);
-      this.assertLanguagesServed(options.transcriptionLanguages, options.translationLanguages);
+      // The file first: a wrong file is the mistake to report, whatever the other fields say.
       const format = detectAudioFormat(upload.head);
       if (!(ACCEPTED_FORMATS as readonly string[]).includes(format)) {
         throw new AppError('import_invalid_format', {
@@ -125,6 +120,12 @@ export class ImportService {
           details: { detected: format, accepted: ACCEPTED_FORMATS },
         });
       }
+      const { options, callbackUrl } = parseImportForm(upload.fields, {
+        templates: this.d.templates,
+        glossaryLimits: this.d.glossaryLimits,
+      });
+      await this.assertLanguageCap(principal, standing, options.transcriptionLanguages.length);
+      this.assertLanguagesServed(options.transcriptionLanguages, options.translationLanguages);
       let durationMs: number;
       try {
         durationMs = (await this.d.audio.probe(upload.path)).durationMs;

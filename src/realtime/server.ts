@@ -66,7 +66,9 @@ export function registerRealtime(http: HttpApp, options: RealtimeOptions): void 
   const wss = new WebSocketServer({
     noServer: true,
     maxPayload: limits.maxFrameBytes,
-    handleProtocols: (protocols) => [...protocols].find((p) => p.startsWith(PREFIX)) ?? false,
+    // Without a ticket protocol the handshake still completes (echoing what was offered), so the
+    // client receives the error that explains how to pass the ticket instead of a bare failure.
+    handleProtocols: (protocols) => [...protocols].find((p) => p.startsWith(PREFIX)) ?? [...protocols][0] ?? false,
   });
 
   http.server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {

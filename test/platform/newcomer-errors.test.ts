@@ -8,7 +8,7 @@ import type { CreatedKey } from '../../src/keys/service.js';
 import { upload } from '../imports/support.js';
 import { connect } from '../realtime/support.js';
 import { api, startTestApp, type TestApp } from '../support/app.js';
-import { haveSharedAudio, JFK } from '../support/audio.js';
+import { convert, haveSharedAudio, JFK } from '../support/audio.js';
 
 describe('errors a newcomer understands', () => {
   let t: TestApp;
@@ -62,7 +62,7 @@ describe('errors a newcomer understands', () => {
   });
 
   it.skipIf(!haveSharedAudio())('an unknown summary_template lists the valid slugs', async () => {
-    const res = await upload(t.url, key.api_key, { file: { path: JFK }, fields: { summary_template: 'no-such-template' } });
+    const res = await upload(t.url, key.api_key, { file: { path: convert(JFK, 'wav') }, fields: { summary_template: 'no-such-template' } });
     expect(res.status).toBe(422);
     expect(res.body.data.details.field).toBe('summary_template');
     const slugs = (await api(t.url, 'GET', '/api/v1/summary-templates?category=all', { key: key.api_key })).body.data.map(

@@ -53,6 +53,8 @@ import { type Database, openDatabase } from './store/database.js';
 import { migrate } from './store/migrate.js';
 import { SessionStreams } from './stream/session-streams.js';
 import { createSubtitlesModule } from './subtitles/module.js';
+import { registerSummaryRoutes } from './summaries/routes.js';
+import { SummaryService } from './summaries/service.js';
 import { SummaryTemplateCatalogue } from './summary-templates/catalogue.js';
 import { registerSummaryTemplateRoutes } from './summary-templates/routes.js';
 import { createTaskModule, type TaskModule } from './tasks/module.js';
@@ -290,6 +292,15 @@ export async function buildApp(config: Config, overrides: BuildOverrides = {}): 
       auth,
       retranslate: new RetranslateService({ tasks: tasks.tasks, engines, billing, logger: logger.child({ component: 'retranslate' }) }),
     });
+    const summaries = new SummaryService({
+      engines,
+      tasks: tasks.tasks,
+      store: tasks.store,
+      billing,
+      templates: summaryTemplates,
+      logger: logger.child({ component: 'summaries' }),
+    });
+    registerSummaryRoutes(http, { auth, summaries });
     registerWebRoutes(http);
   }
 

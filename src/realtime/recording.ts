@@ -80,7 +80,8 @@ export class Recording {
   private bytes = 0;
   /** An odd trailing byte of a PCM chunk, joined with the next chunk (samples stay aligned). */
   private carry: Buffer | null = null;
-  private sid = 0;
+  // Sentence ids start at 1 (the TTS stream's default `sid` 1 is the first sentence).
+  private sid = 1;
   readonly sentences: SentenceInput[] = [];
   /** Per target language, per sid (a retranslation replaces the entry). */
   readonly translations = new Map<string, Map<number, TranslationInput>>();
@@ -237,7 +238,9 @@ export class Recording {
       .chargeMinute(this.principal, this.usageId, index, this.start)
       .catch((err) => {
         this.deps.logger.info({ err: (err as Error).message, minute: index }, 'minute not started');
-        const limit = err instanceof AppError && (err.code === 'daily_limit_disconnect' || err.code === 'daily_limit_reached');
+        const limit =
+          err instanceof AppError &&
+          (err.code === 'daily_limit_disconnect' || err.code === 'daily_limit_reached' || err.code === 'plan_feature_not_allowed');
         const end = limit
           ? new AppError(err.code, { variant: 'websocket', message: err.message, details: { ...err.details, minute: index } })
           : new AppError('stt_quota_exceeded', { variant: 'websocket', details: { minute: index } });

@@ -46,6 +46,8 @@ export interface RealtimePorts {
    * auth_quota_exceeded (details.remaining_budget, details.budget_scope).
    */
   admit(principal: Principal, start: StartRequest): Promise<void>;
+  /** add_channel: throws plan_feature_not_allowed (details.field max_stt_streams) when `streams` exceed the plan. */
+  assertSttStreams(principal: Principal, streams: number): Promise<void>;
   /** What a recording needs (task service, engines, blobs, temp dir, ffmpeg). */
   recording: Omit<RecordingDeps, 'emit' | 'error'>;
   /** Enabled summary templates (start and set_summary check the slug). */
@@ -184,6 +186,7 @@ export function createRealtimePorts(deps: RealtimeWiring): RealtimePorts {
       if (start.realtimeTranslation && start.translationLanguages.length)
         PlanService.assertFeature(standing.plan, 'translation', 'translation_languages');
       if (start.summary) PlanService.assertFeature(standing.plan, 'summary', 'summary_template');
+      if (start.channels) PlanService.assertSttStreams(standing.plan, start.channels.length);
       await deps.limits.assertCanStart(
         principal,
         standing.plan,
@@ -194,6 +197,9 @@ export function createRealtimePorts(deps: RealtimeWiring): RealtimePorts {
       // The first minute is charged at start, so one minute must be affordable (broadcasts: in points, always).
       const minute = minutePrice(deps, start);
       await exhaustedOnRefusal(deps, principal, deps.billing.assertCanAfford(principal, minute, standing, usageType(start)));
+    },
+    async assertSttStreams(principal, streams) {
+      PlanService.assertSttStreams((await deps.billing.standing(principal)).plan, streams);
     },
     async consumeTicket(ticket) {
       const r = await deps.tickets.consumeTicket(ticket);

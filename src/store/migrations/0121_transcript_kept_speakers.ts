@@ -6,7 +6,7 @@ import type { Migration } from '../migrate.js';
  * JSON array of original speaker ids.
  */
 export const transcriptKeptSpeakersMigration: Migration = {
-  id: '0120_transcript_kept_speakers',
+  id: '0121_transcript_kept_speakers',
   async up(db) {
     await db.schema
       .alterTable('transcripts')

@@ -51,6 +51,8 @@ import { type Database, openDatabase } from './store/database.js';
 import { migrate } from './store/migrate.js';
 import { SessionStreams } from './stream/session-streams.js';
 import { createSubtitlesModule } from './subtitles/module.js';
+import { registerSummaryRoutes } from './summaries/routes.js';
+import { SummaryService } from './summaries/service.js';
 import { SummaryTemplateCatalogue } from './summary-templates/catalogue.js';
 import { registerSummaryTemplateRoutes } from './summary-templates/routes.js';
 import { createTaskModule, type TaskModule } from './tasks/module.js';
@@ -285,6 +287,15 @@ export async function buildApp(config: Config, overrides: BuildOverrides = {}): 
     subtitles.registerApi(http, auth);
     registerBroadcasts(http, broadcasts, auth);
     registerTtsRoutes(http, { auth, tts, rateLimiter });
+    const summaries = new SummaryService({
+      engines,
+      tasks: tasks.tasks,
+      store: tasks.store,
+      billing,
+      templates: summaryTemplates,
+      logger: logger.child({ component: 'summaries' }),
+    });
+    registerSummaryRoutes(http, { auth, summaries });
     registerWebRoutes(http);
   }
 

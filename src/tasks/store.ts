@@ -308,11 +308,23 @@ export class TaskStore {
 
   /** Saves a summary on the transcript (revision + 1) and its list fields on the task. */
   async setSummary(taskId: string, s: SummaryRecord): Promise<number> {
+    return (await this.writeSummary(taskId, s, null)) as number;
+  }
+
+  /**
+   * Saves a summary only if the transcript is still at `revision` (a regeneration read it
+   * there): the new revision, or null when a speaker edit or another summary came first.
+   */
+  async setSummaryAt(taskId: string, s: SummaryRecord, revision: number): Promise<number | null> {
+    return this.writeSummary(taskId, s, revision);
+  }
+
+  private async writeSummary(taskId: string, s: SummaryRecord, expected: number | null): Promise<number | null> {
     return this.db.transaction().execute(async (trx) => {
       await this.ensureTranscript(trx, taskId);
       const at = nowIso(this.now());
       const level = s.fallbackLevel ?? null;
-      await trx
+      let update = trx
         .updateTable('transcripts')
         .set((eb) => ({
           summary: s.text,
@@ -326,8 +338,10 @@ export class TaskStore {
           revision: eb('revision', '+', 1),
           updated_at: at,
         }))
-        .where('task_id', '=', taskId)
-        .execute();
+        .where('task_id', '=', taskId);
+      if (expected !== null) update = update.where('revision', '=', expected);
+      const result = await update.executeTakeFirst();
+      if (expected !== null && Number(result.numUpdatedRows) !== 1) return null;
       await trx
         .updateTable('tasks')
         .set({ summary_mode: s.mode, summary_template: s.template, summary_language: s.language, updated_at: at })

@@ -221,6 +221,8 @@ describe('broadcast host over WebSocket (sqlite, real engines)', () => {
     expect(resumed.data).toMatchObject({ action: 'session_started', phase: 'live', recording_type: 'broadcast' });
     await waitFor(back, () => v.seen.some((e) => e.event === 'host_reconnected'), 5000);
     expect(v.seen.find((e) => e.event === 'host_reconnected')!.data).toEqual({ resumed: true, phase: 'live' });
+    // Live: the new recording numbers its sentences from 1, so viewers clear their captions.
+    await waitFor(back, () => v.seen.some((e, i) => e.event === 'recording_started' && v.names()[i - 1] === 'host_reconnected'), 5000);
 
     // Dropped again and never back: after the host wait (2 s here) the broadcast ends.
     back.ws.terminate();

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Sets up Parley on a fresh Debian 12 machine with Node 20: Debian packages for the built-in
-# engines, npm dependencies, and the bundled VAD model. Idempotent and quick when done.
+# engines and the browser tests, npm dependencies, and the bundled VAD model. Idempotent and
+# quick when done.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -12,6 +13,10 @@ DEB_PACKAGES=(
   apertium apertium-eng-spa apertium-eng-cat apertium-fr-es apertium-es-pt apertium-spa-ita
   apertium-spa-cat apertium-fra-cat apertium-es-gl
   bzip2
+  # The browser tests (viewer and overlay pages) drive Debian's Chromium through playwright-core;
+  # setup has no separate test path, so it is always installed (playwright's own browser
+  # download is neither used nor reachable).
+  chromium
 )
 
 missing=()

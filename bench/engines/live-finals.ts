@@ -80,6 +80,15 @@ async function liveWebm(registry: EngineRegistry, webm: Buffer, durationMs: numb
   return { text: finals.join(' '), pcm };
 }
 
+async function fileWerOf(registry: EngineRegistry, reference: string, pcm: Int16Array): Promise<number> {
+  const rec = registry.find({ kind: 'file-stt', language: 'en-US' });
+  if (!rec) throw new Error('no file recognizer');
+  const samples = new Float32Array(pcm.length);
+  for (let i = 0; i < pcm.length; i++) samples[i] = pcm[i]! / 32768;
+  const t = await rec.transcribe({ samples, sampleRate: 16_000 }, { language: 'en-US' });
+  return wordErrorRate(reference, t.text) * 100;
+}
+
 /** Signal-to-difference ratio (dB) of b against a over their common length, and the length difference. */
 function compare(a: Int16Array, b: Int16Array): { snrDb: number; lengthDiff: number } {
   const n = Math.min(a.length, b.length);
@@ -119,12 +128,17 @@ export async function liveFinalRows(
   const { stdout: whole } = await runFfmpeg(['-i', 'pipe:0', '-ac', '1', '-ar', '16000', '-f', 's16le', 'pipe:1'], webm, { ffmpegPath });
   const asFile = new Int16Array(whole.buffer, whole.byteOffset, whole.length >> 1);
   const fidelity = compare(asFile, live.pcm);
+  // "The file WER of the same audio": the same WebM imported as a file. Opus at 32 kbit/s
+  // changes what PocketSphinx hears, so the FLAC's file WER is printed beside it.
+  const webmFileWer = await fileWerOf(registry, clip.text, asFile);
+  const webmLive = wordErrorRate(clip.text, live.text) * 100;
   rows.push(
+    { name: `jfk file WER of the same WebM/Opus 32 kbit/s (FLAC file ${fileWer.toFixed(1)} %)`, value: webmFileWer, unit: '%' },
     atMost(
-      `jfk live final WER, WebM/Opus 32 kbit/s at real time (file ${fileWer.toFixed(1)} %)`,
-      wordErrorRate(clip.text, live.text) * 100,
+      `jfk live final WER, WebM/Opus 32 kbit/s at real time (file of the same WebM ${webmFileWer.toFixed(1)} %)`,
+      webmLive,
       '%',
-      limit,
+      Number((webmFileWer * 1.1).toFixed(1)),
     ),
     {
       name: `live WebM decoder PCM vs the same WebM decoded as a file (${fidelity.lengthDiff} samples longer)`,

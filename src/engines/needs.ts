@@ -5,7 +5,7 @@
  * Requirement checks read only an engine's declared `capabilities` (and a TTS engine's voice
  * list), so `npm run -s engines` can show the same table the registry decides by.
  */
-import { baseLanguage, languageServes } from '../languages.js';
+import { baseLanguage, isChinese, languageServes, normalizeLanguage } from '../languages.js';
 import type { AnyEngine, EngineCapabilities, EngineKind, Synthesizer } from './types.js';
 
 /** Every kind, in the order tables and logs list them. */
@@ -104,7 +104,18 @@ export function capabilitiesOf(e: AnyEngine): EngineCapabilities {
   return e.capabilities;
 }
 
-const serves = (e: AnyEngine, language: string) => e.capabilities.languages.some((l) => languageServes(l, language));
+/**
+ * An engine serves a need's language when it declares it or a wider tag (languageServes), or
+ * when the need is a bare language and the engine declares a regional form of it: a request
+ * for "en" (what translation and viewer languages usually are) is met by an en-US voice or
+ * recognizer, as users expect. Chinese is left script-exact ("zh" names no script).
+ */
+function servesLanguage(declared: string, need: string): boolean {
+  if (languageServes(declared, need)) return true;
+  const bare = normalizeLanguage(need);
+  return !!bare && !bare.includes('-') && !isChinese(bare) && baseLanguage(declared) === bare;
+}
+const serves = (e: AnyEngine, language: string) => e.capabilities.languages.some((l) => servesLanguage(l, language));
 const flag = (name: RequirementName, label: string, key: 'interimResults' | 'wordTimes' | 'diarization' | 'streaming'): Requirement => ({
   name,
   label,

@@ -60,7 +60,7 @@ export async function recognizeIntoTask(deps: RecognizeDeps, taskId: string, aud
       rewrite: glossary ? (t) => applyGlossary(t, language, glossary) : undefined,
     });
     sentences.push({
-      sid: sentences.length,
+      sid: sentences.length + 1, // ids start at 1, like live sessions
       origin,
       startMs: seg.startMs,
       endMs: seg.endMs,

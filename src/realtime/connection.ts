@@ -11,7 +11,7 @@ import { type BroadcastHost, prepareBroadcast } from '../broadcasts/host-session
 import type { Glossary } from '../glossary/index.js';
 import type { Principal } from '../platform/auth/types.js';
 import { AppError } from '../platform/errors/app-error.js';
-import { isInterim, type SessionStatus } from '../stream/events.js';
+import { isInterim, type SessionEvent, type SessionStatus } from '../stream/events.js';
 import { Outbox, SUBSCRIBER_POLICY } from '../stream/outbox.js';
 import { webSocketTransport } from '../stream/transports.js';
 import { unknownTemplate } from './actions.js';
@@ -21,6 +21,7 @@ import { type RealtimeLimits, TokenBucket } from './limits.js';
 import type { RealtimePorts } from './ports.js';
 import { CLOSE, type ClientMessage, errorMessage, eventMessage, healthMessage, parseClientMessage } from './protocol.js';
 import { Recording } from './recording.js';
+import type { EndedReason, Resumable, ResumeDirectory } from './resume.js';
 import {
   type ActionContext,
   configAction,
@@ -39,9 +40,31 @@ const ws = { variant: 'websocket' as const };
 export interface ConnectionHost {
   /** True once graceful shutdown began: `start` is refused and the connection closed. */
   shuttingDown(): boolean;
+  /** Resume tokens of this process (resume.ts); without it sessions cannot be resumed. */
+  resume?: ResumeDirectory;
 }
 
-export class Connection {
+/** Where the recording's own messages (errors, finalization events) go: re-pointed on resume. */
+interface OwnerSink {
+  error(err: AppError): void;
+  emit(action: string, payload: Record<string, unknown>): void;
+}
+
+/** Session events kept while the client is away (finals, translations, statuses; interims are dropped). */
+const GAP_MAX = 2000;
+
+/** What a resuming connection takes over from the one that dropped. */
+interface Handover {
+  recording: Recording;
+  state: SessionState;
+  rawStart: Record<string, unknown>;
+  glossary: Glossary | null;
+  sink: OwnerSink;
+  token: string;
+  gap: SessionEvent[];
+}
+
+export class Connection implements Resumable {
   state: SessionState = { kind: 'connected' };
   private readonly messages: TokenBucket;
   private readonly audio: TokenBucket;
@@ -72,6 +95,12 @@ export class Connection {
   private readonly out: Outbox;
   /** Detaches this socket from the session stream. */
   private detach: () => void = () => {};
+  /** The running recording's resume token (null for broadcasts and once it cannot be resumed). */
+  private token: string | null = null;
+  private sink: OwnerSink | null = null;
+  /** While the client is away: the session events it missed, handed to the resuming connection. */
+  private gap: SessionEvent[] | null = null;
+  private gapOff: () => void = () => {};
 
   constructor(
     private readonly ws: WebSocket,
@@ -113,6 +142,19 @@ export class Connection {
     return this.recording?.taskId ?? null;
   }
 
+  get resumeToken(): string | null {
+    return this.token;
+  }
+
+  get owner(): Principal {
+    return this.principal;
+  }
+
+  /** A recording still connected is taken over too (the client saw the drop first); see resume.ts. */
+  resumeRefusal(): string | null {
+    return this.running ? null : 'recording_ending';
+  }
+
   send(text: string, interim = false): void {
     if (this.ws.readyState === this.ws.OPEN) this.out.offer(text, interim);
   }
@@ -148,10 +190,17 @@ export class Connection {
     this.detach();
     this.out.close();
     if (!this.running) return;
+    // Waiting to be resumed: the silence count stops (spec stt_silence_timeout).
     this.silence?.pause();
     // A broadcast waits for its host (frozen); its recording is finalized as any other.
     if (this.broadcast) this.background(this.broadcast.hostDropped(), 'broadcast freeze');
-    this.grace = setTimeout(() => this.endRecording('normal'), this.limits.disconnectGraceMs);
+    const rec = this.recording as Recording;
+    const gap: SessionEvent[] = [];
+    this.gap = gap;
+    this.gapOff = rec.events.attach((e) => {
+      if (!isInterim(e) && gap.length < GAP_MAX) gap.push(e);
+    });
+    this.grace = setTimeout(() => this.endRecording('normal', 'grace_expired'), this.limits.disconnectGraceMs);
   }
 
   /**
@@ -267,6 +316,18 @@ export class Connection {
       this.close(CLOSE.goingAway, 'service shutdown');
       return;
     }
+    // After an ending error (silence timeout, a limit) or a stop, the previous recording is
+    // still being finalized: the new start waits for it, so the client sees `status: ended` and
+    // `task_complete` before `session_started`.
+    if (this.state.kind === 'stopping' && !this.starting) {
+      this.starting = true;
+      try {
+        await this.settled();
+      } finally {
+        this.starting = false;
+      }
+      if (!this.open) return;
+    }
     if (this.state.kind !== 'connected' || this.starting) {
       this.sendError(
         new AppError('invalid_data', {
@@ -279,6 +340,10 @@ export class Connection {
     }
     this.starting = true;
     try {
+      if (sent.resume_token !== undefined && sent.resume_token !== null) {
+        await this.resumeSession(sent.resume_token);
+        return;
+      }
       // A broadcast's recording runs with its channel's settings (host-session.ts).
       let host: BroadcastHost | null = null;
       if (data.type === 'broadcast' && this.ports.broadcasts) {
@@ -301,22 +366,16 @@ export class Connection {
         return;
       }
       for (const w of checked.warnings) this.sendError(w);
-      try {
-        await this.ports.checkKey(this.principal, this.ip);
-      } catch (err) {
-        if (err instanceof AppError) throw err;
-        this.logger.error({ err }, 'key check failed at start');
-        throw new AppError('auth_service_error', ws);
-      }
+      await this.checkKeyAgain();
       const start = host ? { ...checked.start, type: 'broadcast' as const } : checked.start;
       await this.ports.admit(this.principal, start);
       await host?.claim();
+      const sink: OwnerSink = {
+        emit: (action, payload) => this.send(eventMessage(action, payload)),
+        error: (err) => this.sendError(err),
+      };
       const rec = new Recording(
-        {
-          ...this.ports.recording,
-          emit: (action, payload) => this.send(eventMessage(action, payload)),
-          error: (err) => this.sendError(err),
-        },
+        { ...this.ports.recording, emit: (action, payload) => sink.emit(action, payload), error: (err) => sink.error(err) },
         this.principal,
         start,
       );
@@ -343,6 +402,9 @@ export class Connection {
         return;
       }
       this.recording = rec;
+      this.sink = sink;
+      // A broadcast host reconnects with its broadcast token instead (src/broadcasts/host-session.ts).
+      this.token = host ? null : (this.host.resume?.issue() ?? null);
       this.rawStart = data;
       // The session's events reach this client as they reach every other subscriber.
       const toClient = rec.events.attach((e) => this.send(eventMessage(e.event, e.data), isInterim(e)));
@@ -366,19 +428,7 @@ export class Connection {
         this.markDone = resolve;
       });
       // Broadcasts are exempt from the silence auto-end (spec).
-      this.silence = host
-        ? null
-        : new SilenceWatch({
-            timeoutMs: checked.start.silenceTimeoutSeconds * 1000,
-            warningLeadMs: this.limits.silenceWarningMs,
-            onWarning: (silenceSeconds, remainingSeconds) =>
-              this.sendError(new AppError('stt_silence_warning', { ...ws, details: { silenceSeconds, remainingSeconds } })),
-            onTimeout: (silenceSeconds) => {
-              if (!this.running) return;
-              this.sendError(new AppError('stt_silence_timeout', { ...ws, details: { silence_seconds: silenceSeconds } }));
-              this.endRecording('normal');
-            },
-          });
+      this.silence = host ? null : this.watchSilence(checked.start.silenceTimeoutSeconds);
       rec.onSpeech = () => this.silence?.speech();
       this.send(
         eventMessage('session_started', {
@@ -387,11 +437,123 @@ export class Connection {
           recording_type: start.type,
           recognition_mode: 'single',
           message: 'Recording started.',
+          ...(this.token ? { resume_token: this.token, resume_grace_seconds: this.limits.disconnectGraceMs / 1000 } : {}),
           ...(host ? await host.startedFields() : {}),
         }),
       );
     } finally {
       this.starting = false;
+    }
+  }
+
+  private watchSilence(timeoutSeconds: number): SilenceWatch {
+    return new SilenceWatch({
+      timeoutMs: timeoutSeconds * 1000,
+      warningLeadMs: this.limits.silenceWarningMs,
+      onWarning: (silenceSeconds, remainingSeconds) =>
+        this.sendError(new AppError('stt_silence_warning', { ...ws, details: { silenceSeconds, remainingSeconds } })),
+      onTimeout: (silenceSeconds) => {
+        if (!this.running) return;
+        this.sendError(new AppError('stt_silence_timeout', { ...ws, details: { silence_seconds: silenceSeconds } }));
+        this.endRecording('normal');
+      },
+    });
+  }
+
+  /**
+   * start with `resume_token` on a new connection: the recording of a dropped (or still
+   * open) connection of the same key continues here. `resume_ok` first, then the session
+   * events the client missed while away, then live events, in order.
+   */
+  private async resumeSession(token: unknown): Promise<void> {
+    const directory = this.host.resume;
+    if (!directory) {
+      this.sendError(new AppError('resume_unavailable', { ...ws, details: { action: 'start', reason: 'not_supported' } }));
+      return;
+    }
+    await this.checkKeyAgain();
+    const found = directory.find<Connection>(token, this.principal);
+    if (found instanceof AppError) {
+      this.sendError(found);
+      return;
+    }
+    this.adopt(found.surrender());
+  }
+
+  /** The other side of resumeSession: this connection gives its recording away and closes if still open. */
+  private surrender(): Handover {
+    const rec = this.recording as Recording;
+    if (this.grace) clearTimeout(this.grace);
+    this.grace = null;
+    this.silence?.stop();
+    this.silence = null;
+    this.detach();
+    this.detach = () => {};
+    this.gapOff();
+    const handover: Handover = {
+      recording: rec,
+      state: this.state,
+      rawStart: this.rawStart,
+      glossary: this.glossary,
+      sink: this.sink as OwnerSink,
+      token: this.token as string,
+      gap: this.gap ?? [],
+    };
+    this.gap = null;
+    this.recording = null;
+    this.sink = null;
+    this.token = null;
+    this.state = { kind: 'connected' };
+    this.markDone();
+    if (this.open) this.close(CLOSE.resumedElsewhere, 'session resumed on another connection');
+    return handover;
+  }
+
+  private adopt(h: Handover): void {
+    const rec = h.recording;
+    this.recording = rec;
+    this.state = h.state;
+    this.rawStart = h.rawStart;
+    this.glossary = h.glossary;
+    this.token = h.token;
+    this.sink = h.sink;
+    h.sink.emit = (action, payload) => this.send(eventMessage(action, payload));
+    h.sink.error = (err) => this.sendError(err);
+    rec.onMustEnd = () => {
+      if (this.running) this.endRecording('normal');
+    };
+    this.recordingDone = new Promise((resolve) => {
+      this.markDone = resolve;
+    });
+    // The silence count starts again at the resume (time away is not counted).
+    this.silence = this.watchSilence(rec.start.silenceTimeoutSeconds);
+    if (this.state.kind === 'paused') this.silence.pause();
+    rec.onSpeech = () => this.silence?.speech();
+    this.send(
+      eventMessage('resume_ok', {
+        session_id: rec.sessionId,
+        task_id: rec.taskId,
+        recording_type: rec.start.type,
+        recognition_mode: rec.start.recognitionMode,
+        status: this.state.kind,
+        // Audio received so far: the client sends what it captured after this point.
+        received_ms: rec.durationMs,
+        missed_events: h.gap.length,
+        message: 'Recording resumed.',
+      }),
+    );
+    for (const e of h.gap) this.send(eventMessage(e.event, e.data));
+    this.detach = rec.events.attach((e) => this.send(eventMessage(e.event, e.data), isInterim(e)));
+  }
+
+  /** The key is asked again (disabled, expired, IP rules) before a recording starts or resumes here. */
+  private async checkKeyAgain(): Promise<void> {
+    try {
+      await this.ports.checkKey(this.principal, this.ip);
+    } catch (err) {
+      if (err instanceof AppError) throw err;
+      this.logger.error({ err }, 'key check failed at start');
+      throw new AppError('auth_service_error', ws);
     }
   }
 
@@ -430,9 +592,14 @@ export class Connection {
   }
 
   /** Stops a running recording and finalizes it; `status: ended` and `task_complete` follow. */
-  private endRecording(kind: FinishKind): void {
+  private endRecording(kind: FinishKind, why: EndedReason = 'ended'): void {
     if (this.state.kind !== 'started' && this.state.kind !== 'paused') return;
     this.state = { ...this.state, kind: 'stopping' };
+    // From here a resume is refused with the reason (resume.ts).
+    if (this.token) this.host.resume?.forget(this.token, why);
+    this.token = null;
+    if (this.grace) clearTimeout(this.grace);
+    this.grace = null;
     this.silence?.stop();
     this.silence = null;
     this.finishing = this.finish(kind);
@@ -511,10 +678,11 @@ export class Connection {
   private onAudio(payload: unknown, via: 'binary' | 'json'): void {
     const next = transition(this.state, 'audio');
     if (next instanceof AppError) {
+      // No recording runs (not started yet, or it ended): session_not_started.
       this.sendError(
-        new AppError('invalid_data', {
+        new AppError('session_not_started', {
           ...ws,
-          message: 'Audio before start is not accepted.',
+          message: 'No recording is running: send start first.',
           details: { message_type: via === 'binary' ? 'binary' : 'voice-translation', action: 'audio' },
         }),
       );

@@ -80,7 +80,8 @@ export class Recording {
   private bytes = 0;
   /** An odd trailing byte of a PCM chunk, joined with the next chunk (samples stay aligned). */
   private carry: Buffer | null = null;
-  private sid = 0;
+  // Sentence ids start at 1 (the TTS stream's default `sid` 1 is the first sentence).
+  private sid = 1;
   readonly sentences: SentenceInput[] = [];
   /** Per target language, per sid (a retranslation replaces the entry). */
   readonly translations = new Map<string, Map<number, TranslationInput>>();

@@ -19,6 +19,10 @@ export const RECOGNITION_MODES = ['single', 'multi_speaker', 'multi_language', '
 export const AUDIO_FORMATS = ['pcm', 'webm'] as const;
 export const PROFANITY = ['mask', 'remove', 'show'] as const;
 export const TTS_MODES = ['sync', 'async'] as const;
+/** options.speaking_speed: the in-session TTS speaking rate (docs/live-modes.md: slow 0.8, normal 1.0, fast 1.25). */
+export const SPEAKING_SPEEDS = ['slow', 'normal', 'fast'] as const;
+/** conversation_mode: `manual` (start_speaking / stop_speaking) or `auto` (docs/live-modes.md). */
+export const CONVERSATION_MODES = ['manual', 'auto'] as const;
 export const SUMMARY_MODES = ['builtin', 'custom'] as const;
 export const MAX_TRANSCRIPTION_LANGUAGES = 10;
 export const MAX_TRANSLATION_LANGUAGES = 12;
@@ -67,6 +71,7 @@ export interface StartRequest {
   };
   ttsEnabled: boolean;
   profanityHandling: (typeof PROFANITY)[number];
+  speakingSpeed: (typeof SPEAKING_SPEEDS)[number];
   silenceTimeoutSeconds: number;
 }
 
@@ -190,11 +195,10 @@ function check(data: Record<string, unknown>, engines: EngineQuery, maxTranscrip
   if (typeof options !== 'object' || options === null || Array.isArray(options)) invalid('options', 'options must be an object.');
   const opts = options as Record<string, unknown>;
   const profanityHandling = oneOf(opts, 'profanity_handling', PROFANITY, 'mask', 'options.profanity_handling');
-  if (opts.speaking_speed !== undefined) {
-    invalid('options.speaking_speed', 'speaking_speed applies to conversation mode, which is not available yet.');
-  }
-  if (data.conversation_mode !== undefined) {
-    invalid('conversation_mode', 'conversation_mode applies to conversation recordings, which are not available yet.');
+  const speakingSpeed = oneOf(opts, 'speaking_speed', SPEAKING_SPEEDS, 'normal', 'options.speaking_speed');
+  const conversationMode = data.conversation_mode === undefined ? null : oneOf(data, 'conversation_mode', CONVERSATION_MODES, 'manual');
+  if (conversationMode !== null && type !== 'conversation') {
+    invalid('conversation_mode', 'conversation_mode applies only to recordings of type "conversation".', CONVERSATION_MODES);
   }
   const ttsMode = data.tts_mode === undefined ? null : oneOf(data, 'tts_mode', TTS_MODES, 'sync');
   const name = optionalString(data, 'name', TASK_NAME_MAX);
@@ -299,6 +303,7 @@ function check(data: Record<string, unknown>, engines: EngineQuery, maxTranscrip
           },
     ttsEnabled,
     profanityHandling,
+    speakingSpeed,
     silenceTimeoutSeconds: silence as number,
   };
   return { start, warnings };

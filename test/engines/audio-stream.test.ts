@@ -109,4 +109,19 @@ describe.skipIf(!haveSharedAudio())('streaming decoders', () => {
     await settle();
     expect(ffmpegCount()).toBe(0);
   });
+  it('the live WebM decoder gives the same PCM as decoding the same WebM as a file, from the first sample', async () => {
+    const path = convert(JFK, 'webm', ['-c:a', 'libopus', '-b:a', '32k']);
+    const asFile: number[] = [];
+    for await (const c of decodeStream(path, ff)) for (const x of c) asFile.push(Math.round(x * 32768));
+    const live: number[] = [];
+    const dec = new WebmStreamDecoder({ ...ff, onPcm: (p) => live.push(...p), onError: (e) => live.push(Number.NaN, e.code.length) });
+    const webm = readFileSync(path);
+    for (let i = 0; i < webm.length; i += 1000) dec.write(webm.subarray(i, i + 1000));
+    await dec.end();
+    // Low-latency input flags must not drop the first Opus frame (20 ms): nothing shifts.
+    expect(live.length).toBe(asFile.length);
+    let differing = 0;
+    for (let i = 0; i < live.length; i++) if (Math.abs(live[i]! - asFile[i]!) > 1) differing++;
+    expect(differing).toBe(0);
+  });
 });

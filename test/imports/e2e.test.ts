@@ -145,6 +145,8 @@ describe.skipIf(!formats).each(backends())('imports end to end (%s)', (backend) 
         .where('task_id', '=', taskId)
         .orderBy('sid')
         .execute();
+      // Sentence ids are 1, 2, 3 ... (the TTS stream's default sid 1 is the first sentence).
+      expect(sentences.map((s) => Number(s.sid))).toEqual(sentences.map((_, i) => i + 1));
       const text = sentences.map((s) => s.origin).join(' ');
       expect(text).toContain('country');
       expect(text).toContain('fellow Americans');

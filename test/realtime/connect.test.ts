@@ -63,7 +63,10 @@ describe.each(backends())('WebSocket connect at /ws (%s)', (backend) => {
     cl.send({ type: 'voice-translation', data: { action: 'pause' } });
     expect((await cl.next()).data.error_code).toBe('session_not_started');
     cl.ws.send(Buffer.alloc(640));
-    expect((await cl.next()).data).toMatchObject({ error_code: 'invalid_data', details: { message_type: 'binary' } });
+    expect((await cl.next()).data).toMatchObject({
+      error_code: 'session_not_started',
+      details: { message_type: 'binary', action: 'audio' },
+    });
     cl.send({ type: 'health', data: {} });
     expect((await cl.next()).type).toBe('health');
     cl.ws.close();

@@ -83,6 +83,8 @@ describe.skipIf(!haveAudio).each(backends())('live recording end to end (%s, jfk
       expect(finals.length).toBeGreaterThan(0);
       const firstFinal = results.findIndex((o) => o.is_final);
       expect(results.slice(0, firstFinal).some((o) => !o.is_final && o.sid === results[firstFinal].sid)).toBe(true);
+      // Sentence ids count from 1, one per final, in order.
+      expect(finals.map((o) => o.sid)).toEqual(finals.map((_, i) => i + 1));
       expect(finals.map((o) => o.text.toLowerCase()).join(' ')).toContain('country');
 
       // Each final's Spanish translation is what the translation engine gives for its text.

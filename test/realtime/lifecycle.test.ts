@@ -33,7 +33,10 @@ describe.each(backends())('recording lifecycle (%s)', (backend) => {
     expect(done.data).toMatchObject({ task_id: taskId, status: 'failed', duration_ms: 1000 });
     // Recording stopped: more audio is refused, and the task stays failed with its audio kept.
     cl.send(vt('audio', { audio: Buffer.alloc(3200).toString('base64') }));
-    expect((await cl.next((m) => m.type === 'error')).data).toMatchObject({ error_code: 'invalid_data', details: { action: 'audio' } });
+    expect((await cl.next((m) => m.type === 'error')).data).toMatchObject({
+      error_code: 'session_not_started',
+      details: { action: 'audio' },
+    });
     const task = await taskOf(taskId);
     expect(task).toMatchObject({ processingStatus: 'failed', failureSource: 'user_forced', durationMs: 1000 });
     expect(task?.audioKey).toBeTruthy();

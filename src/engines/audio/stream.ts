@@ -145,19 +145,11 @@ export class WebmStreamDecoder {
     this.failed = false;
     this.stderr = '';
     this.odd = null;
-    // Small probe: the first chunk of a MediaRecorder stream carries the codec setup.
-    const child = spawnFfmpeg(this.options.ffmpegPath, [
-      '-fflags',
-      '+nobuffer',
-      '-probesize',
-      '4096',
-      '-analyzeduration',
-      '0',
-      '-f',
-      'webm',
-      '-i',
-      'pipe:0',
-    ]);
+    // Small probe: the first chunk of a MediaRecorder stream carries the codec setup. No
+    // `-fflags +nobuffer`: it discards the packets read while probing (the first 20 ms Opus
+    // frame), shifting all PCM against the file decode, and gains no latency here (measured:
+    // lag p50 89 ms without it, 108 ms with it, 100 ms chunks at real time).
+    const child = spawnFfmpeg(this.options.ffmpegPath, ['-probesize', '4096', '-analyzeduration', '0', '-f', 'webm', '-i', 'pipe:0']);
     this.child = child;
     child.stdin.on('error', () => {});
     child.stderr.on('data', (d: Buffer) => {

@@ -6,6 +6,7 @@ import { ticketsMigration } from './0003_tickets.js';
 import { jobsMigration } from './0050_jobs.js';
 import { tasksMigration } from './0100_tasks.js';
 import { taskListVersionsMigration } from './0110_task_list_versions.js';
+import { sentenceIdsFromOneMigration } from './0120_sentence_ids_from_one.js';
 import { webhooksMigration } from './0200_webhooks.js';
 import { importsMigration } from './0300_imports.js';
 import { subtitlesMigration } from './0400_subtitles.js';
@@ -20,6 +21,7 @@ export const MIGRATIONS: Migration[] = [
   jobsMigration,
   tasksMigration,
   taskListVersionsMigration,
+  sentenceIdsFromOneMigration,
   billingMigration,
   ticketsMigration,
   webhooksMigration,

@@ -80,7 +80,7 @@ describe('broadcast host over WebSocket (sqlite, real engines)', () => {
       translations: { es: expect.any(String) },
     });
     await streamPcm(cl, pcm.subarray(32_000 * 4), 4);
-    await waitFor(cl, () => v.seen.some((e) => e.event === 'translation'), 30_000);
+    await waitFor(cl, () => v.seen.some((e) => e.event === 'translation' && e.data.is_final), 30_000);
     cl.send(vt('pause'));
     await event(cl, 'status');
     cl.send(vt('resume'));
@@ -114,7 +114,8 @@ describe('broadcast host over WebSocket (sqlite, real engines)', () => {
     }
     // Captions count from going live, not from the start of the standby test.
     expect(finals[0]!.data.start_time).toBe('00:00');
-    const tr = v.seen.find((e) => e.event === 'translation')!;
+    // Interim translations (is_final false) may come first; the final one has the same shape.
+    const tr = v.seen.find((e) => e.event === 'translation' && e.data.is_final)!;
     expect(tr.data).toMatchObject({ language: 'es', is_final: true, speaker_id: null, speaker_label: null });
 
     const detail = (await api(t.url, 'GET', `/api/v1/broadcasts/${b.id}`, { key: k.key })).body.data;

@@ -45,12 +45,16 @@ import { RedisRateLimiter } from './platform/redis-rate-limit.js';
 import { reprocessQueue } from './processing/reprocess.js';
 import { createRealtimePorts } from './realtime/ports.js';
 import { registerRealtime } from './realtime/server.js';
+import { registerRetranslateRoutes } from './retranslate/routes.js';
+import { RetranslateService } from './retranslate/service.js';
 import { LocalDiskBlobStore } from './storage/local-disk.js';
 import type { BlobStore } from './storage/types.js';
 import { type Database, openDatabase } from './store/database.js';
 import { migrate } from './store/migrate.js';
 import { SessionStreams } from './stream/session-streams.js';
 import { createSubtitlesModule } from './subtitles/module.js';
+import { registerSummaryRoutes } from './summaries/routes.js';
+import { SummaryService } from './summaries/service.js';
 import { SummaryTemplateCatalogue } from './summary-templates/catalogue.js';
 import { registerSummaryTemplateRoutes } from './summary-templates/routes.js';
 import { createTaskModule, type TaskModule } from './tasks/module.js';
@@ -289,6 +293,19 @@ export async function buildApp(config: Config, overrides: BuildOverrides = {}): 
     subtitles.registerApi(http, auth);
     registerBroadcasts(http, broadcasts, auth);
     registerTtsRoutes(http, { auth, tts, rateLimiter });
+    registerRetranslateRoutes(http, {
+      auth,
+      retranslate: new RetranslateService({ tasks: tasks.tasks, engines, billing, logger: logger.child({ component: 'retranslate' }) }),
+    });
+    const summaries = new SummaryService({
+      engines,
+      tasks: tasks.tasks,
+      store: tasks.store,
+      billing,
+      templates: summaryTemplates,
+      logger: logger.child({ component: 'summaries' }),
+    });
+    registerSummaryRoutes(http, { auth, summaries });
     registerWebRoutes(http);
   }
 

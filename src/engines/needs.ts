@@ -41,7 +41,7 @@ export type Need =
   | { kind: 'spoken-language-id'; language?: string }
   | { kind: 'translator'; from: string; to: string }
   | { kind: 'llm'; streaming?: boolean }
-  | { kind: 'summarizer'; language: string }
+  | { kind: 'summarizer'; language: string; instructions?: boolean }
   | { kind: 'tts'; language: string; voice?: string; streaming?: boolean; wordTimes?: boolean };
 
 export type NeedOf<K extends EngineKind> = Extract<Need, { kind: K }>;
@@ -56,7 +56,8 @@ export type RequirementName =
   | 'diarization'
   | 'channels'
   | 'voice'
-  | 'streaming';
+  | 'streaming'
+  | 'instructions';
 
 export interface Requirement {
   name: RequirementName;
@@ -149,6 +150,8 @@ export function requirementsOf(need: Need): Requirement[] {
         const language = need.language;
         out.push({ name: 'language', label: language, met: (e) => serves(e, language) });
       }
+      if (need.kind === 'summarizer' && need.instructions)
+        out.push({ name: 'instructions', label: 'custom prompts', met: (e) => capabilitiesOf(e).instructions !== false });
       break;
     case 'translator':
       out.push({ name: 'pair', label: `${need.from} to ${need.to}`, met: (e) => servesPair(e, need.from, need.to) });

@@ -238,7 +238,9 @@ export class Recording {
       .chargeMinute(this.principal, this.usageId, index, this.start)
       .catch((err) => {
         this.deps.logger.info({ err: (err as Error).message, minute: index }, 'minute not started');
-        const limit = err instanceof AppError && (err.code === 'daily_limit_disconnect' || err.code === 'daily_limit_reached');
+        const limit =
+          err instanceof AppError &&
+          (err.code === 'daily_limit_disconnect' || err.code === 'daily_limit_reached' || err.code === 'plan_feature_not_allowed');
         const end = limit
           ? new AppError(err.code, { variant: 'websocket', message: err.message, details: { ...err.details, minute: index } })
           : new AppError('stt_quota_exceeded', { variant: 'websocket', details: { minute: index } });

@@ -306,13 +306,48 @@ export class TaskStore {
     });
   }
 
+  /**
+   * Lists `language` among the task's translation languages (a retranslation into a language
+   * the task did not have), so history and exports show it. Conditional on the list read, so
+   * two concurrent additions cannot drop one another (the loser re-reads and retries).
+   */
+  async addTranslationLanguage(taskId: string, language: string): Promise<void> {
+    for (let attempt = 0; attempt < 5; attempt++) {
+      const row = await this.db.selectFrom('tasks').select('translation_languages').where('task_id', '=', taskId).executeTakeFirst();
+      if (!row) return;
+      const list = parseJson<string[] | null>(row.translation_languages, null) ?? [];
+      if (list.includes(language)) return;
+      let q = this.db
+        .updateTable('tasks')
+        .set({ translation_languages: json([...list, language]), updated_at: nowIso(this.now()) })
+        .where('task_id', '=', taskId);
+      q =
+        row.translation_languages === null
+          ? q.where('translation_languages', 'is', null)
+          : q.where('translation_languages', '=', row.translation_languages);
+      if (Number((await q.executeTakeFirst()).numUpdatedRows) === 1) return;
+    }
+  }
+
   /** Saves a summary on the transcript (revision + 1) and its list fields on the task. */
   async setSummary(taskId: string, s: SummaryRecord): Promise<number> {
+    return (await this.writeSummary(taskId, s, null)) as number;
+  }
+
+  /**
+   * Saves a summary only if the transcript is still at `revision` (a regeneration read it
+   * there): the new revision, or null when a speaker edit or another summary came first.
+   */
+  async setSummaryAt(taskId: string, s: SummaryRecord, revision: number): Promise<number | null> {
+    return this.writeSummary(taskId, s, revision);
+  }
+
+  private async writeSummary(taskId: string, s: SummaryRecord, expected: number | null): Promise<number | null> {
     return this.db.transaction().execute(async (trx) => {
       await this.ensureTranscript(trx, taskId);
       const at = nowIso(this.now());
       const level = s.fallbackLevel ?? null;
-      await trx
+      let update = trx
         .updateTable('transcripts')
         .set((eb) => ({
           summary: s.text,
@@ -326,8 +361,10 @@ export class TaskStore {
           revision: eb('revision', '+', 1),
           updated_at: at,
         }))
-        .where('task_id', '=', taskId)
-        .execute();
+        .where('task_id', '=', taskId);
+      if (expected !== null) update = update.where('revision', '=', expected);
+      const result = await update.executeTakeFirst();
+      if (expected !== null && Number(result.numUpdatedRows) !== 1) return null;
       await trx
         .updateTable('tasks')
         .set({ summary_mode: s.mode, summary_template: s.template, summary_language: s.language, updated_at: at })

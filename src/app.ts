@@ -45,6 +45,8 @@ import { RedisRateLimiter } from './platform/redis-rate-limit.js';
 import { reprocessQueue } from './processing/reprocess.js';
 import { createRealtimePorts } from './realtime/ports.js';
 import { registerRealtime } from './realtime/server.js';
+import { registerRetranslateRoutes } from './retranslate/routes.js';
+import { RetranslateService } from './retranslate/service.js';
 import { LocalDiskBlobStore } from './storage/local-disk.js';
 import type { BlobStore } from './storage/types.js';
 import { type Database, openDatabase } from './store/database.js';
@@ -286,6 +288,10 @@ export async function buildApp(config: Config, overrides: BuildOverrides = {}): 
     subtitles.registerApi(http, auth);
     registerBroadcasts(http, broadcasts, auth);
     registerTtsRoutes(http, { auth, tts, rateLimiter });
+    registerRetranslateRoutes(http, {
+      auth,
+      retranslate: new RetranslateService({ tasks: tasks.tasks, engines, billing, logger: logger.child({ component: 'retranslate' }) }),
+    });
     const summaries = new SummaryService({
       engines,
       tasks: tasks.tasks,

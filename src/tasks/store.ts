@@ -306,6 +306,29 @@ export class TaskStore {
     });
   }
 
+  /**
+   * Lists `language` among the task's translation languages (a retranslation into a language
+   * the task did not have), so history and exports show it. Conditional on the list read, so
+   * two concurrent additions cannot drop one another (the loser re-reads and retries).
+   */
+  async addTranslationLanguage(taskId: string, language: string): Promise<void> {
+    for (let attempt = 0; attempt < 5; attempt++) {
+      const row = await this.db.selectFrom('tasks').select('translation_languages').where('task_id', '=', taskId).executeTakeFirst();
+      if (!row) return;
+      const list = parseJson<string[] | null>(row.translation_languages, null) ?? [];
+      if (list.includes(language)) return;
+      let q = this.db
+        .updateTable('tasks')
+        .set({ translation_languages: json([...list, language]), updated_at: nowIso(this.now()) })
+        .where('task_id', '=', taskId);
+      q =
+        row.translation_languages === null
+          ? q.where('translation_languages', 'is', null)
+          : q.where('translation_languages', '=', row.translation_languages);
+      if (Number((await q.executeTakeFirst()).numUpdatedRows) === 1) return;
+    }
+  }
+
   /** Saves a summary on the transcript (revision + 1) and its list fields on the task. */
   async setSummary(taskId: string, s: SummaryRecord): Promise<number> {
     return (await this.writeSummary(taskId, s, null)) as number;

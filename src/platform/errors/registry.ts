@@ -176,6 +176,7 @@ export const ERRORS = {
   template_not_found: def(404, 'error', 'summary', 'Template not found.'),
   sse_template_not_found: def(404, 'error', 'summary', 'Template not found.'),
   sse_transcript_not_found: def(404, 'error', 'summary', 'Transcript not found.'),
+  sse_sentence_not_found: def(404, 'error', 'translation', 'No sentence with this id in the transcript.', { parley: true }),
   summary_text_empty: def(400, 'error', 'summary', 'There is no text to summarize.'),
   summary_text_too_long: def(400, 'error', 'summary', 'The text is too long to summarize.'),
   sse_summary_regeneration_failed: def(500, 'error', 'summary', 'The summary could not be regenerated.'),

@@ -47,7 +47,7 @@ import { createRealtimePorts } from './realtime/ports.js';
 import { registerRealtime } from './realtime/server.js';
 import { registerRetranslateRoutes } from './retranslate/routes.js';
 import { RetranslateService } from './retranslate/service.js';
-import { LocalDiskBlobStore } from './storage/local-disk.js';
+import { openBlobStore } from './storage/create.js';
 import type { BlobStore } from './storage/types.js';
 import { type Database, openDatabase } from './store/database.js';
 import { migrate } from './store/migrate.js';
@@ -158,7 +158,8 @@ export async function buildApp(config: Config, overrides: BuildOverrides = {}): 
   const jobs = new StoreJobQueue(database, { logger: logger.child({ component: 'jobs' }), now, leaseMs: config.platform.jobLeaseMs });
   // Live sessions as event streams: the publisher where a recording runs, subscriptions anywhere (src/stream).
   const streams = new SessionStreams(bus, logger.child({ component: 'stream' }));
-  const blobs = new LocalDiskBlobStore(join(config.platform.dataDir, 'blobs'));
+  // Local disk, or an S3-compatible bucket every node shares (PARLEY_S3_BUCKET).
+  const blobs = await openBlobStore(config);
   const engines = overrides.engines ?? EngineRegistry.fromEngines([]);
   // Audio behind one interface (src/engines/audio/port.ts); ffmpeg's path is known only here.
   const audio = createFfmpegAudio(config.engines.ffmpegPath);
@@ -374,6 +375,7 @@ export async function buildApp(config: Config, overrides: BuildOverrides = {}): 
       await broadcasts.close();
       await subtitles.close();
       await engines.close();
+      blobs.close?.();
       await database.close();
     },
   };

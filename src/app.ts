@@ -225,8 +225,13 @@ export async function buildApp(config: Config, overrides: BuildOverrides = {}): 
       const t = engines.select({ kind: 'translator', from, to });
       return t.ok ? t.engine.translate(text, { from, to }) : null;
     },
+    synthesizer: (language) => {
+      const tts = engines.select({ kind: 'tts', language });
+      return tts.ok ? tts.engine : null;
+    },
     viewerLimit: config.broadcasts.viewerLimit,
     hostWaitMs: config.broadcasts.hostWaitSeconds * 1000,
+    hostLeaseMs: config.broadcasts.hostLeaseSeconds * 1000,
     redisUrl,
     now,
     logger: logger.child({ component: 'broadcasts' }),

@@ -411,7 +411,11 @@ export class Connection implements Resumable {
       this.detach = toClient;
       if (host) {
         this.broadcast = host;
-        await host.attach(rec.taskId, () => this.broadcastRevoked());
+        await host.attach(
+          rec.taskId,
+          () => this.broadcastRevoked(),
+          (error) => this.broadcastLost(error),
+        );
         // Results and translations reach the broadcast's viewers through its host session (phase rules).
         const toViewers = rec.events.attach((e) => host.fromRecording(e.event, e.data as Record<string, unknown>));
         this.detach = () => {
@@ -641,6 +645,12 @@ export class Connection implements Resumable {
   /** The broadcast was revoked over REST: the host is told and the recording ends. */
   private broadcastRevoked(): void {
     this.sendError(new AppError('broadcast_token_revoked', ws));
+    if (this.running) this.endRecording('normal');
+  }
+
+  /** Another host took the broadcast (this process had stopped renewing its lease): the host is told and the recording ends. */
+  private broadcastLost(error: AppError): void {
+    this.sendError(error);
     if (this.running) this.endRecording('normal');
   }
 

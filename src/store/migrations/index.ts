@@ -14,6 +14,7 @@ import { broadcastsMigration } from './0500_broadcasts.js';
 import { broadcastHostsMigration } from './0501_broadcast_hosts.js';
 import { broadcastLiveSinceMigration } from './0502_broadcast_live_since.js';
 import { broadcastRecordingsMigration } from './0503_broadcast_recordings.js';
+import { broadcastHostLeaseMigration } from './0504_broadcast_host_lease.js';
 
 export const MIGRATIONS: Migration[] = [
   accountsKeysMigration,
@@ -30,4 +31,5 @@ export const MIGRATIONS: Migration[] = [
   broadcastHostsMigration,
   broadcastLiveSinceMigration,
   broadcastRecordingsMigration,
+  broadcastHostLeaseMigration,
 ];

@@ -47,7 +47,7 @@ import { createRealtimePorts } from './realtime/ports.js';
 import { registerRealtime } from './realtime/server.js';
 import { registerRetranslateRoutes } from './retranslate/routes.js';
 import { RetranslateService } from './retranslate/service.js';
-import { LocalDiskBlobStore } from './storage/local-disk.js';
+import { openBlobStore } from './storage/create.js';
 import type { BlobStore } from './storage/types.js';
 import { type Database, openDatabase } from './store/database.js';
 import { migrate } from './store/migrate.js';
@@ -160,7 +160,8 @@ export async function buildApp(config: Config, overrides: BuildOverrides = {}): 
   const jobs = new StoreJobQueue(database, { logger: logger.child({ component: 'jobs' }), now, leaseMs: config.platform.jobLeaseMs });
   // Live sessions as event streams: the publisher where a recording runs, subscriptions anywhere (src/stream).
   const streams = new SessionStreams(bus, logger.child({ component: 'stream' }));
-  const blobs = new LocalDiskBlobStore(join(config.platform.dataDir, 'blobs'));
+  // Local disk, or an S3-compatible bucket every node shares (PARLEY_S3_BUCKET).
+  const blobs = await openBlobStore(config);
   const engines = overrides.engines ?? EngineRegistry.fromEngines([]);
   // Audio behind one interface (src/engines/audio/port.ts); ffmpeg's path is known only here.
   const audio = createFfmpegAudio(config.engines.ffmpegPath);
@@ -226,8 +227,13 @@ export async function buildApp(config: Config, overrides: BuildOverrides = {}): 
       const t = engines.select({ kind: 'translator', from, to });
       return t.ok ? t.engine.translate(text, { from, to }) : null;
     },
+    synthesizer: (language) => {
+      const tts = engines.select({ kind: 'tts', language });
+      return tts.ok ? tts.engine : null;
+    },
     viewerLimit: config.broadcasts.viewerLimit,
     hostWaitMs: config.broadcasts.hostWaitSeconds * 1000,
+    hostLeaseMs: config.broadcasts.hostLeaseSeconds * 1000,
     redisUrl,
     now,
     logger: logger.child({ component: 'broadcasts' }),
@@ -380,6 +386,7 @@ export async function buildApp(config: Config, overrides: BuildOverrides = {}): 
       await broadcasts.close();
       await subtitles.close();
       await engines.close();
+      blobs.close?.();
       await database.close();
     },
   };

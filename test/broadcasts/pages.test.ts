@@ -17,7 +17,7 @@ import type { AnyEngine } from '../../src/engines/types.js';
 import { createLogger } from '../../src/platform/logging.js';
 import { type Client, connect, event, jfkPcm, type Msg, streamPcm, vt } from '../realtime/support.js';
 import { api, startTestApp, type TestApp } from '../support/app.js';
-import { haveChromium, launchBrowser, pageErrors, type TestBrowser } from '../support/browser.js';
+import { haveChromium, keepScreenshot, launchBrowser, pageErrors, type TestBrowser } from '../support/browser.js';
 import { decodePng, regionStats } from '../support/png.js';
 import { newBroadcast, realKey } from './support.js';
 
@@ -119,13 +119,19 @@ describe.skipIf(!haveChromium())('broadcast pages in Chromium (viewer page and O
 
     // Screenshot of the caption region: text drawn on the white page (not a blank box).
     const region = await viewerPage.$('#captions');
-    const shot = decodePng(await region!.screenshot());
+    const regionPng = await region!.screenshot();
+    keepScreenshot('viewer-captions', regionPng);
+    keepScreenshot('viewer-page', await viewerPage.screenshot({ fullPage: true }));
+    const shot = decodePng(regionPng);
     const ink = regionStats(shot, { x: 0, y: 0, width: shot.width, height: shot.height }, [255, 255, 255]);
     expect(shot.height).toBeGreaterThan(20);
     expect(ink.differing).toBeGreaterThan(200);
 
     // The overlay's screenshot without a background: transparent everywhere but the text.
-    const img = decodePng(await overlay.screenshot({ omitBackground: true }));
+    const overlayPng = await overlay.screenshot({ omitBackground: true });
+    keepScreenshot('overlay', overlayPng);
+    keepScreenshot('overlay-translation-only', await only.screenshot({ omitBackground: true }));
+    const img = decodePng(overlayPng);
     expect([img.width, img.height]).toEqual([1280, 720]);
     const box = (await overlay.$eval('#lines', (el) => {
       const r = (
@@ -181,6 +187,7 @@ describe.skipIf(!haveChromium())('broadcast pages in Chromium (viewer page and O
     await page.keyboard.type('wrong-one');
     await page.keyboard.press('Enter');
     await page.waitForSelector('#password-error:has-text("Wrong password")');
+    keepScreenshot('viewer-password', await page.screenshot());
     expect(await page.isVisible('#password-form')).toBe(true);
     await page.fill('#password', 'open-2026');
     await page.click('#password-form button');
@@ -223,6 +230,7 @@ describe.skipIf(!haveChromium())('broadcast pages in Chromium (viewer page and O
     const second = await browser.newPage();
     await second.goto(`${t.url}/b/${b.token}`);
     await second.waitForSelector('#queue:has-text("number 1 in line")');
+    keepScreenshot('viewer-queued', await second.screenshot());
     expect(await second.textContent('#status')).toMatch(/line/);
     await first.close();
     await second.waitForSelector('#queue', { state: 'hidden', timeout: 20_000 });

@@ -5,7 +5,7 @@
  * Requirement checks read only an engine's declared `capabilities` (and a TTS engine's voice
  * list), so `npm run -s engines` can show the same table the registry decides by.
  */
-import { baseLanguage, languageServes } from '../languages.js';
+import { baseLanguage, isChinese, languageServes, normalizeLanguage } from '../languages.js';
 import type { AnyEngine, EngineCapabilities, EngineKind, Synthesizer } from './types.js';
 
 /** Every kind, in the order tables and logs list them. */
@@ -41,7 +41,7 @@ export type Need =
   | { kind: 'spoken-language-id'; language?: string }
   | { kind: 'translator'; from: string; to: string }
   | { kind: 'llm'; streaming?: boolean }
-  | { kind: 'summarizer'; language: string }
+  | { kind: 'summarizer'; language: string; instructions?: boolean }
   | { kind: 'tts'; language: string; voice?: string; streaming?: boolean; wordTimes?: boolean };
 
 export type NeedOf<K extends EngineKind> = Extract<Need, { kind: K }>;
@@ -56,7 +56,8 @@ export type RequirementName =
   | 'diarization'
   | 'channels'
   | 'voice'
-  | 'streaming';
+  | 'streaming'
+  | 'instructions';
 
 export interface Requirement {
   name: RequirementName;
@@ -104,7 +105,18 @@ export function capabilitiesOf(e: AnyEngine): EngineCapabilities {
   return e.capabilities;
 }
 
-const serves = (e: AnyEngine, language: string) => e.capabilities.languages.some((l) => languageServes(l, language));
+/**
+ * An engine serves a need's language when it declares it or a wider tag (languageServes), or
+ * when the need is a bare language and the engine declares a regional form of it: a request
+ * for "en" (what translation and viewer languages usually are) is met by an en-US voice or
+ * recognizer, as users expect. Chinese is left script-exact ("zh" names no script).
+ */
+function servesLanguage(declared: string, need: string): boolean {
+  if (languageServes(declared, need)) return true;
+  const bare = normalizeLanguage(need);
+  return !!bare && !bare.includes('-') && !isChinese(bare) && baseLanguage(declared) === bare;
+}
+const serves = (e: AnyEngine, language: string) => e.capabilities.languages.some((l) => servesLanguage(l, language));
 const flag = (name: RequirementName, label: string, key: 'interimResults' | 'wordTimes' | 'diarization' | 'streaming'): Requirement => ({
   name,
   label,
@@ -138,6 +150,8 @@ export function requirementsOf(need: Need): Requirement[] {
         const language = need.language;
         out.push({ name: 'language', label: language, met: (e) => serves(e, language) });
       }
+      if (need.kind === 'summarizer' && need.instructions)
+        out.push({ name: 'instructions', label: 'custom prompts', met: (e) => capabilitiesOf(e).instructions !== false });
       break;
     case 'translator':
       out.push({ name: 'pair', label: `${need.from} to ${need.to}`, met: (e) => servesPair(e, need.from, need.to) });

@@ -33,6 +33,8 @@ export interface EngineCapabilities {
   diarization?: boolean;
   /** Recognizers: channels one stream recognizes (default 1). */
   channels?: number;
+  /** Summarizers: follows free-form instructions (a custom prompt); false for extractive ones. */
+  instructions?: boolean;
 }
 
 export interface Engine {
@@ -270,6 +272,8 @@ export interface SummaryResult {
   /** 2: neutral instructions were used; 3: offending segments were omitted. */
   fallbackLevel?: 2 | 3;
   droppedSegments?: number[];
+  /** The text was too short to summarize: `text` is the cleaned text itself (not charged as a summary). */
+  tooShort?: boolean;
 }
 
 export interface Summarizer extends Engine {

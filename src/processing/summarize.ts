@@ -1,16 +1,18 @@
 /**
- * The summary of a finished transcript: looks up the template, charges the summary price
- * (idempotent, so a resumed job is never charged twice), runs the summarizer engine and
- * writes the transcript's summary fields. Shared by imports, live finalization and
- * `set_summary`. Failures the user should hear about come back as an outcome
- * (`summary_insufficient_credit`, `llm_content_filtered`, ...); the charge is refunded when
- * no summary was produced.
+ * The summary of a finished transcript: looks up the template, checks the credit covers the
+ * summary, runs the summarizer engine (the same one and the same content-filter fallback
+ * chain as the SSE endpoints, `selectSummarizer`), charges the summary price (idempotent, so
+ * a resumed job is never charged twice) and writes the transcript's summary fields. Shared
+ * by imports, live finalization and `set_summary`. Failures the user should hear about come
+ * back as an outcome (`summary_insufficient_credit`, `llm_content_filtered`, ...); nothing is
+ * charged when no summary was produced, nor for a transcript too short to summarize.
  */
 import type { Logger } from 'pino';
 import type { BillingService } from '../billing/service.js';
 import { EngineError } from '../engines/errors.js';
+import { refusalError } from '../engines/refusal.js';
 import type { EngineRegistry } from '../engines/registry.js';
-import type { TokenUsage } from '../engines/types.js';
+import type { Summarizer, TokenUsage } from '../engines/types.js';
 import type { Principal } from '../platform/auth/types.js';
 import { AppError } from '../platform/errors/app-error.js';
 import type { ErrorCode } from '../platform/errors/registry.js';
@@ -57,6 +59,20 @@ export interface SummarizeTaskOptions {
   onDelta?: (cumulativeText: string) => void;
 }
 
+/**
+ * The summarizer for a request, best first. A custom prompt needs one that follows
+ * instructions (an LLM): without one it is refused (llm_init_failed, details.missing
+ * `instructions`) rather than silently summarized without the prompt.
+ */
+export function selectSummarizer(engines: EngineRegistry, language: string, custom: boolean): Summarizer {
+  const selected = engines.select({ kind: 'summarizer', language, instructions: custom });
+  if (selected.ok) return selected.engine;
+  const message = selected.refusal.missing.includes('instructions')
+    ? 'Custom summary prompts need a language model (PARLEY_REMOTE_LLM_URL or a local model); this server has only the built-in extractive summarizer. Use mode "builtin" with a template.'
+    : `Summaries are not available: ${selected.refusal.message}.`;
+  throw refusalError('llm_init_failed', selected.refusal, { message });
+}
+
 export async function summarizeTask(
   deps: SummarizeTaskDeps,
   principal: Principal,
@@ -70,33 +86,34 @@ export async function summarizeTask(
   const template = req.mode === 'builtin' && req.template ? deps.templates.getEnabledTemplate(req.template) : null;
   if (req.mode === 'builtin' && req.template && !template)
     return failure('template_not_found', `Template "${req.template}" is not available.`);
-  const selected = deps.engines.select({ kind: 'summarizer', language });
-  if (!selected.ok) return failure('llm_init_failed', `Summaries are not available: ${selected.refusal.message}.`, true);
-  const summarizer = selected.engine;
+  let summarizer: Summarizer;
+  try {
+    summarizer = selectSummarizer(deps.engines, language, req.mode === 'custom');
+  } catch (err) {
+    if (err instanceof AppError) {
+      // No engine at all may come back after a restart; a custom prompt without an LLM will not.
+      const missing = (err.details?.missing ?? []) as string[];
+      return failure(err.code, err.message, !missing.includes('instructions'));
+    }
+    throw err;
+  }
 
   const segments: string[] = [];
   for await (const page of deps.tasks.allSentences(taskId)) segments.push(...page.map((s: SentenceRecord) => s.origin));
 
   const price = deps.billing.prices.oneOff('summary');
-  let usageId: string;
+  const short = () => failure('summary_insufficient_credit', 'The credit cannot cover the summary.');
   try {
-    const charged = await deps.billing.chargeOneOff(principal, {
-      type: 'summary',
-      taskId,
-      points: price,
-      idempotencyKey: o.idempotencyKey,
-    });
-    usageId = charged.usage.id;
+    await deps.billing.assertCanAfford(principal, price);
   } catch (err) {
-    if (err instanceof AppError && (err.code === 'auth_quota_exceeded' || err.code === 'auth_insufficient_credit')) {
-      return failure('summary_insufficient_credit', 'The credit cannot cover the summary.');
-    }
+    if (isCreditError(err)) return short();
     throw err;
   }
 
+  const plainText = req.plainText ?? false;
+  let result: Awaited<ReturnType<Summarizer['summarize']>>;
   try {
-    const plainText = req.plainText ?? false;
-    const result = await summarizer.summarize({
+    result = await summarizer.summarize({
       segments,
       language,
       template: template ? toSummarySpec(template) : undefined,
@@ -105,32 +122,7 @@ export async function summarizeTask(
       signal: o.signal,
       onDelta: o.onDelta,
     });
-    const effectiveTemplate = req.mode === 'builtin' ? (template?.slug ?? null) : (req.template ?? null);
-    const revision = await deps.tasks.setSummary(taskId, {
-      text: result.text,
-      language,
-      mode: req.mode,
-      template: effectiveTemplate,
-      plainText,
-      promptSnapshot: req.mode === 'custom' ? (req.prompt ?? null) : null,
-      fallbackLevel: result.fallbackLevel ?? null,
-      droppedSegments: result.droppedSegments ?? null,
-    });
-    return {
-      ok: true,
-      summaryId: `${taskId}:${revision}`,
-      revision,
-      mode: req.mode,
-      template: effectiveTemplate,
-      language,
-      plainText,
-      text: result.text,
-      tokens: result.usage,
-    };
   } catch (err) {
-    await deps.billing
-      .refund(usageId, 'failed')
-      .catch((e: unknown) => deps.logger.error({ err: e, usage_id: usageId }, 'summary refund failed'));
     if (err instanceof EngineError) {
       deps.logger.warn({ err: err.message, code: err.code, task_id: taskId }, 'summary failed');
       return failure(
@@ -141,6 +133,41 @@ export async function summarizeTask(
     }
     throw err;
   }
+  // Charged once the summary exists (idempotent per summary); a text too short to summarize is not charged.
+  if (!result.tooShort) {
+    try {
+      await deps.billing.chargeOneOff(principal, { type: 'summary', taskId, points: price, idempotencyKey: o.idempotencyKey });
+    } catch (err) {
+      if (isCreditError(err)) return short();
+      throw err;
+    }
+  }
+  const effectiveTemplate = req.mode === 'builtin' ? (template?.slug ?? null) : (req.template ?? null);
+  const revision = await deps.tasks.setSummary(taskId, {
+    text: result.text,
+    language,
+    mode: req.mode,
+    template: effectiveTemplate,
+    plainText,
+    promptSnapshot: req.mode === 'custom' ? (req.prompt ?? null) : null,
+    fallbackLevel: result.fallbackLevel ?? null,
+    droppedSegments: result.droppedSegments ?? null,
+  });
+  return {
+    ok: true,
+    summaryId: `${taskId}:${revision}`,
+    revision,
+    mode: req.mode,
+    template: effectiveTemplate,
+    language,
+    plainText,
+    text: result.text,
+    tokens: result.usage,
+  };
+}
+
+export function isCreditError(err: unknown): boolean {
+  return err instanceof AppError && (err.code === 'auth_quota_exceeded' || err.code === 'auth_insufficient_credit');
 }
 
 function failure(code: ErrorCode, message: string, retryable = false): SummaryOutcome {

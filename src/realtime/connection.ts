@@ -11,16 +11,19 @@ import { type BroadcastHost, prepareBroadcast } from '../broadcasts/host-session
 import type { Glossary } from '../glossary/index.js';
 import type { Principal } from '../platform/auth/types.js';
 import { AppError } from '../platform/errors/app-error.js';
-import { isInterim, type SessionStatus } from '../stream/events.js';
+import { isInterim, type SessionEvent, type SessionStatus } from '../stream/events.js';
 import { Outbox, SUBSCRIBER_POLICY } from '../stream/outbox.js';
 import { webSocketTransport } from '../stream/transports.js';
 import { unknownTemplate } from './actions.js';
 import { containerMismatch, decodeAudioPayload } from './audio-intake.js';
+import { addChannelAction, removeChannelAction, setChannelLanguageAction } from './channel-actions.js';
+import { channelError } from './channel-spec.js';
 import type { FinishKind } from './finalize.js';
 import { type RealtimeLimits, TokenBucket } from './limits.js';
 import type { RealtimePorts } from './ports.js';
 import { CLOSE, type ClientMessage, errorMessage, eventMessage, healthMessage, parseClientMessage } from './protocol.js';
 import { Recording } from './recording.js';
+import type { EndedReason, Resumable, ResumeDirectory } from './resume.js';
 import {
   type ActionContext,
   configAction,
@@ -30,6 +33,7 @@ import {
   switchLanguageAction,
 } from './session-actions.js';
 import { SilenceWatch } from './silence.js';
+import { speakerAction } from './speaker-actions.js';
 import { validateStart } from './start.js';
 import { type ControlAction, type SessionState, transition } from './state.js';
 
@@ -39,9 +43,31 @@ const ws = { variant: 'websocket' as const };
 export interface ConnectionHost {
   /** True once graceful shutdown began: `start` is refused and the connection closed. */
   shuttingDown(): boolean;
+  /** Resume tokens of this process (resume.ts); without it sessions cannot be resumed. */
+  resume?: ResumeDirectory;
 }
 
-export class Connection {
+/** Where the recording's own messages (errors, finalization events) go: re-pointed on resume. */
+interface OwnerSink {
+  error(err: AppError): void;
+  emit(action: string, payload: Record<string, unknown>): void;
+}
+
+/** Session events kept while the client is away (finals, translations, statuses; interims are dropped). */
+const GAP_MAX = 2000;
+
+/** What a resuming connection takes over from the one that dropped. */
+interface Handover {
+  recording: Recording;
+  state: SessionState;
+  rawStart: Record<string, unknown>;
+  glossary: Glossary | null;
+  sink: OwnerSink;
+  token: string;
+  gap: SessionEvent[];
+}
+
+export class Connection implements Resumable {
   state: SessionState = { kind: 'connected' };
   private readonly messages: TokenBucket;
   private readonly audio: TokenBucket;
@@ -72,6 +98,12 @@ export class Connection {
   private readonly out: Outbox;
   /** Detaches this socket from the session stream. */
   private detach: () => void = () => {};
+  /** The running recording's resume token (null for broadcasts and once it cannot be resumed). */
+  private token: string | null = null;
+  private sink: OwnerSink | null = null;
+  /** While the client is away: the session events it missed, handed to the resuming connection. */
+  private gap: SessionEvent[] | null = null;
+  private gapOff: () => void = () => {};
 
   constructor(
     private readonly ws: WebSocket,
@@ -113,6 +145,19 @@ export class Connection {
     return this.recording?.taskId ?? null;
   }
 
+  get resumeToken(): string | null {
+    return this.token;
+  }
+
+  get owner(): Principal {
+    return this.principal;
+  }
+
+  /** A recording still connected is taken over too (the client saw the drop first); see resume.ts. */
+  resumeRefusal(): string | null {
+    return this.running ? null : 'recording_ending';
+  }
+
   send(text: string, interim = false): void {
     if (this.ws.readyState === this.ws.OPEN) this.out.offer(text, interim);
   }
@@ -148,10 +193,17 @@ export class Connection {
     this.detach();
     this.out.close();
     if (!this.running) return;
+    // Waiting to be resumed: the silence count stops (spec stt_silence_timeout).
     this.silence?.pause();
     // A broadcast waits for its host (frozen); its recording is finalized as any other.
     if (this.broadcast) this.background(this.broadcast.hostDropped(), 'broadcast freeze');
-    this.grace = setTimeout(() => this.endRecording('normal'), this.limits.disconnectGraceMs);
+    const rec = this.recording as Recording;
+    const gap: SessionEvent[] = [];
+    this.gap = gap;
+    this.gapOff = rec.events.attach((e) => {
+      if (!isInterim(e) && gap.length < GAP_MAX) gap.push(e);
+    });
+    this.grace = setTimeout(() => this.endRecording('normal', 'grace_expired'), this.limits.disconnectGraceMs);
   }
 
   /**
@@ -232,7 +284,16 @@ export class Connection {
       set_name: (d) => run(setNameAction(this.actionContext(), d)),
       set_summary: (d) => setSummaryAction(this.actionContext(), d),
       retranslate: (d) => run(retranslateAction(this.actionContext(), d)),
-      switch_language: (d) => run(switchLanguageAction(this.actionContext(), d)),
+      switch_language: (d) =>
+        this.recording?.channels
+          ? this.sendError(channelError('multichannel_switch_language_not_allowed', 'Use set_channel_language in multi_channel sessions.'))
+          : run(switchLanguageAction(this.actionContext(), d)),
+      add_channel: (d) => run(addChannelAction(this.actionContext(), d)),
+      remove_channel: (d) => run(removeChannelAction(this.actionContext(), d)),
+      set_channel_language: (d) => run(setChannelLanguageAction(this.actionContext(), d)),
+      rename_speaker: (d) => speakerAction(this.actionContext(), 'rename', d),
+      reassign_speaker: (d) => speakerAction(this.actionContext(), 'reassign', d),
+      merge_speakers: (d) => speakerAction(this.actionContext(), 'merge', d),
       broadcast_go_live: () => run(this.broadcastAction('broadcast_go_live', 'phase_changed', (h) => h.goLive())),
       broadcast_announcement: (d) => run(this.broadcastAction('broadcast_announcement', 'announcement', (h) => h.announce(d))),
       set_standby_message: (d) => run(this.broadcastAction('set_standby_message', 'standby', (h) => h.setStandbyMessage(d))),
@@ -291,6 +352,16 @@ export class Connection {
     }
     this.starting = true;
     try {
+      if (sent.resume_token !== undefined && sent.resume_token !== null) {
+        await this.resumeSession(sent.resume_token);
+        return;
+      }
+      if (data.type === 'broadcast' && data.recognition_mode === 'multi_channel') {
+        this.sendError(
+          channelError('multichannel_broadcast_not_allowed', 'Broadcasts cannot use multi_channel.', { field: 'recognition_mode' }),
+        );
+        return;
+      }
       // A broadcast's recording runs with its channel's settings (host-session.ts).
       let host: BroadcastHost | null = null;
       if (data.type === 'broadcast' && this.ports.broadcasts) {
@@ -313,22 +384,16 @@ export class Connection {
         return;
       }
       for (const w of checked.warnings) this.sendError(w);
-      try {
-        await this.ports.checkKey(this.principal, this.ip);
-      } catch (err) {
-        if (err instanceof AppError) throw err;
-        this.logger.error({ err }, 'key check failed at start');
-        throw new AppError('auth_service_error', ws);
-      }
+      await this.checkKeyAgain();
       const start = host ? { ...checked.start, type: 'broadcast' as const } : checked.start;
       await this.ports.admit(this.principal, start);
       await host?.claim();
+      const sink: OwnerSink = {
+        emit: (action, payload) => this.send(eventMessage(action, payload)),
+        error: (err) => this.sendError(err),
+      };
       const rec = new Recording(
-        {
-          ...this.ports.recording,
-          emit: (action, payload) => this.send(eventMessage(action, payload)),
-          error: (err) => this.sendError(err),
-        },
+        { ...this.ports.recording, emit: (action, payload) => sink.emit(action, payload), error: (err) => sink.error(err) },
         this.principal,
         start,
       );
@@ -355,13 +420,20 @@ export class Connection {
         return;
       }
       this.recording = rec;
+      this.sink = sink;
+      // A broadcast host reconnects with its broadcast token instead (src/broadcasts/host-session.ts).
+      this.token = host ? null : (this.host.resume?.issue() ?? null);
       this.rawStart = data;
       // The session's events reach this client as they reach every other subscriber.
       const toClient = rec.events.attach((e) => this.send(eventMessage(e.event, e.data), isInterim(e)));
       this.detach = toClient;
       if (host) {
         this.broadcast = host;
-        await host.attach(rec.taskId, () => this.broadcastRevoked());
+        await host.attach(
+          rec.taskId,
+          () => this.broadcastRevoked(),
+          (error) => this.broadcastLost(error),
+        );
         // Results and translations reach the broadcast's viewers through its host session (phase rules).
         const toViewers = rec.events.attach((e) => host.fromRecording(e.event, e.data as Record<string, unknown>));
         this.detach = () => {
@@ -374,32 +446,138 @@ export class Connection {
         this.markDone = resolve;
       });
       // Broadcasts are exempt from the silence auto-end (spec).
-      this.silence = host
-        ? null
-        : new SilenceWatch({
-            timeoutMs: checked.start.silenceTimeoutSeconds * 1000,
-            warningLeadMs: this.limits.silenceWarningMs,
-            onWarning: (silenceSeconds, remainingSeconds) =>
-              this.sendError(new AppError('stt_silence_warning', { ...ws, details: { silenceSeconds, remainingSeconds } })),
-            onTimeout: (silenceSeconds) => {
-              if (!this.running) return;
-              this.sendError(new AppError('stt_silence_timeout', { ...ws, details: { silence_seconds: silenceSeconds } }));
-              this.endRecording('normal');
-            },
-          });
+      this.silence = host ? null : this.watchSilence(checked.start.silenceTimeoutSeconds);
       rec.onSpeech = () => this.silence?.speech();
       this.send(
         eventMessage('session_started', {
           session_id: rec.sessionId,
           task_id: rec.taskId,
           recording_type: start.type,
-          recognition_mode: 'single',
+          recognition_mode: start.recognitionMode,
+          ...(rec.channels
+            ? {
+                channel_mode: 'interleaved',
+                channels: rec.channels.specs.map((s) => ({ channel_id: s.channelId, language: s.language, label: s.label })),
+              }
+            : {}),
           message: 'Recording started.',
+          ...(this.token ? { resume_token: this.token, resume_grace_seconds: this.limits.disconnectGraceMs / 1000 } : {}),
           ...(host ? await host.startedFields() : {}),
         }),
       );
     } finally {
       this.starting = false;
+    }
+  }
+
+  private watchSilence(timeoutSeconds: number): SilenceWatch {
+    return new SilenceWatch({
+      timeoutMs: timeoutSeconds * 1000,
+      warningLeadMs: this.limits.silenceWarningMs,
+      onWarning: (silenceSeconds, remainingSeconds) =>
+        this.sendError(new AppError('stt_silence_warning', { ...ws, details: { silenceSeconds, remainingSeconds } })),
+      onTimeout: (silenceSeconds) => {
+        if (!this.running) return;
+        this.sendError(new AppError('stt_silence_timeout', { ...ws, details: { silence_seconds: silenceSeconds } }));
+        this.endRecording('normal');
+      },
+    });
+  }
+
+  /**
+   * start with `resume_token` on a new connection: the recording of a dropped (or still
+   * open) connection of the same key continues here. `resume_ok` first, then the session
+   * events the client missed while away, then live events, in order.
+   */
+  private async resumeSession(token: unknown): Promise<void> {
+    const directory = this.host.resume;
+    if (!directory) {
+      this.sendError(new AppError('resume_unavailable', { ...ws, details: { action: 'start', reason: 'not_supported' } }));
+      return;
+    }
+    await this.checkKeyAgain();
+    const found = directory.find<Connection>(token, this.principal);
+    if (found instanceof AppError) {
+      this.sendError(found);
+      return;
+    }
+    this.adopt(found.surrender());
+  }
+
+  /** The other side of resumeSession: this connection gives its recording away and closes if still open. */
+  private surrender(): Handover {
+    const rec = this.recording as Recording;
+    if (this.grace) clearTimeout(this.grace);
+    this.grace = null;
+    this.silence?.stop();
+    this.silence = null;
+    this.detach();
+    this.detach = () => {};
+    this.gapOff();
+    const handover: Handover = {
+      recording: rec,
+      state: this.state,
+      rawStart: this.rawStart,
+      glossary: this.glossary,
+      sink: this.sink as OwnerSink,
+      token: this.token as string,
+      gap: this.gap ?? [],
+    };
+    this.gap = null;
+    this.recording = null;
+    this.sink = null;
+    this.token = null;
+    this.state = { kind: 'connected' };
+    this.markDone();
+    if (this.open) this.close(CLOSE.resumedElsewhere, 'session resumed on another connection');
+    return handover;
+  }
+
+  private adopt(h: Handover): void {
+    const rec = h.recording;
+    this.recording = rec;
+    this.state = h.state;
+    this.rawStart = h.rawStart;
+    this.glossary = h.glossary;
+    this.token = h.token;
+    this.sink = h.sink;
+    h.sink.emit = (action, payload) => this.send(eventMessage(action, payload));
+    h.sink.error = (err) => this.sendError(err);
+    rec.onMustEnd = () => {
+      if (this.running) this.endRecording('normal');
+    };
+    this.recordingDone = new Promise((resolve) => {
+      this.markDone = resolve;
+    });
+    // The silence count starts again at the resume (time away is not counted).
+    this.silence = this.watchSilence(rec.start.silenceTimeoutSeconds);
+    if (this.state.kind === 'paused') this.silence.pause();
+    rec.onSpeech = () => this.silence?.speech();
+    this.send(
+      eventMessage('resume_ok', {
+        session_id: rec.sessionId,
+        task_id: rec.taskId,
+        recording_type: rec.start.type,
+        recognition_mode: rec.start.recognitionMode,
+        status: this.state.kind,
+        // Audio received so far: the client sends what it captured after this point.
+        received_ms: rec.durationMs,
+        missed_events: h.gap.length,
+        message: 'Recording resumed.',
+      }),
+    );
+    for (const e of h.gap) this.send(eventMessage(e.event, e.data));
+    this.detach = rec.events.attach((e) => this.send(eventMessage(e.event, e.data), isInterim(e)));
+  }
+
+  /** The key is asked again (disabled, expired, IP rules) before a recording starts or resumes here. */
+  private async checkKeyAgain(): Promise<void> {
+    try {
+      await this.ports.checkKey(this.principal, this.ip);
+    } catch (err) {
+      if (err instanceof AppError) throw err;
+      this.logger.error({ err }, 'key check failed at start');
+      throw new AppError('auth_service_error', ws);
     }
   }
 
@@ -438,9 +616,14 @@ export class Connection {
   }
 
   /** Stops a running recording and finalizes it; `status: ended` and `task_complete` follow. */
-  private endRecording(kind: FinishKind): void {
+  private endRecording(kind: FinishKind, why: EndedReason = 'ended'): void {
     if (this.state.kind !== 'started' && this.state.kind !== 'paused') return;
     this.state = { ...this.state, kind: 'stopping' };
+    // From here a resume is refused with the reason (resume.ts).
+    if (this.token) this.host.resume?.forget(this.token, why);
+    this.token = null;
+    if (this.grace) clearTimeout(this.grace);
+    this.grace = null;
     this.silence?.stop();
     this.silence = null;
     this.finishing = this.finish(kind);
@@ -489,6 +672,12 @@ export class Connection {
     if (this.running) this.endRecording('normal');
   }
 
+  /** Another host took the broadcast (this process had stopped renewing its lease): the host is told and the recording ends. */
+  private broadcastLost(error: AppError): void {
+    this.sendError(error);
+    if (this.running) this.endRecording('normal');
+  }
+
   private background(p: Promise<unknown>, what: string): void {
     void p.catch((err) => this.logger.error({ err }, `${what} failed`));
   }
@@ -498,6 +687,7 @@ export class Connection {
     return {
       recording: this.recording,
       running: this.running ? this.recording : null,
+      paused: this.state.kind === 'paused',
       rawStart: this.rawStart,
       principal: this.principal,
       ports: this.ports,
@@ -528,7 +718,8 @@ export class Connection {
       this.sendError(bytes);
       return;
     }
-    if (!this.audio.take(bytes.length)) {
+    // multi_channel: the rate limit is per channel (one channel's worth of bytes per frame).
+    if (!this.audio.take(bytes.length / (this.recording?.channels?.width || 1))) {
       this.violation(
         new AppError('invalid_data', {
           ...ws,

@@ -72,6 +72,8 @@ export const CLOSE = {
   timeout: 4008,
   /** The client read too slowly: its queue passed the slow-consumer limit (src/stream/outbox.ts). */
   tooSlow: 4013,
+  /** The recording was resumed on another connection (resume_token): this one is closed. */
+  resumedElsewhere: 4010,
   /** Message or audio rate limit exceeded repeatedly. */
   rateLimited: 4029,
 } as const;

@@ -19,6 +19,7 @@ import { DEFAULT_LIMITS, type RealtimeLimits } from './limits.js';
 import type { RealtimePorts } from './ports.js';
 import { CLOSE, errorMessage } from './protocol.js';
 import { recoverOrphans, startHeartbeat } from './recover.js';
+import { ResumeDirectory } from './resume.js';
 
 export const WS_PATH = '/ws';
 const PREFIX = 'ticket.';
@@ -49,7 +50,8 @@ export function registerRealtime(http: HttpApp, options: RealtimeOptions): void 
   // Open connections and those whose recording is still being finalized (vanished clients).
   const connections = new Set<Connection>();
   let shuttingDown = false;
-  const host = { shuttingDown: () => shuttingDown };
+  // Resume tokens name this process: its connections hold the recordings (resume.ts).
+  const host = { shuttingDown: () => shuttingDown, resume: new ResumeDirectory(() => connections) };
   // POST /tasks/{id}/force-fail of a live task: its session ends before the task fails.
   const forceEnd = ports
     .onForceEnd((taskId) => {

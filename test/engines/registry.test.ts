@@ -95,6 +95,17 @@ describe('engine registry: selection by need', () => {
     expect(!de.ok && de.refusal).toMatchObject({ missing: ['pair'], message: 'no translator here serves en to de' });
   });
 
+  it('a bare language need ("en") is served by a regional engine (en-US); a regional need is not served by another region', () => {
+    const usOnly = declared('builtin/us', 'tts', 'builtin', { languages: ['en-US', 'es', 'zh-TW'] });
+    const reg = EngineRegistry.fromEngines([usOnly]);
+    expect(reg.find({ kind: 'tts', language: 'en' })?.id).toBe('builtin/us');
+    expect(reg.find({ kind: 'tts', language: 'EN' })?.id).toBe('builtin/us');
+    expect(reg.find({ kind: 'tts', language: 'en-GB' })).toBeUndefined();
+    expect(reg.find({ kind: 'tts', language: 'es-MX' })?.id).toBe('builtin/us');
+    // Chinese stays script-exact: a bare "zh" names no script.
+    expect(reg.find({ kind: 'tts', language: 'zh' })).toBeUndefined();
+  });
+
   it('a TTS need names the voice it asks for', async () => {
     const espeak = (await espeakFactory.create({ config: { engines: { ffmpegPath: 'ffmpeg' } } } as never)) as AnyEngine;
     const reg = EngineRegistry.fromEngines([espeak]);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { extractiveSummarizerFactory } from '../../src/engines/builtin/extractive-summarizer.js';
-import { splitSentences } from '../../src/engines/builtin/extractive-summarizer-text.js';
+import { cleanSentence, splitSentences } from '../../src/engines/builtin/extractive-summarizer-text.js';
 import type { Summarizer, SummaryTemplateSpec } from '../../src/engines/types.js';
 
 const summarizer = (await extractiveSummarizerFactory.create({} as never)) as Summarizer;
@@ -45,7 +45,7 @@ describe('extractive summarizer', () => {
     ]);
   });
 
-  it('fills the template sections of an English meeting, in the original order, with honest empty sections', async () => {
+  it('fills the template sections of an English meeting, in the original order, leaving out the ones the text does not support', async () => {
     const deltas: string[] = [];
     const r = await summarizer.summarize({
       segments: EN,
@@ -55,18 +55,18 @@ describe('extractive summarizer', () => {
       onDelta: (t) => deltas.push(t),
     });
     const sections = r.text.split('\n\n');
-    expect(sections.map((s) => s.split('\n')[0])).toEqual(['## Key points', '## Decisions', '## Action items', '## Open questions']);
+    expect(sections.map((s) => s.split('\n')[0])).toEqual(['## Key points', '## Decisions', '## Action items']);
     expect(sections[1]).toContain('- After some discussion we decided to launch the mobile app in Portugal in March.');
     expect(sections[1]).toContain('- Everyone agreed the beta results for the mobile app in Spain are strong.');
     expect(sections[2]).toBe(
       '## Action items\n- Maria will send the updated launch budget to finance by Friday.\n- John needs to prepare the Portuguese translation of the app store page.',
     );
-    expect(sections[3]).toBe('## Open questions\n(none noted)');
+    expect(r.text).not.toContain('none noted');
     // Key points: central sentences about the app, not the weather.
     expect(sections[0]).toContain('mobile app');
     expect(sections[0]).not.toContain('weather');
     expect(deltas.at(-1)).toBe(r.text);
-    expect(deltas.length).toBe(4);
+    expect(deltas.length).toBe(3);
     expect(r.usage).toEqual({ input: EN.join('\n').length, output: r.text.length });
     expect(r.truncated).toBe(false);
   });
@@ -77,21 +77,68 @@ describe('extractive summarizer', () => {
     expect(r.text.split('\n\n')[1]!.split('\n')[0]).toBe('Decisions');
   });
 
-  it('summarizes Chinese with Chinese cue words and a Chinese "none" line', async () => {
+  it('summarizes Chinese with Chinese cue words, no empty sections', async () => {
     const r = await summarizer.summarize({ segments: ZH, language: 'zh-TW', template: meeting, plainText: false });
     const [key, decisions, actions, open] = r.text.split('\n\n');
     expect(decisions).toBe('## Decisions\n- 經過討論，我們決定三月在台灣正式上市新產品。');
     expect(actions).toBe('## Action items\n- 小王負責在星期五之前把新的預算寄給財務部。');
-    expect(open).toBe('## Open questions\n（未提及）');
+    expect(open).toBeUndefined();
+    expect(r.text).not.toContain('未提及');
     expect(key).toContain('新產品');
     expect(key).not.toContain('便當');
   });
 
-  it('without a template it writes one summary section; empty text is summary_text_empty', async () => {
+  it('without a template it writes one key-points section; empty text is summary_text_empty', async () => {
     const r = await summarizer.summarize({ segments: EN, language: 'en', plainText: false });
-    expect(r.text.startsWith('## Summary\n- ')).toBe(true);
+    expect(r.text.startsWith('## Key points\n- ')).toBe(true);
+    expect(r.text.split('\n\n')).toHaveLength(1);
     await expect(summarizer.summarize({ segments: ['  '], language: 'en', plainText: false })).rejects.toMatchObject({
       code: 'summary_text_empty',
     });
+  });
+
+  it('cleans spoken fillers, openers and doubled words from the sentences it keeps', async () => {
+    expect(cleanSentence('um so we uh decided to to ship on friday')).toBe('We decided to ship on friday.');
+    expect(cleanSentence('and so my fellow americans ask not')).toBe('My fellow americans ask not.');
+    expect(cleanSentence('It was, you know, a good quarter.')).toBe('It was, a good quarter.');
+    expect(cleanSentence("well i think i'm ready")).toBe("I think I'm ready.");
+    expect(cleanSentence('äh wir haben ähm entschieden')).toBe('Wir haben entschieden.');
+    expect(cleanSentence('嗯，我們決定三月上市。')).toBe('我們決定三月上市。');
+    expect(cleanSentence('um uh')).toBe('');
+  });
+
+  it('a transcript too short to summarize comes back cleaned and whole, marked tooShort', async () => {
+    const r = await summarizer.summarize({
+      segments: ['and so my fellow americans ask not what your country can do for you ask what you can do for your country'],
+      language: 'en',
+      template: meeting,
+      plainText: false,
+    });
+    expect(r).toMatchObject({
+      text: 'My fellow americans ask not what your country can do for you ask what you can do for your country.',
+      tooShort: true,
+      truncated: false,
+    });
+    const long = await summarizer.summarize({ segments: EN, language: 'en', template: meeting, plainText: false });
+    expect(long.tooShort).toBeUndefined();
+  });
+
+  it('fills Participants only from self-introductions, and says it cannot follow instructions', async () => {
+    const intro = ['Hello, my name is Maria Lopez and I lead marketing.', "I'm John, I handle the translations.", ...EN];
+    const withNames = await summarizer.summarize({
+      segments: intro,
+      language: 'en',
+      template: { ...meeting, outputFormat: '## Participants\n## Key points' },
+      plainText: false,
+    });
+    expect(withNames.text.startsWith('## Participants\n- Maria Lopez\n- John\n\n## Key points\n')).toBe(true);
+    const without = await summarizer.summarize({
+      segments: EN,
+      language: 'en',
+      template: { ...meeting, outputFormat: '## Participants\n## Key points' },
+      plainText: false,
+    });
+    expect(without.text.startsWith('## Key points\n')).toBe(true);
+    expect(summarizer.capabilities).toMatchObject({ instructions: false });
   });
 });

@@ -82,7 +82,7 @@ describe.each(backends())('limits while recording (%s)', (backend) => {
     await event(cl, 'task_complete', 20_000);
     await feeding;
     cl.send(vt('start', { type: 'transcribe', transcription_languages: ['en'] }));
-    expect((await cl.next((m) => m.type === 'error' && m.data.error_code !== 'invalid_data')).data).toMatchObject({
+    expect((await cl.next((m) => m.type === 'error' && m.data.details?.action !== 'audio')).data).toMatchObject({
       error_code: 'daily_limit_reached',
     });
     cl.ws.close();

@@ -125,7 +125,13 @@ describe('TTS voices and samples (eSpeak NG)', () => {
   });
 
   it('answers 404 tts_voice_not_found for unknown, long and path-like voice names', async () => {
-    for (const name of ['espeak-en-US-robot', encodeURIComponent('../../etc/passwd'), 'x'.repeat(90), encodeURIComponent('é🙂')]) {
+    for (const name of [
+      'espeak-en-US-robot',
+      encodeURIComponent('../../etc/passwd'),
+      'x'.repeat(90),
+      'y'.repeat(300),
+      encodeURIComponent('é🙂'.repeat(40)),
+    ]) {
       const r = await api(t.url, 'GET', `/api/v1/tts/voices/${name}/sample`, { key });
       expect(r.status, name).toBe(404);
       expect(r.body.data.error_code, name).toBe('tts_voice_not_found');

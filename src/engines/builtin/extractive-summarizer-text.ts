@@ -93,39 +93,69 @@ export function tokens(sentence: string): string[] {
   return (sentence.toLowerCase().match(/[\p{L}\p{N}][\p{L}\p{N}'’-]*/gu) ?? []).filter((w) => w.length > 1 && !STOP.has(w));
 }
 
-/** TextRank over sentence similarity (shared tokens normalised by log lengths). */
+/**
+ * TextRank over sentence similarity (shared tokens normalised by log lengths), on sparse
+ * neighbour lists: the power iteration costs the number of similar pairs, not n².
+ */
 export function textRank(sentences: string[], iterations = 30, damping = 0.85): number[] {
   const sets = sentences.map((s) => new Set(tokens(s)));
   const n = sentences.length;
-  const w: number[][] = sets.map(() => new Array<number>(n).fill(0));
+  const neighbours: Array<Array<[number, number]>> = sets.map(() => []);
+  const out = new Float64Array(n);
   for (let i = 0; i < n; i++)
     for (let j = i + 1; j < n; j++) {
       const a = sets[i]!;
       const b = sets[j]!;
       let shared = 0;
-      for (const t of a) if (b.has(t)) shared++;
-      const norm = Math.log(a.size + 1) + Math.log(b.size + 1);
-      const sim = shared > 0 && norm > 0 ? shared / norm : 0;
-      w[i]![j] = sim;
-      w[j]![i] = sim;
+      for (const t of a.size <= b.size ? a : b) if ((a.size <= b.size ? b : a).has(t)) shared++;
+      if (!shared) continue;
+      const sim = shared / (Math.log(a.size + 1) + Math.log(b.size + 1));
+      neighbours[i]!.push([j, sim]);
+      neighbours[j]!.push([i, sim]);
+      out[i]! += sim;
+      out[j]! += sim;
     }
-  const out = w.map((row) => row.reduce((x, y) => x + y, 0));
-  let score = new Array<number>(n).fill(1);
+  let score = new Float64Array(n).fill(1);
   for (let it = 0; it < iterations; it++) {
-    score = score.map((_, i) => {
+    const next = new Float64Array(n);
+    for (let i = 0; i < n; i++) {
       let sum = 0;
-      for (let j = 0; j < n; j++) if (w[j]![i]! > 0 && out[j]! > 0) sum += (w[j]![i]! / out[j]!) * score[j]!;
-      return 1 - damping + damping * sum;
-    });
+      for (const [j, w] of neighbours[i]!) sum += (w / out[j]!) * score[j]!;
+      next[i] = 1 - damping + damping * sum;
+    }
+    score = next;
   }
-  return score;
+  return [...score];
 }
 
-export type SectionKind = 'decisions' | 'actions' | 'questions' | 'general';
+/** Sentences per TextRank block: long transcripts are ranked block by block (see blockRank). */
+export const RANK_BLOCK = 150;
+
+/**
+ * TextRank in consecutive blocks of about RANK_BLOCK sentences, yielding to the event loop
+ * between blocks. Centrality within a stretch of the conversation keeps every part of a long
+ * meeting eligible (topics change) and bounds the cost at O(n · RANK_BLOCK) instead of O(n²);
+ * scores of each block average 1, so they compare across blocks.
+ */
+export async function blockRank(sentences: string[], signal?: AbortSignal): Promise<number[]> {
+  const blocks = Math.max(1, Math.ceil(sentences.length / RANK_BLOCK));
+  const size = Math.ceil(sentences.length / blocks);
+  const out: number[] = [];
+  for (let i = 0; i < sentences.length; i += size) {
+    if (i > 0) await new Promise((r) => setImmediate(r));
+    signal?.throwIfAborted();
+    out.push(...textRank(sentences.slice(i, i + size)));
+  }
+  return out;
+}
+
+export type SectionKind = 'decisions' | 'actions' | 'questions' | 'participants' | 'examples' | 'general';
 
 /** What a template heading asks for, from its words (several languages). */
 export function sectionKind(heading: string): SectionKind {
   const h = heading.toLowerCase();
+  if (/participant|attendee|speaker|present|asistentes|participantes|teilnehmer|与会|與會|参与|參與|出席/.test(h)) return 'participants';
+  if (/example|ejemplo|exemple|beispiel|例子|範例|示例/.test(h)) return 'examples';
   if (/decision|decided|resolution|decisi[oó]n|d[ée]cision|entscheid|beschl|decis[aã]o|决定|決定|决议|決議|結論|结论/.test(h))
     return 'decisions';
   if (
@@ -145,7 +175,7 @@ function cue(words: string[], cjk: string[], extra?: RegExp): RegExp {
   return new RegExp(parts.join('|'), 'iu');
 }
 
-const CUES: Record<Exclude<SectionKind, 'general'>, RegExp> = {
+const CUES: Record<CueKind, RegExp> = {
   decisions: cue(
     [
       'decided',
@@ -237,6 +267,10 @@ const CUES: Record<Exclude<SectionKind, 'general'>, RegExp> = {
       '準備',
     ],
   ),
+  examples: cue(
+    ['for example', 'for instance', 'such as', 'e\\.g\\.', 'por ejemplo', 'par exemple', 'zum beispiel'],
+    ['例如', '比如', '舉例', '举例'],
+  ),
   questions: cue(
     ['open question', 'unclear', 'unresolved', 'tbd', 'not yet decided', 'pregunta', 'pendiente', 'question ouverte', 'offene frage'],
     ['待定', '未决', '未決', '尚未确定', '尚未確定'],
@@ -244,25 +278,93 @@ const CUES: Record<Exclude<SectionKind, 'general'>, RegExp> = {
   ),
 };
 
-export function matchesCue(kind: Exclude<SectionKind, 'general'>, sentence: string): boolean {
+/** Sections filled from cue words. */
+export type CueKind = 'decisions' | 'actions' | 'questions' | 'examples';
+
+export function matchesCue(kind: CueKind, sentence: string): boolean {
   return CUES[kind].test(sentence);
 }
 
-/** The honest "nothing of this kind" line, in the language the summary is written in. */
-export function noneNoted(language: string): string {
-  const base = language.split('-')[0];
-  // Same characters in Traditional and Simplified.
-  if (base === 'zh' || base === 'yue') return '（未提及）';
-  const lines: Record<string, string> = {
-    en: '(none noted)',
-    es: '(no se mencionó)',
-    fr: '(rien de mentionné)',
-    de: '(nichts erwähnt)',
-    pt: '(nada mencionado)',
-    it: '(nulla di menzionato)',
-    ca: '(no s’ha esmentat)',
-    ja: '（言及なし）',
-    ko: '(언급 없음)',
-  };
-  return lines[base ?? 'en'] ?? lines.en!;
+/** Fillers of spoken language that carry no content, removed wherever they stand. */
+const FILLER_WORDS = ['um+', 'uh+', 'uhm+', 'erm+', 'er', 'ah+', 'hmm+', 'mhm', 'mm+', 'euh', 'äh+', 'ähm+', 'ehm+', 'eh'];
+/** Discourse openers removed only at the start of a sentence ("and so my fellow americans" -> "my fellow americans"). */
+const OPENERS = [
+  'and so',
+  'and then',
+  'so',
+  'and',
+  'well',
+  'okay so',
+  'okay',
+  'ok so',
+  'ok',
+  'right so',
+  'like',
+  'you know',
+  'i mean',
+  'pues',
+  'bueno',
+  'o sea',
+  'bon',
+  'alors',
+  'also',
+  'na ja',
+];
+/** Parenthetical fillers removed when set off by commas ("it was, you know, fine"). */
+const PARENTHETICALS = ['you know', 'i mean', 'like', 'sort of', 'kind of', 'basically', 'o sea', 'tu sais', 'weißt du'];
+const CJK_FILLERS = /[嗯呃额唔]+[，,、]?|(?<=^|[，,。])(?:那个|那個|就是说|就是說|然后|然後)[，,、]?/gu;
+const W = '(?<![\\p{L}\\p{N}])';
+const E = '(?![\\p{L}\\p{N}])';
+const FILLER_RE = new RegExp(`${W}(?:${FILLER_WORDS.join('|')})${E}[,.…]*\\s*`, 'giu');
+const OPENER_RE = new RegExp(`^(?:(?:${OPENERS.join('|')})${E}[,]?\\s+)+`, 'iu');
+const PAREN_RE = new RegExp(`,\\s*(?:${PARENTHETICALS.join('|')}),\\s*`, 'giu');
+/** "the the", "I I": a word said twice in a row. */
+const REPEAT_RE = /(?<![\p{L}\p{N}])([\p{L}\p{N}']+)(?:\s+\1)+(?![\p{L}\p{N}])/giu;
+
+/**
+ * One sentence cleaned of spoken fillers: hesitations (um, uh, äh, 嗯), openers at its start
+ * ("and so", "well", "okay"), comma-set fillers ("you know"), doubled words; then a capital
+ * first letter and a final full stop. Content words are never touched.
+ */
+export function cleanSentence(sentence: string): string {
+  if (isCjkText(sentence)) {
+    return sentence
+      .replace(CJK_FILLERS, '')
+      .replace(/^[，,、\s]+/u, '')
+      .trim();
+  }
+  let s = sentence
+    .replace(PAREN_RE, ', ')
+    .replace(FILLER_RE, '')
+    .replace(REPEAT_RE, '$1')
+    .replace(/\s+([,.;:!?])/g, '$1');
+  s = s.replace(/\s{2,}/g, ' ').trim();
+  let before = '';
+  while (before !== s) {
+    before = s;
+    s = s.replace(OPENER_RE, '').replace(/^[,;:\s]+/, '');
+  }
+  s = s.replace(/(?<![\p{L}])i(?![\p{L}'])/gu, 'I').replace(/(?<![\p{L}])i'(?=[a-z])/gu, "I'");
+  if (!/[\p{L}\p{N}]/u.test(s)) return '';
+  s = s.charAt(0).toUpperCase() + s.slice(1);
+  return /[.!?…"')\]]$/.test(s) ? s : `${s.replace(/[,;:]+$/, '')}.`;
+}
+
+/** Content words of a text (CJK counted in characters), to decide whether it is long enough to summarize. */
+export function contentSize(text: string): number {
+  if (isCjkText(text)) return [...text].filter((c) => CJK.test(c)).length / 2;
+  return (text.match(/[\p{L}\p{N}][\p{L}\p{N}'’-]*/gu) ?? []).length;
+}
+
+/** Self-introductions ("my name is Maria Lopez", "this is John speaking"): names the text itself states. */
+export function introducedNames(sentence: string): string[] {
+  const out: string[] = [];
+  const name = "(\\p{Lu}[\\p{L}'’-]+(?:\\s\\p{Lu}[\\p{L}'’-]+)?)";
+  const res = [
+    new RegExp(`(?:[Mm]y name is|[Mm]y name's|I am|I'm|[Jj]e m'appelle|[Mm]e llamo|[Mm]i nombre es|[Ii]ch heiße)\\s+${name}`, 'gu'),
+  ];
+  for (const re of res)
+    for (const m of sentence.matchAll(re)) if (m[1] && !/^(?:The|A|An|It|Not|Very|So|Going|Here)$/u.test(m[1])) out.push(m[1]);
+  for (const m of sentence.matchAll(/我(?:叫|是)([\p{Script=Han}]{2,3})(?=[，,。！!、\s]|$)/gu)) if (m[1]) out.push(m[1]);
+  return out;
 }

@@ -82,7 +82,7 @@ export function createLlmSummarizer(llm: LanguageModel, opts: LlmSummarizerOptio
     id,
     kind: 'summarizer',
     tier: llm.tier,
-    capabilities: { languages: ['*'], streaming: true },
+    capabilities: { languages: ['*'], streaming: true, instructions: true },
     async summarize(o) {
       const usage: TokenUsage = { input: 0, output: 0 };
       const all = transcriptBlock(o.segments);

@@ -52,6 +52,10 @@ export async function createHttpServer(options: HttpServerOptions): Promise<Http
       if (socket.writable) socket.end(clientErrorResponse(err));
       else socket.destroy(err);
     },
+    // Fastify answers a path parameter over 100 characters with a bare 414; a long (or long
+    // once percent-encoded) voice name or task id must reach its route and get the route's
+    // own 404. Request lines stay bounded by Node's header limit.
+    maxParamLength: 2000,
     ajv: { customOptions: { coerceTypes: 'array', removeAdditional: false, allErrors: false } },
   }).withTypeProvider<TypeBoxTypeProvider>() as unknown as HttpApp;
 

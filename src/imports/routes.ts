@@ -97,6 +97,7 @@ export function registerImportRoutes(app: HttpApp, deps: ImportRouteDeps): void 
                 'plan_daily_limit_reached',
                 'plan_feature_not_allowed',
                 'too_many_requests',
+                'llm_init_failed',
               ],
               { auth: true, body: true },
             ),

@@ -47,6 +47,7 @@ const RESPONSES = {
       'translation_language_unsupported',
       'plan_feature_not_allowed',
       'auth_insufficient_credit',
+      'auth_quota_exceeded',
     ],
     { auth: true, input: true, variant: 'sse' },
   ),

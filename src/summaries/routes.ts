@@ -88,6 +88,7 @@ export function registerSummaryRoutes(app: HttpApp, deps: SummaryRouteDeps): voi
             'invalid_processing_status',
             'plan_feature_not_allowed',
             'auth_insufficient_credit',
+            'auth_quota_exceeded',
             'summary_insufficient_credit',
             'llm_init_failed',
           ],

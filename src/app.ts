@@ -45,7 +45,9 @@ import { RedisRateLimiter } from './platform/redis-rate-limit.js';
 import { reprocessQueue } from './processing/reprocess.js';
 import { createRealtimePorts } from './realtime/ports.js';
 import { registerRealtime } from './realtime/server.js';
-import { LocalDiskBlobStore } from './storage/local-disk.js';
+import { registerRetranslateRoutes } from './retranslate/routes.js';
+import { RetranslateService } from './retranslate/service.js';
+import { openBlobStore } from './storage/create.js';
 import type { BlobStore } from './storage/types.js';
 import { type Database, openDatabase } from './store/database.js';
 import { migrate } from './store/migrate.js';
@@ -59,6 +61,8 @@ import { createTaskModule, type TaskModule } from './tasks/module.js';
 import { registerTaskRoutes } from './tasks/routes.js';
 import { registerTtsRoutes } from './tts/routes.js';
 import { TtsService } from './tts/service.js';
+import { TtsStreamService } from './tts/stream.js';
+import { registerTtsStreamRoute } from './tts/stream-route.js';
 import { registerVersionRoutes } from './version/routes.js';
 import { registerWebRoutes } from './web/routes.js';
 import { createWebhooksModule, subscribeWebhookEvents, type WebhooksModule } from './webhooks/module.js';
@@ -156,7 +160,8 @@ export async function buildApp(config: Config, overrides: BuildOverrides = {}): 
   const jobs = new StoreJobQueue(database, { logger: logger.child({ component: 'jobs' }), now, leaseMs: config.platform.jobLeaseMs });
   // Live sessions as event streams: the publisher where a recording runs, subscriptions anywhere (src/stream).
   const streams = new SessionStreams(bus, logger.child({ component: 'stream' }));
-  const blobs = new LocalDiskBlobStore(join(config.platform.dataDir, 'blobs'));
+  // Local disk, or an S3-compatible bucket every node shares (PARLEY_S3_BUCKET).
+  const blobs = await openBlobStore(config);
   const engines = overrides.engines ?? EngineRegistry.fromEngines([]);
   // Audio behind one interface (src/engines/audio/port.ts); ffmpeg's path is known only here.
   const audio = createFfmpegAudio(config.engines.ffmpegPath);
@@ -222,8 +227,13 @@ export async function buildApp(config: Config, overrides: BuildOverrides = {}): 
       const t = engines.select({ kind: 'translator', from, to });
       return t.ok ? t.engine.translate(text, { from, to }) : null;
     },
+    synthesizer: (language) => {
+      const tts = engines.select({ kind: 'tts', language });
+      return tts.ok ? tts.engine : null;
+    },
     viewerLimit: config.broadcasts.viewerLimit,
     hostWaitMs: config.broadcasts.hostWaitSeconds * 1000,
+    hostLeaseMs: config.broadcasts.hostLeaseSeconds * 1000,
     redisUrl,
     now,
     logger: logger.child({ component: 'broadcasts' }),
@@ -286,6 +296,14 @@ export async function buildApp(config: Config, overrides: BuildOverrides = {}): 
     subtitles.registerApi(http, auth);
     registerBroadcasts(http, broadcasts, auth);
     registerTtsRoutes(http, { auth, tts, rateLimiter });
+    registerTtsStreamRoute(http, {
+      auth,
+      stream: new TtsStreamService({ tasks: tasks.tasks, tts, engines, billing, logger: logger.child({ component: 'tts-stream' }) }),
+    });
+    registerRetranslateRoutes(http, {
+      auth,
+      retranslate: new RetranslateService({ tasks: tasks.tasks, engines, billing, logger: logger.child({ component: 'retranslate' }) }),
+    });
     const summaries = new SummaryService({
       engines,
       tasks: tasks.tasks,
@@ -368,6 +386,7 @@ export async function buildApp(config: Config, overrides: BuildOverrides = {}): 
       await broadcasts.close();
       await subtitles.close();
       await engines.close();
+      blobs.close?.();
       await database.close();
     },
   };

@@ -12,12 +12,14 @@ import { planSettings } from './plans/settings.js';
 import { platformSettings, ROLES } from './platform/config/platform-settings.js';
 import { readSection, type Section, type SectionValues } from './platform/config/settings.js';
 import { realtimeSettings } from './realtime/settings.js';
+import { storageSettings } from './storage/settings.js';
 import { subtitleSettings } from './subtitles/settings.js';
 import { summaryTemplateSettings } from './summary-templates/settings.js';
 import { webhookSettings } from './webhooks/settings.js';
 
 export const SECTIONS = {
   platform: platformSettings,
+  storage: storageSettings,
   engines: engineSettings,
   billing: billingSettings,
   plans: planSettings,

@@ -70,6 +70,18 @@ export class Prices {
         return round(t.summaryTranslate * Math.max(1, units));
     }
   }
+
+  /**
+   * Retranslation of some sentences (usage type `retranslate`): per sentence per language,
+   * capped at the full-text price of those languages, so naming every sentence never costs more
+   * than asking for the whole transcript.
+   */
+  retranslateSentences(sentences: number, languages = 1): number {
+    const t = this.table;
+    const n = Math.max(1, sentences);
+    const l = Math.max(1, languages);
+    return round(Math.min(t.retranslateSentence * n * l, t.retranslate * l));
+  }
 }
 
 /** Prices are whole milli-points. */

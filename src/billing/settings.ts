@@ -30,6 +30,11 @@ export const billingSettings = defineSection({
   summary: price('PARLEY_PRICE_SUMMARY', 'Points per summary produced at the end of a recording or import.', 5),
   regenSummary: price('PARLEY_PRICE_REGEN_SUMMARY', 'Points per regenerated summary.', 5),
   retranslate: price('PARLEY_PRICE_RETRANSLATE', 'Points per full-text retranslation, per target language.', 3),
+  retranslateSentence: price(
+    'PARLEY_PRICE_RETRANSLATE_SENTENCE',
+    'Points per sentence per target language of a single-sentence retranslation (never more than a full-text retranslation).',
+    0.1,
+  ),
   summaryTranslate: price('PARLEY_PRICE_SUMMARY_TRANSLATE', 'Points per summary translation, per target language.', 1),
   lowThreshold: settings.number(
     'PARLEY_CREDIT_LOW_THRESHOLD',

@@ -67,8 +67,13 @@ export async function translateTask(deps: TranslateTaskDeps, taskId: string, o: 
   return result;
 }
 
-async function translateOne(
-  deps: TranslateTaskDeps,
+/**
+ * One sentence into `to` (the glossary's dictionary applied): its text, or the error code its
+ * `translation_errors` entry gets (`retryable` set when the engine says a retry may succeed).
+ * Shared by task translation and the retranslation endpoints.
+ */
+export async function translateOne(
+  deps: Pick<TranslateTaskDeps, 'engines' | 'logger'>,
   s: SentenceRecord,
   from: string,
   to: string,

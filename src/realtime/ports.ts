@@ -20,6 +20,7 @@ import type { Principal } from '../platform/auth/types.js';
 import { AppError } from '../platform/errors/app-error.js';
 import { summarizeTask } from '../processing/summarize.js';
 import { translateTask } from '../processing/translate.js';
+import { chargeRetranslation } from '../retranslate/service.js';
 import type { BlobStore } from '../storage/types.js';
 import type { SessionStreams } from '../stream/session-streams.js';
 import type { SummaryTemplateCatalogue } from '../summary-templates/catalogue.js';
@@ -48,12 +49,24 @@ export interface RealtimePorts {
    * auth_quota_exceeded (details.remaining_budget, details.budget_scope).
    */
   admit(principal: Principal, start: StartRequest): Promise<void>;
+  /** add_channel: throws plan_feature_not_allowed (details.field max_stt_streams) when `streams` exceed the plan. */
+  assertSttStreams(principal: Principal, streams: number): Promise<void>;
   /** What a recording needs (task service, engines, blobs, temp dir, ffmpeg). */
   recording: Omit<RecordingDeps, 'emit' | 'error'>;
   /** Enabled summary templates (start and set_summary check the slug). */
   templates: Pick<SummaryTemplateCatalogue, 'getEnabledTemplate' | 'list'>;
   /** Glossary limits of the `config` action (PARLEY_GLOSSARY_*). */
   glossaryLimits: GlossaryLimits;
+  /**
+   * The charge of a `retranslate` action (usage type `retranslate`, src/retranslate): all
+   * finals (`sids` null) at the full-text price per language, else per sentence; throws
+   * plan_feature_not_allowed, auth_insufficient_credit or auth_quota_exceeded. `refund` gives
+   * it back when no sentence could be translated.
+   */
+  retranslation: {
+    charge(principal: Principal, taskId: string, sids: readonly number[] | null, languages: number): Promise<string>;
+    refund(usageId: string): Promise<void>;
+  };
   /** Renames the task of a running recording (set_name). */
   renameTask(principal: Principal, taskId: string, name: string): Promise<void>;
   /** Recovery of a dead process's recordings (recover.ts) and after how long a process counts as dead. */
@@ -177,6 +190,13 @@ export function createRealtimePorts(deps: RealtimeWiring): RealtimePorts {
       staleMs: deps.settings.recoverAfterSeconds * 1000,
     },
     glossaryLimits: deps.glossaryLimits,
+    retranslation: {
+      charge: async (principal, taskId, sids, languages) =>
+        (await chargeRetranslation(deps.billing, principal, { taskId, sentences: sids === null ? 'all' : sids.length, languages })).usageId,
+      refund: async (usageId) => {
+        await deps.billing.refund(usageId, 'failed');
+      },
+    },
     async renameTask(principal, taskId, name) {
       await deps.tasks.rename(principal, taskId, name);
     },
@@ -190,6 +210,7 @@ export function createRealtimePorts(deps: RealtimeWiring): RealtimePorts {
       // Plan-bound unlimited plans list what they include (start rejected, connection kept).
       for (const { feature, field } of planFeatures(start)) PlanService.assertFeature(standing.plan, feature, field);
       if (start.summary) PlanService.assertFeature(standing.plan, 'summary', 'summary_template');
+      if (start.channels) PlanService.assertSttStreams(standing.plan, start.channels.length);
       await deps.limits.assertCanStart(
         principal,
         standing.plan,
@@ -200,6 +221,9 @@ export function createRealtimePorts(deps: RealtimeWiring): RealtimePorts {
       // The first minute is charged at start, so one minute must be affordable (broadcasts: in points, always).
       const minute = minutePrice(deps, start);
       await exhaustedOnRefusal(deps, principal, deps.billing.assertCanAfford(principal, minute, standing, usageType(start)));
+    },
+    async assertSttStreams(principal, streams) {
+      PlanService.assertSttStreams((await deps.billing.standing(principal)).plan, streams);
     },
     async consumeTicket(ticket) {
       const r = await deps.tickets.consumeTicket(ticket);

@@ -1,7 +1,7 @@
 /**
  * The session actions beyond the state machine, each answering with its named event:
  * config -> config_updated, set_name -> name_updated, set_summary -> summary_updated,
- * retranslate -> translation events then retranslate_done, switch_language ->
+ * retranslate -> (charged) translation events then retranslate_done, switch_language ->
  * language_switched. Parameters are parsed by actions.ts; the connection hands over what
  * they need (ActionContext) at dispatch time.
  */
@@ -19,6 +19,8 @@ export interface ActionContext {
   recording: Recording | null;
   /** The recording if it is running (started or paused). */
   running: Recording | null;
+  /** The running recording is paused. */
+  paused: boolean;
   /** The start's fields as sent (set_summary re-validates against them). */
   rawStart: Record<string, unknown>;
   principal: Principal;
@@ -97,7 +99,10 @@ export async function retranslateAction(c: ActionContext, data: Data): Promise<v
     c.sendError(parsed);
     return;
   }
+  // Charged like the SSE retranslation (src/retranslate); a refusal is an error, the session goes on.
+  const usageId = await c.ports.retranslation.charge(c.principal, rec.taskId, parsed.sids, parsed.targets.length);
   const r = await rec.retranslate(parsed.sids, parsed.targets);
+  if (r.updated === 0 && r.failed > 0) await c.ports.retranslation.refund(usageId);
   c.send(
     eventMessage('retranslate_done', {
       task_id: rec.taskId,

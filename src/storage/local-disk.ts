@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
-import { mkdir, rename, rm, stat } from 'node:fs/promises';
+import { mkdir, readdir, rename, rm, stat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -53,6 +53,25 @@ export class LocalDiskBlobStore implements BlobStore {
   async deletePrefix(prefix: string): Promise<void> {
     assertSafeKey(prefix, true);
     await rm(join(this.root, ...prefix.replace(/\/$/, '').split('/')), { recursive: true, force: true });
+  }
+
+  async list(prefix: string): Promise<string[]> {
+    assertSafeKey(prefix, true);
+    const folder = prefix.replace(/\/$/, '');
+    let names: string[];
+    try {
+      names = await readdir(join(this.root, ...folder.split('/')), { recursive: true });
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
+      throw err;
+    }
+    const keys: string[] = [];
+    for (const name of names) {
+      const key = `${folder}/${name.split(/[\\/]/).join('/')}`;
+      // Temp files of writes in progress are not blobs yet.
+      if (!key.endsWith('.part') && (await this.stat(key))) keys.push(key);
+    }
+    return keys.sort();
   }
 
   localPath(key: string): string | null {

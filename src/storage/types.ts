@@ -1,6 +1,6 @@
 /**
  * Object storage for audio and other large files: local disk under PARLEY_DATA_DIR by
- * default; an S3-compatible store implements the same interface. Keys are relative
+ * default, or an S3-compatible bucket (src/storage/s3.ts); configuration picks one (create.ts). Keys are relative
  * slash-separated paths made of safe segments ("tasks/<uuid>/audio.m4a"); anything else is
  * refused, so a key can never escape the storage root.
  */
@@ -26,6 +26,8 @@ export interface BlobStore {
   delete(key: string): Promise<void>;
   /** Deletes every blob under a prefix ("tasks/<uuid>/"). */
   deletePrefix(prefix: string): Promise<void>;
+  /** Keys of the blobs under a folder prefix ("recordings/<id>/"), sorted. */
+  list(prefix: string): Promise<string[]>;
   /** A local file path for tools that need one (ffmpeg), or null when the store is remote. */
   localPath(key: string): string | null;
 }

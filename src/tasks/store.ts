@@ -68,6 +68,8 @@ export interface TranscriptRecord {
   taskId: string;
   revision: number;
   speakerLabels: Record<string, string>;
+  /** Speakers without sentences that still exist (their last sentence was reassigned away). */
+  keptSpeakers: string[];
   summary: SummaryRecord | null;
 }
 
@@ -174,6 +176,7 @@ function toTranscript(r: TranscriptsTable): TranscriptRecord {
     taskId: r.task_id,
     revision: Number(r.revision),
     speakerLabels: parseJson<Record<string, string>>(r.speaker_labels, {}),
+    keptSpeakers: parseJson<string[]>(r.kept_speakers, []),
     summary,
   };
 }
@@ -304,6 +307,29 @@ export class TaskStore {
         }
       }
     });
+  }
+
+  /**
+   * Lists `language` among the task's translation languages (a retranslation into a language
+   * the task did not have), so history and exports show it. Conditional on the list read, so
+   * two concurrent additions cannot drop one another (the loser re-reads and retries).
+   */
+  async addTranslationLanguage(taskId: string, language: string): Promise<void> {
+    for (let attempt = 0; attempt < 5; attempt++) {
+      const row = await this.db.selectFrom('tasks').select('translation_languages').where('task_id', '=', taskId).executeTakeFirst();
+      if (!row) return;
+      const list = parseJson<string[] | null>(row.translation_languages, null) ?? [];
+      if (list.includes(language)) return;
+      let q = this.db
+        .updateTable('tasks')
+        .set({ translation_languages: json([...list, language]), updated_at: nowIso(this.now()) })
+        .where('task_id', '=', taskId);
+      q =
+        row.translation_languages === null
+          ? q.where('translation_languages', 'is', null)
+          : q.where('translation_languages', '=', row.translation_languages);
+      if (Number((await q.executeTakeFirst()).numUpdatedRows) === 1) return;
+    }
   }
 
   /** Saves a summary on the transcript (revision + 1) and its list fields on the task. */
@@ -546,8 +572,11 @@ export class TaskStore {
 
   // --- Speaker edits ----------------------------------------------------------------------
 
-  /** Distinct original speaker ids with their sentence sids, in order of first appearance. */
-  async speakerSids(taskId: string): Promise<Map<string, number[]>> {
+  /**
+   * Distinct original speaker ids with their sentence sids, in order of first appearance;
+   * then the kept speakers (no sentences left) with none.
+   */
+  async speakerSids(taskId: string, kept: readonly string[] = []): Promise<Map<string, number[]>> {
     const rows = await this.db.selectFrom('sentences').select(['sid', 'speaker_id']).where('task_id', '=', taskId).orderBy('sid').execute();
     const out = new Map<string, number[]>();
     for (const r of rows) {
@@ -556,7 +585,20 @@ export class TaskStore {
       list.push(Number(r.sid));
       out.set(r.speaker_id, list);
     }
+    for (const id of kept) if (!out.has(id)) out.set(id, []);
     return out;
+  }
+
+  /** A live recording's speaker names and kept speakers, written when it is finalized. */
+  async setSpeakers(taskId: string, labels: Record<string, string>, kept: readonly string[]): Promise<void> {
+    await this.db.transaction().execute(async (trx) => {
+      await this.ensureTranscript(trx, taskId);
+      await trx
+        .updateTable('transcripts')
+        .set({ speaker_labels: JSON.stringify(labels), kept_speakers: JSON.stringify(kept), updated_at: nowIso(this.now()) })
+        .where('task_id', '=', taskId)
+        .execute();
+    });
   }
 
   async getSentence(taskId: string, sid: number): Promise<SentenceRecord | null> {
@@ -571,12 +613,17 @@ export class TaskStore {
   async commitSpeakerEdit(
     taskId: string,
     revision: number,
-    edit: { labels: Record<string, string>; move?: { fromSpeaker?: string; sids?: number[]; to: string } },
+    edit: { labels: Record<string, string>; kept: readonly string[]; move?: { fromSpeaker?: string; sids?: number[]; to: string } },
   ): Promise<number | null> {
     return this.db.transaction().execute(async (trx) => {
       const r = await trx
         .updateTable('transcripts')
-        .set({ revision: revision + 1, speaker_labels: JSON.stringify(edit.labels), updated_at: nowIso(this.now()) })
+        .set({
+          revision: revision + 1,
+          speaker_labels: JSON.stringify(edit.labels),
+          kept_speakers: JSON.stringify(edit.kept),
+          updated_at: nowIso(this.now()),
+        })
         .where('task_id', '=', taskId)
         .where('revision', '=', revision)
         .executeTakeFirst();
@@ -610,6 +657,7 @@ export class TaskStore {
         task_id: taskId,
         revision: 0,
         speaker_labels: '{}',
+        kept_speakers: '[]',
         summary: null,
         summary_language: null,
         summary_mode: null,

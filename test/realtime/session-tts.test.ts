@@ -81,7 +81,14 @@ describe.each(backends())('in-session TTS (%s)', (backend) => {
       details: { field: 'tts_config.speaking_rate' },
     });
     expect(await refusal(cl, { type: 'record', tts_enabled: true })).toMatchObject({ error_code: 'record_tts_not_allowed' });
-    expect(await refusal(cl, { recognition_mode: 'multi_channel', tts_enabled: true })).toMatchObject({
+    expect(
+      await refusal(cl, {
+        recognition_mode: 'multi_channel',
+        channel_mode: 'interleaved',
+        channels: [{ channel_id: 1, language: 'en' }],
+        tts_enabled: true,
+      }),
+    ).toMatchObject({
       error_code: 'multichannel_tts_not_allowed',
     });
     cl.ws.close();
@@ -115,7 +122,7 @@ describe.each(backends())('in-session TTS (%s)', (backend) => {
       await startSession(cl, { translation_languages: ['es'], tts_enabled: true, tts_language: 'es', tts_mode: 'sync' });
       await streamPcm(cl, jfkPcm(), 2);
       cl.send(vt('stop'));
-      await event(cl, 'task_complete', 60_000);
+      await event(cl, 'task_complete', 150_000);
       const translations = cl.messages.filter((m) => m.data?.action === 'translation' && m.data.language === 'es').map((m) => m.data);
       const finals = new Map(
         cl.messages
@@ -138,7 +145,7 @@ describe.each(backends())('in-session TTS (%s)', (backend) => {
       }
       cl.ws.close();
     },
-    120_000,
+    300_000,
   );
 
   it.skipIf(!existsSync(JFK))(
@@ -174,10 +181,10 @@ describe.each(backends())('in-session TTS (%s)', (backend) => {
       // The first sentence, then silence: its finals and translations come, then nothing more is said.
       await streamPcm(cl, Buffer.concat([jfkPcm().subarray(0, 4 * 32_000), Buffer.alloc(2 * 32_000)]), 2);
       // async outside conversations: each final translation is still spoken on its own.
-      const first = await cl.next((m) => m.data?.action === 'tts_ready', 30_000);
+      const first = await cl.next((m) => m.data?.action === 'tts_ready', 90_000);
       const sid = first.data.sid as number;
       const translated = (ms: Msg[]) => ms.filter((m) => m.data?.action === 'translation').length;
-      await waitFor(cl, (ms) => ttsReady(ms).length >= translated(ms), 30_000);
+      await waitFor(cl, (ms) => ttsReady(ms).length >= translated(ms), 90_000);
 
       cl.send(vt('tts_play', { sid, length: 21 }));
       expect((await errorWith(cl, 'invalid_data')).data.details).toMatchObject({ action: 'tts_play', field: 'length', max: 20 });
@@ -211,9 +218,9 @@ describe.each(backends())('in-session TTS (%s)', (backend) => {
       cl.send(vt('tts_stop'));
       expect((await event(cl, 'tts_stopped')).data).toHaveProperty('dropped');
       cl.send(vt('stop'));
-      await event(cl, 'task_complete', 60_000);
+      await event(cl, 'task_complete', 150_000);
       cl.ws.close();
     },
-    120_000,
+    300_000,
   );
 });

@@ -37,10 +37,28 @@ describe('web client', () => {
     }
   });
 
-  it('the script parses, and every API path it calls exists in the OpenAPI document', async () => {
-    const file = join(import.meta.dirname, '..', '..', 'web', 'app.js');
-    execFileSync(process.execPath, ['--check', file]);
-    const source = readFileSync(file, 'utf8');
+  it('serves the broadcast pages for any token: the viewer page and the overlay, embeddable, talking to this origin only', async () => {
+    for (const [path, marker] of [
+      ['/b/k3x9', '/web/viewer.js'],
+      ['/b/k3x9/overlay', '/web/overlay.js'],
+    ] as const) {
+      const r = await fetch(`${t.url}${path}`);
+      expect(r.status, path).toBe(200);
+      expect(r.headers.get('content-type')).toContain('text/html');
+      const csp = r.headers.get('content-security-policy') ?? '';
+      expect(csp).toContain("connect-src 'self';");
+      expect(csp).toContain('frame-ancestors *');
+      expect(csp).toContain("form-action 'none'");
+      expect(await r.text()).toContain(marker);
+    }
+    for (const file of ['viewer.js', 'overlay.js', 'captions.js', 'viewer.css', 'overlay.css'])
+      expect((await fetch(`${t.url}/web/${file}`)).status, file).toBe(200);
+  });
+
+  it('the scripts parse, and every API path they call exists in the OpenAPI document', async () => {
+    const files = ['app.js', 'viewer.js', 'overlay.js', 'captions.js'].map((f) => join(import.meta.dirname, '..', '..', 'web', f));
+    for (const file of files) execFileSync(process.execPath, ['--check', file]);
+    const source = files.map((f) => readFileSync(f, 'utf8')).join('\n');
     const called = [...source.matchAll(/[`'](\/api\/v1\/[^`'?$]*)/g)].map((m) => m[1]!.replace(/\/$/, ''));
     const spec = (await (await fetch(`${t.url}/api/v1/openapi.json`)).json()) as { paths: Record<string, unknown> };
     const paths = Object.keys(spec.paths).map((p) => p.replace(/\{[^}]+\}/g, '').replace(/\/$/, ''));

@@ -176,6 +176,7 @@ export const ERRORS = {
   template_not_found: def(404, 'error', 'summary', 'Template not found.'),
   sse_template_not_found: def(404, 'error', 'summary', 'Template not found.'),
   sse_transcript_not_found: def(404, 'error', 'summary', 'Transcript not found.'),
+  sse_sentence_not_found: def(404, 'error', 'translation', 'No sentence with this id in the transcript.', { parley: true }),
   summary_text_empty: def(400, 'error', 'summary', 'There is no text to summarize.'),
   summary_text_too_long: def(400, 'error', 'summary', 'The text is too long to summarize.'),
   sse_summary_regeneration_failed: def(500, 'error', 'summary', 'The summary could not be regenerated.'),
@@ -185,6 +186,7 @@ export const ERRORS = {
   tts_voice_not_found: def(404, 'error', 'tts', 'Voice not found.'),
   tts_sample_generation_failed: def(500, 'error', 'tts', 'The voice sample could not be generated.'),
   tts_invalid_language: def(400, 'error', 'tts', 'The TTS language is not valid.'),
+  tts_synthesis_failed: def(500, 'error', 'tts', 'The sentence could not be spoken.', { parley: true }),
 
   // --- Floating subtitles ({error: code} shape) ------------------------------------------
   recording_not_ready: def(425, 'error', 'subtitle', 'The recording is not ready yet; retry shortly.'),

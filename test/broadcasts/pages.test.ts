@@ -1,0 +1,256 @@
+/**
+ * The broadcast pages in a real browser (Debian Chromium through playwright-core) against the
+ * real app with real engines (PocketSphinx, Apertium, eSpeak NG): a host streams jfk.flac at
+ * real-time pace over the WebSocket while the viewer page (/b/{token}) and the OBS overlay
+ * (/b/{token}/overlay) show its captions and translations. Checked as a user sees them: the
+ * text on the page, interim then final styling, a language switch, the password prompt, the
+ * queue, the end; screenshots decoded and checked (a non-empty caption region; the overlay's
+ * background fully transparent).
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config.js';
+import { apertiumFactory } from '../../src/engines/builtin/apertium.js';
+import { espeakFactory } from '../../src/engines/builtin/espeak.js';
+import { pocketsphinxStreamingFactory } from '../../src/engines/builtin/pocketsphinx/index.js';
+import { EngineRegistry } from '../../src/engines/registry.js';
+import type { AnyEngine } from '../../src/engines/types.js';
+import { createLogger } from '../../src/platform/logging.js';
+import { type Client, connect, event, jfkPcm, type Msg, streamPcm, vt } from '../realtime/support.js';
+import { api, startTestApp, type TestApp } from '../support/app.js';
+import { haveChromium, keepScreenshot, launchBrowser, pageErrors, type TestBrowser } from '../support/browser.js';
+import { decodePng, regionStats } from '../support/png.js';
+import { newBroadcast, realKey } from './support.js';
+
+/** Words of the JFK sentence PocketSphinx gets right on this recording (any one will do). */
+const JFK_WORDS = /\b(ask|country|fellow|americans|you|your|what|can|do)\b/i;
+
+async function engines(): Promise<EngineRegistry> {
+  const ctx = { config: loadConfig({}), modelsDir: '/nowhere', logger: createLogger('silent') };
+  const out: AnyEngine[] = [];
+  for (const f of [pocketsphinxStreamingFactory, apertiumFactory, espeakFactory]) {
+    const e = await f.create(ctx as never);
+    if ('unavailable' in e) throw new Error(`${f.id} unavailable: ${e.unavailable}`);
+    out.push(e as AnyEngine);
+  }
+  return EngineRegistry.fromEngines(out);
+}
+
+describe.skipIf(!haveChromium())('broadcast pages in Chromium (viewer page and OBS overlay)', () => {
+  let t: TestApp;
+  let browser: TestBrowser;
+  let key: string;
+  const pcm = jfkPcm();
+
+  beforeAll(async () => {
+    [t, browser] = await Promise.all([startTestApp({ engines: await engines() }), launchBrowser()]);
+    const k = await realKey(t);
+    key = k.key;
+    await t.app.deps.billing.grantCredit({ accountId: k.accountId, points: 200, pool: 'account' });
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await t?.close();
+  });
+
+  async function host(token: string, phase: 'live' | 'standby' = 'live', extra: Record<string, unknown> = {}): Promise<Client> {
+    const r = await api(t.url, 'POST', '/api/v1/auth/ticket', { key });
+    const cl = await connect(t, [`ticket.${r.body.data.ticket}`]);
+    cl.send(vt('start', { type: 'broadcast', broadcast_token: token, audio_format: 'pcm', broadcast_phase: phase, ...extra }));
+    const m = await cl.next((x: Msg) => x.data?.action === 'session_started' || x.type === 'error', 30_000);
+    if (m.type === 'error') throw new Error(`host start refused: ${JSON.stringify(m.data)}`);
+    return cl;
+  }
+  async function stop(cl: Client) {
+    cl.send(vt('stop'));
+    await cl.next((m) => m.data?.action === 'task_complete', 60_000);
+    cl.ws.close();
+  }
+
+  it('viewer page and overlay: captions and translations of jfk.flac, interim then final, language switch, screenshots, the end', async () => {
+    const b = await newBroadcast(t, key, { name: 'JFK town hall', transcription_languages: ['en'], translation_languages: ['es', 'fr'] });
+    // The viewer on a phone-sized page; the overlay at a broadcast's 1280x720.
+    const viewerPage = await browser.newPage();
+    await viewerPage.setViewportSize({ width: 390, height: 844 });
+    const errors = pageErrors(viewerPage);
+    await viewerPage.goto(`${t.url}/b/${b.token}?lang=es`);
+    await expect.poll(() => viewerPage.textContent('#title')).toBe('JFK town hall');
+    // Not started: the page waits for the broadcast.
+    await viewerPage.waitForSelector('#status:has-text("Waiting for the broadcast")');
+    expect(await viewerPage.inputValue('#language')).toBe('es');
+    expect(await viewerPage.$$eval('#language option', (os) => os.map((o) => (o as unknown as { value: string }).value))).toEqual([
+      '',
+      'es',
+      'fr',
+    ]);
+
+    const overlay = await browser.newPage();
+    await overlay.setViewportSize({ width: 1280, height: 720 });
+    const overlayErrors = pageErrors(overlay);
+    await overlay.goto(`${t.url}/b/${b.token}/overlay?lang=es&lines=2&size=40`);
+    const only = await browser.newPage();
+    await only.setViewportSize({ width: 1280, height: 720 });
+    await only.goto(`${t.url}/b/${b.token}/overlay?lang=es&show=translation&lines=1&size=24`);
+
+    const cl = await host(b.token);
+    await viewerPage.waitForSelector('#status:has-text("Live")');
+    const streaming = streamPcm(cl, pcm, 1);
+    // An interim caption shows in the interim style while the sentence is under way.
+    await viewerPage.waitForSelector('#captions li[data-final="false"] .source.interim', { timeout: 30_000 });
+    await viewerPage.waitForSelector('#captions li[data-final="true"] .source:not(.interim)', { timeout: 60_000 });
+    await viewerPage.waitForSelector('#captions li .translation[lang="es"]:not(.interim)', { timeout: 60_000 });
+    await streaming;
+    const sources = await viewerPage.$$eval('#captions li[data-final="true"] .source', (ps) => ps.map((p) => p.textContent ?? ''));
+    expect(sources.join(' ')).toMatch(JFK_WORDS);
+    const spanish = await viewerPage.$$eval('#captions .translation[lang="es"]', (ps) => ps.map((p) => p.textContent ?? ''));
+    expect(spanish.join(' ').trim().length).toBeGreaterThan(0);
+    // The start time (mm:ss from go-live) labels each sentence.
+    expect(await viewerPage.textContent('#captions li .meta')).toMatch(/^\d\d:\d\d/);
+
+    // The overlay: the same captions, source and Spanish, at most 2 sentences, 40 px.
+    await overlay.waitForSelector('.line.translation:not(.interim)', { timeout: 30_000 });
+    expect((await overlay.$$eval('.line.source', (ps) => ps.map((p) => p.textContent ?? ''))).join(' ')).toMatch(JFK_WORDS);
+    expect((await overlay.$$('.line.translation')).length).toBeLessThanOrEqual(2);
+    expect(await overlay.evaluate('getComputedStyle(document.body).fontSize')).toBe('40px');
+    // Translation only, one sentence, 24 px.
+    await only.waitForSelector('.line.translation', { timeout: 30_000 });
+    expect(await only.$$('.line.source')).toHaveLength(0);
+    expect(await only.$$('.line.translation')).toHaveLength(1);
+    expect(await only.evaluate("getComputedStyle(document.querySelector('.line.translation')).fontSize")).toBe('24px');
+
+    // Screenshot of the caption region: text drawn on the white page (not a blank box).
+    const region = await viewerPage.$('#captions');
+    const regionPng = await region!.screenshot();
+    keepScreenshot('viewer-captions', regionPng);
+    keepScreenshot('viewer-page', await viewerPage.screenshot({ fullPage: true }));
+    const shot = decodePng(regionPng);
+    const ink = regionStats(shot, { x: 0, y: 0, width: shot.width, height: shot.height }, [255, 255, 255]);
+    expect(shot.height).toBeGreaterThan(20);
+    expect(ink.differing).toBeGreaterThan(200);
+
+    // The overlay's screenshot without a background: transparent everywhere but the text.
+    const overlayPng = await overlay.screenshot({ omitBackground: true });
+    keepScreenshot('overlay', overlayPng);
+    keepScreenshot('overlay-translation-only', await only.screenshot({ omitBackground: true }));
+    const img = decodePng(overlayPng);
+    expect([img.width, img.height]).toEqual([1280, 720]);
+    const box = (await overlay.$eval('#lines', (el) => {
+      const r = (
+        el as unknown as { getBoundingClientRect(): { x: number; y: number; width: number; height: number } }
+      ).getBoundingClientRect();
+      return { x: r.x, y: r.y, width: r.width, height: r.height };
+    })) as { x: number; y: number; width: number; height: number };
+    const above = regionStats(img, { x: 0, y: 0, width: 1280, height: Math.floor(box.y) - 2 });
+    expect(above.total).toBeGreaterThan(1280 * 300);
+    expect(above.transparent).toBe(above.total);
+    const text = regionStats(img, box);
+    expect(text.opaque).toBeGreaterThan(500); // glyphs
+    expect(text.transparent).toBeGreaterThan(text.total / 4); // between and around them
+
+    // Language switch: French translations replace the Spanish ones (the stream's replay).
+    await viewerPage.selectOption('#language', 'fr');
+    await viewerPage.waitForSelector('#captions .translation[lang="fr"]', { timeout: 20_000 });
+    expect(await viewerPage.$$('#captions .translation[lang="es"]')).toHaveLength(0);
+    expect(sources.length).toBeGreaterThan(0);
+
+    // Spoken translations: the listen toggle is offered only for a language the stream speaks.
+    const ttsLangs = await api(t.url, 'GET', `/api/v1/viewer/broadcasts/${b.token}`).then((r) => r.body.data.tts_languages as string[]);
+    expect(await viewerPage.isDisabled('#listen')).toBe(!ttsLangs.includes('fr'));
+
+    await stop(cl);
+    await viewerPage.waitForSelector('#ended:not([hidden])', { timeout: 20_000 });
+    expect(await viewerPage.textContent('#ended')).toMatch(/ended/i);
+    expect(await viewerPage.isHidden('#controls')).toBe(true);
+    // Captions stay readable after the end.
+    expect((await viewerPage.$$('#captions li')).length).toBeGreaterThan(0);
+    expect(errors).toEqual([]);
+    expect(overlayErrors).toEqual([]);
+    await Promise.all([viewerPage.close(), overlay.close(), only.close()]);
+  }, 150_000);
+
+  it('password channel: the prompt refuses a wrong password, opens with the right one, and remembers it for the tab', async () => {
+    const b = await newBroadcast(t, key, {
+      name: 'Board meeting',
+      transcription_languages: ['en'],
+      translation_languages: ['es'],
+      access_type: 'password',
+      pass_code: 'open-2026',
+    });
+    const cl = await host(b.token, 'standby', { standby_message: 'Starting in five minutes' });
+    const page = await browser.newPage();
+    const errors = pageErrors(page);
+    await page.goto(`${t.url}/b/${b.token}`);
+    await page.waitForSelector('#password-form:not([hidden])');
+    expect(await page.isHidden('#controls')).toBe(true);
+    // The password field is labelled and focused for keyboard users.
+    expect(await page.$eval('label[for="password"]', (l) => l.textContent)).toMatch(/password/i);
+    expect(await page.evaluate('document.activeElement.id')).toBe('password');
+    await page.keyboard.type('wrong-one');
+    await page.keyboard.press('Enter');
+    await page.waitForSelector('#password-error:has-text("Wrong password")');
+    keepScreenshot('viewer-password', await page.screenshot());
+    expect(await page.isVisible('#password-form')).toBe(true);
+    await page.fill('#password', 'open-2026');
+    await page.click('#password-form button');
+    await page.waitForSelector('#password-form', { state: 'hidden' });
+    // Admitted to the stream: the host's standby message, not captions.
+    await page.waitForSelector('#standby:has-text("Starting in five minutes")');
+    expect(await page.textContent('#status')).toMatch(/Waiting for the broadcast/);
+    // A reload in the same tab keeps the viewer token: no prompt again.
+    await page.reload();
+    await page.waitForSelector('#standby:has-text("Starting in five minutes")');
+    expect(await page.isHidden('#password-form')).toBe(true);
+
+    // The overlay takes the password from the URL fragment (never sent to the server).
+    const overlay = await browser.newPage();
+    await overlay.goto(`${t.url}/b/${b.token}/overlay#password=open-2026`);
+    const bare = await browser.newPage();
+    await bare.goto(`${t.url}/b/${b.token}/overlay`);
+    await bare.waitForSelector('.notice:has-text("Password needed")');
+    // The page and the overlay hold seats; the overlay without a password does not.
+    await expect
+      .poll(async () => (await api(t.url, 'GET', `/api/v1/broadcasts/${b.id}`, { key })).body.data.viewer_count, { timeout: 15_000 })
+      .toBe(2);
+    cl.send(vt('broadcast_go_live'));
+    await event(cl, 'phase_changed');
+    cl.send(vt('broadcast_announcement', { message: 'Welcome to the board meeting' }));
+    await page.waitForSelector('#announcement:has-text("Welcome to the board meeting")');
+    expect(await page.isHidden('#standby')).toBe(true);
+    await stop(cl);
+    await page.waitForSelector('#ended:not([hidden])');
+    // The wrong password's 401 is the one failed request (the browser logs it).
+    expect(errors).toEqual(['console: Failed to load resource: the server responded with a status of 401 (Unauthorized)']);
+    await Promise.all([page.close(), overlay.close(), bare.close()]);
+  }, 90_000);
+
+  it('a full broadcast: the second viewer waits in line with its position and gets in when a place frees', async () => {
+    const b = await newBroadcast(t, key, { transcription_languages: ['en'], translation_languages: ['es'], max_viewers: 1 });
+    const first = await browser.newPage();
+    await first.goto(`${t.url}/b/${b.token}`);
+    await first.waitForSelector('#status:has-text("Waiting for the broadcast")');
+    const second = await browser.newPage();
+    await second.goto(`${t.url}/b/${b.token}`);
+    await second.waitForSelector('#queue:has-text("number 1 in line")');
+    keepScreenshot('viewer-queued', await second.screenshot());
+    expect(await second.textContent('#status')).toMatch(/line/);
+    await first.close();
+    await second.waitForSelector('#queue', { state: 'hidden', timeout: 20_000 });
+    expect(await second.textContent('#status')).toMatch(/Waiting for the broadcast/);
+    await second.close();
+  }, 60_000);
+
+  it('an unknown token and an ended broadcast say so instead of waiting', async () => {
+    const page = await browser.newPage();
+    const r = await fetch(`${t.url}/b/zz99`);
+    expect(r.status).toBe(200);
+    expect(r.headers.get('content-security-policy')).toContain("connect-src 'self'");
+    await page.goto(`${t.url}/b/zz99`);
+    await page.waitForSelector('#ended:has-text("not valid")');
+    const b = await newBroadcast(t, key, { transcription_languages: ['en'], translation_languages: ['es'] });
+    const cl = await host(b.token);
+    await stop(cl);
+    await page.goto(`${t.url}/b/${b.token}`);
+    await page.waitForSelector('#ended:has-text("ended")');
+    expect(await page.isHidden('#password-form')).toBe(true);
+    await page.close();
+  }, 60_000);
+});

@@ -7,6 +7,7 @@ import { jobsMigration } from './0050_jobs.js';
 import { tasksMigration } from './0100_tasks.js';
 import { taskListVersionsMigration } from './0110_task_list_versions.js';
 import { sentenceIdsFromOneMigration } from './0120_sentence_ids_from_one.js';
+import { transcriptKeptSpeakersMigration } from './0121_transcript_kept_speakers.js';
 import { webhooksMigration } from './0200_webhooks.js';
 import { importsMigration } from './0300_imports.js';
 import { subtitlesMigration } from './0400_subtitles.js';
@@ -22,6 +23,7 @@ export const MIGRATIONS: Migration[] = [
   tasksMigration,
   taskListVersionsMigration,
   sentenceIdsFromOneMigration,
+  transcriptKeptSpeakersMigration,
   billingMigration,
   ticketsMigration,
   webhooksMigration,

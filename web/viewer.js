@@ -291,7 +291,8 @@ function onEvent(name, d) {
       enqueueSpeech(d);
       break;
     case 'error':
-      status(d.message || 'An error occurred.');
+      // A sentence-level error (with sid) leaves the broadcast running: nothing to tell.
+      if (d.sid === undefined || d.sid === null) status(d.message || 'An error occurred.');
       break;
     default:
       if (captions.apply(name, d)) {

@@ -49,6 +49,7 @@ describe.skipIf(!haveChromium())('broadcast pages in Chromium (viewer page and O
   });
   afterAll(async () => {
     await browser?.close();
+    await Promise.allSettled(finishing);
     await t?.close();
   });
 
@@ -60,10 +61,12 @@ describe.skipIf(!haveChromium())('broadcast pages in Chromium (viewer page and O
     if (m.type === 'error') throw new Error(`host start refused: ${JSON.stringify(m.data)}`);
     return cl;
   }
-  async function stop(cl: Client) {
+  /** Recordings being finalized after a stop: awaited before the app closes, not by each test. */
+  const finishing: Promise<unknown>[] = [];
+  /** Stops the broadcast; viewers see the end at once, the recording finishes in the background. */
+  function stop(cl: Client) {
     cl.send(vt('stop'));
-    await cl.next((m) => m.data?.action === 'task_complete', 60_000);
-    cl.ws.close();
+    finishing.push(cl.next((m) => m.data?.action === 'task_complete', 90_000).finally(() => cl.ws.close()));
   }
 
   it('viewer page and overlay: captions and translations of jfk.flac, interim then final, language switch, screenshots, the end', async () => {
@@ -165,7 +168,7 @@ describe.skipIf(!haveChromium())('broadcast pages in Chromium (viewer page and O
     const ttsLangs = await api(t.url, 'GET', `/api/v1/viewer/broadcasts/${b.token}`).then((r) => r.body.data.tts_languages as string[]);
     expect(await viewerPage.isDisabled('#listen')).toBe(!ttsLangs.includes('fr'));
 
-    await stop(cl);
+    stop(cl);
     await viewerPage.waitForSelector('#ended:not([hidden])', { timeout: 20_000 });
     expect(await viewerPage.textContent('#ended')).toMatch(/ended/i);
     expect(await viewerPage.isHidden('#controls')).toBe(true);
@@ -234,7 +237,7 @@ describe.skipIf(!haveChromium())('broadcast pages in Chromium (viewer page and O
     await page.waitForSelector('#status:has-text("Live")');
     cl.send(vt('broadcast_announcement', { message: 'Back after the new code' }));
     await page.waitForSelector('#announcement:has-text("Back after the new code")');
-    await stop(cl);
+    stop(cl);
     await page.waitForSelector('#ended:not([hidden])');
     // The wrong password's 401 is the one failed request (the browser logs it).
     expect(errors).toEqual(['console: Failed to load resource: the server responded with a status of 401 (Unauthorized)']);
@@ -255,7 +258,7 @@ describe.skipIf(!haveChromium())('broadcast pages in Chromium (viewer page and O
     expect(cl.ws.readyState).toBe(cl.ws.OPEN);
     cl.send(vt('broadcast_announcement', { message: 'Still here after the drop' }));
     await page.waitForSelector('#announcement:has-text("Still here after the drop")');
-    await stop(cl);
+    stop(cl);
     await page.waitForSelector('#ended:not([hidden])');
     await page.close();
   }, 90_000);
@@ -285,7 +288,7 @@ describe.skipIf(!haveChromium())('broadcast pages in Chromium (viewer page and O
     await page.waitForSelector('#ended:has-text("not valid")');
     const b = await newBroadcast(t, key, { transcription_languages: ['en'], translation_languages: ['es'] });
     const cl = await host(b.token);
-    await stop(cl);
+    stop(cl);
     await page.goto(`${t.url}/b/${b.token}`);
     await page.waitForSelector('#ended:has-text("ended")');
     expect(await page.isHidden('#password-form')).toBe(true);

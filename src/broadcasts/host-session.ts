@@ -12,16 +12,21 @@
  * recording (a new task); after the wait it ends. Broadcasts are exempt from the silence
  * auto-end.
  */
+import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
+import type { Synthesizer } from '../engines/types.js';
 import { type ActivePlan, PlanService } from '../plans/service.js';
 import type { Principal } from '../platform/auth/types.js';
 import { AppError } from '../platform/errors/app-error.js';
+import { speakerLabel } from '../tasks/format.js';
 import { type BroadcastStart, MAX_STANDBY_MESSAGE, validateBroadcastStart } from './host-start.js';
+import { InterimTranslations } from './interim-translations.js';
 import { type BroadcastState, captionsFlow, type HostAction, initialState, step, type ViewerSignal } from './phase.js';
 import type { RuleContext } from './rules.js';
 import type { ViewerSeats } from './seats.js';
 import type { Broadcast, BroadcastStore } from './store.js';
 import type { ViewerEvent } from './viewer-events.js';
+import { ViewerSpeech } from './viewer-speech.js';
 
 const ws = { variant: 'websocket' as const };
 
@@ -32,12 +37,18 @@ export interface BroadcastHostDeps {
   publish(broadcastId: string, event: ViewerEvent): Promise<void>;
   /** Host text (announcements, standby messages) in another language; null when no engine serves the pair. */
   translate(text: string, from: string, to: string): Promise<string | null>;
+  /** The synthesizer serving `language` here (viewers' tts_ready audio), or null. */
+  synthesizer(language: string): Synthesizer | null;
+  /** How often the sentence being spoken is translated for viewers (interim translations). */
+  interimTranslationMs: number;
   activePlan(accountId: string): Promise<ActivePlan>;
   /** Calls `handler` when the broadcast is revoked (REST, any node). */
   onRevoked(broadcastId: string, handler: () => void): Promise<() => void>;
   rules: Pick<RuleContext, 'voices'>;
   /** How long a frozen broadcast waits for its host before it ends. */
   hostWaitMs: number;
+  /** How long this process holds the broadcast without renewing (renewed every third; host-lease.ts). */
+  hostLeaseMs: number;
   now: () => Date;
   logger: Logger;
 }
@@ -93,6 +104,19 @@ export class BroadcastHost {
   private waitTimer: NodeJS.Timeout | null = null;
   /** Set when this host's recording must not end the broadcast (the host dropped, or it was revoked). */
   private keepBroadcast = false;
+  /** Final sentences of the current recording (text, speaker), for translations' speaker fields and tts_ready's transcript. */
+  private readonly finals = new Map<number, { text: string; speakerId: string | null }>();
+  /** Speaker display names of the current recording (renames and merges). */
+  private labels: Record<string, string> = {};
+  /** Spoken translations: one synthesis per final sentence per language, for every viewer. */
+  readonly speech: ViewerSpeech;
+  private readonly interims: InterimTranslations;
+  /** This host session's name on the broadcast's lease (only it renews or freezes it). */
+  private readonly session = randomUUID();
+  private leaseTimer: NodeJS.Timeout | null = null;
+  /** Another host took the broadcast (this process's lease had lapsed): nothing more goes to viewers from here. */
+  private superseded = false;
+  private onLost: (error: AppError) => void = () => {};
 
   constructor(
     private readonly deps: BroadcastHostDeps,
@@ -101,6 +125,22 @@ export class BroadcastHost {
     readonly start: BroadcastStart,
   ) {
     this.state = initialState(start.phase);
+    const live = () => captionsFlow(this.state);
+    this.speech = new ViewerSpeech({
+      synthesizer: deps.synthesizer,
+      setting: (language) => this.start.ttsConfig?.[language] ?? this.channel.ttsConfig[language],
+      live,
+      publish: (e) => this.publish(e),
+      logger: deps.logger,
+    });
+    this.interims = new InterimTranslations({
+      languages: channel.translationLanguages,
+      from: channel.transcriptionLanguages[0]!,
+      translate: deps.translate,
+      live,
+      intervalMs: deps.interimTranslationMs,
+      publish: (t) => this.publish({ event: 'translation', data: { ...t, ...this.speaker(t.sid), is_final: false } }),
+    });
   }
 
   get id(): string {
@@ -116,10 +156,13 @@ export class BroadcastHost {
    * frozen broadcast resumes (in the phase it had). Another connected host: refused.
    */
   async claim(): Promise<void> {
+    const now = this.deps.now();
     const outcome = await this.deps.store.beginHost(this.id, {
       hostKeyId: this.principal.keyId,
       phase: this.start.phase,
-      now: this.deps.now(),
+      now,
+      session: this.session,
+      leaseUntil: new Date(now.getTime() + this.deps.hostLeaseMs),
     });
     if (!outcome) {
       const now = await this.deps.store.get(this.id);
@@ -127,6 +170,7 @@ export class BroadcastHost {
       if (now?.status === 'revoked') throw new AppError('broadcast_token_revoked', ws);
       throw new AppError('broadcast_already_hosted', ws);
     }
+    this.renewLease();
     const row = (await this.deps.store.get(this.id))!;
     this.resumed = outcome === 'resumed';
     if (this.resumed) this.state = { ...initialState((row.phase ?? 'live') as 'standby' | 'live'), hostConnected: false };
@@ -135,11 +179,51 @@ export class BroadcastHost {
 
   /** The recording could not begin after the claim: the broadcast waits for a new start (frozen). */
   async release(): Promise<void> {
-    await this.deps.store.freeze(this.id, this.deps.now());
+    this.stopLease();
+    await this.deps.store.freeze(this.id, this.session, this.deps.now());
+  }
+
+  /**
+   * Renews the lease every third of its length while this host holds the broadcast. A renewal
+   * refused means the lease lapsed and the broadcast moved on (another host took it, or it was
+   * frozen and ended): this session stops speaking for it and the host is told.
+   */
+  private renewLease(): void {
+    this.leaseTimer = setInterval(
+      () => {
+        const until = new Date(this.deps.now().getTime() + this.deps.hostLeaseMs);
+        void this.deps.store
+          .renewLease(this.id, this.session, until)
+          .then(async (held) => {
+            if (held || this.superseded || !this.leaseTimer) return;
+            this.stopLease();
+            this.superseded = true;
+            this.keepBroadcast = true;
+            const row = await this.deps.store.get(this.id);
+            const code =
+              row?.status === 'ended'
+                ? 'broadcast_session_ended'
+                : row?.status === 'revoked'
+                  ? 'broadcast_token_revoked'
+                  : 'broadcast_already_hosted';
+            this.deps.logger.warn({ broadcast_id: this.id, code }, 'broadcast host lease lost');
+            this.onLost(new AppError(code, ws));
+          })
+          .catch((err: unknown) => this.deps.logger.warn({ err, broadcast_id: this.id }, 'broadcast host lease not renewed'));
+      },
+      Math.max(200, Math.floor(this.deps.hostLeaseMs / 3)),
+    );
+    this.leaseTimer.unref();
+  }
+
+  private stopLease(): void {
+    if (this.leaseTimer) clearInterval(this.leaseTimer);
+    this.leaseTimer = null;
   }
 
   /** The recording runs: viewers are told what they need to know of the start. */
-  async attach(taskId: string, onRevoked: () => void): Promise<void> {
+  async attach(taskId: string, onRevoked: () => void, onLost: (error: AppError) => void = () => {}): Promise<void> {
+    this.onLost = onLost;
     this.recordingStart = this.deps.now().getTime();
     await this.deps.store.setTask(this.id, taskId);
     this.offRevoked = await this.deps.onRevoked(this.id, () => {
@@ -172,27 +256,73 @@ export class BroadcastHost {
     };
   }
 
-  /** A result or translation of the recording: to viewers only while captions flow. */
+  /**
+   * An event of the recording's session stream. Results and translations reach viewers only
+   * while captions flow (live); a final translation is also spoken once for every tts
+   * viewer; the sentence being spoken is translated for viewers (interim translations).
+   * Speaker edits reach viewers of a multi-speaker broadcast once it went live.
+   */
   fromRecording(action: string, payload: Record<string, unknown>): void {
+    if (action === 'speaker_renamed' || action === 'speaker_reassigned' || action === 'speakers_merged') {
+      this.speakerEdit(action, payload);
+      return;
+    }
     if (!captionsFlow(this.state)) return;
     if (action === 'result') {
       const o = payload.origin as { sid: number; text: string; is_final: boolean; speaker_id: string | null; start_time: string };
+      const diarized = this.channel.speakerDiarization;
       const data: Record<string, unknown> = {
         sid: o.sid,
         text: o.text,
-        speaker_label: null,
+        speaker_label: diarized ? speakerLabel(this.labels, o.speaker_id) : null,
         start_time: this.fromGoLive(o.start_time),
         is_final: o.is_final,
       };
-      if (this.channel.speakerDiarization) data.speaker_id = o.speaker_id;
+      if (diarized) data.speaker_id = o.speaker_id;
+      if (o.is_final) {
+        this.finals.set(o.sid, { text: o.text, speakerId: o.speaker_id });
+        if (this.finals.size > 100) this.finals.delete(this.finals.keys().next().value as number);
+        this.interims.finalOrigin(o.sid);
+      }
       void this.publish({ event: 'origin', data });
+      if (!o.is_final) this.interims.interim(o.sid, o.text);
     } else if (action === 'translation') {
       const t = payload as { sid: number; language: string; text: string; is_final: boolean };
       void this.publish({
         event: 'translation',
-        data: { sid: t.sid, language: t.language, text: t.text, speaker_id: null, speaker_label: null, is_final: t.is_final },
+        data: { sid: t.sid, language: t.language, text: t.text, ...this.speaker(t.sid), is_final: t.is_final },
       });
+      if (t.is_final) this.speech.add({ sid: t.sid, language: t.language, transcript: this.finals.get(t.sid)?.text ?? '', text: t.text });
     }
+  }
+
+  /** speaker_id and speaker_label of a sentence (multi-speaker mode; null otherwise). */
+  private speaker(sid: number): { speaker_id: string | null; speaker_label: string | null } {
+    if (!this.channel.speakerDiarization) return { speaker_id: null, speaker_label: null };
+    const id = this.finals.get(sid)?.speakerId ?? null;
+    return { speaker_id: id, speaker_label: speakerLabel(this.labels, id) };
+  }
+
+  /** A speaker edit (REST or the host's actions): labels follow it; viewers of a live multi-speaker broadcast get it. */
+  private speakerEdit(action: string, d: Record<string, unknown>): void {
+    if (action === 'speaker_renamed') {
+      const id = String(d.speaker_id);
+      if (d.new_label === id) delete this.labels[id];
+      else this.labels[id] = String(d.new_label);
+    } else if (action === 'speakers_merged') {
+      delete this.labels[String(d.source_speaker_id)];
+      this.labels[String(d.target_speaker_id)] = String(d.target_speaker_label);
+      for (const sid of (d.affected_sids as number[]) ?? []) {
+        const f = this.finals.get(sid);
+        if (f) f.speakerId = String(d.target_speaker_id);
+      }
+    } else {
+      const f = this.finals.get(Number(d.sid));
+      if (f) f.speakerId = String(d.new_speaker_id);
+    }
+    // Standby sentences never reached viewers; single-speaker broadcasts have no speakers to show.
+    if (!this.channel.speakerDiarization || this.state.phase !== 'live' || this.state.ended) return;
+    void this.publish({ event: action, data: d });
   }
 
   /** pause, resume and stop of the host (after the recording's own state machine accepted them). */
@@ -233,8 +363,10 @@ export class BroadcastHost {
    */
   async hostDropped(): Promise<void> {
     this.keepBroadcast = true;
+    this.stopLease();
+    if (this.superseded) return;
     await this.apply({ kind: 'host_dropped' });
-    await this.deps.store.freeze(this.id, this.deps.now());
+    await this.deps.store.freeze(this.id, this.session, this.deps.now());
     this.waitTimer = setTimeout(() => void this.endIfStillFrozen(), this.deps.hostWaitMs);
     this.waitTimer.unref();
   }
@@ -245,6 +377,7 @@ export class BroadcastHost {
    */
   async recordingEnded(): Promise<void> {
     this.offRevoked();
+    this.stopLease();
     if (this.keepBroadcast || this.state.ended) return;
     await this.apply({ kind: 'stop' });
     await this.endBroadcast();
@@ -284,6 +417,7 @@ export class BroadcastHost {
   }
 
   private async publish(e: ViewerEvent): Promise<void> {
+    if (this.superseded) return;
     try {
       await this.deps.publish(this.id, e);
     } catch (err) {
@@ -312,6 +446,8 @@ export class BroadcastHost {
   }
 
   dispose(): void {
+    this.stopLease();
+    this.interims.dispose();
     this.offRevoked();
     if (this.waitTimer) clearTimeout(this.waitTimer);
   }

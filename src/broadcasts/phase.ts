@@ -83,9 +83,13 @@ export function step(s: BroadcastState, action: HostAction): Step {
     case 'host_returned':
       if (s.hostConnected) return { state: s, signals: [] };
       // A returning host starts a new recording (not paused), in the phase the broadcast had.
+      // Live: its sentences are numbered from 1 again, so viewers clear the old captions.
       return {
         state: { ...s, hostConnected: true, paused: false },
-        signals: [{ event: 'host_reconnected', resumed: true, phase: s.phase }],
+        signals: [
+          { event: 'host_reconnected', resumed: true, phase: s.phase },
+          ...(s.phase === 'live' ? [{ event: 'recording_started' } as const] : []),
+        ],
       };
   }
 }

@@ -14,4 +14,10 @@ export const broadcastSettings = defineSection({
     300,
     { min: 1, max: 86_400 },
   ),
+  hostLeaseSeconds: settings.int(
+    'PARLEY_BROADCAST_HOST_LEASE_SECONDS',
+    'How long a hosting process holds a broadcast without renewing it (renewed every third of it); a lapsed lease (the process died) freezes the broadcast and lets a new host start it.',
+    30,
+    { min: 2, max: 600 },
+  ),
 });

@@ -117,6 +117,8 @@ export class BroadcastStore {
         host_key_id: null,
         frozen_at: null,
         live_since: null,
+        host_lease_until: null,
+        host_session: null,
         peak_viewers: 0,
         total_viewers: 0,
         created_at: at,
@@ -205,12 +207,18 @@ export class BroadcastStore {
   }
 
   /**
-   * A host starts (or returns to) the broadcast: pending -> active, or active and frozen ->
-   * active again. A broadcast whose host is connected (active, not frozen), ended or revoked
-   * is not taken: false. The phase is kept on a return (the broadcast resumes where it was).
+   * A host starts (or returns to) the broadcast: pending -> active, or an active broadcast
+   * without a live host -> active again: frozen (its host dropped), or its host's lease lapsed
+   * (the hosting process died without a word). A broadcast whose host holds a current lease,
+   * ended or revoked is not taken: null. The phase is kept on a return (the broadcast resumes
+   * where it was). The host session gets the lease until `leaseUntil`.
    */
-  async beginHost(id: string, input: { hostKeyId: string; phase: BroadcastPhase; now: Date }): Promise<'started' | 'resumed' | null> {
+  async beginHost(
+    id: string,
+    input: { hostKeyId: string; phase: BroadcastPhase; now: Date; session: string; leaseUntil: Date },
+  ): Promise<'started' | 'resumed' | null> {
     const at = input.now.toISOString();
+    const lease = { host_session: input.session, host_lease_until: input.leaseUntil.toISOString() };
     const started = await this.database.db
       .updateTable('broadcasts')
       .set({
@@ -221,6 +229,7 @@ export class BroadcastStore {
         frozen_at: null,
         live_since: input.phase === 'live' ? at : null,
         updated_at: at,
+        ...lease,
       })
       .where('id', '=', id)
       .where('status', '=', 'pending')
@@ -228,12 +237,51 @@ export class BroadcastStore {
     if (Number(started.numUpdatedRows) === 1) return 'started';
     const resumed = await this.database.db
       .updateTable('broadcasts')
-      .set({ host_key_id: input.hostKeyId, frozen_at: null, updated_at: at })
+      .set({ host_key_id: input.hostKeyId, frozen_at: null, updated_at: at, ...lease })
       .where('id', '=', id)
       .where('status', '=', 'active')
-      .where('frozen_at', 'is not', null)
+      .where((eb) => eb.or([eb('frozen_at', 'is not', null), eb('host_lease_until', 'is', null), eb('host_lease_until', '<', at)]))
       .executeTakeFirst();
     return Number(resumed.numUpdatedRows) === 1 ? 'resumed' : null;
+  }
+
+  /** The host session renews its lease; false when it no longer holds the broadcast (taken over, frozen, ended). */
+  async renewLease(id: string, session: string, until: Date): Promise<boolean> {
+    const r = await this.database.db
+      .updateTable('broadcasts')
+      .set({ host_lease_until: until.toISOString() })
+      .where('id', '=', id)
+      .where('status', '=', 'active')
+      .where('host_session', '=', session)
+      .where('frozen_at', 'is', null)
+      .executeTakeFirst();
+    return Number(r.numUpdatedRows) === 1;
+  }
+
+  /** Active broadcasts whose host's lease lapsed before `now` while not frozen (the hosting process died). */
+  async lapsedHosts(now: Date): Promise<string[]> {
+    const rows = await this.database.db
+      .selectFrom('broadcasts')
+      .select('id')
+      .where('status', '=', 'active')
+      .where('frozen_at', 'is', null)
+      .where('host_lease_until', '<', now.toISOString())
+      .execute();
+    return rows.map((r) => r.id);
+  }
+
+  /** Freezes a broadcast whose host's lease lapsed, from the lapse; false when another process did it first or a host took it. */
+  async freezeLapsed(id: string, now: Date): Promise<boolean> {
+    const at = now.toISOString();
+    const r = await this.database.db
+      .updateTable('broadcasts')
+      .set((eb) => ({ frozen_at: eb.ref('host_lease_until'), host_session: null, updated_at: at }))
+      .where('id', '=', id)
+      .where('status', '=', 'active')
+      .where('frozen_at', 'is', null)
+      .where('host_lease_until', '<', at)
+      .executeTakeFirst();
+    return Number(r.numUpdatedRows) === 1;
   }
 
   /** The task of the host's current recording. */
@@ -263,14 +311,19 @@ export class BroadcastStore {
       .execute();
   }
 
-  /** The host's connection dropped: the broadcast waits for it (frozen) from `now`. */
-  async freeze(id: string, now: Date): Promise<void> {
-    await this.database.db
+  /**
+   * The host's connection dropped: the broadcast waits for it (frozen) from `now`. Only the
+   * session holding the broadcast freezes it (one that was taken over no longer does).
+   */
+  async freeze(id: string, session: string, now: Date): Promise<boolean> {
+    const r = await this.database.db
       .updateTable('broadcasts')
-      .set({ frozen_at: now.toISOString(), updated_at: now.toISOString() })
+      .set({ frozen_at: now.toISOString(), host_session: null, host_lease_until: null, updated_at: now.toISOString() })
       .where('id', '=', id)
       .where('status', '=', 'active')
-      .execute();
+      .where('host_session', '=', session)
+      .executeTakeFirst();
+    return Number(r.numUpdatedRows) === 1;
   }
 
   /** Ends an active broadcast for good (its token is released); false when it was not active. */
@@ -278,7 +331,16 @@ export class BroadcastStore {
     const at = now.toISOString();
     const r = await this.database.db
       .updateTable('broadcasts')
-      .set({ status: 'ended', token_claim: null, phase: null, frozen_at: null, ended_at: at, updated_at: at })
+      .set({
+        status: 'ended',
+        token_claim: null,
+        phase: null,
+        frozen_at: null,
+        host_session: null,
+        host_lease_until: null,
+        ended_at: at,
+        updated_at: at,
+      })
       .where('id', '=', id)
       .where('status', '=', 'active')
       .executeTakeFirst();

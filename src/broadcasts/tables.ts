@@ -47,6 +47,10 @@ export interface BroadcastsTable {
   frozen_at: string | null;
   /** When it went live (the start in the live phase, or broadcast_go_live). */
   live_since: string | null;
+  /** Until when the hosting process holds the broadcast (renewed while the host is connected). */
+  host_lease_until: string | null;
+  /** The host session holding the lease (only it renews it). */
+  host_session: string | null;
   created_at: string;
   updated_at: string;
   started_at: string | null;

@@ -41,6 +41,8 @@ export interface ViewerStreamDeps {
   guard: ViewerGuard;
   seats: ViewerSeats;
   bus: EventBus;
+  /** The languages viewers can listen to (tts_ready) for this broadcast. */
+  ttsLanguages(b: Broadcast): string[];
   heartbeatMs?: number;
 }
 
@@ -115,10 +117,11 @@ async function openViewerStream(deps: ViewerStreamDeps, request: FastifyRequest<
   if (rawLang && (!lang || !b.translationLanguages.includes(lang))) {
     throw new AppError('validation_failed', { details: { field: 'lang', valid_values: b.translationLanguages } });
   }
-  const tts = one(q, 'tts');
-  if (tts !== undefined && tts !== 'true' && tts !== 'false') {
+  const ttsParam = one(q, 'tts');
+  if (ttsParam !== undefined && ttsParam !== 'true' && ttsParam !== 'false') {
     throw new AppError('validation_failed', { details: { field: 'tts', valid_values: ['true', 'false'] } });
   }
+  const listens = ttsParam === 'true';
   const hint = lang ?? (typeof request.headers['accept-language'] === 'string' ? request.headers['accept-language'] : null);
   const msg = (key: DisplayKey, values?: Record<string, string | number>) => display(key, hint, values);
 
@@ -143,6 +146,11 @@ async function openViewerStream(deps: ViewerStreamDeps, request: FastifyRequest<
     if (item.event === '__end') return { event: 'error', data: item.data, end: true };
     if (item.event === '__kick') return { event: 'kicked', data: { message: msg('kicked') }, end: true };
     const e = item as ViewerEvent;
+    // Audio: admitted viewers who asked for it, in their language when they chose one.
+    if (e.event === 'tts_ready') {
+      if (!admitted || !listens || (lang && e.data.language !== lang)) return null;
+      return { event: e.event, data: e.data };
+    }
     if (CAPTIONS.has(e.event)) {
       if (!admitted) return null;
       if (e.event === 'translation' && lang && e.data.language !== lang) return null;
@@ -205,7 +213,7 @@ async function openViewerStream(deps: ViewerStreamDeps, request: FastifyRequest<
         const phase = b.phase === 'live' || b.phase === 'paused' ? 'live' : 'standby';
         s.send('connected', {
           available_langs: b.translationLanguages,
-          tts_languages: [],
+          tts_languages: phase === 'live' ? deps.ttsLanguages(b) : [],
           phase,
           recognition_mode: b.speakerDiarization ? 'multi_speaker' : 'single',
           message: msg('connected'),

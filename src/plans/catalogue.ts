@@ -37,6 +37,8 @@ export interface PlanLimits {
   rolling_limit_minutes: number | null;
   /** Minutes allowed in total since the plan was granted. */
   auth_total_limit_minutes: number | null;
+  /** Recognizer streams one live recording may run (multi_channel: one per channel). */
+  max_stt_streams: number | null;
 }
 
 export interface PlanDefinition {
@@ -56,6 +58,7 @@ const LIMIT_KEYS: (keyof PlanLimits)[] = [
   'max_session_minutes',
   'rolling_limit_minutes',
   'auth_total_limit_minutes',
+  'max_stt_streams',
 ];
 
 function plan(name: string, features: MinuteFeature[], oneoff: OneoffFeature[], limits: PlanLimits): PlanDefinition {
@@ -82,6 +85,7 @@ export const DEFAULT_CATALOGUE: PlanCatalogue = {
     max_session_minutes: 30,
     rolling_limit_minutes: null,
     auth_total_limit_minutes: 300,
+    max_stt_streams: 1,
   }),
   standard: plan('standard', ['transcribe', 'translation', 'multi_speaker', 'tts'], ['summary', 'retranslate', 'import'], {
     daily_soft_limit_minutes: 240,
@@ -91,6 +95,7 @@ export const DEFAULT_CATALOGUE: PlanCatalogue = {
     max_session_minutes: 180,
     rolling_limit_minutes: 1200,
     auth_total_limit_minutes: null,
+    max_stt_streams: 2,
   }),
   pro: plan(
     'pro',
@@ -104,6 +109,7 @@ export const DEFAULT_CATALOGUE: PlanCatalogue = {
       max_session_minutes: 480,
       rolling_limit_minutes: 3000,
       auth_total_limit_minutes: null,
+      max_stt_streams: 8,
     },
   ),
 };

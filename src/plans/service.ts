@@ -91,6 +91,19 @@ export class PlanService {
     if (f[feature] === true || o[feature] === true) return;
     throw new AppError('plan_feature_not_allowed', { details: { field: field ?? feature, plan: plan.plan.name } });
   }
+
+  /**
+   * Recognizer streams one recording may run (multi_channel: one per channel); throws
+   * `plan_feature_not_allowed` with details.field `max_stt_streams` beyond the plan's limit.
+   */
+  static assertSttStreams(plan: ActivePlan, streams: number): void {
+    if (plan.mode !== 'unlimited-plan') return;
+    const max = plan.plan.limits.max_stt_streams;
+    if (max === null || streams <= max) return;
+    throw new AppError('plan_feature_not_allowed', {
+      details: { field: 'max_stt_streams', max_stt_streams: max, received: streams, plan: plan.plan.name },
+    });
+  }
 }
 
 /** Module-level helper with the signature the admin CLI and bootstrap call. */

@@ -16,6 +16,8 @@ import { Outbox, SUBSCRIBER_POLICY } from '../stream/outbox.js';
 import { webSocketTransport } from '../stream/transports.js';
 import { unknownTemplate } from './actions.js';
 import { containerMismatch, decodeAudioPayload } from './audio-intake.js';
+import { addChannelAction, removeChannelAction, setChannelLanguageAction } from './channel-actions.js';
+import { channelError } from './channel-spec.js';
 import type { FinishKind } from './finalize.js';
 import { type RealtimeLimits, TokenBucket } from './limits.js';
 import type { RealtimePorts } from './ports.js';
@@ -31,6 +33,7 @@ import {
   switchLanguageAction,
 } from './session-actions.js';
 import { SilenceWatch } from './silence.js';
+import { speakerAction } from './speaker-actions.js';
 import { validateStart } from './start.js';
 import { type ControlAction, type SessionState, transition } from './state.js';
 
@@ -281,7 +284,16 @@ export class Connection implements Resumable {
       set_name: (d) => run(setNameAction(this.actionContext(), d)),
       set_summary: (d) => setSummaryAction(this.actionContext(), d),
       retranslate: (d) => run(retranslateAction(this.actionContext(), d)),
-      switch_language: (d) => run(switchLanguageAction(this.actionContext(), d)),
+      switch_language: (d) =>
+        this.recording?.channels
+          ? this.sendError(channelError('multichannel_switch_language_not_allowed', 'Use set_channel_language in multi_channel sessions.'))
+          : run(switchLanguageAction(this.actionContext(), d)),
+      add_channel: (d) => run(addChannelAction(this.actionContext(), d)),
+      remove_channel: (d) => run(removeChannelAction(this.actionContext(), d)),
+      set_channel_language: (d) => run(setChannelLanguageAction(this.actionContext(), d)),
+      rename_speaker: (d) => speakerAction(this.actionContext(), 'rename', d),
+      reassign_speaker: (d) => speakerAction(this.actionContext(), 'reassign', d),
+      merge_speakers: (d) => speakerAction(this.actionContext(), 'merge', d),
       broadcast_go_live: () => run(this.broadcastAction('broadcast_go_live', 'phase_changed', (h) => h.goLive())),
       broadcast_announcement: (d) => run(this.broadcastAction('broadcast_announcement', 'announcement', (h) => h.announce(d))),
       set_standby_message: (d) => run(this.broadcastAction('set_standby_message', 'standby', (h) => h.setStandbyMessage(d))),
@@ -342,6 +354,12 @@ export class Connection implements Resumable {
     try {
       if (sent.resume_token !== undefined && sent.resume_token !== null) {
         await this.resumeSession(sent.resume_token);
+        return;
+      }
+      if (data.type === 'broadcast' && data.recognition_mode === 'multi_channel') {
+        this.sendError(
+          channelError('multichannel_broadcast_not_allowed', 'Broadcasts cannot use multi_channel.', { field: 'recognition_mode' }),
+        );
         return;
       }
       // A broadcast's recording runs with its channel's settings (host-session.ts).
@@ -411,7 +429,11 @@ export class Connection implements Resumable {
       this.detach = toClient;
       if (host) {
         this.broadcast = host;
-        await host.attach(rec.taskId, () => this.broadcastRevoked());
+        await host.attach(
+          rec.taskId,
+          () => this.broadcastRevoked(),
+          (error) => this.broadcastLost(error),
+        );
         // Results and translations reach the broadcast's viewers through its host session (phase rules).
         const toViewers = rec.events.attach((e) => host.fromRecording(e.event, e.data as Record<string, unknown>));
         this.detach = () => {
@@ -431,7 +453,13 @@ export class Connection implements Resumable {
           session_id: rec.sessionId,
           task_id: rec.taskId,
           recording_type: start.type,
-          recognition_mode: 'single',
+          recognition_mode: start.recognitionMode,
+          ...(rec.channels
+            ? {
+                channel_mode: 'interleaved',
+                channels: rec.channels.specs.map((s) => ({ channel_id: s.channelId, language: s.language, label: s.label })),
+              }
+            : {}),
           message: 'Recording started.',
           ...(this.token ? { resume_token: this.token, resume_grace_seconds: this.limits.disconnectGraceMs / 1000 } : {}),
           ...(host ? await host.startedFields() : {}),
@@ -644,6 +672,12 @@ export class Connection implements Resumable {
     if (this.running) this.endRecording('normal');
   }
 
+  /** Another host took the broadcast (this process had stopped renewing its lease): the host is told and the recording ends. */
+  private broadcastLost(error: AppError): void {
+    this.sendError(error);
+    if (this.running) this.endRecording('normal');
+  }
+
   private background(p: Promise<unknown>, what: string): void {
     void p.catch((err) => this.logger.error({ err }, `${what} failed`));
   }
@@ -653,6 +687,7 @@ export class Connection implements Resumable {
     return {
       recording: this.recording,
       running: this.running ? this.recording : null,
+      paused: this.state.kind === 'paused',
       rawStart: this.rawStart,
       principal: this.principal,
       ports: this.ports,
@@ -683,7 +718,8 @@ export class Connection implements Resumable {
       this.sendError(bytes);
       return;
     }
-    if (!this.audio.take(bytes.length)) {
+    // multi_channel: the rate limit is per channel (one channel's worth of bytes per frame).
+    if (!this.audio.take(bytes.length / (this.recording?.channels?.width || 1))) {
       this.violation(
         new AppError('invalid_data', {
           ...ws,

@@ -25,7 +25,10 @@ export type FinishKind = 'normal' | 'forced';
 /** What finalizing needs from the session's services (part of RecordingDeps). */
 export interface FinalizeDeps {
   /** The task's record, written through the task service; its outcome (complete/fail) writes the webhooks. */
-  tasks: Pick<TaskService, 'createTask' | 'advance' | 'setAudio' | 'appendSentences' | 'setTranslations' | 'complete' | 'fail'>;
+  tasks: Pick<
+    TaskService,
+    'createTask' | 'advance' | 'setAudio' | 'appendSentences' | 'setSpeakers' | 'setTranslations' | 'complete' | 'fail'
+  >;
   blobs: BlobStore;
   logger: Logger;
   /** Encodes the recording to M4A (the composition root's AudioTools). */
@@ -49,6 +52,9 @@ export interface FinishedRecording {
   readonly start: StartRequest;
   readonly durationMs: number;
   readonly sentences: readonly SentenceInput[];
+  /** Speaker names and kept speakers from the session's speaker edits and channel labels. */
+  readonly speakerLabels: Readonly<Record<string, string>>;
+  readonly keptSpeakers: readonly string[];
   readonly translations: ReadonlyMap<string, ReadonlyMap<number, TranslationInput>>;
   readonly language: string;
   readonly glossary: Glossary | null;
@@ -82,6 +88,9 @@ export async function finalizeRecording(rec: FinishedRecording, wavPath: string,
       rec.events.publish({ event: 'status', data: { status: 'processing', task_id: taskId } });
     }
     if (rec.sentences.length) await tasks.appendSentences(taskId, [...rec.sentences]);
+    if (Object.keys(rec.speakerLabels).length || rec.keptSpeakers.length) {
+      await tasks.setSpeakers(taskId, { ...rec.speakerLabels }, rec.keptSpeakers);
+    }
     for (const [lang, entries] of rec.translations)
       if (entries.size)
         await tasks.setTranslations(

@@ -48,6 +48,8 @@ export interface RealtimePorts {
    * auth_quota_exceeded (details.remaining_budget, details.budget_scope).
    */
   admit(principal: Principal, start: StartRequest): Promise<void>;
+  /** add_channel: throws plan_feature_not_allowed (details.field max_stt_streams) when `streams` exceed the plan. */
+  assertSttStreams(principal: Principal, streams: number): Promise<void>;
   /** What a recording needs (task service, engines, blobs, temp dir, ffmpeg). */
   recording: Omit<RecordingDeps, 'emit' | 'error'>;
   /** Enabled summary templates (start and set_summary check the slug). */
@@ -201,6 +203,7 @@ export function createRealtimePorts(deps: RealtimeWiring): RealtimePorts {
       // Plan-bound unlimited plans list what they include (start rejected, connection kept).
       for (const { feature, field } of planFeatures(start)) PlanService.assertFeature(standing.plan, feature, field);
       if (start.summary) PlanService.assertFeature(standing.plan, 'summary', 'summary_template');
+      if (start.channels) PlanService.assertSttStreams(standing.plan, start.channels.length);
       await deps.limits.assertCanStart(
         principal,
         standing.plan,
@@ -211,6 +214,9 @@ export function createRealtimePorts(deps: RealtimeWiring): RealtimePorts {
       // The first minute is charged at start, so one minute must be affordable (broadcasts: in points, always).
       const minute = minutePrice(deps, start);
       await exhaustedOnRefusal(deps, principal, deps.billing.assertCanAfford(principal, minute, standing, usageType(start)));
+    },
+    async assertSttStreams(principal, streams) {
+      PlanService.assertSttStreams((await deps.billing.standing(principal)).plan, streams);
     },
     async consumeTicket(ticket) {
       const r = await deps.tickets.consumeTicket(ticket);

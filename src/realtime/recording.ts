@@ -11,13 +11,17 @@ import type { AudioTools, LiveAudioDecoder } from '../engines/audio/port.js';
 import { EngineError } from '../engines/errors.js';
 import { refusalError } from '../engines/refusal.js';
 import type { EngineRegistry } from '../engines/registry.js';
+import { openLabelled } from '../engines/streaming/labels.js';
 import { readableText } from '../engines/text/readable.js';
 import type { RecognizerStream, SttResult } from '../engines/types.js';
 import { applyGlossary, dictionaryFor, type Glossary, termHints, translateWithDictionary } from '../glossary/index.js';
 import type { Principal } from '../platform/auth/types.js';
 import { AppError } from '../platform/errors/app-error.js';
 import type { SessionPublisher, SessionStreams } from '../stream/session-streams.js';
+import type { SpeakerEditPlan, SpeakerSnapshot } from '../tasks/speakers/rules.js';
 import type { SentenceInput, TranslationInput } from '../tasks/store.js';
+import type { ChannelSpec } from './channel-spec.js';
+import { ChannelSet, type Lane } from './channels.js';
 import { type FinalizeDeps, type FinishKind, finalizeRecording } from './finalize.js';
 import type { RecordingSidecar } from './recover.js';
 import type { StartRequest } from './start.js';
@@ -68,6 +72,8 @@ export class Recording {
   /** The language recognized now (`switch_language` changes it). */
   language: string;
   private stream: RecognizerStream | null = null;
+  /** multi_channel: one recognizer per channel (channels.ts) instead of `stream`. */
+  channels: ChannelSet | null = null;
   /** The session's event stream (open from begin() until finish() or abandon()). */
   private publisher: SessionPublisher | null = null;
   /** PCM that arrived while the recognizer was being switched; fed to the new stream. */
@@ -87,6 +93,12 @@ export class Recording {
   readonly translations = new Map<string, Map<number, TranslationInput>>();
   private readonly pending = new Set<Promise<void>>();
   private failuresInRow = 0;
+  /** Display labels of speakers (channel labels, rename_speaker); written with the transcript. */
+  speakerLabels: Record<string, string> = {};
+  /** Speakers whose last sentence was reassigned away (they still exist). */
+  keptSpeakers: string[] = [];
+  /** Speakers merged away: their later results go to the target. */
+  private readonly mergedInto = new Map<string, string>();
   usageId = '';
   private minutesCharged = 0;
   private charging: Promise<void> | null = null;
@@ -128,7 +140,7 @@ export class Recording {
       nameSource: s.name ? 'user' : 'auto',
       type: s.type,
       typeSource: s.type === 'broadcast' ? 'broadcast' : 'realtime',
-      recognitionMode: 'single',
+      recognitionMode: s.recognitionMode,
       processingStatus: 'recording',
       transcriptionLanguages: s.transcriptionLanguages,
       translationLanguages: s.translationLanguages,
@@ -146,24 +158,42 @@ export class Recording {
     writeSync(this.wavFd, wavHeader(0));
     const sidecar: RecordingSidecar = { task_id: this.taskId, usage_id: this.usageId };
     writeFileSync(this.sidecarPath, JSON.stringify(sidecar));
-    this.stream = await this.openStream(this.language, 0);
+    if (s.channels) {
+      this.channels = new ChannelSet((spec, offset, lane) => this.openChannel(spec, offset, lane));
+      await this.channels.begin(s.channels);
+      for (const c of s.channels) this.setSpeakerLabel(String(c.channelId), c.label);
+    } else this.stream = await this.openStream(this.language, 0);
     // The stream's first event (retained): from here on audiences on any node see the session
     // as live (floating subtitles answer 425 recording_not_ready before). The owner's socket is
     // attached after begin(), so it gets session_started instead.
     this.events.publish({ event: 'status', data: { status: 'started' } });
   }
 
-  /** Results of a stream are relative to its own start: `offset` is where it begins in the recording. */
-  private async openStream(language: string, offset: number): Promise<RecognizerStream> {
+  /** A channel's recognizer: its results carry the channel and its speaker ("<channel_id>"). */
+  private openChannel(spec: ChannelSpec, offset: number, lane: Lane): Promise<RecognizerStream> {
+    return this.openStream(spec.language, offset, { channel: spec.channelId, speakerId: String(spec.channelId) }, lane);
+  }
+
+  /**
+   * Results of a stream are relative to its own start: `offset` is where it begins in the
+   * recording. A stream with its own `lane` numbers its utterances itself (several streams at once).
+   */
+  private async openStream(
+    language: string,
+    offset: number,
+    labels: { channel?: number; speakerId?: string } = {},
+    lane?: Lane,
+  ): Promise<RecognizerStream> {
     const selected = this.deps.engines.select({ kind: 'streaming-stt', language, interimResults: true });
     if (!selected.ok) throw refusalError('stt_init_failed', selected.refusal, { variant: 'websocket', details: { language } });
     const recognizer = selected.engine;
     try {
-      return await recognizer.open({
+      return await openLabelled(recognizer, {
+        ...labels,
         language,
         interimResults: true,
         terms: this.terms(language),
-        onResult: (r) => this.onResult(language, offset, r),
+        onResult: (r) => this.onResult(language, offset, r, lane),
         onError: (err) => {
           this.deps.logger.error({ err }, 'recognizer failed');
           this.deps.error(new AppError('stt_connection_lost', { variant: 'websocket', details: { language } }));
@@ -216,19 +246,26 @@ export class Recording {
     this.webm.write(chunk);
   }
 
-  /** 16 kHz s16le mono, kept on disk and fed to the recognizer. */
+  /**
+   * 16 kHz s16le mono, kept on disk and fed to the recognizer; multi_channel: interleaved
+   * frames split among the channels' recognizers, their mono mix kept on disk.
+   */
   private writePcm(input: Buffer): void {
     if (this.wavFd < 0) return;
     const pcm = this.carry ? Buffer.concat([this.carry, input]) : input;
     const even = pcm.length - (pcm.length % 2);
     this.carry = even < pcm.length ? Buffer.from(pcm.subarray(even)) : null;
     if (even === 0) return;
-    writeSync(this.wavFd, pcm, 0, even);
-    this.bytes += even;
-    const copy = new Int16Array(even / 2);
+    let copy: Int16Array = new Int16Array(even / 2);
     for (let i = 0; i < copy.length; i++) copy[i] = pcm.readInt16LE(i * 2);
-    if (this.switching) this.switching.push(copy);
+    if (this.channels) copy = this.channels.write(copy);
+    else if (this.switching) this.switching.push(copy);
     else this.stream?.write(copy);
+    if (copy.length === 0) return;
+    const stored = Buffer.alloc(copy.length * 2);
+    for (let i = 0; i < copy.length; i++) stored.writeInt16LE(copy[i] as number, i * 2);
+    writeSync(this.wavFd, stored);
+    this.bytes += stored.length;
     if (this.durationMs >= this.minutesCharged * this.deps.billing.minuteMs && !this.charging) this.chargeNext();
   }
 
@@ -252,13 +289,15 @@ export class Recording {
       });
   }
 
-  private onResult(language: string, offsetMs: number, r: SttResult): void {
+  private onResult(language: string, offsetMs: number, r: SttResult, lane?: Lane): void {
     if (!r.text.trim()) return;
     this.onSpeech();
     const glossary = this.glossary;
     // Readable (capitals, glossary terms as written, punctuation) before anyone sees or translates it.
     const text = readableText(r, language, { rewrite: glossary ? (t) => applyGlossary(t, language, glossary) : undefined });
-    const sid = this.sid;
+    // Several streams at once (channels): an utterance keeps the sid its first result took.
+    if (lane && lane.sid === null) lane.sid = this.sid++;
+    const sid = lane ? (lane.sid as number) : this.sid;
     const startMs = offsetMs + r.startMs;
     this.events.publish({
       event: 'result',
@@ -268,19 +307,62 @@ export class Recording {
           language,
           text,
           is_final: r.isFinal,
-          speaker_id: r.speakerId ?? null,
+          speaker_id: this.speakerOf(r.speakerId),
           detected_language: r.detectedLanguage ?? null,
           start_time: mmss(startMs),
           // Extension: the audio position (ms from the recording's start) the result covers up to.
           end_ms: offsetMs + r.endMs,
+          ...(r.channel !== undefined ? { channel_id: r.channel } : {}),
         },
       },
     });
     if (!r.isFinal) return;
-    this.sid++;
-    this.sentences.push({ sid, origin: text, startMs, endMs: offsetMs + r.endMs, language });
+    if (lane) lane.sid = null;
+    else this.sid++;
+    this.sentences.push({ sid, origin: text, startMs, endMs: offsetMs + r.endMs, language, speakerId: this.speakerOf(r.speakerId) });
     if (this.start.realtimeTranslation)
       for (const to of this.start.translationLanguages) this.track(this.translate(sid, text, language, to));
+  }
+
+  setSpeakerLabel(speakerId: string, label: string | null): void {
+    if (label === null || label === speakerId) delete this.speakerLabels[speakerId];
+    else this.speakerLabels[speakerId] = label;
+  }
+
+  /** The speakers as the speaker rules see them (src/tasks/speakers/rules.ts): final sentences, channels, kept ones. */
+  speakerSnapshot(): SpeakerSnapshot {
+    const speakers = new Map<string, number[]>();
+    for (const s of [...this.sentences].sort((a, b) => a.sid - b.sid)) {
+      if (!s.speakerId) continue;
+      const list = speakers.get(s.speakerId) ?? [];
+      list.push(s.sid);
+      speakers.set(s.speakerId, list);
+    }
+    for (const id of [...(this.channels?.ids.map(String) ?? []), ...this.keptSpeakers]) if (!speakers.has(id)) speakers.set(id, []);
+    return { labels: { ...this.speakerLabels }, kept: [...this.keptSpeakers], speakers };
+  }
+
+  /** Applies a speaker edit to the sentences so far (and to later results of a merged speaker); every audience hears of it. */
+  applySpeakerEdit(plan: SpeakerEditPlan<unknown>): void {
+    this.speakerLabels = { ...plan.labels };
+    this.keptSpeakers = [...plan.kept];
+    const move = plan.move;
+    if (move) {
+      for (const s of this.sentences) {
+        if ((move.fromSpeaker !== undefined && s.speakerId === move.fromSpeaker) || move.sids?.includes(s.sid)) s.speakerId = move.to;
+      }
+      if (move.fromSpeaker !== undefined) {
+        this.mergedInto.set(move.fromSpeaker, move.to);
+        for (const [from, to] of this.mergedInto) if (to === move.fromSpeaker) this.mergedInto.set(from, move.to);
+      }
+    }
+    this.events.publish(plan.event);
+  }
+
+  /** A recognized speaker after merges. */
+  protected speakerOf(id: string | undefined): string | null {
+    if (id === undefined) return null;
+    return this.mergedInto.get(id) ?? id;
   }
 
   private track(p: Promise<unknown>): void {
@@ -364,6 +446,9 @@ export class Recording {
     await this.switched?.catch(() => {});
     await this.stream?.end();
     this.stream = null;
+    await this.channels?.end();
+    // Channels finish utterances out of order: the transcript is in sid order.
+    this.sentences.sort((a, b) => a.sid - b.sid);
     await Promise.all([...this.pending]);
     await this.charging;
     await this.closeUsage(kind === 'normal' && this.bytes === 0);
@@ -398,6 +483,7 @@ export class Recording {
     this.webm?.abort();
     this.stream?.abort();
     this.stream = null;
+    this.channels?.abort();
     if (this.wavFd >= 0) closeSync(this.wavFd);
     this.wavFd = -1;
     if (this.wavPath) rmSync(this.wavPath, { force: true });

@@ -19,6 +19,8 @@ export interface ActionContext {
   recording: Recording | null;
   /** The recording if it is running (started or paused). */
   running: Recording | null;
+  /** The running recording is paused. */
+  paused: boolean;
   /** The start's fields as sent (set_summary re-validates against them). */
   rawStart: Record<string, unknown>;
   principal: Principal;

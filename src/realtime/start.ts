@@ -12,6 +12,7 @@ import { normalizeLanguage } from '../languages.js';
 import { AppError } from '../platform/errors/app-error.js';
 import type { ErrorCode } from '../platform/errors/registry.js';
 import { TASK_NAME_MAX, taskNameProblem } from '../tasks/name.js';
+import { type ChannelSpec, parseChannelStart } from './channel-spec.js';
 
 export const RECORDING_TYPES = ['transcribe', 'conversation', 'record', 'broadcast'] as const;
 export const SUPPORTED_TYPES = ['transcribe', 'record'] as const;
@@ -59,7 +60,9 @@ export interface StartRequest {
   translationLanguages: string[];
   realtimeTranslation: boolean;
   audioFormat: (typeof AUDIO_FORMATS)[number];
-  recognitionMode: 'single';
+  recognitionMode: 'single' | 'multi_speaker' | 'multi_channel';
+  /** multi_channel: the channels at start (channel-spec.ts); null in other modes. */
+  channels: ChannelSpec[] | null;
   name: string | null;
   summary: null | {
     mode: (typeof SUMMARY_MODES)[number];
@@ -182,7 +185,7 @@ function check(data: Record<string, unknown>, engines: EngineQuery, maxTranscrip
   }
   const mode = oneOf(data, 'recognition_mode', RECOGNITION_MODES, 'single');
   // multi_speaker is checked against the engines once the languages are known.
-  if (mode !== 'single' && mode !== 'multi_speaker') laterMode(mode);
+  if (mode !== 'single' && mode !== 'multi_speaker' && mode !== 'multi_channel') laterMode(mode);
   const af = data.audio_format;
   if (af !== undefined && af !== null && !(AUDIO_FORMATS as readonly unknown[]).includes(af)) {
     fail('audio_format_unsupported', `audio_format must be one of ${AUDIO_FORMATS.join(', ')} (case-sensitive).`, {
@@ -191,6 +194,12 @@ function check(data: Record<string, unknown>, engines: EngineQuery, maxTranscrip
     });
   }
   const audioFormat = oneOf(data, 'audio_format', AUDIO_FORMATS, 'pcm');
+  if (mode === 'multi_channel' && audioFormat !== 'pcm') {
+    fail('multichannel_requires_pcm', 'multi_channel takes interleaved PCM only (audio_format "pcm").', {
+      field: 'audio_format',
+      valid_values: ['pcm'],
+    });
+  }
   const options = data.options ?? {};
   if (typeof options !== 'object' || options === null || Array.isArray(options)) invalid('options', 'options must be an object.');
   const opts = options as Record<string, unknown>;
@@ -229,8 +238,21 @@ function check(data: Record<string, unknown>, engines: EngineQuery, maxTranscrip
     }
   }
   if (mode === 'multi_speaker') checkMultiSpeaker(transcription, engines);
+  let channels: ChannelSpec[] | null = null;
+  if (mode === 'multi_channel') {
+    const parsed = parseChannelStart(data, {
+      allowed: transcription,
+      serves: (l) => engines.servesTranscription(l),
+      served: () => engines.transcriptionLanguages(),
+    });
+    if (parsed instanceof AppError) throw new Reject(parsed);
+    channels = parsed;
+  }
 
   const ttsEnabled = optionalBoolean(data, 'tts_enabled', false);
+  if (mode === 'multi_channel' && (ttsEnabled || data.tts_language !== undefined || ttsMode !== null)) {
+    fail('multichannel_tts_not_allowed', 'multi_channel recordings cannot use TTS.', { field: 'tts_enabled' });
+  }
   const summaryMode =
     data.summary_mode === undefined || data.summary_mode === null ? null : oneOf(data, 'summary_mode', SUMMARY_MODES, 'builtin');
   const template = optionalString(data, 'summary_template', 50);
@@ -288,7 +310,8 @@ function check(data: Record<string, unknown>, engines: EngineQuery, maxTranscrip
     translationLanguages: translation,
     realtimeTranslation: optionalBoolean(data, 'realtime_translation', true),
     audioFormat,
-    recognitionMode: 'single',
+    recognitionMode: mode as StartRequest['recognitionMode'],
+    channels,
     name,
     summary:
       mode2 === null

@@ -26,6 +26,8 @@ export interface ResultData {
     start_time: string;
     /** Extension: the audio position (ms from the recording's start) the result covers up to. */
     end_ms: number;
+    /** Extension, multi_channel: the channel the result was heard on. */
+    channel_id?: number;
   };
 }
 

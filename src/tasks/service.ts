@@ -141,6 +141,11 @@ export class TaskService {
     return this.deps.store.appendSentences(taskId, sentences);
   }
 
+  /** A live recording's speaker names and kept speakers (speaker edits made while it ran). */
+  setSpeakers(taskId: string, labels: Record<string, string>, kept: readonly string[]): Promise<void> {
+    return this.deps.store.setSpeakers(taskId, labels, kept);
+  }
+
   setTranslations(taskId: string, language: string, entries: TranslationInput[]): Promise<void> {
     return this.deps.store.setTranslations(taskId, language, entries);
   }

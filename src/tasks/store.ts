@@ -68,6 +68,8 @@ export interface TranscriptRecord {
   taskId: string;
   revision: number;
   speakerLabels: Record<string, string>;
+  /** Speakers without sentences that still exist (their last sentence was reassigned away). */
+  keptSpeakers: string[];
   summary: SummaryRecord | null;
 }
 
@@ -174,6 +176,7 @@ function toTranscript(r: TranscriptsTable): TranscriptRecord {
     taskId: r.task_id,
     revision: Number(r.revision),
     speakerLabels: parseJson<Record<string, string>>(r.speaker_labels, {}),
+    keptSpeakers: parseJson<string[]>(r.kept_speakers, []),
     summary,
   };
 }
@@ -569,8 +572,11 @@ export class TaskStore {
 
   // --- Speaker edits ----------------------------------------------------------------------
 
-  /** Distinct original speaker ids with their sentence sids, in order of first appearance. */
-  async speakerSids(taskId: string): Promise<Map<string, number[]>> {
+  /**
+   * Distinct original speaker ids with their sentence sids, in order of first appearance;
+   * then the kept speakers (no sentences left) with none.
+   */
+  async speakerSids(taskId: string, kept: readonly string[] = []): Promise<Map<string, number[]>> {
     const rows = await this.db.selectFrom('sentences').select(['sid', 'speaker_id']).where('task_id', '=', taskId).orderBy('sid').execute();
     const out = new Map<string, number[]>();
     for (const r of rows) {
@@ -579,7 +585,20 @@ export class TaskStore {
       list.push(Number(r.sid));
       out.set(r.speaker_id, list);
     }
+    for (const id of kept) if (!out.has(id)) out.set(id, []);
     return out;
+  }
+
+  /** A live recording's speaker names and kept speakers, written when it is finalized. */
+  async setSpeakers(taskId: string, labels: Record<string, string>, kept: readonly string[]): Promise<void> {
+    await this.db.transaction().execute(async (trx) => {
+      await this.ensureTranscript(trx, taskId);
+      await trx
+        .updateTable('transcripts')
+        .set({ speaker_labels: JSON.stringify(labels), kept_speakers: JSON.stringify(kept), updated_at: nowIso(this.now()) })
+        .where('task_id', '=', taskId)
+        .execute();
+    });
   }
 
   async getSentence(taskId: string, sid: number): Promise<SentenceRecord | null> {
@@ -594,12 +613,17 @@ export class TaskStore {
   async commitSpeakerEdit(
     taskId: string,
     revision: number,
-    edit: { labels: Record<string, string>; move?: { fromSpeaker?: string; sids?: number[]; to: string } },
+    edit: { labels: Record<string, string>; kept: readonly string[]; move?: { fromSpeaker?: string; sids?: number[]; to: string } },
   ): Promise<number | null> {
     return this.db.transaction().execute(async (trx) => {
       const r = await trx
         .updateTable('transcripts')
-        .set({ revision: revision + 1, speaker_labels: JSON.stringify(edit.labels), updated_at: nowIso(this.now()) })
+        .set({
+          revision: revision + 1,
+          speaker_labels: JSON.stringify(edit.labels),
+          kept_speakers: JSON.stringify(edit.kept),
+          updated_at: nowIso(this.now()),
+        })
         .where('task_id', '=', taskId)
         .where('revision', '=', revision)
         .executeTakeFirst();
@@ -633,6 +657,7 @@ export class TaskStore {
         task_id: taskId,
         revision: 0,
         speaker_labels: '{}',
+        kept_speakers: '[]',
         summary: null,
         summary_language: null,
         summary_mode: null,

@@ -49,6 +49,8 @@ export interface TranscriptsTable {
   revision: number;
   /** JSON map original speaker id -> display label (only speakers that were renamed). */
   speaker_labels: string;
+  /** JSON array of original speaker ids that exist without sentences (their last sentence was reassigned away). */
+  kept_speakers: string;
   summary: string | null;
   summary_language: string | null;
   summary_mode: string | null;

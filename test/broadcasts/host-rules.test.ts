@@ -118,6 +118,15 @@ describe('broadcast phase machine', () => {
     expect('signals' in back && back.signals).toEqual([{ event: 'host_reconnected', resumed: true, phase: 'standby' }]);
   });
 
+  it('a return to a live broadcast also sends recording_started (the new recording numbers its sentences from 1)', () => {
+    const dropped = run(initialState('live'), 'host_dropped');
+    const back = step(dropped.state, { kind: 'host_returned' });
+    expect('signals' in back && back.signals).toEqual([
+      { event: 'host_reconnected', resumed: true, phase: 'live' },
+      { event: 'recording_started' },
+    ]);
+  });
+
   it('going live twice is refused; nothing after the end', () => {
     const live = initialState('live');
     const again = step(live, { kind: 'go_live' });

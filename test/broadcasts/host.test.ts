@@ -80,7 +80,7 @@ describe('broadcast host over WebSocket (sqlite, real engines)', () => {
       translations: { es: expect.any(String) },
     });
     await streamPcm(cl, pcm.subarray(32_000 * 4), 4);
-    await waitFor(cl, () => v.seen.some((e) => e.event === 'translation'), 30_000);
+    await waitFor(cl, () => v.seen.some((e) => e.event === 'translation' && e.data.is_final), 30_000);
     cl.send(vt('pause'));
     await event(cl, 'status');
     cl.send(vt('resume'));
@@ -114,7 +114,8 @@ describe('broadcast host over WebSocket (sqlite, real engines)', () => {
     }
     // Captions count from going live, not from the start of the standby test.
     expect(finals[0]!.data.start_time).toBe('00:00');
-    const tr = v.seen.find((e) => e.event === 'translation')!;
+    // Interim translations (is_final false) may come first; the final one has the same shape.
+    const tr = v.seen.find((e) => e.event === 'translation' && e.data.is_final)!;
     expect(tr.data).toMatchObject({ language: 'es', is_final: true, speaker_id: null, speaker_label: null });
 
     const detail = (await api(t.url, 'GET', `/api/v1/broadcasts/${b.id}`, { key: k.key })).body.data;
@@ -221,6 +222,8 @@ describe('broadcast host over WebSocket (sqlite, real engines)', () => {
     expect(resumed.data).toMatchObject({ action: 'session_started', phase: 'live', recording_type: 'broadcast' });
     await waitFor(back, () => v.seen.some((e) => e.event === 'host_reconnected'), 5000);
     expect(v.seen.find((e) => e.event === 'host_reconnected')!.data).toEqual({ resumed: true, phase: 'live' });
+    // Live: the new recording numbers its sentences from 1, so viewers clear their captions.
+    await waitFor(back, () => v.seen.some((e, i) => e.event === 'recording_started' && v.names()[i - 1] === 'host_reconnected'), 5000);
 
     // Dropped again and never back: after the host wait (2 s here) the broadcast ends.
     back.ws.terminate();

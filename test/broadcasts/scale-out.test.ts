@@ -52,7 +52,7 @@ describe.skipIf(!redisUrl || !pg)('broadcast fan-out across two instances (Postg
     const started = await host.next((m: Msg) => m.data?.action === 'session_started' || m.type === 'error', 20_000);
     expect(started.data).toMatchObject({ action: 'session_started', phase: 'live', viewer_count: 1, queue_count: 1 });
     await streamPcm(host, jfkPcm(), 4);
-    await onA.next((e) => e.event === 'translation', 30_000);
+    await onA.next((e) => e.event === 'translation' && e.data.is_final, 30_000);
     const finals = onA.events.filter((e) => e.event === 'origin' && e.data.is_final).map((e) => e.data.sid as number);
     expect(finals.length).toBeGreaterThan(0);
     expect([...finals].sort((x, y) => x - y)).toEqual(finals);

@@ -4,8 +4,10 @@
  * counters (total, peak).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sweepHosts } from '../../src/broadcasts/host-lease.js';
 import { broadcastTaskRouting } from '../../src/broadcasts/routing.js';
 import { BroadcastStore } from '../../src/broadcasts/store.js';
+import { createLogger } from '../../src/platform/logging.js';
 import { backends, type TestApp } from '../support/app.js';
 import { clock, newBroadcast, realKey, startBroadcastApp } from './support.js';
 
@@ -16,42 +18,94 @@ describe.each(backends())('broadcast host lifecycle in the store (%s)', (backend
   let keyId: string;
   let store: BroadcastStore;
   beforeAll(async () => {
-    t = await startBroadcastApp(backend, c);
+    // A long lease: the app's own sweep (every third of it) stays out of the way of the sweeps run here.
+    t = await startBroadcastApp(backend, c, { PARLEY_BROADCAST_HOST_LEASE_SECONDS: '600' });
     const k = await realKey(t);
     key = k.key;
     keyId = k.keyId;
     store = new BroadcastStore(t.app.deps.database);
   });
   afterAll(() => t?.close());
+  /** A host session's claim with a 30 s lease (session s1 unless named). */
+  const host = (phase: 'standby' | 'live', session = 's1') => ({
+    hostKeyId: keyId,
+    phase,
+    now: c.now(),
+    session,
+    leaseUntil: new Date(c.now().getTime() + 30_000),
+  });
 
   it('one host at a time; a drop freezes it; a returning host resumes in the phase it had; the end releases the token', async () => {
     const b = await newBroadcast(t, key);
     const task1 = '11111111-1111-4111-8111-111111111111';
-    expect(await store.beginHost(b.id, { hostKeyId: keyId, phase: 'standby', now: c.now() })).toBe('started');
+    expect(await store.beginHost(b.id, host('standby'))).toBe('started');
     await store.setTask(b.id, task1);
-    expect(await store.beginHost(b.id, { hostKeyId: keyId, phase: 'live', now: c.now() })).toBeNull();
+    expect(await store.beginHost(b.id, host('live'))).toBeNull();
     await store.setPhase(b.id, 'live', c.now());
     const wentLive = c.now().toISOString();
     c.advance(1000);
     await store.setPhase(b.id, 'live', c.now());
     expect((await store.get(b.id))?.liveSince).toBe(wentLive);
-    await store.freeze(b.id, c.now());
+    expect(await store.freeze(b.id, 'another-session', c.now())).toBe(false);
+    expect(await store.freeze(b.id, 's1', c.now())).toBe(true);
     expect(await store.frozenSince(new Date(c.now().getTime() - 1))).toEqual([]);
     expect((await store.frozenSince(c.now())).map((x) => x.id)).toEqual([b.id]);
     const task2 = '22222222-2222-4222-8222-222222222222';
-    expect(await store.beginHost(b.id, { hostKeyId: keyId, phase: 'standby', now: c.now() })).toBe('resumed');
+    expect(await store.beginHost(b.id, host('standby'))).toBe('resumed');
     await store.setTask(b.id, task2);
     expect(await store.get(b.id)).toMatchObject({ status: 'active', phase: 'live', taskId: task2, frozenAt: null, hostKeyId: keyId });
     expect(await store.end(b.id, c.now())).toBe(true);
     expect(await store.end(b.id, c.now())).toBe(false);
     expect(await store.get(b.id)).toMatchObject({ status: 'ended', phase: null, endedAt: c.now().toISOString() });
-    expect(await store.beginHost(b.id, { hostKeyId: keyId, phase: 'live', now: c.now() })).toBeNull();
+    expect(await store.beginHost(b.id, host('live'))).toBeNull();
     const claim = await t.app.deps.database.db
       .selectFrom('broadcasts')
       .select('token_claim')
       .where('id', '=', b.id)
       .executeTakeFirstOrThrow();
     expect(claim.token_claim).toBeNull();
+  });
+
+  it('a lapsed host lease (the hosting process died): a new host takes over, the old session cannot renew; the sweep freezes, then ends', async () => {
+    const b = await newBroadcast(t, key);
+    expect(await store.beginHost(b.id, host('live', 'dead'))).toBe('started');
+    expect(await store.renewLease(b.id, 'dead', new Date(c.now().getTime() + 30_000))).toBe(true);
+    // Held: no takeover, nothing lapsed.
+    expect(await store.beginHost(b.id, host('live', 'new'))).toBeNull();
+    expect(await store.lapsedHosts(c.now())).not.toContain(b.id);
+    c.advance(30_001);
+    expect(await store.lapsedHosts(c.now())).toContain(b.id);
+    expect(await store.beginHost(b.id, host('standby', 'new'))).toBe('resumed');
+    expect(await store.get(b.id)).toMatchObject({ status: 'active', phase: 'live', frozenAt: null });
+    expect(await store.renewLease(b.id, 'dead', new Date(c.now().getTime() + 30_000))).toBe(false);
+    expect(await store.renewLease(b.id, 'new', new Date(c.now().getTime() + 30_000))).toBe(true);
+    expect(await store.freeze(b.id, 'dead', c.now())).toBe(false);
+
+    // The new host's process dies too: the sweep freezes from the lapse (once), then ends after the host wait.
+    const published: Array<[string, string]> = [];
+    const sweep = {
+      store,
+      publish: async (id: string, e: { event: string }) => {
+        if (id === b.id) published.push([id, e.event]);
+      },
+      leaseMs: 30_000,
+      hostWaitMs: 60_000,
+      now: c.now,
+      logger: createLogger('silent'),
+    };
+    const lapsedAt = new Date(c.now().getTime() + 30_000).toISOString();
+    c.advance(30_001);
+    await sweepHosts(sweep);
+    await sweepHosts(sweep);
+    expect(published).toEqual([[b.id, 'host_disconnected']]);
+    expect((await store.get(b.id))?.frozenAt).toBe(lapsedAt);
+    c.advance(60_000);
+    await sweepHosts(sweep);
+    expect(published).toEqual([
+      [b.id, 'host_disconnected'],
+      [b.id, 'ended'],
+    ]);
+    expect((await store.get(b.id))?.status).toBe('ended');
   });
 
   it("routes a broadcast recording's webhooks to the broadcast's callback_url (every recording of it), else to the key's URL", async () => {

@@ -162,6 +162,7 @@ describe('session budget', () => {
       max_session_minutes: 30,
       rolling_limit_minutes: null,
       auth_total_limit_minutes: null,
+      max_stt_streams: null,
       daily_used_minutes: 10,
       rolling_used_minutes: null,
       auth_total_used_minutes: null,

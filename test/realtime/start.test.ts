@@ -53,7 +53,7 @@ describe('start validation', () => {
   });
 
   it('advanced recognition modes come later', () => {
-    for (const m of ['multi_language', 'multi_channel']) {
+    for (const m of ['multi_language']) {
       const r = reject({ recognition_mode: m });
       expect(r.code).toBe('invalid_recognition_mode');
       expect(r.message).toMatch(/later/);

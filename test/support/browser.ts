@@ -7,7 +7,7 @@
  * Missing Chromium: the suite is skipped with a message, or fails when
  * PARLEY_TEST_REQUIRE_SERVICES=1 (CI), like the PostgreSQL and Redis suites.
  */
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type BrowserContext, chromium, type Page } from 'playwright-core';
@@ -81,4 +81,15 @@ export function pageErrors(page: Page): string[] {
     if (m.type() === 'error') errors.push(`console: ${m.text()}`);
   });
   return errors;
+}
+
+/**
+ * Keeps a screenshot for a person to look at when PARLEY_TEST_SCREENSHOTS names a folder
+ * (tests check pixels themselves; this is for reviewing what the page looked like).
+ */
+export function keepScreenshot(name: string, png: Buffer): void {
+  const dir = process.env.PARLEY_TEST_SCREENSHOTS;
+  if (!dir) return;
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, `${name}.png`), png);
 }

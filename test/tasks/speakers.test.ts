@@ -71,6 +71,25 @@ describe.each(backends())('speaker editing (%s)', (backend) => {
     expect((await patch(id, 'rename', { speaker_id: 'B', new_label: 'b'.repeat(100) })).status).toBe(200);
   });
 
+  it('a speaker whose only sentence was reassigned away still exists: the move can be undone; a merge removes it', async () => {
+    const id = await diarized();
+    await patch(id, 'rename', { speaker_id: 'B', new_label: 'Bob' });
+    expect((await patch(id, 'reassign', { sid: 2, target_speaker_id: 'C' })).status).toBe(200);
+    // B has no sentence now, and still is a speaker: by id, by label, and as a target.
+    const renamed = await patch(id, 'rename', { speaker_id: 'Bob', new_label: 'Bobby' });
+    expect(renamed.body.data).toEqual({ speaker_id: 'B', new_label: 'Bobby', affected_sids: [] });
+    const back = await patch(id, 'reassign', { sid: 2, target_speaker_id: 'B' });
+    expect(back.status).toBe(200);
+    expect(back.body.data).toEqual({ sid: 2, old_speaker_id: 'C', new_speaker_id: 'B', new_speaker_label: 'Bobby' });
+    expect(await labelsInHistory(id)).toEqual(['A', 'Bobby', 'A', 'C']);
+    // Emptied again, then merged away: B is gone.
+    await patch(id, 'reassign', { sid: 2, target_speaker_id: 'A' });
+    expect((await patch(id, 'merge', { source_speaker_id: 'B', target_speaker_id: 'C' })).status).toBe(200);
+    const gone = await patch(id, 'reassign', { sid: 2, target_speaker_id: 'B' });
+    expect(gone.status).toBe(422);
+    expect(gone.body.data.error_code).toBe('speaker_not_found');
+  });
+
   it('reassign moves one sentence to an existing speaker (original ids only)', async () => {
     const id = await diarized();
     await patch(id, 'rename', { speaker_id: 'C', new_label: 'Carol' });

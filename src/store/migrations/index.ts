@@ -7,6 +7,7 @@ import { jobsMigration } from './0050_jobs.js';
 import { tasksMigration } from './0100_tasks.js';
 import { taskListVersionsMigration } from './0110_task_list_versions.js';
 import { sentenceIdsFromOneMigration } from './0120_sentence_ids_from_one.js';
+import { transcriptKeptSpeakersMigration } from './0121_transcript_kept_speakers.js';
 import { webhooksMigration } from './0200_webhooks.js';
 import { importsMigration } from './0300_imports.js';
 import { subtitlesMigration } from './0400_subtitles.js';
@@ -14,6 +15,7 @@ import { broadcastsMigration } from './0500_broadcasts.js';
 import { broadcastHostsMigration } from './0501_broadcast_hosts.js';
 import { broadcastLiveSinceMigration } from './0502_broadcast_live_since.js';
 import { broadcastRecordingsMigration } from './0503_broadcast_recordings.js';
+import { broadcastHostLeaseMigration } from './0504_broadcast_host_lease.js';
 
 export const MIGRATIONS: Migration[] = [
   accountsKeysMigration,
@@ -21,6 +23,7 @@ export const MIGRATIONS: Migration[] = [
   tasksMigration,
   taskListVersionsMigration,
   sentenceIdsFromOneMigration,
+  transcriptKeptSpeakersMigration,
   billingMigration,
   ticketsMigration,
   webhooksMigration,
@@ -30,4 +33,5 @@ export const MIGRATIONS: Migration[] = [
   broadcastHostsMigration,
   broadcastLiveSinceMigration,
   broadcastRecordingsMigration,
+  broadcastHostLeaseMigration,
 ];

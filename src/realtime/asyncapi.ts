@@ -230,6 +230,41 @@ export const ACTIONS: Record<string, ActionDoc> = {
     replies: ['speakers_merged'],
     errors: [...SPEAKER_ERRORS, 'merge_speakers_same_id', 'speaker_op_not_allowed_multi_channel'],
   },
+  tts_play: {
+    summary: 'Speak final sentences from sid (length up to 20) in the session TTS language; needed in async tts_mode',
+    fields: { sid: Type.Integer(), length: Opt(Type.Integer({ minimum: 1, maximum: 20, default: 1 })) },
+    replies: ['tts_ready'],
+    errors: ['session_not_started', 'record_tts_not_allowed', 'invalid_data'],
+  },
+  tts_stop: {
+    summary: 'Drop the speech queued and being synthesized',
+    fields: {},
+    replies: ['tts_stopped'],
+    errors: ['session_not_started', 'record_tts_not_allowed'],
+  },
+  tts_mode: {
+    summary: 'sync (speak each final translation) or async (only on tts_play); case-sensitive',
+    fields: { tts_mode: S('sync or async') },
+    replies: ['tts_mode_changed'],
+    errors: ['session_not_started', 'record_tts_not_allowed', 'invalid_data'],
+  },
+  set_tts: {
+    summary: 'Turn session TTS on or off and choose language, voice and tts_config',
+    fields: {
+      tts_enabled: Opt(Type.Boolean()),
+      tts_language: Opt(S('One of translation_languages')),
+      tts_voice: Opt(Type.String()),
+      tts_config: Opt(Open('language -> {voice, speaking_rate}')),
+    },
+    replies: ['tts_updated'],
+    errors: ['session_not_started', 'record_tts_not_allowed', 'invalid_data', 'invalid_parameter', 'tts_voice_not_found'],
+  },
+  set_speaking_speed: {
+    summary: 'Change the speaking speed of session TTS',
+    fields: { speaking_speed: Type.String() },
+    replies: ['tts_updated'],
+    errors: ['session_not_started', 'record_tts_not_allowed', 'set_speaking_speed_failed'],
+  },
   broadcast_go_live: {
     summary: 'Broadcast host: standby -> live',
     fields: {},
@@ -335,6 +370,16 @@ export const EVENTS: Record<string, { summary: string; fields: TSchema }> = {
       target_speaker_label: Type.String(),
       affected_sids: Type.Array(Type.Integer()),
     }),
+  },
+  tts_ready: {
+    summary: 'Speech of a translated sentence',
+    fields: Open('sid, language, transcript, text, audio (base64 MP3), format, duration_ms, boundaries[]'),
+  },
+  tts_stopped: { summary: 'Queued speech was dropped', fields: Type.Object({ dropped: Type.Integer() }) },
+  tts_mode_changed: { summary: 'The TTS mode changed', fields: Type.Object({ tts_mode: Type.String() }) },
+  tts_updated: {
+    summary: 'The session TTS settings now in force',
+    fields: Open('tts_enabled, tts_language, tts_voice, tts_mode, speaking_rate'),
   },
   phase_changed: { summary: 'Broadcast: live now', fields: Open('phase, message') },
   announcement: { summary: 'Broadcast: the announcement was sent', fields: Open('message, translations') },

@@ -120,7 +120,10 @@ describe('broadcast viewer stream (sqlite, real host)', () => {
   }, 180_000);
 
   it('connection errors: 404 unknown token, 401 revoked, 401 without a valid viewer token on a password channel, 422 bad lang or tts', async () => {
-    expectError(await openViewer(t, 'zz00'), 404, 'broadcast_session_not_found');
+    const unknown = await openViewer(t, 'zz00');
+    expectError(unknown, 404, 'broadcast_session_not_found');
+    // Connection-stage errors carry the request id.
+    expect(unknown.body.data.request_id).toEqual(expect.any(String));
     expectError(await openViewer(t, 'NOPE'), 404, 'broadcast_session_not_found');
     const locked = await newBroadcast(t, key, { access_type: 'password', pass_code: 'letmein', translation_languages: ['es'] });
     expectError(await openViewer(t, locked.token), 401, 'broadcast_password_incorrect', 'viewer_access_token');
@@ -153,7 +156,13 @@ describe('broadcast viewer stream (sqlite, real host)', () => {
     await back.next((e) => e.event === 'connected');
     // Revoked while watching: an error event, then the stream ends; a new connection is refused.
     await api(t.url, 'POST', `/api/v1/broadcasts/${locked.id}/revoke`, { key });
-    expect((await back.next((e) => e.event === 'error')).data).toMatchObject({ error_code: 'broadcast_token_revoked' });
+    expect((await back.next((e) => e.event === 'error')).data).toMatchObject({
+      error_code: 'broadcast_token_revoked',
+      severity: expect.stringMatching(/^(warning|error|fatal)$/),
+      message: expect.any(String),
+      context: expect.any(String),
+      timestamp: expect.any(String),
+    });
     await back.ended;
     expectError(await openViewer(t, locked.token), 401, 'broadcast_token_revoked');
   }, 60_000);

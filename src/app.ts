@@ -61,6 +61,8 @@ import { createTaskModule, type TaskModule } from './tasks/module.js';
 import { registerTaskRoutes } from './tasks/routes.js';
 import { registerTtsRoutes } from './tts/routes.js';
 import { TtsService } from './tts/service.js';
+import { TtsStreamService } from './tts/stream.js';
+import { registerTtsStreamRoute } from './tts/stream-route.js';
 import { registerVersionRoutes } from './version/routes.js';
 import { registerWebRoutes } from './web/routes.js';
 import { createWebhooksModule, subscribeWebhookEvents, type WebhooksModule } from './webhooks/module.js';
@@ -294,6 +296,10 @@ export async function buildApp(config: Config, overrides: BuildOverrides = {}): 
     subtitles.registerApi(http, auth);
     registerBroadcasts(http, broadcasts, auth);
     registerTtsRoutes(http, { auth, tts, rateLimiter });
+    registerTtsStreamRoute(http, {
+      auth,
+      stream: new TtsStreamService({ tasks: tasks.tasks, tts, engines, billing, logger: logger.child({ component: 'tts-stream' }) }),
+    });
     registerRetranslateRoutes(http, {
       auth,
       retranslate: new RetranslateService({ tasks: tasks.tasks, engines, billing, logger: logger.child({ component: 'retranslate' }) }),

@@ -18,6 +18,7 @@ import type { LimitsCalculator } from '../plans/limits.js';
 import { PlanService } from '../plans/service.js';
 import type { Principal } from '../platform/auth/types.js';
 import { AppError } from '../platform/errors/app-error.js';
+import { selectSummarizer } from '../processing/summarize.js';
 import type { BlobStore } from '../storage/types.js';
 import type { SummaryTemplateCatalogue } from '../summary-templates/catalogue.js';
 import { fitTaskName } from '../tasks/name.js';
@@ -118,6 +119,11 @@ export class ImportService {
       });
       await this.assertLanguageCap(principal, standing, options.transcriptionLanguages.length);
       this.assertLanguagesServed(options.transcriptionLanguages, options.translationLanguages);
+      if (options.summary) {
+        // A summary is one of the plan's one-off features; a custom prompt needs a language model.
+        PlanService.assertFeature(standing.plan, 'summary', 'summary_template');
+        if (options.summary.mode === 'custom') selectSummarizer(this.d.engines, options.transcriptionLanguages[0] ?? 'en', true);
+      }
       const format = detectAudioFormat(upload.head);
       if (!(ACCEPTED_FORMATS as readonly string[]).includes(format)) {
         throw new AppError('import_invalid_format', {

@@ -99,6 +99,29 @@ export class TtsService {
     return [];
   }
 
+  /**
+   * The synthesizer and voice that speak `language` (normalized), as the voices list chooses
+   * them: 400 `tts_invalid_language` when no synthesizer has a voice for it, 404
+   * `tts_voice_not_found` when `voiceName` is not one of that language's voices. Without a
+   * voice name, the language's default voice.
+   */
+  voiceFor(language: string, voiceName?: string): { engine: Synthesizer; voice: Voice } {
+    for (const engine of this.engines.enginesOf('tts')) {
+      const voices = engine.voices(language);
+      if (!voices.length) continue;
+      const voice =
+        voiceName === undefined ? (voices.find((v) => v.is_default) ?? voices[0]!) : voices.find((v) => v.voice_name === voiceName);
+      if (!voice) {
+        throw new AppError('tts_voice_not_found', {
+          message: `No voice named ${voiceName?.slice(0, MAX_VOICE_NAME)} speaks ${language}.`,
+          details: { voice_name: voiceName?.slice(0, MAX_VOICE_NAME), language, valid_values: voices.map((v) => v.voice_name) },
+        });
+      }
+      return { engine, voice };
+    }
+    throw new AppError('tts_invalid_language', { message: `No voice speaks ${language}.`, details: { field: 'language', language } });
+  }
+
   /** The MP3 sample of a voice: from the blob store, or synthesized and stored on first use. */
   async sample(voiceName: string): Promise<Buffer> {
     const found = this.findVoice(voiceName);

@@ -221,6 +221,23 @@ describe.skipIf(!audio).each(backends())('import errors (%s)', (backend) => {
     expect(q2.body.data).toMatchObject({ allowed: false, reason: 'plan_daily_limit_reached' });
   });
 
+  it('a summary needs the plan summary feature (403) and a custom prompt a language model (503 llm_init_failed)', async () => {
+    const noSummary = await funded(0);
+    await t.app.deps.plans.setPlan(noSummary.account_id, { mode: 'unlimited-plan', planName: 'tight' });
+    const e = await refused(
+      noSummary,
+      { file: { path: audio!.mp3 }, fields: { summary_template: 'general-summary' } },
+      403,
+      'plan_feature_not_allowed',
+    );
+    expect(e.details).toMatchObject({ field: 'summary_template', plan: 'tight' });
+    const key = await funded(100);
+    const custom = { summary_mode: 'custom', summary_prompt: 'List the risks.', summary_prompt_slug: 'risks' };
+    const c = await refused(key, { file: { path: audio!.mp3 }, fields: custom }, 503, 'llm_init_failed');
+    // This app loads no summarizer at all: the refusal says so.
+    expect(c.message).toMatch(/^Summaries are not available: no summarizer/);
+  });
+
   it('check-quota: minutes rounded up, estimate from the price table, insufficient_credit, 422 outside the bounds', async () => {
     const key = await funded(2.5);
     const ok = await api(t.url, 'POST', '/api/v1/imports/check-quota', { key: key.api_key, body: { duration_ms: 60_001 } });

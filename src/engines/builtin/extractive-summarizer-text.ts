@@ -93,32 +93,60 @@ export function tokens(sentence: string): string[] {
   return (sentence.toLowerCase().match(/[\p{L}\p{N}][\p{L}\p{N}'’-]*/gu) ?? []).filter((w) => w.length > 1 && !STOP.has(w));
 }
 
-/** TextRank over sentence similarity (shared tokens normalised by log lengths). */
+/**
+ * TextRank over sentence similarity (shared tokens normalised by log lengths), on sparse
+ * neighbour lists: the power iteration costs the number of similar pairs, not n².
+ */
 export function textRank(sentences: string[], iterations = 30, damping = 0.85): number[] {
   const sets = sentences.map((s) => new Set(tokens(s)));
   const n = sentences.length;
-  const w: number[][] = sets.map(() => new Array<number>(n).fill(0));
+  const neighbours: Array<Array<[number, number]>> = sets.map(() => []);
+  const out = new Float64Array(n);
   for (let i = 0; i < n; i++)
     for (let j = i + 1; j < n; j++) {
       const a = sets[i]!;
       const b = sets[j]!;
       let shared = 0;
-      for (const t of a) if (b.has(t)) shared++;
-      const norm = Math.log(a.size + 1) + Math.log(b.size + 1);
-      const sim = shared > 0 && norm > 0 ? shared / norm : 0;
-      w[i]![j] = sim;
-      w[j]![i] = sim;
+      for (const t of a.size <= b.size ? a : b) if ((a.size <= b.size ? b : a).has(t)) shared++;
+      if (!shared) continue;
+      const sim = shared / (Math.log(a.size + 1) + Math.log(b.size + 1));
+      neighbours[i]!.push([j, sim]);
+      neighbours[j]!.push([i, sim]);
+      out[i]! += sim;
+      out[j]! += sim;
     }
-  const out = w.map((row) => row.reduce((x, y) => x + y, 0));
-  let score = new Array<number>(n).fill(1);
+  let score = new Float64Array(n).fill(1);
   for (let it = 0; it < iterations; it++) {
-    score = score.map((_, i) => {
+    const next = new Float64Array(n);
+    for (let i = 0; i < n; i++) {
       let sum = 0;
-      for (let j = 0; j < n; j++) if (w[j]![i]! > 0 && out[j]! > 0) sum += (w[j]![i]! / out[j]!) * score[j]!;
-      return 1 - damping + damping * sum;
-    });
+      for (const [j, w] of neighbours[i]!) sum += (w / out[j]!) * score[j]!;
+      next[i] = 1 - damping + damping * sum;
+    }
+    score = next;
   }
-  return score;
+  return [...score];
+}
+
+/** Sentences per TextRank block: long transcripts are ranked block by block (see blockRank). */
+export const RANK_BLOCK = 150;
+
+/**
+ * TextRank in consecutive blocks of about RANK_BLOCK sentences, yielding to the event loop
+ * between blocks. Centrality within a stretch of the conversation keeps every part of a long
+ * meeting eligible (topics change) and bounds the cost at O(n · RANK_BLOCK) instead of O(n²);
+ * scores of each block average 1, so they compare across blocks.
+ */
+export async function blockRank(sentences: string[], signal?: AbortSignal): Promise<number[]> {
+  const blocks = Math.max(1, Math.ceil(sentences.length / RANK_BLOCK));
+  const size = Math.ceil(sentences.length / blocks);
+  const out: number[] = [];
+  for (let i = 0; i < sentences.length; i += size) {
+    if (i > 0) await new Promise((r) => setImmediate(r));
+    signal?.throwIfAborted();
+    out.push(...textRank(sentences.slice(i, i + size)));
+  }
+  return out;
 }
 
 export type SectionKind = 'decisions' | 'actions' | 'questions' | 'participants' | 'examples' | 'general';

@@ -2,8 +2,9 @@
  * Extractive summarizer (no model): the transcript's own key sentences, cleaned of spoken
  * fillers, in the order they were said, filed under the template's sections. It cannot write
  * new text, so what it does and does not do (docs/summaries.md, "Built-in summaries"):
- * - key sentences: TextRank centrality plus a small prior for content-rich sentences, near
- *   duplicates skipped, about the square root of the sentence count (2 to 12), in transcript
+ * - key sentences: TextRank centrality (in blocks of RANK_BLOCK sentences, so a long
+ *   transcript costs linear time and every part of it can contribute) plus a small prior for
+ *   content-rich sentences, near duplicates skipped, about the square root of the sentence count (2 to 12), in transcript
  *   order; hesitations, openers ("and so", "well") and doubled words removed;
  * - a section is written only when the text supports it: decisions, action items, open
  *   questions and examples from cue words, participants from self-introductions ("my name
@@ -22,6 +23,7 @@ import { EngineError } from '../errors.js';
 import type { EngineFactory } from '../registry.js';
 import type { SummarizeOptions, Summarizer, SummaryResult } from '../types.js';
 import {
+  blockRank,
   type CueKind,
   cleanSentence,
   contentSize,
@@ -31,7 +33,6 @@ import {
   type SectionKind,
   sectionKind,
   splitSentences,
-  textRank,
   tokens,
 } from './extractive-summarizer-text.js';
 import { chineseScriptOf } from './text-language-id.js';
@@ -99,7 +100,7 @@ export class ExtractiveSummarizer implements Summarizer {
     // A small prior for content-rich sentences breaks the ties TextRank leaves when sentences
     // share few words (short transcripts), so "Good morning everyone." does not win by position.
     const words = sentences.map((s) => new Set(tokens(s)));
-    const scores = textRank(sentences).map((r, i) => r + (0.05 * Math.min(words[i]!.size, 20)) / 20);
+    const scores = (await blockRank(sentences, options.signal)).map((r, i) => r + (0.05 * Math.min(words[i]!.size, 20)) / 20);
     const byScore = sentences.map((_, i) => i).sort((a, b) => scores[b]! - scores[a]! || a - b);
     const textLanguage = cjk ? (chineseScriptOf(source) === 'Hant' ? 'zh-TW' : 'zh-CN') : options.language;
     const sections = parseSections(options.template?.outputFormat, textLanguage);

@@ -186,6 +186,7 @@ export const ERRORS = {
   tts_voice_not_found: def(404, 'error', 'tts', 'Voice not found.'),
   tts_sample_generation_failed: def(500, 'error', 'tts', 'The voice sample could not be generated.'),
   tts_invalid_language: def(400, 'error', 'tts', 'The TTS language is not valid.'),
+  tts_synthesis_failed: def(500, 'error', 'tts', 'The sentence could not be spoken.', { parley: true }),
 
   // --- Floating subtitles ({error: code} shape) ------------------------------------------
   recording_not_ready: def(425, 'error', 'subtitle', 'The recording is not ready yet; retry shortly.'),

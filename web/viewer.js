@@ -60,6 +60,7 @@ async function start() {
   if (view.status === 'ended') return stopped(ERRORS.broadcast_session_ended);
   if (view.status === 'revoked') return stopped(ERRORS.broadcast_token_revoked);
   setupLanguages(view.translation_languages ?? []);
+  ttsLanguages = view.tts_languages ?? [];
   if (view.requires_password) {
     access = storedAccess(token);
     if (!access) return askPassword();
@@ -186,6 +187,8 @@ function enqueueSpeech(d) {
       src.start();
     });
     items.get(d.sid)?.classList.remove('speaking');
+    // How many clips were played (read by the browser tests; harmless to anyone else).
+    document.body.dataset.spoken = String(Number(document.body.dataset.spoken ?? 0) + 1);
   });
 }
 
@@ -260,6 +263,7 @@ function onEvent(name, d) {
       phase = 'live';
       show('standby', '');
       status(phaseText());
+      void refreshSpeech();
       break;
     case 'recording_started':
       captions.clear();
@@ -273,8 +277,11 @@ function onEvent(name, d) {
       phase = 'live';
       status(d.message || phaseText());
       break;
-    case 'host_disconnected':
     case 'host_reconnected':
+      void refreshSpeech();
+      status(d.message || phaseText());
+      break;
+    case 'host_disconnected':
       status(d.message || phaseText());
       break;
     case 'announcement':
@@ -284,13 +291,28 @@ function onEvent(name, d) {
       enqueueSpeech(d);
       break;
     case 'error':
-      status(d.message || 'An error occurred.');
+      // A sentence-level error (with sid) leaves the broadcast running: nothing to tell.
+      if (d.sid === undefined || d.sid === null) status(d.message || 'An error occurred.');
       break;
     default:
       if (captions.apply(name, d)) {
         if (name === 'origin' || name === 'translation') renderEntry(captions.bySid.get(d.sid));
         else renderAll();
       }
+  }
+}
+
+/**
+ * The languages viewers can listen to are known once the broadcast is live (the stream's
+ * `connected` says so only to viewers who connect while it is live): asked again on going live.
+ */
+async function refreshSpeech() {
+  try {
+    const v = await fetchView(token);
+    ttsLanguages = v.tts_languages ?? [];
+    updateListen();
+  } catch {
+    /* keep what we had */
   }
 }
 

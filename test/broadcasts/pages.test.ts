@@ -8,6 +8,7 @@
  * background fully transparent).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { viewerTopic } from '../../src/broadcasts/viewer-events.js';
 import { loadConfig } from '../../src/config.js';
 import { apertiumFactory } from '../../src/engines/builtin/apertium.js';
 import { espeakFactory } from '../../src/engines/builtin/espeak.js';
@@ -49,6 +50,7 @@ describe.skipIf(!haveChromium())('broadcast pages in Chromium (viewer page and O
   });
   afterAll(async () => {
     await browser?.close();
+    await Promise.allSettled(finishing);
     await t?.close();
   });
 
@@ -60,10 +62,12 @@ describe.skipIf(!haveChromium())('broadcast pages in Chromium (viewer page and O
     if (m.type === 'error') throw new Error(`host start refused: ${JSON.stringify(m.data)}`);
     return cl;
   }
-  async function stop(cl: Client) {
+  /** Recordings being finalized after a stop: awaited before the app closes, not by each test. */
+  const finishing: Promise<unknown>[] = [];
+  /** Stops the broadcast; viewers see the end at once, the recording finishes in the background. */
+  function stop(cl: Client) {
     cl.send(vt('stop'));
-    await cl.next((m) => m.data?.action === 'task_complete', 60_000);
-    cl.ws.close();
+    finishing.push(cl.next((m) => m.data?.action === 'task_complete', 90_000).finally(() => cl.ws.close()));
   }
 
   it('viewer page and overlay: captions and translations of jfk.flac, interim then final, language switch, screenshots, the end', async () => {
@@ -93,12 +97,21 @@ describe.skipIf(!haveChromium())('broadcast pages in Chromium (viewer page and O
 
     const cl = await host(b.token);
     await viewerPage.waitForSelector('#status:has-text("Live")');
+    // Live: Spanish can be listened to (eSpeak NG speaks it); the toggle turns on by keyboard.
+    await viewerPage.waitForSelector('#listen:not([disabled])', { timeout: 10_000 });
+    await viewerPage.focus('#listen');
+    await viewerPage.keyboard.press('Enter');
+    await viewerPage.waitForSelector('#listen[aria-pressed="true"]');
+    await viewerPage.waitForSelector('#status:has-text("Live")');
     const streaming = streamPcm(cl, pcm, 1);
     // An interim caption shows in the interim style while the sentence is under way.
     await viewerPage.waitForSelector('#captions li[data-final="false"] .source.interim', { timeout: 30_000 });
     await viewerPage.waitForSelector('#captions li[data-final="true"] .source:not(.interim)', { timeout: 60_000 });
     await viewerPage.waitForSelector('#captions li .translation[lang="es"]:not(.interim)', { timeout: 60_000 });
     await streaming;
+    // Spoken Spanish: tts_ready clips decoded and played through to their end, in order.
+    await viewerPage.waitForSelector('body[data-spoken]', { timeout: 60_000 });
+    expect(Number(await viewerPage.getAttribute('body', 'data-spoken'))).toBeGreaterThanOrEqual(1);
     const sources = await viewerPage.$$eval('#captions li[data-final="true"] .source', (ps) => ps.map((p) => p.textContent ?? ''));
     expect(sources.join(' ')).toMatch(JFK_WORDS);
     const spanish = await viewerPage.$$eval('#captions .translation[lang="es"]', (ps) => ps.map((p) => p.textContent ?? ''));
@@ -156,7 +169,7 @@ describe.skipIf(!haveChromium())('broadcast pages in Chromium (viewer page and O
     const ttsLangs = await api(t.url, 'GET', `/api/v1/viewer/broadcasts/${b.token}`).then((r) => r.body.data.tts_languages as string[]);
     expect(await viewerPage.isDisabled('#listen')).toBe(!ttsLangs.includes('fr'));
 
-    await stop(cl);
+    stop(cl);
     await viewerPage.waitForSelector('#ended:not([hidden])', { timeout: 20_000 });
     expect(await viewerPage.textContent('#ended')).toMatch(/ended/i);
     expect(await viewerPage.isHidden('#controls')).toBe(true);
@@ -215,12 +228,73 @@ describe.skipIf(!haveChromium())('broadcast pages in Chromium (viewer page and O
     cl.send(vt('broadcast_announcement', { message: 'Welcome to the board meeting' }));
     await page.waitForSelector('#announcement:has-text("Welcome to the board meeting")');
     expect(await page.isHidden('#standby')).toBe(true);
-    await stop(cl);
+    // The host changes the pass code: the viewer is asked again and gets back in with the new one.
+    const patched = await api(t.url, 'PATCH', `/api/v1/broadcasts/${b.id}`, { key, body: { pass_code: 'new-code-7' } });
+    expect(patched.status).toBe(200);
+    await page.waitForSelector('#password-error:has-text("password changed")', { timeout: 15_000 });
+    expect(await page.isHidden('#controls')).toBe(true);
+    await page.fill('#password', 'new-code-7');
+    await page.press('#password', 'Enter');
+    await page.waitForSelector('#status:has-text("Live")');
+    cl.send(vt('broadcast_announcement', { message: 'Back after the new code' }));
+    await page.waitForSelector('#announcement:has-text("Back after the new code")');
+    stop(cl);
     await page.waitForSelector('#ended:not([hidden])');
     // The wrong password's 401 is the one failed request (the browser logs it).
     expect(errors).toEqual(['console: Failed to load resource: the server responded with a status of 401 (Unauthorized)']);
     await Promise.all([page.close(), overlay.close(), bare.close()]);
   }, 90_000);
+
+  it('reconnects by itself after its connection drops, and the broadcast goes on', async () => {
+    const b = await newBroadcast(t, key, { transcription_languages: ['en'], translation_languages: ['es'] });
+    const cl = await host(b.token);
+    const page = await browser.newPage();
+    await page.goto(`${t.url}/b/${b.token}`);
+    await page.waitForSelector('#status:has-text("Live")');
+    // Every HTTP connection of the server is cut (as a proxy or a network change would); the
+    // host's WebSocket, no longer an HTTP connection, stays.
+    t.app.http.server.closeAllConnections();
+    await page.waitForSelector('#status:has-text("Reconnecting")', { timeout: 20_000 });
+    await page.waitForSelector('#status:has-text("Live")', { timeout: 40_000 });
+    expect(cl.ws.readyState).toBe(cl.ws.OPEN);
+    cl.send(vt('broadcast_announcement', { message: 'Still here after the drop' }));
+    await page.waitForSelector('#announcement:has-text("Still here after the drop")');
+    stop(cl);
+    await page.waitForSelector('#ended:not([hidden])');
+    await page.close();
+  }, 90_000);
+
+  it('speaker labels: shown with each sentence, renamed and reassigned in place', async () => {
+    // What a multi-speaker host's node publishes on the broadcast's viewer topic (spec shapes),
+    // published here directly so the page's part does not depend on live diarization (which
+    // the built-in engines may not serve); the real stream carries them to the page.
+    const b = await newBroadcast(t, key, { transcription_languages: ['en'], translation_languages: ['es'] });
+    const page = await browser.newPage();
+    await page.goto(`${t.url}/b/${b.token}?lang=es`);
+    await page.waitForSelector('#status:has-text("Waiting for the broadcast")');
+    const publish = (event: string, data: Record<string, unknown>) => t.app.deps.bus.publish(viewerTopic(b.id), { event, data });
+    await publish('phase_changed', { phase: 'live' });
+    const said = { start_time: '00:02', is_final: true };
+    await publish('origin', { sid: 1, text: 'Good morning everyone', speaker_id: 'spk_1', speaker_label: 'Speaker 1', ...said });
+    await publish('translation', {
+      sid: 1,
+      language: 'es',
+      text: 'Buenos días a todos',
+      speaker_id: 'spk_1',
+      speaker_label: 'Speaker 1',
+      is_final: true,
+    });
+    await publish('origin', { sid: 2, text: 'Thank you', speaker_id: 'spk_2', speaker_label: 'Speaker 2', ...said, start_time: '00:05' });
+    await page.waitForSelector('#captions li[data-sid="2"]');
+    const metas = () => page.$$eval('#captions li .meta', (ms) => ms.map((m) => m.textContent));
+    expect(await metas()).toEqual(['00:02 · Speaker 1', '00:05 · Speaker 2']);
+    expect(await page.textContent('#captions li[data-sid="1"] .translation')).toBe('Buenos días a todos');
+    await publish('speaker_renamed', { speaker_id: 'spk_1', new_label: 'Ana', affected_sids: [1] });
+    await expect.poll(metas).toEqual(['00:02 · Ana', '00:05 · Speaker 2']);
+    await publish('speaker_reassigned', { sid: 2, old_speaker_id: 'spk_2', new_speaker_id: 'spk_1', new_speaker_label: 'Ana' });
+    await expect.poll(metas).toEqual(['00:02 · Ana', '00:05 · Ana']);
+    await page.close();
+  });
 
   it('a full broadcast: the second viewer waits in line with its position and gets in when a place frees', async () => {
     const b = await newBroadcast(t, key, { transcription_languages: ['en'], translation_languages: ['es'], max_viewers: 1 });
@@ -247,7 +321,7 @@ describe.skipIf(!haveChromium())('broadcast pages in Chromium (viewer page and O
     await page.waitForSelector('#ended:has-text("not valid")');
     const b = await newBroadcast(t, key, { transcription_languages: ['en'], translation_languages: ['es'] });
     const cl = await host(b.token);
-    await stop(cl);
+    stop(cl);
     await page.goto(`${t.url}/b/${b.token}`);
     await page.waitForSelector('#ended:has-text("ended")');
     expect(await page.isHidden('#password-form')).toBe(true);

@@ -32,7 +32,7 @@ import {
 } from './imports/module.js';
 import { importTaskRouting } from './imports/routing.js';
 import { ImportStore } from './imports/store.js';
-import { StoreJobQueue } from './jobs/store-queue.js';
+import { openJobQueue } from './jobs/create.js';
 import type { JobQueue } from './jobs/types.js';
 import { createKeysModule, type KeysModule } from './keys/module.js';
 import { registerKeyRoutes } from './keys/routes.js';
@@ -146,8 +146,8 @@ export async function buildApp(config: Config, overrides: BuildOverrides = {}): 
   const build = buildString();
   const roles = config.platform.roles;
 
-  // Backends. Redis, when configured, carries pub/sub and rate limits across processes; jobs
-  // stay in the database (PostgreSQL's SKIP LOCKED lets every worker process share them).
+  // Backends. Redis, when configured, carries pub/sub, rate limits and jobs (BullMQ) across
+  // processes; without it jobs live in the database (PARLEY_JOB_QUEUE picks explicitly).
   const redisUrl = config.platform.redisUrl;
   let bus: EventBus = overrides.bus ?? new InProcessBus();
   let rateLimiter: RateLimiter = new InMemoryRateLimiter();
@@ -157,7 +157,7 @@ export async function buildApp(config: Config, overrides: BuildOverrides = {}): 
     bus = redisBus;
     rateLimiter = new RedisRateLimiter(redisUrl);
   }
-  const jobs = new StoreJobQueue(database, { logger: logger.child({ component: 'jobs' }), now, leaseMs: config.platform.jobLeaseMs });
+  const jobs = await openJobQueue(config, database, logger.child({ component: 'jobs' }), now);
   // Live sessions as event streams: the publisher where a recording runs, subscriptions anywhere (src/stream).
   const streams = new SessionStreams(bus, logger.child({ component: 'stream' }));
   // Local disk, or an S3-compatible bucket every node shares (PARLEY_S3_BUCKET).

@@ -3,8 +3,8 @@ import type { Executor } from '../store/database.js';
 /**
  * A durable job queue: a job enqueued survives a restart and runs at least once. Handlers
  * must be idempotent (they get the attempt number and the job id to make that easy).
- * The embedded implementation keeps jobs in the database; Redis (BullMQ) or PostgreSQL
- * implementations share this interface.
+ * The embedded implementation keeps jobs in the database (store-queue.ts); with REDIS_URL they
+ * are on Redis through BullMQ (bull-queue.ts).
  */
 export interface JobOptions {
   /** Run no earlier than this time. */
@@ -48,10 +48,26 @@ export interface WorkOptions {
 
 export type JobHandler<P = unknown> = (payload: P, context: JobContext) => Promise<void>;
 
+/** A job as status checks and tests see it, on every implementation. */
+export interface JobState {
+  id: string;
+  name: string;
+  /** pending | running | done | failed */
+  status: string;
+  /** Attempts started so far (a crashed attempt counts). */
+  attempts: number;
+  max_attempts: number;
+  /** When a pending job is due (ISO). */
+  run_at: string;
+  last_error: string | null;
+}
+
 export interface JobQueue {
   enqueue<P>(name: string, payload: P, options?: JobOptions): Promise<string>;
   /** Registers the handler for `name` and starts working it (worker role). */
   work<P>(name: string, handler: JobHandler<P>, options?: WorkOptions): void;
+  /** A job's state (null when unknown or forgotten). */
+  get(id: string): Promise<JobState | null>;
   /** Stops taking jobs and waits for running ones (up to the grace period). */
   close(graceMs?: number): Promise<void>;
 }

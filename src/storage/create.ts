@@ -2,12 +2,13 @@
 import { join } from 'node:path';
 import type { Config } from '../config.js';
 import { LocalDiskBlobStore } from './local-disk.js';
-import { S3BlobStore } from './s3.js';
 import type { BlobStore } from './types.js';
 
 export async function openBlobStore(config: Pick<Config, 'storage' | 'platform'>): Promise<BlobStore & { close?: () => void }> {
   const s = config.storage;
   if (!s.s3Bucket) return new LocalDiskBlobStore(join(config.platform.dataDir, 'blobs'));
+  // Loaded only when configured: the AWS SDK is large, and every CLI start would pay for it.
+  const { S3BlobStore } = await import('./s3.js');
   const store = new S3BlobStore({
     bucket: s.s3Bucket,
     region: s.s3Region,

@@ -7,7 +7,7 @@
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import pg from 'pg';
 import { type BuildOverrides, buildApp, type ParleyApp } from '../../src/app.js';
 import { type Config, loadConfig } from '../../src/config.js';
@@ -78,6 +78,8 @@ export function testConfig(dataDir: string, backend: Backend, env: Record<string
     PARLEY_DATA_DIR: dataDir,
     LOG_LEVEL: process.env.PARLEY_TEST_LOG_LEVEL ?? 'silent',
     PARLEY_WEBHOOK_ALLOW_PRIVATE: '1',
+    // Test apps sharing one Redis keep their jobs apart (a restarted app reuses its data folder, so its queue too).
+    PARLEY_JOB_QUEUE_PREFIX: `parley-test:${basename(dataDir)}`,
     ...(backend === 'postgres' ? { DATABASE_URL: PG_URL! } : {}),
     ...env,
   });

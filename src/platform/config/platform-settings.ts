@@ -17,7 +17,7 @@ export const platformSettings = defineSection({
   ]),
   redisUrl: settings.url(
     'REDIS_URL',
-    'Redis connection string (redis://...): pub/sub and rate limits shared by every process. Unset: in-process. Jobs always live in the database.',
+    'Redis connection string (redis://...): pub/sub, rate limits and jobs (BullMQ) shared by every process. Unset: in-process bus and limits, jobs in the database.',
     ['redis:', 'rediss:'],
   ),
   roles: settings.custom(
@@ -49,6 +49,17 @@ export const platformSettings = defineSection({
     'Lease of a running job; a job whose worker died is taken over after it expires (renewed every third of it while running).',
     60_000,
     { min: 300 },
+  ),
+  jobQueue: settings.oneOf(
+    'PARLEY_JOB_QUEUE',
+    'Where durable jobs live: redis (BullMQ; needs REDIS_URL), database (the jobs table), or auto (redis when REDIS_URL is set).',
+    ['auto', 'redis', 'database'] as const,
+    'auto',
+  ),
+  jobQueuePrefix: settings.string(
+    'PARLEY_JOB_QUEUE_PREFIX',
+    'Redis key prefix of the job queues; every process of one deployment uses the same one.',
+    'parley:jobs',
   ),
   starterCredit: settings.number(
     'PARLEY_STARTER_CREDIT',

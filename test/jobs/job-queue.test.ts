@@ -1,12 +1,20 @@
+/**
+ * The job behaviour suite, run on every JobQueue: the database queue on SQLite and PostgreSQL,
+ * and BullMQ on Redis (with REDIS_URL). Leases, retries with backoff and Retry-After, permanent
+ * failures, restarts, crash recovery, dedupe, transactional enqueue and many workers sharing jobs.
+ */
+import { randomUUID } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
 import { EngineError } from '../../src/engines/errors.js';
+import { BullJobQueue } from '../../src/jobs/bull-queue.js';
 import { StoreJobQueue } from '../../src/jobs/store-queue.js';
-import { PermanentJobError } from '../../src/jobs/types.js';
+import { type JobQueue, PermanentJobError } from '../../src/jobs/types.js';
 import { createLogger } from '../../src/platform/logging.js';
 import { fixedSchedule } from '../../src/platform/retry.js';
 import { type Database, openDatabase } from '../../src/store/database.js';
 import { migrate } from '../../src/store/migrate.js';
 import { backends, createPgSchema, dropPgSchema } from '../support/app.js';
+import { testRedisUrl } from '../support/services.js';
 
 const logger = createLogger('silent');
 
@@ -20,14 +28,21 @@ async function waitFor<T>(fn: () => Promise<T | null | undefined | false>, timeo
   }
 }
 
-describe.each(backends())('durable job queue on %s', (backend) => {
+type QueueBackend = 'sqlite' | 'postgres' | 'bullmq';
+const redisUrl = testRedisUrl();
+const queueBackends: QueueBackend[] = [...backends(), ...(redisUrl ? (['bullmq'] as const) : [])];
+
+describe.each(queueBackends)('durable job queue on %s', (backend) => {
   const cleanups: Array<() => Promise<void>> = [];
   afterEach(async () => {
     for (const c of cleanups.splice(0).reverse()) await c();
   });
 
+  // Every queue of one test shares one Redis key prefix (as processes of one deployment do).
+  let prefix = '';
   async function database(): Promise<Database> {
-    if (backend === 'postgres') {
+    prefix = `parley-test-${randomUUID()}`;
+    if (backend === 'postgres' || (backend === 'bullmq' && process.env.DATABASE_URL)) {
       const schema = await createPgSchema();
       const db = openDatabase({ databaseUrl: process.env.DATABASE_URL, sqlitePath: '', pgSchema: schema });
       cleanups.push(async () => {
@@ -46,9 +61,13 @@ describe.each(backends())('durable job queue on %s', (backend) => {
     return db;
   }
 
-  function queue(db: Database, leaseMs = 60_000) {
-    const q = new StoreJobQueue(db, { logger, pollMs: 20, leaseMs });
-    cleanups.push(() => q.close(200));
+  /** A queue as one process has it; `closeMs` null: the test closes it itself. */
+  function queue(db: Database, leaseMs = 60_000, closeMs: number | null = 200): JobQueue {
+    const q: JobQueue =
+      backend === 'bullmq'
+        ? new BullJobQueue(redisUrl as string, db, { logger, prefix, leaseMs, pollMs: 20 })
+        : new StoreJobQueue(db, { logger, pollMs: 20, leaseMs });
+    if (closeMs !== null) cleanups.push(() => q.close(closeMs));
     return q;
   }
 
@@ -144,7 +163,7 @@ describe.each(backends())('durable job queue on %s', (backend) => {
 
   it('a job enqueued before a restart runs after it', async () => {
     const db = await database();
-    const before = new StoreJobQueue(db, { logger, pollMs: 20 });
+    const before = queue(db, 60_000, null);
     const id = await before.enqueue('later', { x: 1 });
     await before.close();
     const after = queue(db);
@@ -158,7 +177,7 @@ describe.each(backends())('durable job queue on %s', (backend) => {
 
   it('a job whose worker died is claimed again when its lease expires', async () => {
     const db = await database();
-    const dying = new StoreJobQueue(db, { logger, pollMs: 20, leaseMs: 150 });
+    const dying = queue(db, 300, null);
     let started = false;
     dying.work('long', async () => {
       started = true;
@@ -169,7 +188,7 @@ describe.each(backends())('durable job queue on %s', (backend) => {
     // The handler ignores the abort: like a crashed process, it never releases the job; its
     // lease is no longer renewed once the queue has shut down.
     await dying.close(0);
-    const survivor = queue(db, 150);
+    const survivor = queue(db, 300);
     const attempts: number[] = [];
     survivor.work('long', async (_p, ctx) => {
       attempts.push(ctx.attempt);
@@ -178,12 +197,38 @@ describe.each(backends())('durable job queue on %s', (backend) => {
     expect(attempts).toEqual([2]);
   });
 
-  it('dedupes by key while a job is pending', async () => {
+  it('dedupes by key while a job is pending, and runs it once', async () => {
     const db = await database();
     const q = queue(db);
-    const a = await q.enqueue('d', {}, { dedupeKey: 'k1' });
-    const b = await q.enqueue('d', {}, { dedupeKey: 'k1' });
+    const a = await q.enqueue('d', { n: 1 }, { dedupeKey: 'webhook:k1', runAt: new Date(Date.now() + 300) });
+    const b = await q.enqueue('d', { n: 2 }, { dedupeKey: 'webhook:k1' });
     expect(b).toBe(a);
+    const runs: unknown[] = [];
+    q.work('d', async (p) => {
+      runs.push(p);
+    });
+    await waitFor(async () => (await q.get(a))?.status === 'done');
+    await new Promise((r) => setTimeout(r, 200));
+    expect(runs).toEqual([{ n: 1 }]);
+  });
+
+  it('a job enqueued within a transaction exists only if the transaction commits', async () => {
+    const db = await database();
+    const q = queue(db);
+    const runs: string[] = [];
+    q.work<{ tag: string }>('tx', async (p) => {
+      runs.push(p.tag);
+    });
+    await expect(
+      db.db.transaction().execute(async (tx) => {
+        await q.enqueue('tx', { tag: 'rolled back' }, { within: tx });
+        throw new Error('caller failed');
+      }),
+    ).rejects.toThrow('caller failed');
+    const id = await db.db.transaction().execute((tx) => q.enqueue('tx', { tag: 'committed' }, { within: tx }));
+    await waitFor(async () => (await q.get(id))?.status === 'done', 8000);
+    await new Promise((r) => setTimeout(r, 200));
+    expect(runs).toEqual(['committed']);
   });
 
   it('two queues on one database never run the same job twice', async () => {
@@ -197,12 +242,12 @@ describe.each(backends())('durable job queue on %s', (backend) => {
     };
     q1.work('shared', handler, { concurrency: 2 });
     q2.work('shared', handler, { concurrency: 2 });
-    const ids = [];
+    const ids: string[] = [];
     for (let i = 0; i < 30; i++) ids.push(await q1.enqueue('shared', { i }));
     await waitFor(async () => {
-      const done = await db.db.selectFrom('jobs').select('id').where('status', '=', 'done').execute();
-      return done.length === 30;
-    }, 10_000);
+      const states = await Promise.all(ids.map((id) => q1.get(id)));
+      return states.every((j) => j?.status === 'done');
+    }, 15_000);
     expect([...runs.values()].every((n) => n === 1)).toBe(true);
     expect(runs.size).toBe(30);
   });

@@ -19,7 +19,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { EventBus } from '../bus/types.js';
 import { normalizeLanguage } from '../languages.js';
 import { AppError, toErrorObject } from '../platform/errors/app-error.js';
-import { streamToSse } from '../platform/http/sse.js';
+import { sharedJson, streamToSse } from '../platform/http/sse.js';
 import type { HttpApp } from '../platform/http/types.js';
 import type { ViewerGuard } from './abuse.js';
 import { type DisplayKey, display } from './display.js';
@@ -149,16 +149,17 @@ async function openViewerStream(deps: ViewerStreamDeps, request: FastifyRequest<
     // Audio: admitted viewers who asked for it, in their language when they chose one.
     if (e.event === 'tts_ready') {
       if (!admitted || !listens || (lang && e.data.language !== lang)) return null;
-      return { event: e.event, data: e.data };
+      return { event: e.event, data: sharedJson(e.data) };
     }
     if (CAPTIONS.has(e.event)) {
       if (!admitted) return null;
       if (e.event === 'translation' && lang && e.data.language !== lang) return null;
-      return { event: e.event, data: e.data, interim: e.data.is_final === false };
+      // The bus hands every local viewer the same event object: serialized once for all of them.
+      return { event: e.event, data: sharedJson(e.data), interim: e.data.is_final === false };
     }
     if (e.event === 'max_viewers_changed') maxViewers = Number(e.data.max_viewers) || maxViewers;
     const key = MESSAGE_OF[e.event];
-    const data = key ? { ...e.data, message: msg(key) } : e.data;
+    const data = key ? { ...e.data, message: msg(key) } : sharedJson(e.data);
     return { event: e.event, data, end: e.event === 'ended' };
   };
 

@@ -32,10 +32,13 @@ import {
   setSummaryAction,
   switchLanguageAction,
 } from './session-actions.js';
+import { SessionTts } from './session-tts.js';
 import { SilenceWatch } from './silence.js';
 import { speakerAction } from './speaker-actions.js';
 import { validateStart } from './start.js';
 import { type ControlAction, type SessionState, transition } from './state.js';
+import { setSpeakingSpeedAction, setTtsAction, type TtsContext, ttsModeAction, ttsPlayAction, ttsStopAction } from './tts-actions.js';
+import type { TtsSettings } from './tts-settings.js';
 
 const CONTROL: ReadonlySet<string> = new Set(['pause', 'resume', 'stop']);
 const ws = { variant: 'websocket' as const };
@@ -65,6 +68,7 @@ interface Handover {
   sink: OwnerSink;
   token: string;
   gap: SessionEvent[];
+  speech: SessionTts | null;
 }
 
 export class Connection implements Resumable {
@@ -104,6 +108,8 @@ export class Connection implements Resumable {
   /** While the client is away: the session events it missed, handed to the resuming connection. */
   private gap: SessionEvent[] | null = null;
   private gapOff: () => void = () => {};
+  /** In-session TTS of the running recording (session-tts.ts), if set up. */
+  private speech: SessionTts | null = null;
 
   constructor(
     private readonly ws: WebSocket,
@@ -284,6 +290,11 @@ export class Connection implements Resumable {
       set_name: (d) => run(setNameAction(this.actionContext(), d)),
       set_summary: (d) => setSummaryAction(this.actionContext(), d),
       retranslate: (d) => run(retranslateAction(this.actionContext(), d)),
+      tts_play: (d) => ttsPlayAction(this.ttsContext(), d),
+      tts_stop: () => ttsStopAction(this.ttsContext()),
+      tts_mode: (d) => ttsModeAction(this.ttsContext(), d),
+      set_tts: (d) => run(setTtsAction(this.ttsContext(), d)),
+      set_speaking_speed: (d) => setSpeakingSpeedAction(this.ttsContext(), d),
       switch_language: (d) =>
         this.recording?.channels
           ? this.sendError(channelError('multichannel_switch_language_not_allowed', 'Use set_channel_language in multi_channel sessions.'))
@@ -421,6 +432,7 @@ export class Connection implements Resumable {
       }
       this.recording = rec;
       this.sink = sink;
+      this.speech = start.tts ? this.makeSpeech(rec, start.tts) : null;
       // A broadcast host reconnects with its broadcast token instead (src/broadcasts/host-session.ts).
       this.token = host ? null : (this.host.resume?.issue() ?? null);
       this.rawStart = data;
@@ -522,7 +534,9 @@ export class Connection implements Resumable {
       sink: this.sink as OwnerSink,
       token: this.token as string,
       gap: this.gap ?? [],
+      speech: this.speech,
     };
+    this.speech = null;
     this.gap = null;
     this.recording = null;
     this.sink = null;
@@ -541,6 +555,7 @@ export class Connection implements Resumable {
     this.glossary = h.glossary;
     this.token = h.token;
     this.sink = h.sink;
+    this.speech = h.speech;
     h.sink.emit = (action, payload) => this.send(eventMessage(action, payload));
     h.sink.error = (err) => this.sendError(err);
     rec.onMustEnd = () => {
@@ -642,6 +657,7 @@ export class Connection implements Resumable {
         return 'failed' as const;
       });
       this.recording = null;
+      this.speech = null;
       this.state = { kind: 'connected' };
       // `status: ended` came through the session stream at the end of rec.finish().
       this.detach();
@@ -680,6 +696,43 @@ export class Connection implements Resumable {
 
   private background(p: Promise<unknown>, what: string): void {
     void p.catch((err) => this.logger.error({ err }, `${what} failed`));
+  }
+
+  /** The recording's speech: tts_ready goes to whichever connection owns the recording (the sink). */
+  private makeSpeech(rec: Recording, settings: TtsSettings): SessionTts {
+    const sink = this.sink as OwnerSink;
+    const speech = new SessionTts(
+      {
+        engines: this.ports.recording.engines,
+        logger: this.logger,
+        sentence: (sid, language) => {
+          const origin = rec.sentences.find((s) => s.sid === sid)?.origin;
+          const text = rec.translations.get(language)?.get(sid)?.text;
+          return origin !== undefined && text !== undefined ? { transcript: origin, text } : null;
+        },
+        emit: (action, payload) => sink.emit(action, payload),
+      },
+      settings,
+      // Conversation recordings (when built) speak in async mode only on tts_play.
+      (rec.start.type as string) === 'conversation',
+    );
+    rec.events.attach((e) => speech.onEvent(e));
+    return speech;
+  }
+
+  private ttsContext(): TtsContext {
+    return {
+      running: this.running ? this.recording : null,
+      speech: this.speech,
+      makeSpeech: (rec, settings) => {
+        this.speech = this.makeSpeech(rec, settings);
+        return this.speech;
+      },
+      principal: this.principal,
+      ports: this.ports,
+      send: (text) => this.send(text),
+      sendError: (err) => this.sendError(err),
+    };
   }
 
   /** What the session actions (session-actions.ts) see of this connection, at dispatch time. */

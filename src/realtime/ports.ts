@@ -11,6 +11,7 @@ import type { BroadcastHostDeps } from '../broadcasts/host-session.js';
 import type { EventBus } from '../bus/types.js';
 import type { AudioTools } from '../engines/audio/port.js';
 import type { EngineRegistry } from '../engines/registry.js';
+import { liveDiarizer } from '../engines/streaming/labels.js';
 import type { GlossaryLimits } from '../glossary/index.js';
 import type { KeyAuthenticator } from '../keys/authenticator.js';
 import type { KeyService } from '../keys/service.js';
@@ -29,6 +30,7 @@ import type { TicketService } from '../tickets/service.js';
 import { planFeatures } from './plan-features.js';
 import type { RecordingDeps } from './recording.js';
 import type { RecoveryDeps } from './recover.js';
+import { synthesizerFor } from './session-tts.js';
 import type { EngineQuery, StartRequest } from './start.js';
 
 export type TicketOutcome =
@@ -74,6 +76,8 @@ export interface RealtimePorts {
   broadcasts?: BroadcastHostDeps;
   /** Subscribes to force-fail of live tasks (the task service publishes before it fails the task); resolves once live. */
   onForceEnd(handler: (taskId: string) => void): Promise<() => void>;
+  /** Throws plan_feature_not_allowed when the principal's plan lacks `feature` (a feature turned on mid-session). */
+  assertPlanFeature(principal: Principal, feature: string, field: string): Promise<void>;
 }
 
 export function engineQueryOf(registry: EngineRegistry): EngineQuery {
@@ -83,7 +87,11 @@ export function engineQueryOf(registry: EngineRegistry): EngineQuery {
     servesTranscription: (language) => registry.serves({ kind: 'streaming-stt', language, interimResults: true }),
     streamingRefusal: (need) => {
       const s = registry.select({ kind: 'streaming-stt', ...need });
-      return s.ok ? null : s.refusal;
+      if (s.ok) return null;
+      // A recognizer without diarization of its own, with a live diarizer beside it (recording.ts).
+      if (need.diarization && registry.select({ kind: 'streaming-stt', ...need, diarization: false }).ok && liveDiarizer(registry))
+        return null;
+      return s.refusal;
     },
     translationTargets: (from) =>
       [
@@ -95,6 +103,10 @@ export function engineQueryOf(registry: EngineRegistry): EngineQuery {
         ),
       ].sort(),
     servesTranslation: (from, to) => registry.serves({ kind: 'translator', from, to }),
+    ttsVoices: (language) =>
+      synthesizerFor(registry, language)
+        ?.voices(language)
+        .map((v) => v.voice_name) ?? null,
   };
 }
 
@@ -221,6 +233,9 @@ export function createRealtimePorts(deps: RealtimeWiring): RealtimePorts {
     async consumeTicket(ticket) {
       const r = await deps.tickets.consumeTicket(ticket);
       return r.ok ? { ok: true, principal: { accountId: r.accountId, keyId: r.keyId } } : r;
+    },
+    async assertPlanFeature(principal, feature, field) {
+      PlanService.assertFeature((await deps.billing.standing(principal)).plan, feature, field);
     },
     async checkKey(principal, ip) {
       const store = deps.keys.store;

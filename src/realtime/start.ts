@@ -13,15 +13,13 @@ import { AppError } from '../platform/errors/app-error.js';
 import type { ErrorCode } from '../platform/errors/registry.js';
 import { TASK_NAME_MAX, taskNameProblem } from '../tasks/name.js';
 import { type ChannelSpec, parseChannelStart } from './channel-spec.js';
+import { SPEAKING_SPEEDS, startTts, TTS_MODES, type TtsSettings, type VoiceQuery } from './tts-settings.js';
 
 export const RECORDING_TYPES = ['transcribe', 'conversation', 'record', 'broadcast'] as const;
 export const SUPPORTED_TYPES = ['transcribe', 'record'] as const;
 export const RECOGNITION_MODES = ['single', 'multi_speaker', 'multi_language', 'multi_channel'] as const;
 export const AUDIO_FORMATS = ['pcm', 'webm'] as const;
 export const PROFANITY = ['mask', 'remove', 'show'] as const;
-export const TTS_MODES = ['sync', 'async'] as const;
-/** options.speaking_speed: the in-session TTS speaking rate (docs/live-modes.md: slow 0.8, normal 1.0, fast 1.25). */
-export const SPEAKING_SPEEDS = ['slow', 'normal', 'fast'] as const;
 /** conversation_mode: `manual` (start_speaking / stop_speaking) or `auto` (docs/live-modes.md). */
 export const CONVERSATION_MODES = ['manual', 'auto'] as const;
 export const SUMMARY_MODES = ['builtin', 'custom'] as const;
@@ -42,7 +40,7 @@ const GLOSSARY_FIELDS = [
   'glossary_config',
 ];
 
-export interface EngineQuery {
+export interface EngineQuery extends Partial<VoiceQuery> {
   /** Languages a streaming recognizer serves (for the error's valid_values). */
   transcriptionLanguages(): string[];
   servesTranscription(language: string): boolean;
@@ -73,6 +71,8 @@ export interface StartRequest {
     plainText: boolean;
   };
   ttsEnabled: boolean;
+  /** In-session TTS (session-tts.ts), null when not asked for. */
+  tts: TtsSettings | null;
   profanityHandling: (typeof PROFANITY)[number];
   speakingSpeed: (typeof SPEAKING_SPEEDS)[number];
   silenceTimeoutSeconds: number;
@@ -99,7 +99,6 @@ function checkMultiSpeaker(transcription: string[], engines: EngineQuery): void 
     throw new Reject(
       refusalError('diarization_unavailable', refusal, { variant: 'websocket', details: { field: 'recognition_mode', language } }),
     );
-  laterMode('multi_speaker');
 }
 
 function laterMode(mode: string): never {
@@ -291,9 +290,9 @@ function check(data: Record<string, unknown>, engines: EngineQuery, maxTranscrip
       field: prompt !== null ? 'summary_prompt' : 'summary_prompt_slug',
     });
   }
-  if (ttsEnabled) {
-    invalid('tts_enabled', 'Text to speech during live sessions is not available yet.');
-  }
+  const tts =
+    type === 'record' ? null : startTts(data, translation, { ttsVoices: (l) => engines.ttsVoices?.(l) ?? null }, opts.speaking_speed);
+  if (tts instanceof AppError) throw new Reject(tts);
 
   const silence = data.silenceTimeoutSeconds ?? 900;
   if (typeof silence !== 'number' || !Number.isInteger(silence) || silence < 1) {
@@ -324,7 +323,8 @@ function check(data: Record<string, unknown>, engines: EngineQuery, maxTranscrip
             language: summaryLanguage,
             plainText: optionalBoolean(data, 'summary_plain_text', false),
           },
-    ttsEnabled,
+    ttsEnabled: tts?.enabled ?? false,
+    tts,
     profanityHandling,
     speakingSpeed,
     silenceTimeoutSeconds: silence as number,

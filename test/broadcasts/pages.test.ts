@@ -8,6 +8,7 @@
  * background fully transparent).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { viewerTopic } from '../../src/broadcasts/viewer-events.js';
 import { loadConfig } from '../../src/config.js';
 import { apertiumFactory } from '../../src/engines/builtin/apertium.js';
 import { espeakFactory } from '../../src/engines/builtin/espeak.js';
@@ -262,6 +263,38 @@ describe.skipIf(!haveChromium())('broadcast pages in Chromium (viewer page and O
     await page.waitForSelector('#ended:not([hidden])');
     await page.close();
   }, 90_000);
+
+  it('speaker labels: shown with each sentence, renamed and reassigned in place', async () => {
+    // What a multi-speaker host's node publishes on the broadcast's viewer topic (spec shapes),
+    // published here directly so the page's part does not depend on live diarization (which
+    // the built-in engines may not serve); the real stream carries them to the page.
+    const b = await newBroadcast(t, key, { transcription_languages: ['en'], translation_languages: ['es'] });
+    const page = await browser.newPage();
+    await page.goto(`${t.url}/b/${b.token}?lang=es`);
+    await page.waitForSelector('#status:has-text("Waiting for the broadcast")');
+    const publish = (event: string, data: Record<string, unknown>) => t.app.deps.bus.publish(viewerTopic(b.id), { event, data });
+    await publish('phase_changed', { phase: 'live' });
+    const said = { start_time: '00:02', is_final: true };
+    await publish('origin', { sid: 1, text: 'Good morning everyone', speaker_id: 'spk_1', speaker_label: 'Speaker 1', ...said });
+    await publish('translation', {
+      sid: 1,
+      language: 'es',
+      text: 'Buenos días a todos',
+      speaker_id: 'spk_1',
+      speaker_label: 'Speaker 1',
+      is_final: true,
+    });
+    await publish('origin', { sid: 2, text: 'Thank you', speaker_id: 'spk_2', speaker_label: 'Speaker 2', ...said, start_time: '00:05' });
+    await page.waitForSelector('#captions li[data-sid="2"]');
+    const metas = () => page.$$eval('#captions li .meta', (ms) => ms.map((m) => m.textContent));
+    expect(await metas()).toEqual(['00:02 · Speaker 1', '00:05 · Speaker 2']);
+    expect(await page.textContent('#captions li[data-sid="1"] .translation')).toBe('Buenos días a todos');
+    await publish('speaker_renamed', { speaker_id: 'spk_1', new_label: 'Ana', affected_sids: [1] });
+    await expect.poll(metas).toEqual(['00:02 · Ana', '00:05 · Speaker 2']);
+    await publish('speaker_reassigned', { sid: 2, old_speaker_id: 'spk_2', new_speaker_id: 'spk_1', new_speaker_label: 'Ana' });
+    await expect.poll(metas).toEqual(['00:02 · Ana', '00:05 · Ana']);
+    await page.close();
+  });
 
   it('a full broadcast: the second viewer waits in line with its position and gets in when a place frees', async () => {
     const b = await newBroadcast(t, key, { transcription_languages: ['en'], translation_languages: ['es'], max_viewers: 1 });

@@ -57,7 +57,7 @@ describe.each(backends())('session resume (%s)', (backend) => {
   };
   const stopAndWait = async (cl: Client) => {
     cl.send(vt('stop'));
-    return cl.next((m) => m.data?.action === 'task_complete', 60_000);
+    return cl.next((m) => m.data?.action === 'task_complete', 150_000);
   };
 
   it.skipIf(!existsSync(JFK))(
@@ -104,7 +104,7 @@ describe.each(backends())('session resume (%s)', (backend) => {
       ).toContain('country');
       cl2.ws.close();
     },
-    120_000,
+    300_000,
   );
 
   it('resume_token_invalid (malformed or unknown), resume_unavailable (another instance), resume_ownership_mismatch', async () => {

@@ -114,8 +114,14 @@ function setupLanguages(available) {
   const select = $('language');
   select.replaceChildren(new Option('Original only', ''));
   for (const code of available) select.append(new Option(`Original + ${languageName(code)}`, code));
-  let wanted = params.get('lang') ?? localStorage.getItem('parley.viewer.lang') ?? '';
-  if (!params.has('lang') && !localStorage.getItem('parley.viewer.lang')) {
+  let kept = null;
+  try {
+    kept = localStorage.getItem('parley.viewer.lang');
+  } catch {
+    /* storage blocked: no remembered choice */
+  }
+  let wanted = params.get('lang') ?? kept ?? '';
+  if (!params.has('lang') && kept === null) {
     // First visit: the translation in the browser's language, when there is one.
     const base = (navigator.language || '').split('-')[0];
     wanted = available.find((c) => c === navigator.language) ?? available.find((c) => c.split('-')[0] === base) ?? '';

@@ -182,6 +182,24 @@ export interface DiarizeOptions {
 export interface Diarizer extends Engine {
   readonly kind: 'diarizer';
   diarize(audio: PcmAudio, options?: DiarizeOptions): Promise<SpeakerTurn[]>;
+  /** Live diarization of one session (diarizers that can label speech as it arrives). */
+  openLive?(): LiveDiarization;
+}
+
+export interface SpeakerPiece {
+  /** Milliseconds of the audio written so far. */
+  startMs: number;
+  endMs: number;
+  speakerId: string;
+}
+
+/** Speakers of a live session, from 16 kHz mono PCM written as it arrives; bounded memory. */
+export interface LiveDiarization {
+  write(pcm: Int16Array): void;
+  /** The speaker of the latest audio of [fromMs, toMs) (an utterance in progress); nothing is learnt. Null: too little speech yet. */
+  current(fromMs: number, toMs: number): string | null;
+  /** The speakers of a finished utterance [fromMs, toMs), in time order; learnt, and the audio before toMs released. */
+  commit(fromMs: number, toMs: number): SpeakerPiece[];
 }
 
 export interface LanguageGuess {

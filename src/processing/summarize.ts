@@ -12,12 +12,14 @@ import type { BillingService } from '../billing/service.js';
 import { EngineError } from '../engines/errors.js';
 import { refusalError } from '../engines/refusal.js';
 import type { EngineRegistry } from '../engines/registry.js';
-import type { Summarizer, TokenUsage } from '../engines/types.js';
+import type { Summarizer, TokenUsage, Translator } from '../engines/types.js';
+import { baseLanguage, chineseScript, isChinese } from '../languages.js';
 import type { Principal } from '../platform/auth/types.js';
 import { AppError } from '../platform/errors/app-error.js';
 import type { ErrorCode } from '../platform/errors/registry.js';
 import { type SummaryTemplateCatalogue, toSummarySpec } from '../summary-templates/catalogue.js';
 import type { SentenceRecord, TaskStore } from '../tasks/store.js';
+import { translateLines } from './translate-text.js';
 
 export interface SummarizeTaskDeps {
   engines: EngineRegistry;
@@ -73,6 +75,53 @@ export function selectSummarizer(engines: EngineRegistry, language: string, cust
   throw refusalError('llm_init_failed', selected.refusal, { message });
 }
 
+export interface SummaryLanguagePlan {
+  /** The language the summary will be in (what is recorded and reported). */
+  language: string;
+  /** Set when the summarizer's text must be translated into `language` afterwards. */
+  translator: Translator | null;
+}
+
+/**
+ * The language a summary will really be in. An LLM writes the asked language itself. The
+ * built-in tier (no `instructions`) writes in the transcript's language: when another language
+ * was asked, its text is translated line by line by a translator serving the pair; without one
+ * the summary stays in the transcript's language, and that is the language recorded.
+ */
+export function planSummaryLanguage(
+  engines: EngineRegistry,
+  summarizer: Summarizer,
+  textLanguage: string,
+  asked: string,
+): SummaryLanguagePlan {
+  const same =
+    baseLanguage(textLanguage) === baseLanguage(asked) && (!isChinese(asked) || chineseScript(asked) === chineseScript(textLanguage));
+  if (summarizer.capabilities.instructions !== false || same) return { language: asked, translator: null };
+  const t = engines.select({ kind: 'translator', from: textLanguage, to: asked });
+  return t.ok ? { language: asked, translator: t.engine } : { language: textLanguage, translator: null };
+}
+
+/**
+ * The summarizer's text in the planned language. A translation that fails leaves the text in
+ * the transcript's language (and says so) rather than losing the summary.
+ */
+export async function inPlannedLanguage(
+  plan: SummaryLanguagePlan,
+  text: string,
+  textLanguage: string,
+  o: { signal?: AbortSignal; onText?: (cumulative: string) => void; logger?: Logger } = {},
+): Promise<{ text: string; language: string }> {
+  if (!plan.translator) return { text, language: plan.language };
+  try {
+    return { text: await translateLines(plan.translator, text, textLanguage, plan.language, o), language: plan.language };
+  } catch (err) {
+    if (o.signal?.aborted) throw err;
+    o.logger?.warn({ err, from: textLanguage, to: plan.language }, 'summary not translated; kept in the transcript language');
+    o.onText?.(text);
+    return { text, language: textLanguage };
+  }
+}
+
 export async function summarizeTask(
   deps: SummarizeTaskDeps,
   principal: Principal,
@@ -111,6 +160,8 @@ export async function summarizeTask(
   }
 
   const plainText = req.plainText ?? false;
+  const textLanguage = task.transcriptionLanguages?.[0] ?? 'en';
+  const plan = planSummaryLanguage(deps.engines, summarizer, textLanguage, language);
   let result: Awaited<ReturnType<Summarizer['summarize']>>;
   try {
     result = await summarizer.summarize({
@@ -120,7 +171,8 @@ export async function summarizeTask(
       customPrompt: req.mode === 'custom' ? (req.prompt ?? undefined) : undefined,
       plainText,
       signal: o.signal,
-      onDelta: o.onDelta,
+      // Text about to be translated is not shown in the transcript's language first.
+      onDelta: plan.translator ? undefined : o.onDelta,
     });
   } catch (err) {
     if (err instanceof EngineError) {
@@ -133,6 +185,7 @@ export async function summarizeTask(
     }
     throw err;
   }
+  const final = await inPlannedLanguage(plan, result.text, textLanguage, { signal: o.signal, onText: o.onDelta, logger: deps.logger });
   // Charged once the summary exists (idempotent per summary); a text too short to summarize is not charged.
   if (!result.tooShort) {
     try {
@@ -144,8 +197,8 @@ export async function summarizeTask(
   }
   const effectiveTemplate = req.mode === 'builtin' ? (template?.slug ?? null) : (req.template ?? null);
   const revision = await deps.tasks.setSummary(taskId, {
-    text: result.text,
-    language,
+    text: final.text,
+    language: final.language,
     mode: req.mode,
     template: effectiveTemplate,
     plainText,
@@ -159,9 +212,9 @@ export async function summarizeTask(
     revision,
     mode: req.mode,
     template: effectiveTemplate,
-    language,
+    language: final.language,
     plainText,
-    text: result.text,
+    text: final.text,
     tokens: result.usage,
   };
 }

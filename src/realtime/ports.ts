@@ -11,6 +11,7 @@ import type { BroadcastHostDeps } from '../broadcasts/host-session.js';
 import type { EventBus } from '../bus/types.js';
 import type { AudioTools } from '../engines/audio/port.js';
 import type { EngineRegistry } from '../engines/registry.js';
+import { liveDiarizer } from '../engines/streaming/labels.js';
 import type { GlossaryLimits } from '../glossary/index.js';
 import type { KeyAuthenticator } from '../keys/authenticator.js';
 import type { KeyService } from '../keys/service.js';
@@ -86,7 +87,11 @@ export function engineQueryOf(registry: EngineRegistry): EngineQuery {
     servesTranscription: (language) => registry.serves({ kind: 'streaming-stt', language, interimResults: true }),
     streamingRefusal: (need) => {
       const s = registry.select({ kind: 'streaming-stt', ...need });
-      return s.ok ? null : s.refusal;
+      if (s.ok) return null;
+      // A recognizer without diarization of its own, with a live diarizer beside it (recording.ts).
+      if (need.diarization && registry.select({ kind: 'streaming-stt', ...need, diarization: false }).ok && liveDiarizer(registry))
+        return null;
+      return s.refusal;
     },
     translationTargets: (from) =>
       [

@@ -11,7 +11,7 @@ import type { AudioTools, LiveAudioDecoder } from '../engines/audio/port.js';
 import { EngineError } from '../engines/errors.js';
 import { refusalError } from '../engines/refusal.js';
 import type { EngineRegistry } from '../engines/registry.js';
-import { openLabelled } from '../engines/streaming/labels.js';
+import { liveDiarizer, openLabelled } from '../engines/streaming/labels.js';
 import { readableText } from '../engines/text/readable.js';
 import type { RecognizerStream, SttResult } from '../engines/types.js';
 import { applyGlossary, dictionaryFor, type Glossary, termHints, translateWithDictionary } from '../glossary/index.js';
@@ -24,6 +24,7 @@ import type { ChannelSpec } from './channel-spec.js';
 import { ChannelSet, type Lane } from './channels.js';
 import type { ConversationSpeaker } from './conversation.js';
 import { type FinalizeDeps, type FinishKind, finalizeRecording } from './finalize.js';
+import { LiveSpeakers } from './live-speakers.js';
 import type { RecordingSidecar } from './recover.js';
 import type { StartRequest } from './start.js';
 import { wavHeader } from './wav.js';
@@ -75,6 +76,8 @@ export class Recording {
   private stream: RecognizerStream | null = null;
   /** multi_channel: one recognizer per channel (channels.ts) instead of `stream`. */
   channels: ChannelSet | null = null;
+  /** multi_speaker with a recognizer that does not diarize: the live diarizer's labels (live-speakers.ts). */
+  private speakers: LiveSpeakers | null = null;
   /** The session's event stream (open from begin() until finish() or abandon()). */
   private publisher: SessionPublisher | null = null;
   /** PCM that arrived while the recognizer was being switched; fed to the new stream. */
@@ -174,10 +177,25 @@ export class Recording {
       for (const c of s.channels) this.setSpeakerLabel(String(c.channelId), c.label);
     } else this.stream = await this.openStream(this.language, 0, this.talkLabels());
     for (const sp of this.talk?.speakers ?? []) this.setSpeakerLabel(sp.speakerId, sp.label);
+    if (s.recognitionMode === 'multi_speaker') this.speakers = this.openSpeakers();
     // The stream's first event (retained): from here on audiences on any node see the session
     // as live (floating subtitles answer 425 recording_not_ready before). The owner's socket is
     // attached after begin(), so it gets session_started instead.
     this.events.publish({ event: 'status', data: { status: 'started' } });
+  }
+
+  /** multi_speaker: the live diarizer beside a recognizer without diarization of its own. */
+  private openSpeakers(): LiveSpeakers | null {
+    const selected = this.deps.engines.select({ kind: 'streaming-stt', language: this.language, interimResults: true, diarization: true });
+    if (selected.ok) return null; // the recognizer labels speakers itself
+    const diarizer = liveDiarizer(this.deps.engines);
+    if (!diarizer?.openLive) throw new AppError('diarization_unavailable', { variant: 'websocket', details: { language: this.language } });
+    try {
+      return new LiveSpeakers(diarizer.openLive());
+    } catch (err) {
+      this.deps.logger.error({ err }, 'live diarization did not start');
+      throw new AppError('diarization_start_failed', { variant: 'websocket', details: { engine: diarizer.id } });
+    }
   }
 
   /** A channel's recognizer: its results carry the channel and its speaker ("<channel_id>"). */
@@ -272,6 +290,7 @@ export class Recording {
     if (this.channels) copy = this.channels.write(copy);
     else if (this.switching) this.switching.push(copy);
     else this.stream?.write(copy);
+    this.speakers?.write(copy);
     if (copy.length === 0) return;
     const stored = Buffer.alloc(copy.length * 2);
     for (let i = 0; i < copy.length; i++) stored.writeInt16LE(copy[i] as number, i * 2);
@@ -301,6 +320,21 @@ export class Recording {
   }
 
   private onResult(language: string, offsetMs: number, r: SttResult, lane?: Lane): void {
+    if (!r.text.trim()) return;
+    if (!this.speakers || r.speakerId !== undefined) {
+      this.deliver(language, offsetMs, r, lane);
+      return;
+    }
+    if (!r.isFinal) {
+      const speakerId = this.speakers.interim(offsetMs + r.startMs, offsetMs + r.endMs);
+      this.deliver(language, offsetMs, speakerId === null ? r : { ...r, speakerId }, lane);
+      return;
+    }
+    // A final may hold two speakers: one sentence per speaker turn.
+    for (const part of this.speakers.final(r, offsetMs)) this.deliver(language, offsetMs, part, lane);
+  }
+
+  private deliver(language: string, offsetMs: number, r: SttResult, lane?: Lane): void {
     if (!r.text.trim()) return;
     this.onSpeech();
     const glossary = this.glossary;

@@ -100,7 +100,6 @@ function checkMultiSpeaker(transcription: string[], engines: EngineQuery): void 
     throw new Reject(
       refusalError('diarization_unavailable', refusal, { variant: 'websocket', details: { field: 'recognition_mode', language } }),
     );
-  laterMode('multi_speaker');
 }
 
 function laterMode(mode: string): never {

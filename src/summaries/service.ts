@@ -24,7 +24,8 @@ import type { SummaryResult, TextLanguageIdentifier, Translator } from '../engin
 import { PlanService } from '../plans/service.js';
 import type { Principal } from '../platform/auth/types.js';
 import { AppError } from '../platform/errors/app-error.js';
-import { isCreditError, selectSummarizer } from '../processing/summarize.js';
+import { inPlannedLanguage, isCreditError, planSummaryLanguage, selectSummarizer } from '../processing/summarize.js';
+import { translateLines } from '../processing/translate-text.js';
 import { type SummaryTemplateCatalogue, toSummarySpec } from '../summary-templates/catalogue.js';
 import type { TaskService } from '../tasks/service.js';
 import type { SummaryRecord, TaskRecord, TaskStore } from '../tasks/store.js';
@@ -68,6 +69,8 @@ export class SummaryService {
     const language = p.language ?? task.transcriptionLanguages?.[0] ?? 'en';
     const input = this.checkText(segments.join('\n'));
     const summarizer = selectSummarizer(this.d.engines, language, p.mode === 'custom');
+    const textLanguage = task.transcriptionLanguages?.[0] ?? 'en';
+    const plan = planSummaryLanguage(this.d.engines, summarizer, textLanguage, language);
     const price = await this.checkBilling(principal, 'regen_summary');
     const startRevision = (await this.d.store.getTranscript(task.taskId))?.revision ?? 0;
     return {
@@ -80,13 +83,15 @@ export class SummaryService {
             customPrompt: p.prompt ?? undefined,
             plainText: p.plainText,
             signal,
-            onDelta: sink,
+            // Text about to be translated is not shown in the transcript's language first.
+            onDelta: plan.translator ? undefined : sink,
           }),
         );
+        const final = await inPlannedLanguage(plan, result.text, textLanguage, { signal, onText: sink, logger: this.d.logger });
         const effectiveTemplate = p.mode === 'builtin' ? p.template : p.promptSlug;
         const record: SummaryRecord = {
-          text: result.text,
-          language,
+          text: final.text,
+          language: final.language,
           mode: p.mode,
           template: effectiveTemplate,
           plainText: p.plainText,
@@ -113,8 +118,10 @@ export class SummaryService {
   async prepareAdHoc(principal: Principal, text: string, p: SummaryParams): Promise<PreparedRun> {
     const template = this.template(p);
     const input = this.checkText(text);
-    const language = p.language ?? (await this.guessLanguage(text));
+    const textLanguage = await this.guessLanguage(text);
+    const language = p.language ?? textLanguage;
     const summarizer = selectSummarizer(this.d.engines, language, p.mode === 'custom');
+    const plan = planSummaryLanguage(this.d.engines, summarizer, textLanguage, language);
     const price = await this.checkBilling(principal, 'summary');
     // Paragraphs are the segments (their indexes are what a level-3 fallback reports).
     const segments = text
@@ -131,13 +138,14 @@ export class SummaryService {
             customPrompt: p.prompt ?? undefined,
             plainText: p.plainText,
             signal,
-            onDelta: sink,
+            onDelta: plan.translator ? undefined : sink,
           }),
         );
+        const final = await inPlannedLanguage(plan, result.text, textLanguage, { signal, onText: sink, logger: this.d.logger });
         const billing = result.tooShort ? null : await this.charge(principal, 'summary', null, price, input);
         const record: SummaryRecord = {
-          text: result.text,
-          language,
+          text: final.text,
+          language: final.language,
           mode: p.mode,
           template: p.mode === 'builtin' ? p.template : p.promptSlug,
           plainText: p.plainText,
@@ -287,7 +295,7 @@ export class SummaryService {
     return result;
   }
 
-  /** Translates line by line, keeping Markdown structure (headings, list marks) and blank lines. */
+  /** The text translated line by line (Markdown kept); engine failures become the error event. */
   private async translateText(
     translator: Translator,
     text: string,
@@ -296,26 +304,15 @@ export class SummaryService {
     sink: TextSink,
     signal: AbortSignal,
   ): Promise<string> {
-    const out: string[] = [];
-    for (const line of text.split('\n')) {
-      signal.throwIfAborted();
-      const m = /^(\s*(?:#{1,6}\s+|[-*+•]\s+|\d+[.)]\s+|>\s?)?)(.*)$/.exec(line)!;
-      const [, prefix = '', body = ''] = m;
-      if (!body.trim()) {
-        out.push(line);
-        continue;
-      }
-      try {
-        out.push(prefix + (await translator.translate(body, { from, to, signal })));
-      } catch (err) {
-        this.d.logger.warn({ err, from, to }, 'summary translation failed');
-        if (err instanceof EngineError && err.code.startsWith('llm_'))
-          throw new AppError(err.code, { details: { retryable: err.retryable } });
-        throw new AppError('translation_failed', { details: { source_lang: from, translation_language: to } });
-      }
-      sink(out.join('\n'));
+    try {
+      return await translateLines(translator, text, from, to, { signal, onText: sink });
+    } catch (err) {
+      if (signal.aborted) throw err;
+      this.d.logger.warn({ err, from, to }, 'summary translation failed');
+      if (err instanceof EngineError && err.code.startsWith('llm_'))
+        throw new AppError(err.code, { details: { retryable: err.retryable } });
+      throw new AppError('translation_failed', { details: { source_lang: from, translation_language: to } });
     }
-    return out.join('\n').trim();
   }
 
   private async charge(principal: Principal, type: OneOffType, taskId: string | null, price: number, characters: number) {
@@ -358,7 +355,7 @@ export class SummaryService {
   private summaryFields(result: SummaryResult, r: SummaryRecord): Record<string, unknown> {
     return {
       tokens_used: { input: result.usage.input, output: result.usage.output },
-      final_content: result.text,
+      final_content: r.text,
       mode: r.mode,
       template: r.template,
       plain_text: r.plainText,

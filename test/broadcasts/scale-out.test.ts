@@ -2,16 +2,19 @@
  * A broadcast across two app instances sharing only PostgreSQL and Redis: the host streams
  * jfk.flac to one instance, a viewer on the other receives its captions in order, and
  * max_viewers holds across both (a viewer on the host's instance waits in the queue until the
- * first viewer leaves).
+ * first viewer leaves). Spoken translations (tts_ready) are made once on the host's instance
+ * and reach a tts viewer on the other.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { connect, jfkPcm, type Msg, startLiveApp, streamPcm, vt } from '../realtime/support.js';
+import { EngineRegistry } from '../../src/engines/registry.js';
+import type { AnyEngine } from '../../src/engines/types.js';
+import { connect, jfkPcm, liveEngines, type Msg, startLiveApp, streamPcm, vt } from '../realtime/support.js';
 import { api, createPgSchema, dropPgSchema, type TestApp } from '../support/app.js';
 import { testRedisUrl } from '../support/services.js';
-import { newBroadcast, openViewer } from './support.js';
+import { newBroadcast, openViewer, ttsEngines } from './support.js';
 
 const redisUrl = testRedisUrl();
 const pg = Boolean(process.env.DATABASE_URL);
@@ -29,11 +32,17 @@ describe.skipIf(!redisUrl || !pg)('broadcast fan-out across two instances (Postg
     cleanup.push(() => {
       for (const d of dirs) rmSync(d, { recursive: true, force: true });
     });
-    const open = (dir: string, roles: string): Promise<TestApp> =>
-      startLiveApp('postgres', { env: { PARLEY_ROLES: roles, REDIS_URL: redisUrl! }, reuse: { dataDir: dir, pgSchema } });
+    // The host's instance synthesizes (eSpeak NG beside the live engines); the viewers' instance has no synthesizer.
+    const live = await liveEngines();
+    const withTts = EngineRegistry.fromEngines([
+      ...(['streaming-stt', 'translator', 'summarizer'] as const).flatMap((k) => live.enginesOf(k) as AnyEngine[]),
+      ...(await ttsEngines()).enginesOf('tts'),
+    ]);
+    const open = (dir: string, roles: string, engines?: EngineRegistry): Promise<TestApp> =>
+      startLiveApp('postgres', { engines, env: { PARLEY_ROLES: roles, REDIS_URL: redisUrl! }, reuse: { dataDir: dir, pgSchema } });
     const a = await open(dirs[0]!, 'api,worker');
     cleanup.push(() => a.close());
-    const b = await open(dirs[1]!, 'api,realtime');
+    const b = await open(dirs[1]!, 'api,realtime', withTts);
     cleanup.push(() => b.close());
 
     const created = await a.app.deps.keys.createKey({});
@@ -41,7 +50,7 @@ describe.skipIf(!redisUrl || !pg)('broadcast fan-out across two instances (Postg
     const key = created.api_key;
     const channel = await newBroadcast(a, key, { transcription_languages: ['en'], translation_languages: ['es'], max_viewers: 1 });
 
-    const onA = await openViewer(a, channel.token);
+    const onA = await openViewer(a, channel.token, '?tts=true');
     await onA.next((e) => e.event === 'connected');
     const onB = await openViewer(b, channel.token);
     expect((await onB.next((e) => e.event === 'queued')).data.position).toBe(1);
@@ -56,6 +65,9 @@ describe.skipIf(!redisUrl || !pg)('broadcast fan-out across two instances (Postg
     const finals = onA.events.filter((e) => e.event === 'origin' && e.data.is_final).map((e) => e.data.sid as number);
     expect(finals.length).toBeGreaterThan(0);
     expect([...finals].sort((x, y) => x - y)).toEqual(finals);
+    // The audio of a final translation, made on the host's instance, reaches the viewer on the other.
+    const spoken = await onA.next((e) => e.event === 'tts_ready', 30_000);
+    expect(spoken.data).toMatchObject({ language: 'es', format: 'mp3', audio: expect.any(String) });
     // The waiting viewer on the host's instance saw no captions.
     expect(onB.events.some((e) => e.event === 'origin' || e.event === 'translation')).toBe(false);
 

@@ -78,7 +78,7 @@ describe('broadcast viewer stream (sqlite, real host)', () => {
     expect((await spanish.next((e) => e.event === 'phase_changed')).data.message).toMatch(/live/);
     expect((await chinese.next((e) => e.event === 'phase_changed')).data.message).toMatch(/直播/);
     await streamPcm(host, pcm.subarray(32_000 * 2), 4);
-    await early.next((e) => e.event === 'translation' && e.data.language === 'fr', 30_000);
+    await early.next((e) => e.event === 'translation' && e.data.language === 'fr' && e.data.is_final, 30_000);
     await waitFor(host, () => early.events.filter((e) => e.event === 'translation' && e.data.language === 'es').length >= 1, 10_000);
 
     // Captions: origin with start_time from go-live; the lang=es viewer gets no French.
@@ -94,6 +94,11 @@ describe('broadcast viewer stream (sqlite, real host)', () => {
     expect(spanish.events.some((e) => e.event === 'origin')).toBe(true);
 
     // A late joiner: connected (live), then only final sentences from the replay, no interims.
+    // Once the host's sentences are done (no new event for 1.5 s), so what follows `connected` is the replay.
+    for (let n = -1; n !== early.events.length; ) {
+      n = early.events.length;
+      await new Promise((r) => setTimeout(r, 1500));
+    }
     const late = await openViewer(t, b.token);
     expect((await late.next((e) => e.event === 'connected')).data.phase).toBe('live');
     await late.next((e) => e.event === 'origin');

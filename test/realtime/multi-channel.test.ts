@@ -73,7 +73,7 @@ describe.skipIf(!haveAudio).each(backends())('multi_channel live sessions (%s)',
     });
     await stream(cl, pcmOf(2), 4);
     cl.send(vt('stop'));
-    const done = await event(cl, 'task_complete', 60_000);
+    const done = await event(cl, 'task_complete', 150_000);
     expect(done.data.status).toBe('completed');
     const finals = cl.messages.filter((m) => m.data?.action === 'result' && m.data.origin.is_final).map((m) => m.data.origin);
     const left = finals.filter((o) => o.channel_id === 1);
@@ -114,7 +114,7 @@ describe.skipIf(!haveAudio).each(backends())('multi_channel live sessions (%s)',
     expect(reassign.status).toBe(422);
     expect(reassign.body.error_code ?? reassign.body.data?.error_code).toBe('speaker_op_not_allowed_multi_channel');
     cl.ws.close();
-  }, 120_000);
+  }, 240_000);
 
   const refused = async (start: Record<string, unknown>, code: string) => {
     const { cl } = await client();

@@ -86,10 +86,10 @@ describe('start validation', () => {
     });
   });
 
-  it('multi_speaker served by a recognizer still waits for the live modes', () => {
+  it('multi_speaker served (recognizer with diarization, or a live diarizer beside it) starts in that mode', () => {
     const ok = { ...engines, servesTranscription: (l: string) => l === 'fr' };
     const r = validateStart({ ...base, recognition_mode: 'multi_speaker', transcription_languages: ['fr'] }, ok);
-    expect(!r.ok && r.error.code).toBe('invalid_recognition_mode');
+    expect(r.ok && r.start.recognitionMode).toBe('multi_speaker');
   });
 
   it('case-sensitive lists give field and valid_values', () => {

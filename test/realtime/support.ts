@@ -5,7 +5,7 @@ import { loadConfig } from '../../src/config.js';
 import { apertiumFactory } from '../../src/engines/builtin/apertium.js';
 import { extractiveSummarizerFactory } from '../../src/engines/builtin/extractive-summarizer.js';
 import { pocketsphinxStreamingFactory } from '../../src/engines/builtin/pocketsphinx/index.js';
-import { EngineRegistry } from '../../src/engines/registry.js';
+import { type EngineFactory, EngineRegistry } from '../../src/engines/registry.js';
 import type { AnyEngine } from '../../src/engines/types.js';
 import { createLogger } from '../../src/platform/logging.js';
 import { realKey } from '../billing/support.js';
@@ -87,10 +87,10 @@ export function connect(t: TestApp, protocols: string[]): Promise<Client> {
 }
 
 /** Real built-in engines for live sessions: PocketSphinx (English streaming), Apertium pairs, the extractive summarizer. */
-export async function liveEngines(): Promise<EngineRegistry> {
+export async function liveEngines(extra: EngineFactory[] = []): Promise<EngineRegistry> {
   const ctx = { config: loadConfig({}), modelsDir: '/nowhere', logger: createLogger('silent') };
   const out: AnyEngine[] = [];
-  for (const f of [pocketsphinxStreamingFactory, apertiumFactory, extractiveSummarizerFactory]) {
+  for (const f of [pocketsphinxStreamingFactory, apertiumFactory, extractiveSummarizerFactory, ...extra]) {
     const e = await f.create(ctx as never);
     if ('unavailable' in e) throw new Error(`${f.id} unavailable: ${e.unavailable}`);
     out.push(e as AnyEngine);

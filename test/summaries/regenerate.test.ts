@@ -108,6 +108,22 @@ describe.each(backends())('regenerate summary over SSE, built-in tier (%s)', (ba
     expect(await balance(f)).toBeCloseTo(100 - price(), 3);
   });
 
+  it('another summary language: the built-in text is translated when a translator serves the pair, else kept and reported as the transcript language', async () => {
+    const f = await funded(t, 100);
+    const task = await seed(t, f.principal, MEETING);
+    const es = await (await openStream(url(task.taskId, '?mode=builtin&template=action-items&language=es'), { key: f.key })).all();
+    const done = es.at(-1)!.data;
+    expect(done.summary_language).toBe('es');
+    expect(done.final_content).toMatch(/^## .+\n- Maria enviará/);
+    expect(done.final_content).not.toContain('will send');
+    // Interim text is never shown in English first.
+    expect(es.filter((e) => e.event === 'summary_regeneration').every((e) => !e.data.text.includes('will send'))).toBe(true);
+    // No English-to-Japanese engine here: the English summary, said to be English.
+    const ja = await (await openStream(url(task.taskId, '?mode=builtin&template=action-items&language=ja'), { key: f.key })).all();
+    expect(ja.at(-1)!.data).toMatchObject({ summary_language: 'en-US' });
+    expect(ja.at(-1)!.data.final_content).toContain('Maria will send the updated launch budget to finance by Friday.');
+  });
+
   it('the api_key query wins over the X-API-Key header on this endpoint', async () => {
     const owner = await funded(t, 100);
     const other = await funded(t, 100);

@@ -1,15 +1,16 @@
 /**
  * eSpeak NG text-to-speech (Debian libespeak-ng1 through koffi): robotic but instant, every
  * common language, male and female variants, and exact word boundaries from the library's
- * own word events. Audio is encoded to MP3 by an ffmpeg (libmp3lame) started ahead of need
- * (espeak-mp3.ts), so a short sentence is ready in well under 100 ms.
+ * own word events. Audio is encoded to MP3 by one long-running ffmpeg (libmp3lame) that cuts
+ * each sentence out of its stream as whole frames (espeak-mp3.ts): no process start per
+ * sentence, so a short sentence is ready in a few milliseconds.
  */
 import { normalizeLanguage } from '../../languages.js';
 import { EngineError } from '../errors.js';
 import type { EngineFactory } from '../registry.js';
 import { placeBoundaries, sentencePieces } from '../tts-stream.js';
 import type { SynthesisChunk, SynthesisResult, SynthesizeOptions, Synthesizer, Voice, WordBoundary } from '../types.js';
-import { WarmMp3Encoder } from './espeak-mp3.js';
+import { StreamingMp3Encoder } from './espeak-mp3.js';
 import { espeakHasVoice, espeakSampleRate, espeakSynthesize, type WordEvent } from './espeak-native.js';
 
 /** Served tag -> eSpeak voice. Chinese: Mandarin for zh-CN/zh-TW, Cantonese for zh-HK. */
@@ -110,10 +111,10 @@ export class EspeakSynthesizer implements Synthesizer {
   private readonly byLanguage = new Map<string, VoiceEntry[]>();
   private readonly byName = new Map<string, VoiceEntry>();
 
-  private readonly encoder: WarmMp3Encoder;
+  private readonly encoder: StreamingMp3Encoder;
 
   constructor(ffmpegPath: string, languages: ReadonlyArray<readonly [string, string, string]>) {
-    this.encoder = new WarmMp3Encoder(ffmpegPath, espeakSampleRate());
+    this.encoder = new StreamingMp3Encoder(ffmpegPath, espeakSampleRate());
     for (const [tag, espeakVoice, label] of languages) {
       const voices = VARIANTS.map(([suffix, variant, gender], n) => ({
         voice_name: `espeak-${tag}-${suffix}`,

@@ -13,8 +13,9 @@
  *   general heading;
  * - a transcript too short to summarize (under MIN_SENTENCES sentences or MIN_WORDS words)
  *   comes back cleaned and whole, marked `tooShort` (callers do not charge it as a summary);
- * - the summary is in the transcript's own language (the domain translates it when another
- *   summary language is asked and a translator exists); a custom prompt cannot be followed
+ * - the summary is in the transcript's own language (processing/summarize.ts
+ *   `planSummaryLanguage` translates it when another summary language is asked and a
+ *   translator serves the pair); a custom prompt cannot be followed
  *   (capability `instructions` false: callers refuse custom mode without an LLM).
  * Usage is counted in characters (input: transcript characters read; output: characters written).
  */

@@ -5,7 +5,14 @@
  * and `speakerId` onto every result (a speaker the engine itself reports, from its own
  * diarization, wins over the label). `openPerChannel` splits interleaved PCM for them.
  */
-import type { RecognizerStream, StreamingRecognizer, StreamingSttOptions, SttResult } from '../types.js';
+import type { EngineRegistry } from '../registry.js';
+import type { Diarizer, RecognizerStream, StreamingRecognizer, StreamingSttOptions, SttResult } from '../types.js';
+
+/** A diarizer that labels speakers as audio arrives (multi_speaker live sessions beside a plain recognizer), if one is loaded. */
+export function liveDiarizer(registry: EngineRegistry): Diarizer | null {
+  const d = registry.select({ kind: 'diarizer' });
+  return d.ok && typeof d.engine.openLive === 'function' ? d.engine : null;
+}
 
 export function openLabelled(recognizer: StreamingRecognizer, options: StreamingSttOptions): Promise<RecognizerStream> {
   const { channel, speakerId } = options;

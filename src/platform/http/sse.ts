@@ -47,11 +47,33 @@ export interface SseOptions {
   policy?: OutboxPolicy;
 }
 
+/** A payload serialized once and sent to many streams as is (see `sharedJson`). */
+export class SseJson {
+  constructor(readonly text: string) {}
+}
+
+const shared = new WeakMap<object, SseJson>();
+
+/**
+ * The JSON of a payload that many streams send unchanged (a broadcast's captions and audio to
+ * each of its viewers): serialized on first use and reused for as long as the object lives,
+ * so N viewers cost one JSON.stringify, not N. The object must not change afterwards.
+ */
+export function sharedJson(data: object): SseJson {
+  let json = shared.get(data);
+  if (!json) {
+    json = new SseJson(JSON.stringify(data));
+    shared.set(data, json);
+  }
+  return json;
+}
+
 function frameOf(event: string, data: unknown, id?: string | number): string {
   let frame = '';
   if (id !== undefined) frame += `id: ${id}\n`;
   frame += `event: ${event}\n`;
-  for (const line of JSON.stringify(data).split('\n')) frame += `data: ${line}\n`;
+  const json = data instanceof SseJson ? data.text : JSON.stringify(data);
+  for (const line of json.split('\n')) frame += `data: ${line}\n`;
   return `${frame}\n`;
 }
 

@@ -18,10 +18,19 @@
  */
 import { EngineError } from '../../errors.js';
 import type { EngineFactory } from '../../registry.js';
-import type { DiarizeOptions, Diarizer, PcmAudio, SpeakerTurn, SpeechSegment, VoiceActivityDetector } from '../../types.js';
+import type {
+  DiarizeOptions,
+  Diarizer,
+  LiveDiarization,
+  PcmAudio,
+  SpeakerTurn,
+  SpeechSegment,
+  VoiceActivityDetector,
+} from '../../types.js';
 import { sileroVadFactory } from '../silero-vad.js';
 import { clusterVoices } from './clustering.js';
 import { type FeatureMatrix, FRAME_HOP, mfcc, normalizeTogether } from './features.js';
+import { OnlineDiarizer } from './online.js';
 import { pitchTrack } from './pitch.js';
 import { refineChanges } from './resegment.js';
 import { splitAtSpeakerChanges } from './segmentation.js';
@@ -71,6 +80,11 @@ export class ClassicDiarizer implements Diarizer {
   readonly capabilities = { languages: ['*'], diarization: true };
 
   constructor(private readonly vad: VoiceActivityDetector) {}
+
+  /** Live sessions: incremental clustering on the same voice profiles (online.ts). */
+  openLive(): LiveDiarization {
+    return new OnlineDiarizer();
+  }
 
   async diarize(audio: PcmAudio, options: DiarizeOptions = {}): Promise<SpeakerTurn[]> {
     if (audio.sampleRate !== SAMPLE_RATE) {

@@ -1,0 +1,156 @@
+/**
+ * Live (online) diarization on the classic diarizer's cues, in bounded memory: the audio of
+ * the utterance being spoken (at most MAX_BUFFER_MS), and per speaker one VoiceProfile (a
+ * Gaussian of its cepstra and a pitch histogram: a few KB, whatever the length of the session).
+ *
+ * - `current(from, to)`: the speaker of the latest audio, for interim results. The utterance
+ *   so far (its last LOOKBACK_MS) is cut at speaker changes (segmentation.ts) and its last
+ *   piece matched against the known speakers; nothing is learnt.
+ * - `commit(from, to)`: a finished utterance. Its pieces are matched in order, each to the
+ *   closest known voice when that voice is "the same" (dissimilarity < 1), else to a new
+ *   speaker when the piece is long enough to stand as a person of its own, else to the
+ *   closest voice; the matched voices learn the pieces (incremental clustering), and the
+ *   audio before `to` is released. The final's speakers may differ from what the interims
+ *   said: the final is the correction.
+ *
+ * ΔBIC compares log-determinants, so it does not change under one affine transform of all
+ * features: the recording-wide cepstral normalization of the file diarizer is not needed here.
+ */
+import type { LiveDiarization, SpeakerPiece } from '../../types.js';
+import { mfcc } from './features.js';
+import { pitchTrack } from './pitch.js';
+import { splitAtSpeakerChanges } from './segmentation.js';
+import { DEFAULT_TUNING, dissimilarity, type ProfileTuning, VoiceProfile } from './voice-profile.js';
+
+const SAMPLE_RATE = 16000;
+const SAMPLES_PER_MS = SAMPLE_RATE / 1000;
+const MS_PER_FRAME = 10;
+/** Audio kept for the utterance in progress (a longer utterance is judged on its last part). */
+const MAX_BUFFER_MS = 30_000;
+/** Interim labelling looks at this much of the utterance so far. */
+const LOOKBACK_MS = 8_000;
+/** Frames of speech a piece needs to become a new speaker. */
+const MIN_NEW_SPEAKER_FRAMES = 120;
+/** Frames a piece needs to be judged at all (shorter ones take the neighbouring speaker). */
+const MIN_JUDGED_FRAMES = 50;
+/** Speakers one session tells apart; beyond, pieces go to the closest known voice. */
+const MAX_SPEAKERS = 16;
+
+interface Voice {
+  id: string;
+  profile: VoiceProfile;
+}
+
+export class OnlineDiarizer implements LiveDiarization {
+  /** Samples from `bufferStartMs` on. */
+  private buffer = new Float32Array(MAX_BUFFER_MS * SAMPLES_PER_MS);
+  private length = 0;
+  private bufferStartMs = 0;
+  private readonly voices: Voice[] = [];
+
+  constructor(private readonly tuning: ProfileTuning = DEFAULT_TUNING) {}
+
+  get speakers(): number {
+    return this.voices.length;
+  }
+
+  /** Bytes held: the audio buffer and the voices (bounded whatever the session's length). */
+  get heldBytes(): number {
+    return this.buffer.byteLength + this.voices.length * 4096;
+  }
+
+  write(pcm: Int16Array): void {
+    let src = pcm;
+    // Past the cap, the oldest audio goes (a very long utterance is judged on its last part).
+    const overflow = this.length + src.length - this.buffer.length;
+    if (src.length >= this.buffer.length) {
+      this.bufferStartMs += overflow / SAMPLES_PER_MS;
+      this.length = 0;
+      src = src.subarray(src.length - this.buffer.length);
+    } else if (overflow > 0) {
+      this.buffer.copyWithin(0, overflow, this.length);
+      this.length -= overflow;
+      this.bufferStartMs += overflow / SAMPLES_PER_MS;
+    }
+    for (let i = 0; i < src.length; i++) this.buffer[this.length++] = (src[i] as number) / 32768;
+  }
+
+  current(fromMs: number, toMs: number): string | null {
+    const pieces = this.pieces(Math.max(fromMs, toMs - LOOKBACK_MS), toMs);
+    const last = pieces.at(-1);
+    if (!last) return this.voices.length === 1 ? (this.voices[0] as Voice).id : null;
+    return this.match([...this.voices], pieces).at(-1)?.speakerId ?? null;
+  }
+
+  commit(fromMs: number, toMs: number): SpeakerPiece[] {
+    const pieces = this.pieces(fromMs, toMs);
+    const out = this.match(this.voices, pieces);
+    this.release(toMs);
+    return out;
+  }
+
+  /** Drops the audio before `ms` (it belongs to finished utterances). */
+  private release(ms: number): void {
+    const drop = Math.min(this.length, Math.max(0, Math.round((ms - this.bufferStartMs) * SAMPLES_PER_MS)));
+    if (drop <= 0) return;
+    this.buffer.copyWithin(0, drop, this.length);
+    this.length -= drop;
+    this.bufferStartMs += drop / SAMPLES_PER_MS;
+  }
+
+  /** [fromMs, toMs) of the buffer cut at speaker changes, each piece with its voice profile. */
+  private pieces(fromMs: number, toMs: number): Array<{ startMs: number; endMs: number; profile: VoiceProfile }> {
+    const a = Math.max(0, Math.round((fromMs - this.bufferStartMs) * SAMPLES_PER_MS));
+    const b = Math.min(this.length, Math.round((toMs - this.bufferStartMs) * SAMPLES_PER_MS));
+    if (b - a < MIN_JUDGED_FRAMES * 160) return [];
+    const samples = this.buffer.subarray(a, b);
+    const features = mfcc(samples);
+    if (features.frames === 0) return [];
+    const f0 = pitchTrack(samples, features.frames);
+    const startMs = this.bufferStartMs + a / SAMPLES_PER_MS;
+    return splitAtSpeakerChanges(features, f0, 0, features.frames, this.tuning).map(([from, to]) => ({
+      startMs: startMs + from * MS_PER_FRAME,
+      endMs: to === features.frames ? startMs + (b - a) / SAMPLES_PER_MS : startMs + to * MS_PER_FRAME,
+      profile: VoiceProfile.of(features, f0, from, to),
+    }));
+  }
+
+  /**
+   * Speakers of pieces in time order, learnt into `voices` (the caller passes a copy to only
+   * look). Pieces too short to judge take the speaker of the previous piece (or the next).
+   */
+  private match(voices: Voice[], pieces: ReadonlyArray<{ startMs: number; endMs: number; profile: VoiceProfile }>): SpeakerPiece[] {
+    const ids: Array<string | null> = pieces.map((p) => {
+      if (p.profile.frames < MIN_JUDGED_FRAMES) return null;
+      let best: Voice | null = null;
+      let bestD = Number.POSITIVE_INFINITY;
+      for (const v of voices) {
+        const d = dissimilarity(p.profile, v.profile, this.tuning);
+        if (d < bestD) {
+          bestD = d;
+          best = v;
+        }
+      }
+      const isNew = !best || (bestD >= 1 && p.profile.frames >= MIN_NEW_SPEAKER_FRAMES && voices.length < MAX_SPEAKERS);
+      if (isNew) {
+        const v = { id: String(voices.length + 1), profile: p.profile };
+        voices.push(v);
+        return v.id;
+      }
+      const v = best as Voice;
+      const i = voices.indexOf(v);
+      voices[i] = { id: v.id, profile: v.profile.merge(p.profile) };
+      return v.id;
+    });
+    for (let i = 0; i < ids.length; i++) ids[i] ??= ids[i - 1] ?? null;
+    for (let i = ids.length - 1; i >= 0; i--) ids[i] ??= ids[i + 1] ?? null;
+    const out: SpeakerPiece[] = [];
+    pieces.forEach((p, i) => {
+      const speakerId = ids[i] ?? voices[0]?.id ?? '1';
+      const last = out.at(-1);
+      if (last && last.speakerId === speakerId) last.endMs = Math.round(p.endMs);
+      else out.push({ startMs: Math.round(p.startMs), endMs: Math.round(p.endMs), speakerId });
+    });
+    return out;
+  }
+}

@@ -1,0 +1,207 @@
+/**
+ * multi_speaker live sessions over a real WebSocket: the real PocketSphinx recognizes,
+ * the classic diarizer's live (online) clustering labels speakers as the audio arrives.
+ * stereo_diarization.wav mixed to mono: two speakers, each
+ * sentence's speaker_id no later than 3 s after its audio, the "curtain" sentence on the
+ * left voice. Speaker actions (rename, reassign, merge) follow the REST rules and reach
+ * every subscriber of the session stream.
+ */
+import { execFileSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { classicDiarizerFactory } from '../../src/engines/builtin/diarizer/index.js';
+import type { SessionEvent } from '../../src/stream/events.js';
+import { api, backends, type TestApp } from '../support/app.js';
+import { connect, errorWith, event, liveEngines, type Msg, startLiveApp, startSession, ticketAndKey, vt } from './support.js';
+
+const STEREO = new URL('../../../shared/audio/stereo_diarization.wav', import.meta.url).pathname;
+const haveAudio = existsSync(STEREO);
+
+const pcm = (filter: string[]) =>
+  execFileSync('ffmpeg', ['-v', 'error', '-i', STEREO, ...filter, '-f', 's16le', '-ar', '16000', '-ac', '1', 'pipe:1'], {
+    maxBuffer: 16 << 20,
+  });
+
+/** RMS of one channel of the stereo original over [fromMs, toMs). */
+function rms(channel: number, fromMs: number, toMs: number): number {
+  const stereo = execFileSync('ffmpeg', ['-v', 'error', '-i', STEREO, '-f', 's16le', '-ar', '16000', '-ac', '2', 'pipe:1'], {
+    maxBuffer: 16 << 20,
+  });
+  let sum = 0;
+  let n = 0;
+  for (let f = Math.floor(fromMs * 16); f < Math.min(stereo.length / 4, toMs * 16); f++, n++)
+    sum += stereo.readInt16LE(f * 4 + channel * 2) ** 2;
+  return Math.sqrt(sum / Math.max(1, n));
+}
+
+describe.skipIf(!haveAudio).each(backends())('multi_speaker live sessions (%s)', (backend) => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startLiveApp(backend, { engines: await liveEngines([classicDiarizerFactory]) });
+  }, 60_000);
+  afterAll(() => t?.close());
+
+  it('stereo_diarization mixed to mono: two speakers live, each known within 3 s of its audio, "curtain" on the left voice; rename/reassign/merge reach the stream', async () => {
+    const { ticket, key } = await ticketAndKey(t);
+    const cl = await connect(t, [`ticket.${ticket}`]);
+    const started = await startSession(cl, { recognition_mode: 'multi_speaker' });
+    expect(started.data.recognition_mode).toBe('multi_speaker');
+    const taskId = started.data.task_id as string;
+    // A viewer: a subscriber of the session stream over the bus, as broadcast and subtitle viewers are.
+    const seen: SessionEvent[] = [];
+    const viewer = await t.app.deps.streams.subscribe(taskId, (e) => seen.push(e));
+
+    const arrivals = new Map<Msg, number>();
+    cl.ws.on('message', () => {
+      const m = cl.messages.at(-1);
+      if (m) arrivals.set(m, Date.now());
+    });
+    // Real-time pace; when each audio position (ms) was sent.
+    const sentAt: number[] = [];
+    const audio = Buffer.concat([pcm(['-af', 'pan=mono|c0=0.5*c0+0.5*c1']), Buffer.alloc(48_000)]);
+    const t0 = Date.now();
+    for (let i = 0; i < audio.length; i += 3200) {
+      sentAt.push(Date.now());
+      cl.send(vt('audio', { audio: audio.subarray(i, i + 3200).toString('base64') }));
+      const due = t0 + ((i + 3200) / 32000) * 1000;
+      await new Promise((r) => setTimeout(r, Math.max(0, due - Date.now())));
+    }
+    // Wait for the last final (speech ends at 4.7 s).
+    const finals = () => cl.messages.filter((m) => m.data?.action === 'result' && m.data.origin.is_final);
+    const until = Date.now() + 90_000;
+    while (!finals().some((m) => m.data.origin.end_ms > 4000) && Date.now() < until) await new Promise((r) => setTimeout(r, 100));
+    const origins = finals().map((m) => m.data.origin);
+    expect(new Set(origins.map((o) => o.speaker_id)).size).toBe(2);
+    expect(origins.every((o) => o.speaker_id === '1' || o.speaker_id === '2')).toBe(true);
+    const curtain = origins.find((o) => /curtain/.test(o.text.toLowerCase()));
+    expect(curtain, JSON.stringify(origins)).toBeDefined();
+    // Which voice a sentence is, from the stereo original: the "curtain" sentence is where only
+    // the left channel speaks; the other speaker's sentence is where the right channel is louder.
+    // (A sentence's audio: from the end of the previous final to its own end_ms.)
+    const span = (o: (typeof origins)[number]) => [origins[origins.indexOf(o) - 1]?.end_ms ?? 0, o.end_ms] as const;
+    expect(rms(0, ...span(curtain))).toBeGreaterThan(10 * rms(1, ...span(curtain)));
+    const otherSentence = origins.find((o) => o.speaker_id !== curtain.speaker_id);
+    expect(rms(1, ...span(otherSentence))).toBeGreaterThan(rms(0, ...span(otherSentence)));
+    // Each sentence's speaker is known within 3 s of its audio: the first result (interim or
+    // final) with the sentence's speaker_id covers audio no further than 3 s past the
+    // sentence's start (audio time, so a busy machine's recognition lag does not count; the
+    // wall-clock delay is printed). A final splits an utterance at the speaker change, so the
+    // later sentence's own sid exists only from the final on; its speaker is on the interims before.
+    const results = cl.messages.filter((m) => m.data?.action === 'result');
+    for (const o of origins) {
+      const startMs = span(o)[0];
+      const first = results.find((m) => m.data.origin.end_ms > startMs + 300 && m.data.origin.speaker_id === o.speaker_id) as Msg;
+      const wall = (arrivals.get(first) as number) - (sentAt[Math.min(sentAt.length - 1, Math.floor(startMs / 100))] as number);
+      console.log(
+        `sentence ${o.sid}: speaker ${o.speaker_id} known at +${first.data.origin.end_ms - startMs} ms of audio, ${wall} ms wall clock`,
+      );
+      expect(first.data.origin.end_ms - startMs, JSON.stringify(o)).toBeLessThanOrEqual(3000);
+    }
+    // Interims carry a speaker while the sentence is spoken.
+    expect(cl.messages.some((m) => m.data?.action === 'result' && !m.data.origin.is_final && m.data.origin.speaker_id)).toBe(true);
+
+    // Speaker actions: the REST rules, the events to the owner and the viewer.
+    const other = curtain.speaker_id === '1' ? '2' : '1';
+    cl.send(vt('rename_speaker', { speaker_id: curtain.speaker_id, new_label: 'Left' }));
+    expect((await event(cl, 'speaker_renamed')).data).toMatchObject({ speaker_id: curtain.speaker_id, new_label: 'Left' });
+    cl.send(vt('rename_speaker', { speaker_id: other, new_label: 'Left' }));
+    expect((await errorWith(cl, 'speaker_name_duplicate')).data.details.action).toBe('rename_speaker');
+    cl.send(vt('rename_speaker', { speaker_id: other, new_label: '  ' }));
+    await errorWith(cl, 'speaker_name_empty');
+    cl.send(vt('rename_speaker', { speaker_id: '9', new_label: 'Nine' }));
+    await errorWith(cl, 'speaker_not_found');
+    cl.send(vt('rename_speaker', { new_label: 'x' }));
+    expect((await errorWith(cl, 'validation_failed')).data.details.field).toBe('speaker_id');
+    cl.send(vt('reassign_speaker', { sid: 9999, target_speaker_id: other }));
+    await errorWith(cl, 'speaker_sid_not_found');
+    // The curtain sentence moved to the other voice and back: its speaker (by label) still exists.
+    // It is its speaker's only sentence: moving it away empties the speaker, which must still exist.
+    expect(origins.filter((o) => o.speaker_id === curtain.speaker_id)).toHaveLength(1);
+    cl.send(vt('reassign_speaker', { sid: curtain.sid, target_speaker_id: other }));
+    expect((await event(cl, 'speaker_reassigned')).data).toMatchObject({
+      sid: curtain.sid,
+      old_speaker_id: curtain.speaker_id,
+      new_speaker_id: other,
+    });
+    cl.send(vt('reassign_speaker', { sid: curtain.sid, target_speaker_id: curtain.speaker_id }));
+    expect((await event(cl, 'speaker_reassigned')).data).toMatchObject({ new_speaker_id: curtain.speaker_id, new_speaker_label: 'Left' });
+    cl.send(vt('merge_speakers', { source_speaker_id: 'Left', target_speaker_id: 'Left' }));
+    await errorWith(cl, 'merge_speakers_same_id');
+    cl.send(vt('merge_speakers', { source_speaker_id: 'Left', target_speaker_id: other }));
+    const merged = await event(cl, 'speakers_merged');
+    expect(merged.data).toMatchObject({ source_speaker_id: curtain.speaker_id, target_speaker_id: other, target_speaker_label: 'Left' });
+    // The viewer got the same events, in order, through the session stream.
+    const until2 = Date.now() + 5000;
+    while (!seen.some((e) => e.event === 'speakers_merged') && Date.now() < until2) await new Promise((r) => setTimeout(r, 50));
+    expect(seen.filter((e) => e.event.startsWith('speaker')).map((e) => e.event)).toEqual([
+      'speaker_renamed',
+      'speaker_reassigned',
+      'speaker_reassigned',
+      'speakers_merged',
+    ]);
+    await viewer.close();
+
+    cl.send(vt('stop'));
+    expect((await event(cl, 'task_complete', 120_000)).data.status).toBe('completed');
+    // Stored: every sentence on the merged speaker, shown as "Left".
+    const txt = await fetch(`${t.url}/api/v1/tasks/${taskId}/transcript/export?format=txt&speakers=true`, {
+      headers: { 'X-API-Key': key },
+    }).then((r) => r.text());
+    expect(txt).toContain('Left');
+    const renamedAfter = await api(t.url, 'PATCH', `/api/v1/tasks/${taskId}/speakers/rename`, {
+      key,
+      body: { speaker_id: 'Left', new_label: 'Both' },
+    });
+    expect(renamedAfter.status).toBe(200);
+    expect(renamedAfter.body.data.speaker_id).toBe(other);
+    cl.ws.close();
+  }, 240_000);
+
+  it('refusals: one transcription language only; speaker actions in single mode and multi_channel', async () => {
+    const { ticket } = await ticketAndKey(t);
+    const cl = await connect(t, [`ticket.${ticket}`]);
+    cl.send(vt('start', { type: 'transcribe', recognition_mode: 'multi_speaker', transcription_languages: ['en', 'en-GB'] }));
+    expect((await errorWith(cl, 'diarization_multilang_conflict')).data.details).toMatchObject({ max: 1, received: 2 });
+    await startSession(cl, {});
+    cl.send(vt('rename_speaker', { speaker_id: '1', new_label: 'A' }));
+    expect((await errorWith(cl, 'speaker_diarization_required')).data.details).toMatchObject({ recognition_mode: 'single' });
+    cl.send(vt('stop'));
+    await event(cl, 'task_complete', 30_000);
+    await startSession(cl, {
+      recognition_mode: 'multi_channel',
+      channel_mode: 'interleaved',
+      channels: [{ channel_id: 1, language: 'en' }],
+    });
+    cl.send(vt('rename_speaker', { speaker_id: '1', new_label: 'Host' }));
+    expect((await event(cl, 'speaker_renamed')).data).toMatchObject({ speaker_id: '1', new_label: 'Host', affected_sids: [] });
+    for (const [action, data] of [
+      ['reassign_speaker', { sid: 1, target_speaker_id: '1' }],
+      ['merge_speakers', { source_speaker_id: '1', target_speaker_id: '2' }],
+    ] as const) {
+      cl.send(vt(action, data));
+      expect((await errorWith(cl, 'speaker_op_not_allowed_multi_channel')).data.details).toMatchObject({
+        recognition_mode: 'multi_channel',
+        action,
+      });
+    }
+    cl.send(vt('stop'));
+    await event(cl, 'task_complete', 30_000);
+    cl.ws.close();
+  }, 60_000);
+});
+
+describe('multi_speaker without a live diarizer', () => {
+  it('is refused with diarization_unavailable naming what is missing', async () => {
+    const t = await startLiveApp('sqlite');
+    try {
+      const { ticket } = await ticketAndKey(t);
+      const cl = await connect(t, [`ticket.${ticket}`]);
+      cl.send(vt('start', { type: 'transcribe', recognition_mode: 'multi_speaker', transcription_languages: ['en'] }));
+      const m = await errorWith(cl, 'diarization_unavailable', 15_000);
+      expect(m.data.details).toMatchObject({ field: 'recognition_mode', language: 'en' });
+      cl.ws.close();
+    } finally {
+      await t.close();
+    }
+  }, 60_000);
+});

@@ -3,6 +3,8 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
+    // Every response a test app sends is checked against its route's declared schema.
+    setupFiles: ['./test/support/contract-setup.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     // Two cores: engine tests are CPU-bound, keep parallelism modest.

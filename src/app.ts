@@ -43,6 +43,7 @@ import { createLogger } from './platform/logging.js';
 import { InMemoryRateLimiter, type RateLimiter } from './platform/rate-limit.js';
 import { RedisRateLimiter } from './platform/redis-rate-limit.js';
 import { reprocessQueue } from './processing/reprocess.js';
+import { registerAsyncApiRoutes } from './realtime/asyncapi-routes.js';
 import { createRealtimePorts } from './realtime/ports.js';
 import { registerRealtime } from './realtime/server.js';
 import { registerRetranslateRoutes } from './retranslate/routes.js';
@@ -314,6 +315,7 @@ export async function buildApp(config: Config, overrides: BuildOverrides = {}): 
     });
     registerSummaryRoutes(http, { auth, summaries });
     registerWebRoutes(http);
+    registerAsyncApiRoutes(http);
   }
 
   if (roles.includes('realtime')) {

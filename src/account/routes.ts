@@ -2,6 +2,7 @@
 import { Type } from 'typebox';
 import { principalOf, requireApiKey } from '../platform/auth/hooks.js';
 import type { Authenticator } from '../platform/auth/types.js';
+import { errors, since } from '../platform/http/api-doc.js';
 import { ok } from '../platform/http/reply.js';
 import type { HttpApp } from '../platform/http/types.js';
 import type { AccountService } from './service.js';
@@ -85,7 +86,8 @@ export function registerAccountRoutes(app: HttpApp, deps: { auth: Authenticator;
       schema: {
         ...base,
         summary: 'The plan of the key (three shapes); works at zero balance',
-        response: { 200: Type.Object({ data: PlanShape }) },
+        response: { 200: Type.Object({ data: PlanShape }), ...errors([], { auth: true }) },
+        ...since('1.9.0'),
       },
     },
     async (request) => ok(await deps.account.plan(principalOf(request))),
@@ -98,7 +100,7 @@ export function registerAccountRoutes(app: HttpApp, deps: { auth: Authenticator;
       schema: {
         ...base,
         summary: 'Credit lots with credit left, soonest expiry first',
-        response: { 200: Type.Object({ data: Type.Array(Lot) }) },
+        response: { 200: Type.Object({ data: Type.Array(Lot) }), ...errors([], { auth: true }) },
       },
     },
     async (request) => ok(await deps.account.creditLots(principalOf(request))),
@@ -117,6 +119,7 @@ export function registerAccountRoutes(app: HttpApp, deps: { auth: Authenticator;
             data: Type.Array(Usage),
             meta: Type.Object({ current_page: Type.Integer(), last_page: Type.Integer(), per_page: Type.Integer(), total: Type.Integer() }),
           }),
+          ...errors([], { auth: true, input: true }),
         },
       },
     },

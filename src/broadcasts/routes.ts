@@ -4,8 +4,10 @@
  * `isPublicPath` in platform/http/server.ts): the public view and the password check.
  */
 import type { FastifyRequest } from 'fastify';
+import { Type } from 'typebox';
 import { principalOf, requireApiKey } from '../platform/auth/hooks.js';
 import type { Authenticator } from '../platform/auth/types.js';
+import { API_KEY, errors, PUBLIC, since, Uuid } from '../platform/http/api-doc.js';
 import { pagedStatusQuery } from '../platform/http/query.js';
 import { ok } from '../platform/http/reply.js';
 import type { HttpApp } from '../platform/http/types.js';
@@ -39,7 +41,8 @@ function shareUrl(request: FastifyRequest, token: string): string {
 
 export function registerBroadcastRoutes(app: HttpApp, deps: BroadcastRouteDeps): void {
   const onRequest = requireApiKey(deps.auth, 'header');
-  const owner = (summary: string) => ({ tags: ['broadcasts'], security: [{ apiKey: [] }], summary });
+  const owner = (summary: string) => ({ tags: ['broadcasts'], security: API_KEY, summary });
+  const IdParamsSchema = Type.Object({ id: Uuid('Broadcast id (from creation)') });
 
   app.post(
     '/api/v1/broadcasts',
@@ -49,7 +52,10 @@ export function registerBroadcastRoutes(app: HttpApp, deps: BroadcastRouteDeps):
       schema: {
         ...owner('Create a broadcast channel; 403 plan_feature_not_allowed under a plan-bound unlimited plan.'),
         body: CreateBody,
-        response: { 200: CreateResult },
+        response: {
+          200: CreateResult,
+          ...errors(['plan_feature_not_allowed', 'auth_insufficient_credit'], { auth: true, body: true }),
+        },
       },
     },
     async (request) => {
@@ -64,8 +70,13 @@ export function registerBroadcastRoutes(app: HttpApp, deps: BroadcastRouteDeps):
       onRequest,
       ...documentOnly,
       schema: {
-        ...owner("The account's broadcasts, newest first: page, per_page (1-100, default 20), status."),
-        response: { 200: OwnerList },
+        ...owner("The account's broadcasts, newest first"),
+        querystring: Type.Object({
+          page: Type.Optional(Type.Integer({ minimum: 1, default: 1 })),
+          per_page: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20 })),
+          status: Type.Optional(Type.Union(STATUSES.map((s) => Type.Literal(s)))),
+        }),
+        response: { 200: OwnerList, ...errors([], { auth: true, input: true }) },
       },
     },
     async (request) => {
@@ -80,7 +91,15 @@ export function registerBroadcastRoutes(app: HttpApp, deps: BroadcastRouteDeps):
 
   app.get<IdParams>(
     '/api/v1/broadcasts/:id',
-    { onRequest, ...documentOnly, schema: { ...owner('One broadcast of the account.'), response: { 200: OwnerResult } } },
+    {
+      onRequest,
+      ...documentOnly,
+      schema: {
+        ...owner('One broadcast of the account'),
+        params: IdParamsSchema,
+        response: { 200: OwnerResult, ...errors(['broadcast_not_found'], { auth: true }) },
+      },
+    },
     async (request) => ok(await deps.broadcasts.ownerView(await deps.broadcasts.get(principalOf(request), request.params.id))),
   );
 
@@ -91,8 +110,9 @@ export function registerBroadcastRoutes(app: HttpApp, deps: BroadcastRouteDeps):
       ...documentOnly,
       schema: {
         ...owner('Change the settings that may still change (never the name).'),
+        params: IdParamsSchema,
         body: UpdateBody,
-        response: { 200: OwnerResult },
+        response: { 200: OwnerResult, ...errors(['broadcast_not_found', 'broadcast_not_editable'], { auth: true, body: true }) },
       },
     },
     async (request) =>
@@ -104,16 +124,32 @@ export function registerBroadcastRoutes(app: HttpApp, deps: BroadcastRouteDeps):
     {
       onRequest,
       ...documentOnly,
-      schema: { ...owner('Revoke: the link stops working, a running broadcast ends. Idempotent.'), response: { 200: OwnerResult } },
+      schema: {
+        ...owner('Revoke: the link stops working, a running broadcast ends. Idempotent.'),
+        params: IdParamsSchema,
+        response: { 200: OwnerResult, ...errors(['broadcast_not_found'], { auth: true }) },
+      },
     },
     async (request) => ok(await deps.broadcasts.ownerView(await deps.broadcasts.revoke(principalOf(request), request.params.id))),
   );
 
-  const viewer = (summary: string) => ({ tags: ['viewers'], summary });
+  const viewer = (summary: string) => ({ tags: ['viewers'], summary, security: PUBLIC });
+  const TokenParamsSchema = Type.Object({ token: Type.String({ description: 'The 4-character share token' }) });
 
   app.get<TokenParams>(
     '/api/v1/viewer/broadcasts/:token',
-    { ...documentOnly, schema: { ...viewer('The public view of a broadcast (no API key).'), response: { 200: PublicView } } },
+    {
+      ...documentOnly,
+      schema: {
+        ...viewer('The public view of a broadcast (no API key; callable from any origin)'),
+        params: TokenParamsSchema,
+        response: {
+          200: PublicView,
+          ...errors(['broadcast_token_invalid', 'broadcast_token_revoked', 'too_many_requests']),
+        },
+        ...since('1.24.1'),
+      },
+    },
     async (request) => ok(await deps.viewers.publicView(request.params.token, request.ip)),
   );
 
@@ -123,8 +159,14 @@ export function registerBroadcastRoutes(app: HttpApp, deps: BroadcastRouteDeps):
       ...documentOnly,
       schema: {
         ...viewer('Check a broadcast password; 200 with a viewer_access_token valid 24 hours.'),
+        params: TokenParamsSchema,
         body: VerifyBody,
-        response: { 200: VerifyResult },
+        response: {
+          200: VerifyResult,
+          ...errors(['broadcast_token_invalid', 'broadcast_token_revoked', 'broadcast_password_incorrect', 'too_many_requests'], {
+            body: true,
+          }),
+        },
       },
     },
     async (request) => {

@@ -16,14 +16,17 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { Type } from 'typebox';
 import type { EventBus } from '../bus/types.js';
 import { normalizeLanguage } from '../languages.js';
 import { AppError, toErrorObject } from '../platform/errors/app-error.js';
+import { errors, PUBLIC, sse } from '../platform/http/api-doc.js';
 import { sharedJson, streamToSse } from '../platform/http/sse.js';
 import type { HttpApp } from '../platform/http/types.js';
 import type { ViewerGuard } from './abuse.js';
 import { type DisplayKey, display } from './display.js';
 import { BROADCAST_REVOKED_TOPIC } from './events.js';
+import { documentOnly } from './schemas.js';
 import type { ViewerSeats } from './seats.js';
 import { CHANNEL_TOKEN } from './secrets.js';
 import type { Broadcast, BroadcastStore } from './store.js';
@@ -78,6 +81,34 @@ export function replayOf(log: ViewerEvent[]): ViewerEvent[] {
   return log.filter((e) => CAPTIONS.has(e.event) && e.data.is_final === true && keep.has(Number(e.data.sid)));
 }
 
+const Open = Type.Object({}, { additionalProperties: true });
+/** The viewer events (spec "SSE: broadcast viewer"); payloads in docs/broadcasts.md. */
+const VIEWER_EVENTS = Object.fromEntries(
+  [
+    'connected',
+    'queued',
+    'admitted',
+    'origin',
+    'translation',
+    'tts_ready',
+    'paused',
+    'resumed',
+    'ended',
+    'kicked',
+    'error',
+    'speaker_renamed',
+    'speaker_reassigned',
+    'speakers_merged',
+    'recording_started',
+    'max_viewers_changed',
+    'host_disconnected',
+    'host_reconnected',
+    'standby',
+    'phase_changed',
+    'announcement',
+  ].map((e) => [e, Open]),
+);
+
 export function registerViewerStream(app: HttpApp, deps: ViewerStreamDeps): void {
   app.get<{ Params: { token: string } }>(
     '/broadcast/:token/text',
@@ -86,8 +117,31 @@ export function registerViewerStream(app: HttpApp, deps: ViewerStreamDeps): void
       schema: {
         tags: ['viewers'],
         summary: 'A viewer caption stream (no API key): lang, tts, viewer_access_token (password channels).',
-        hide: false,
+        description: 'A heartbeat comment every 15 seconds. At capacity the viewer is queued (queued, then admitted) or refused with 503.',
+        security: PUBLIC,
+        params: Type.Object({ token: Type.String({ description: 'The 4-character share token' }) }),
+        querystring: Type.Object({
+          lang: Type.Optional(Type.String({ description: 'Only this translation language' })),
+          tts: Type.Optional(Type.Boolean({ default: false, description: 'Receive tts_ready audio (live phase)' })),
+          viewer_access_token: Type.Optional(Type.String({ description: 'Required for password channels (from verify); query only' })),
+        }),
+        response: {
+          200: sse('Captions of one broadcast.', VIEWER_EVENTS),
+          ...errors(
+            [
+              'broadcast_session_not_found',
+              'broadcast_session_ended',
+              'broadcast_capacity_exceeded',
+              'broadcast_token_revoked',
+              'broadcast_password_incorrect',
+              'too_many_requests',
+            ],
+            { variant: 'sse', input: true },
+          ),
+        },
       },
+      // The query is read by hand (query() below); the schema documents it.
+      ...documentOnly,
     },
     async (request, reply) => openViewerStream(deps, request, reply),
   );

@@ -11,6 +11,7 @@ import { Type } from 'typebox';
 import { principalOf, requireApiKey } from '../platform/auth/hooks.js';
 import type { Authenticator } from '../platform/auth/types.js';
 import { AppError } from '../platform/errors/app-error.js';
+import { API_KEY, Data, errors, since } from '../platform/http/api-doc.js';
 import { ok } from '../platform/http/reply.js';
 import type { HttpApp } from '../platform/http/types.js';
 import { findConflicts, glossaryCounts } from './conflicts.js';
@@ -46,6 +47,42 @@ export function registerGlossaryRoutes(app: HttpApp, deps: { auth: Authenticator
           fuzzy_correction: Type.Optional(Type.Unknown()),
           translation_dict: Type.Optional(Type.Unknown()),
         }),
+        description:
+          'The same three fields as the import form and the WebSocket config action, as JSON values (not strings). 200 with the entry counts and the conflicts found; a glossary over its limits is refused with the first problem.',
+        security: API_KEY,
+        response: {
+          200: Data(
+            Type.Object({
+              valid: Type.Literal(true),
+              terminology: Type.Integer(),
+              fuzzy_correction: Type.Integer(),
+              translation_dict: Type.Integer(),
+              conflicts: Type.Array(
+                Type.Object({
+                  kind: Type.String(),
+                  field: Type.String(),
+                  language: Type.String(),
+                  value: Type.String(),
+                  indexes: Type.Array(Type.Integer()),
+                  candidates: Type.Array(Type.String()),
+                }),
+              ),
+            }),
+          ),
+          ...errors(
+            [
+              'config_empty',
+              'config_term_too_long',
+              'config_too_many_entries',
+              'config_too_many_dict_entries',
+              'config_invalid_entry',
+              'config_too_many_languages',
+              'config_payload_too_large',
+            ],
+            { auth: true, body: true },
+          ),
+        },
+        ...since('1.14.0'),
       },
     },
     async (request) => {

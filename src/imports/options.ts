@@ -156,7 +156,12 @@ function summaryOptions(fields: Map<string, string>, templates: SummaryTemplateC
   if (prompt !== null) throw mismatch('summary_prompt', 'summary_prompt is only for summary_mode "custom".');
   if (promptSlug !== null) throw mismatch('summary_prompt_slug', 'summary_prompt_slug is only for summary_mode "custom".');
   if (template === null) return null;
-  if (!templates.getEnabledTemplate(template)) throw invalid('summary_template', `"${template}" is not an enabled summary template.`);
+  if (!templates.getEnabledTemplate(template)) {
+    const valid = templates.list('all').map((t) => t.slug);
+    throw invalid('summary_template', `"${template}" is not an enabled summary template; use one of: ${valid.join(', ')}.`, {
+      valid_values: valid,
+    });
+  }
   return { mode, template, prompt: null };
 }
 

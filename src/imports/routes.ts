@@ -4,16 +4,19 @@
  * `GET /api/v1/sse/imports/{id}/progress` (events in progress.ts and docs/imports.md).
  */
 import multipart from '@fastify/multipart';
+import { Type } from 'typebox';
 import type { EventBus } from '../bus/types.js';
 import { principalOf, requireApiKey } from '../platform/auth/hooks.js';
 import type { Authenticator } from '../platform/auth/types.js';
 import { AppError } from '../platform/errors/app-error.js';
+import { API_KEY, API_KEY_OR_QUERY, Data, documentedInput, errors, Nullable, PageMeta, sse, Uuid } from '../platform/http/api-doc.js';
 import { pagedStatusQuery } from '../platform/http/query.js';
 import { ok } from '../platform/http/reply.js';
 import { streamToSse } from '../platform/http/sse.js';
 import type { HttpApp } from '../platform/http/types.js';
 import { type RateLimiter, rateLimitHook } from '../platform/rate-limit.js';
 import { type ProgressEvent, progressTopic, snapshotEvent } from './progress.js';
+import { ImportForm, ImportJson, QuotaCheck } from './schemas.js';
 import { type ImportService, importJson } from './service.js';
 import type { ImportStatus } from './store.js';
 
@@ -32,11 +35,22 @@ const STATUSES: ImportStatus[] = ['pending', 'processing', 'completed', 'failed'
 
 export function registerImportRoutes(app: HttpApp, deps: ImportRouteDeps): void {
   const onRequest = requireApiKey(deps.auth, 'header');
-  const schema = (summary: string) => ({ tags: ['imports'], security: [{ apiKey: [] }], summary });
+  const op = (summary: string) => ({ tags: ['imports'], security: API_KEY, summary });
+  const ImportIdParams = Type.Object({ importId: Uuid('Import id (UUID)') });
 
   app.post(
     '/api/v1/imports/check-quota',
-    { onRequest, schema: schema('Import quota pre-check: 200 with allowed and reason (a prediction only).') },
+    {
+      onRequest,
+      ...documentedInput,
+      schema: {
+        ...op('Import quota pre-check: 200 with allowed and a reason (a prediction only)'),
+        description:
+          'Every rejection is 200 with allowed false and a reason; the upload can still be refused. duration_ms bounds follow the deployment setting (default 1000 to 36000000).',
+        body: Type.Object({ duration_ms: Type.Integer({ minimum: 1000, maximum: 36_000_000 }) }),
+        response: { 200: Data(QuotaCheck), ...errors([], { auth: true, body: true }) },
+      },
+    },
     async (request) => {
       const body = request.body;
       if (typeof body !== 'object' || body === null || Array.isArray(body)) {
@@ -62,7 +76,33 @@ export function registerImportRoutes(app: HttpApp, deps: ImportRouteDeps): void 
           limit: deps.uploadsPerMinute,
           windowMs: 60_000,
         }),
-        schema: schema('Upload an mp3, wav or m4a file (multipart/form-data); 202 with the import.'),
+        // The form is read as a stream by the service (upload.ts, options.ts); the schema documents it.
+        ...documentedInput,
+        schema: {
+          ...op('Upload an mp3, wav or m4a file (multipart/form-data); 202 with the import'),
+          description:
+            'Processing continues in the background: poll GET /imports/{importId} or follow GET /sse/imports/{importId}/progress. The file format is checked first (415 import_invalid_format), then the other fields.',
+          consumes: ['multipart/form-data'],
+          body: ImportForm,
+          response: {
+            202: Data(ImportJson, {}, 'Accepted: status pending, progress 0, stage null, task_id null'),
+            ...errors(
+              [
+                'import_file_too_large',
+                'import_invalid_format',
+                'import_recognition_mode_unsupported',
+                'summary_mode_field_mismatch',
+                'auth_insufficient_credit',
+                'stt_quota_exceeded',
+                'plan_daily_limit_reached',
+                'plan_feature_not_allowed',
+                'too_many_requests',
+                'llm_init_failed',
+              ],
+              { auth: true, body: true },
+            ),
+          },
+        },
       },
       async (request, reply) => {
         const rec = await deps.imports.accept(principalOf(request), request);
@@ -71,13 +111,35 @@ export function registerImportRoutes(app: HttpApp, deps: ImportRouteDeps): void 
     );
   });
 
-  app.get<IdParams>('/api/v1/imports/:importId', { onRequest, schema: schema('One import of the caller.') }, async (request) =>
-    ok(importJson(await deps.imports.get(principalOf(request), request.params.importId))),
+  app.get<IdParams>(
+    '/api/v1/imports/:importId',
+    {
+      onRequest,
+      ...documentedInput,
+      schema: {
+        ...op('One import of the caller'),
+        params: ImportIdParams,
+        response: { 200: Data(ImportJson), ...errors(['import_not_found'], { auth: true }) },
+      },
+    },
+    async (request) => ok(importJson(await deps.imports.get(principalOf(request), request.params.importId))),
   );
 
   app.get(
     '/api/v1/imports',
-    { onRequest, schema: schema('Imports of the caller, newest first: page, per_page (5-20), status.') },
+    {
+      onRequest,
+      ...documentedInput,
+      schema: {
+        ...op('Imports of the caller, newest first'),
+        querystring: Type.Object({
+          page: Type.Optional(Type.Integer({ minimum: 1, default: 1 })),
+          per_page: Type.Optional(Type.Integer({ minimum: 5, maximum: 20, default: 20 })),
+          status: Type.Optional(Type.Union(STATUSES.map((s) => Type.Literal(s)))),
+        }),
+        response: { 200: Data(Type.Array(ImportJson), { meta: PageMeta }), ...errors([], { auth: true, input: true }) },
+      },
+    },
     async (request) => {
       const { page, perPage, status } = pagedStatusQuery(request.query as Record<string, unknown>, STATUSES, {
         min: 5,
@@ -93,7 +155,38 @@ export function registerImportRoutes(app: HttpApp, deps: ImportRouteDeps): void 
     {
       onRequest: requireApiKey(deps.auth, 'header-or-query'),
       config: { errorVariant: 'sse' as const },
-      schema: { ...schema('Import progress stream: progress..., then completed or failed (error_code).'), tags: ['sse'] },
+      ...documentedInput,
+      schema: {
+        ...op('Import progress stream: progress..., then completed or failed'),
+        tags: ['sse', 'imports'],
+        security: API_KEY_OR_QUERY,
+        description: 'The first event is the current state; progress never goes backwards; the stream ends after completed or failed.',
+        params: ImportIdParams,
+        response: {
+          200: sse('Progress of one import.', {
+            progress: Type.Object({
+              import_id: Type.String(),
+              status: Type.String(),
+              stage: Nullable(Type.String()),
+              progress: Type.Integer(),
+              message: Nullable(Type.String()),
+            }),
+            completed: Type.Object({
+              import_id: Type.String(),
+              status: Type.Literal('completed'),
+              progress: Type.Literal(100),
+              task_id: Nullable(Type.String()),
+            }),
+            failed: Type.Object({
+              import_id: Type.String(),
+              status: Type.Literal('failed'),
+              error_code: Type.String(),
+              error_message: Type.String(),
+            }),
+          }),
+          ...errors(['import_not_found'], { auth: true, variant: 'sse' }),
+        },
+      },
     },
     async (request, reply) => {
       const principal = principalOf(request);

@@ -113,6 +113,14 @@ export class ImportService {
 
     const upload = await readUpload(request, { tempDir: this.d.tempDir, maxBytes: this.d.settings.maxBytes });
     try {
+      // The file first: a wrong file is the mistake to report, whatever the other fields say.
+      const format = detectAudioFormat(upload.head);
+      if (!(ACCEPTED_FORMATS as readonly string[]).includes(format)) {
+        throw new AppError('import_invalid_format', {
+          message: `The file's content is ${format === 'unknown' ? 'not a known audio format' : format}; use mp3, wav or m4a.`,
+          details: { detected: format, accepted: ACCEPTED_FORMATS },
+        });
+      }
       const { options, callbackUrl } = parseImportForm(upload.fields, {
         templates: this.d.templates,
         glossaryLimits: this.d.glossaryLimits,
@@ -123,13 +131,6 @@ export class ImportService {
         // A summary is one of the plan's one-off features; a custom prompt needs a language model.
         PlanService.assertFeature(standing.plan, 'summary', 'summary_template');
         if (options.summary.mode === 'custom') selectSummarizer(this.d.engines, options.transcriptionLanguages[0] ?? 'en', true);
-      }
-      const format = detectAudioFormat(upload.head);
-      if (!(ACCEPTED_FORMATS as readonly string[]).includes(format)) {
-        throw new AppError('import_invalid_format', {
-          message: `The file's content is ${format === 'unknown' ? 'not a known audio format' : format}; use mp3, wav or m4a.`,
-          details: { detected: format, accepted: ACCEPTED_FORMATS },
-        });
       }
       let durationMs: number;
       try {

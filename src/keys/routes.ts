@@ -2,6 +2,7 @@
 import { Type } from 'typebox';
 import { principalOf, requireApiKey } from '../platform/auth/hooks.js';
 import type { Authenticator } from '../platform/auth/types.js';
+import { errors, since } from '../platform/http/api-doc.js';
 import { ok } from '../platform/http/reply.js';
 import type { HttpApp } from '../platform/http/types.js';
 import { fromMilli } from '../store/columns.js';
@@ -26,7 +27,13 @@ export function registerKeyRoutes(
     '/api/v1/me/key',
     {
       preHandler: requireApiKey(deps.auth, 'header'),
-      schema: { tags: ['account'], security: [{ apiKey: [] }], response: { 200: Type.Object({ data: KeySettings }) } },
+      schema: {
+        tags: ['account'],
+        summary: 'Settings of the calling key (never the key itself or its webhook secret)',
+        security: [{ apiKey: [] }],
+        response: { 200: Type.Object({ data: KeySettings }), ...errors([], { auth: true }) },
+        ...since('1.21.0'),
+      },
     },
     async (request) => {
       const { keyId } = principalOf(request);

@@ -68,7 +68,9 @@ export function registerRealtime(http: HttpApp, options: RealtimeOptions): void 
   const wss = new WebSocketServer({
     noServer: true,
     maxPayload: limits.maxFrameBytes,
-    handleProtocols: (protocols) => [...protocols].find((p) => p.startsWith(PREFIX)) ?? false,
+    // Without a ticket protocol the handshake still completes (echoing what was offered), so the
+    // client receives the error that explains how to pass the ticket instead of a bare failure.
+    handleProtocols: (protocols) => [...protocols].find((p) => p.startsWith(PREFIX)) ?? [...protocols][0] ?? false,
   });
 
   http.server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
@@ -88,7 +90,8 @@ export function registerRealtime(http: HttpApp, options: RealtimeOptions): void 
     let principal: Principal | null = null;
     try {
       const outcome = ticket ? await ports.consumeTicket(ticket) : ({ ok: false, reason: 'ticket_invalid' } as const);
-      if (!outcome.ok) refusal = { err: new AppError(outcome.reason, { variant: 'websocket' }), code: CLOSE.ticket };
+      if (!ticket) refusal = { err: noTicket(offered), code: CLOSE.ticket };
+      else if (!outcome.ok) refusal = { err: new AppError(outcome.reason, { variant: 'websocket' }), code: CLOSE.ticket };
       else {
         principal = outcome.principal;
         await ports.checkKey(principal, ip);
@@ -123,6 +126,17 @@ export function registerRealtime(http: HttpApp, options: RealtimeOptions): void 
     for (const ws of wss.clients) ws.terminate();
     wss.close();
     stopHeartbeat();
+  });
+}
+
+/** A connection that offered no `ticket.<TICKET>` subprotocol: say how to pass one (newcomers try a header or the query). */
+function noTicket(offered: string[]): AppError {
+  return new AppError('ticket_invalid', {
+    variant: 'websocket',
+    message:
+      'No ticket: get one from POST /api/v1/auth/ticket (header X-API-Key), then connect with the WebSocket subprotocol "ticket.<TICKET>" ' +
+      '(header Sec-WebSocket-Protocol: ticket.<TICKET>; in a browser new WebSocket(url, ["ticket." + ticket])). A ticket works once, for 60 seconds.',
+    details: { reason: 'no_ticket_subprotocol', offered_subprotocols: offered.filter(Boolean) },
   });
 }
 

@@ -14,6 +14,7 @@ import { principalOf, requireApiKey } from '../platform/auth/hooks.js';
 import type { Authenticator } from '../platform/auth/types.js';
 import { AppError, toErrorObject } from '../platform/errors/app-error.js';
 import { type ErrorCode, isErrorCode } from '../platform/errors/registry.js';
+import { errors, since, sse } from '../platform/http/api-doc.js';
 import { openSse, type SseStream } from '../platform/http/sse.js';
 import type { HttpApp } from '../platform/http/types.js';
 import { parseSid, type RetranslateJob, type RetranslateService } from './service.js';
@@ -28,6 +29,29 @@ const Query = Type.Object({
   targetLang: Type.Optional(Type.Unknown({ description: 'Target language code (required), e.g. es, zh-TW.' })),
   api_key: Type.Optional(Type.String({ description: 'API key, for EventSource clients that cannot set headers.' })),
 });
+
+const EVENTS = {
+  translation: Type.Object({ sid: Type.Integer(), text: Type.String(), is_final: Type.Boolean() }),
+  error: Type.Object({}, { additionalProperties: true, description: 'Standard error object; with sid for one sentence' }),
+  done: Type.Object({ totalUpdated: Type.Integer(), totalFailed: Type.Integer() }),
+};
+const RESPONSES = {
+  200: sse('Retranslated sentences, saved into the transcript.', EVENTS),
+  ...errors(
+    [
+      'recording_not_found',
+      'sse_transcript_not_found',
+      'sse_sentence_not_found',
+      'invalid_processing_status',
+      'record_translation_not_allowed',
+      'translation_language_unsupported',
+      'plan_feature_not_allowed',
+      'auth_insufficient_credit',
+      'auth_quota_exceeded',
+    ],
+    { auth: true, input: true, variant: 'sse' },
+  ),
+};
 
 export function registerRetranslateRoutes(app: HttpApp, deps: RetranslateRouteDeps): void {
   const base = {
@@ -64,7 +88,9 @@ export function registerRetranslateRoutes(app: HttpApp, deps: RetranslateRouteDe
         security: [{ apiKey: [] }],
         summary:
           'Full-text retranslation into targetLang, saved into the transcript and billed (retranslate). Events: translation {sid, text, is_final} per sentence, error {error_code, sid, ...} for a sentence that failed, then done {totalUpdated, totalFailed}.',
+        params: Type.Object({ taskId: Type.String({ description: 'Task id (UUID)' }) }),
         querystring: Query,
+        response: RESPONSES,
       },
     },
     async (request, reply) => {
@@ -82,8 +108,13 @@ export function registerRetranslateRoutes(app: HttpApp, deps: RetranslateRouteDe
         security: [{ apiKey: [] }],
         summary:
           'One sentence (sid from 1) retranslated into targetLang, saved and billed (retranslate, per sentence). Events: translation {sid, text, is_final}, then done {totalUpdated, totalFailed}; error instead of done when it failed (refunded).',
-        params: Type.Object({ taskId: Type.String(), sid: Type.String({ description: 'Sentence id (integer from 1)' }) }),
+        params: Type.Object({
+          taskId: Type.String({ description: 'Task id (UUID)' }),
+          sid: Type.String({ description: 'Sentence id (integer from 1)' }),
+        }),
         querystring: Query,
+        response: RESPONSES,
+        ...since('1.4.0'),
       },
     },
     async (request, reply) => {

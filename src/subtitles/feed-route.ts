@@ -13,6 +13,7 @@ import { Type } from 'typebox';
 import { subtitleViewersTopic } from '../bus/topics.js';
 import type { EventBus } from '../bus/types.js';
 import { AppError } from '../platform/errors/app-error.js';
+import { errors, sse } from '../platform/http/api-doc.js';
 import { type SseFrame, streamToSse } from '../platform/http/sse.js';
 import type { HttpApp } from '../platform/http/types.js';
 import type { SessionEvent } from '../stream/events.js';
@@ -70,13 +71,24 @@ export function registerSubtitleFeedRoute(app: HttpApp, deps: FeedRouteDeps): vo
         summary:
           'Floating-subtitle SSE of a live recording: connected, viewers, origin and translation (replay of the latest finals first), paused, resumed, ended',
         description: EVENTS_DOC,
+        params: Type.Object({ taskId: Type.String({ description: 'Task id of the live recording' }) }),
+        security: [],
         querystring: Type.Object({ feed_token: Type.Optional(Type.String({ description: 'From either subtitle-feed-token endpoint' })) }),
         response: {
-          200: Type.String({ description: `text/event-stream. ${EVENTS_DOC}` }),
-          401: Type.Object({ error: Type.Literal('feed_token_invalid') }),
-          410: Type.Object({ error: Type.Literal('recording_ended') }),
-          425: Type.Object({ error: Type.Literal('recording_not_ready') }),
-          429: Type.Object({ error: Type.Literal('subtitle_audience_full') }),
+          200: sse('Live transcript of a recording in progress.', {
+            connected: Type.Object({}, { additionalProperties: true }),
+            viewers: Type.Object({ count: Type.Integer(), max: Type.Integer() }),
+            origin: Type.Object({}, { additionalProperties: true }),
+            translation: Type.Object({}, { additionalProperties: true }),
+            paused: Type.Object({}, { additionalProperties: true }),
+            resumed: Type.Object({}, { additionalProperties: true }),
+            ended: Type.Object({}, { additionalProperties: true }),
+            error: Type.Object({}, { additionalProperties: true }),
+          }),
+          ...errors(['feed_token_invalid', 'recording_ended', 'recording_not_ready', 'subtitle_audience_full'], {
+            shape: 'subtitle-token',
+            variant: 'sse',
+          }),
         },
       },
     },

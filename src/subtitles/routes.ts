@@ -8,6 +8,7 @@
 import { Type } from 'typebox';
 import { principalOf, requireApiKey } from '../platform/auth/hooks.js';
 import type { Authenticator } from '../platform/auth/types.js';
+import { errors } from '../platform/http/api-doc.js';
 import { ok } from '../platform/http/reply.js';
 import type { HttpApp } from '../platform/http/types.js';
 import { type RateLimiter, rateLimitHook } from '../platform/rate-limit.js';
@@ -16,7 +17,6 @@ import { FEED_TOKEN_LENGTH, SHARE_SECRET_LENGTH, type SubtitleService } from './
 export const EXCHANGES_PER_MINUTE = 30;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-const Code = (codes: string) => Type.Object({ error: Type.String({ description: codes }) });
 const TokenBody = Type.Object({
   data: Type.Object({
     token: Type.String({
@@ -27,15 +27,15 @@ const TokenBody = Type.Object({
     expires_in: Type.Integer({ description: 'Seconds (900); every use of the token moves its expiry 900 s ahead' }),
   }),
 });
-const ownerErrors = {
-  401: Code('An auth_* code: missing, malformed, unknown, disabled or expired API key'),
-  403: Code('plan_feature_not_allowed (plan-bound plan without real-time translation), or an auth_* 403'),
-  404: Code("recording_not_found: no live recording with this id among the caller's"),
-  410: Code('recording_ended'),
-  425: Code('recording_not_ready: the recording exists but its live session has not started streaming; retry shortly'),
-};
+const SUBTITLE = { shape: 'subtitle-token' as const };
+const ownerErrors = errors(['plan_feature_not_allowed', 'recording_not_found', 'recording_ended', 'recording_not_ready'], {
+  ...SUBTITLE,
+  auth: true,
+});
 
 type IdParams = { Params: { taskId: string } };
+/** Not a UUID format check: any other id is answered as an unknown recording, in this family's shape. */
+const TaskIdParam = Type.Object({ taskId: Type.String({ description: 'Task id of the live recording' }) });
 
 /** Path ids that are not UUIDs name no recording. */
 function taskIdOf(params: { taskId: string }): string {
@@ -61,6 +61,7 @@ export function registerSubtitleRoutes(
       schema: {
         tags,
         security,
+        params: TaskIdParam,
         summary: 'Owner feed token for the subtitle SSE of a live recording (48 characters, 900 s sliding)',
         response: { 200: TokenBody, ...ownerErrors },
       },
@@ -75,6 +76,7 @@ export function registerSubtitleRoutes(
       schema: {
         tags,
         security,
+        params: TaskIdParam,
         summary:
           'Enable (or re-enable) sharing: a new 48-character share_secret valid 43200 s; earlier links and their audience stop working',
         response: {
@@ -98,6 +100,7 @@ export function registerSubtitleRoutes(
       schema: {
         tags,
         security,
+        params: TaskIdParam,
         summary: 'Revoke sharing: the share link and every audience token from it stop working (open audience streams end)',
         response: {
           200: Type.Object({
@@ -105,7 +108,7 @@ export function registerSubtitleRoutes(
               revoked: Type.Boolean({ description: "false when the recording is missing or not the caller's; true for the owner" }),
             }),
           }),
-          401: ownerErrors[401],
+          ...errors([], { ...SUBTITLE, auth: true }),
         },
       },
     },
@@ -126,17 +129,16 @@ export function registerSubtitleRoutes(
       attachValidation: true,
       schema: {
         tags,
+        security: [],
+        params: TaskIdParam,
         summary: 'Exchange a share secret for a read-only audience feed token (no API key; 30 per minute per recording)',
         body: Type.Object({ share_secret: Type.String({ minLength: SHARE_SECRET_LENGTH, maxLength: SHARE_SECRET_LENGTH }) }),
         response: {
           200: TokenBody,
-          403: Code('invalid_share (unknown, revoked, replaced or expired share, or a malformed body), or plan_feature_not_allowed'),
-          410: ownerErrors[410],
-          425: ownerErrors[425],
-          429: Type.Object(
-            { data: Type.Object({ error_code: Type.Literal('too_many_requests') }, { additionalProperties: true }) },
-            { description: 'Standard error shape, with Retry-After (seconds)' },
-          ),
+          ...errors(['invalid_share', 'plan_feature_not_allowed', 'recording_ended', 'recording_not_ready', 'too_many_requests'], {
+            ...SUBTITLE,
+            body: true,
+          }),
         },
       },
     },

@@ -16,6 +16,7 @@ import { type TSchema, Type } from 'typebox';
 import { principalOf, requireApiKey } from '../platform/auth/hooks.js';
 import type { Authenticator } from '../platform/auth/types.js';
 import { asAppError, toErrorObject } from '../platform/errors/app-error.js';
+import { errors, since, sse } from '../platform/http/api-doc.js';
 import { openSse, SSE_HEARTBEAT_MS } from '../platform/http/sse.js';
 import type { HttpApp } from '../platform/http/types.js';
 import { asFields, MAX_SUMMARY_INPUT_CHARS, optionalLanguage, ParameterError, parseSummaryParams, requiredLanguage } from './params.js';
@@ -53,12 +54,49 @@ export function registerSummaryRoutes(app: HttpApp, deps: SummaryRouteDeps): voi
     keys: 'header-or-query' | 'query-wins',
     summary: string,
     description: string,
-    schemas: { params?: TSchema; querystring?: TSchema; body?: TSchema },
+    schemas: { params?: TSchema; querystring?: TSchema; body?: TSchema; events: string; since?: string },
   ) => ({
     onRequest: requireApiKey(deps.auth, keys),
     config: { errorVariant: 'sse' as const },
     bodyLimit: TEXT_BODY_LIMIT,
-    schema: { tags: ['sse'], security: [{ apiKey: [] }], summary, description, ...schemas },
+    schema: {
+      tags: ['sse'],
+      security: [{ apiKey: [] }],
+      summary,
+      description,
+      ...schemas,
+      response: {
+        200: sse(summary, {
+          connected: Type.Object({ message: Type.String() }),
+          [schemas.events]: Type.Object({ text: Type.String(), is_final: Type.Boolean() }),
+          done: Type.Object({}, { additionalProperties: true }),
+          error: Type.Object(
+            {},
+            { additionalProperties: true, description: 'Standard error object (a parameter failure carries only message)' },
+          ),
+        }),
+        ...errors(
+          [
+            'recording_not_found',
+            'sse_template_not_found',
+            'sse_transcript_not_found',
+            'summary_text_empty',
+            'summary_text_too_long',
+            'summary_mode_field_mismatch',
+            'record_translation_not_allowed',
+            'translation_language_unsupported',
+            'invalid_processing_status',
+            'plan_feature_not_allowed',
+            'auth_insufficient_credit',
+            'auth_quota_exceeded',
+            'summary_insufficient_credit',
+            'llm_init_failed',
+          ],
+          { auth: true, body: true, variant: 'sse' },
+        ),
+      },
+      ...(schemas.since ? since(schemas.since) : {}),
+    },
   });
   const taskId = Type.Object({ taskId: Type.String({ description: 'Task id (UUID).' }) });
   const regenerateDoc = (persist: boolean) =>
@@ -69,6 +107,7 @@ export function registerSummaryRoutes(app: HttpApp, deps: SummaryRouteDeps): voi
     route('query-wins', 'Regenerate summary (preview)', regenerateDoc(false), {
       params: taskId,
       querystring: Type.Object({ ...SUMMARY_FIELDS, api_key: field('API key (wins over the header on this endpoint).') }),
+      events: 'summary_regeneration',
     }),
     (request, reply) =>
       runSse(request, reply, 'summary_regeneration', () =>
@@ -81,6 +120,7 @@ export function registerSummaryRoutes(app: HttpApp, deps: SummaryRouteDeps): voi
     route('query-wins', 'Regenerate summary (persist)', regenerateDoc(true), {
       params: taskId,
       body: Type.Object(SUMMARY_FIELDS),
+      events: 'summary_regeneration',
     }),
     (request, reply) =>
       runSse(request, reply, 'summary_regeneration', () =>
@@ -94,7 +134,7 @@ export function registerSummaryRoutes(app: HttpApp, deps: SummaryRouteDeps): voi
       'header-or-query',
       'Ad-hoc summary of posted text',
       `Summarizes the posted text (nothing stored; billed summary; a text too short to summarize is returned cleaned, too_short true, not billed). Same fields and rules as regenerate plus text. Errors before the stream: 400 summary_text_empty, summary_text_too_long; 404 sse_template_not_found; 422 summary_mode_field_mismatch; 403, 402, 503 as regenerate. ${SUMMARY_EVENTS}`,
-      { body: Type.Object({ ...TEXT_FIELD, ...SUMMARY_FIELDS }) },
+      { body: Type.Object({ ...TEXT_FIELD, ...SUMMARY_FIELDS }), events: 'summary_regeneration', since: '1.9.1' },
     ),
     (request, reply) =>
       runSse(request, reply, 'summary_regeneration', () => {
@@ -117,6 +157,8 @@ export function registerSummaryRoutes(app: HttpApp, deps: SummaryRouteDeps): voi
           targetLang: field('Required: target language (BCP 47).'),
           sourceLang: field('Language of the text; default: identified from the text.'),
         }),
+        events: 'summary_translation',
+        since: '1.17.0',
       },
     ),
     (request, reply) =>
@@ -142,6 +184,7 @@ export function registerSummaryRoutes(app: HttpApp, deps: SummaryRouteDeps): voi
       {
         params: taskId,
         querystring: Type.Object({ targetLang: field('Required: target language (BCP 47).'), api_key: field('API key.') }),
+        events: 'summary_translation',
       },
     ),
     (request, reply) =>

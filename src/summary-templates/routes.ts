@@ -7,6 +7,7 @@ import { Type } from 'typebox';
 import { requireApiKey } from '../platform/auth/hooks.js';
 import type { Authenticator } from '../platform/auth/types.js';
 import { AppError } from '../platform/errors/app-error.js';
+import { documentedInput, errors } from '../platform/http/api-doc.js';
 import { ok } from '../platform/http/reply.js';
 import type { HttpApp } from '../platform/http/types.js';
 import type { SummaryTemplateCatalogue } from './catalogue.js';
@@ -37,12 +38,23 @@ export function registerSummaryTemplateRoutes(app: HttpApp, deps: { auth: Authen
     {
       config,
       preHandler: requireApiKey(deps.auth, 'header'),
+      // category is checked by hand: an unknown value is 400 invalid_category, not validation_failed.
+      ...documentedInput,
       schema: {
         tags: ['summary-templates'],
         summary: 'List enabled summary templates of a category (summary by default; all for every category).',
-        // category is checked by hand: an unknown value is 400 invalid_category, not validation_failed.
-        querystring: Type.Object({ category: Type.Optional(Type.Unknown()) }),
-        response: { 200: Type.Object({ data: Type.Array(Item) }) },
+        querystring: Type.Object({
+          category: Type.Optional(
+            Type.Union(
+              [...CATEGORIES, 'all'].map((c) => Type.Literal(c)),
+              { default: 'summary', description: 'An unknown value is 400 invalid_category' },
+            ),
+          ),
+        }),
+        response: {
+          200: Type.Object({ data: Type.Array(Item) }),
+          ...errors(['invalid_category'], { auth: true, shape: 'summary-template' }),
+        },
       },
     },
     async (request) => {
@@ -65,8 +77,8 @@ export function registerSummaryTemplateRoutes(app: HttpApp, deps: { auth: Authen
       schema: {
         tags: ['summary-templates'],
         summary: 'One enabled summary template with its prompts and output format.',
-        params: Type.Object({ slug: Type.String() }),
-        response: { 200: Type.Object({ data: Detail }) },
+        params: Type.Object({ slug: Type.String({ description: 'Template slug (from the list)' }) }),
+        response: { 200: Type.Object({ data: Detail }), ...errors(['template_not_found'], { auth: true, shape: 'summary-template' }) },
       },
     },
     async (request) => {

@@ -6,26 +6,56 @@
  * only); `speakers` = true | false, speaker labels (current aliases) before each line, on by
  * default for diarized recordings. Audio: `format` = m4a (default, the stored file) | mp3.
  */
+
+import { Type } from 'typebox';
 import { normalizeLanguage } from '../languages.js';
 import { principalOf, requireApiKey } from '../platform/auth/hooks.js';
 import { AppError } from '../platform/errors/app-error.js';
+import { API_KEY, binary, documentedInput, errors, TaskIdParams } from '../platform/http/api-doc.js';
 import type { HttpApp } from '../platform/http/types.js';
 import { AUDIO_FORMATS, AUDIO_TYPES, mp3Stream } from './exports/audio.js';
 import { attachment, CONTENT_TYPES, EXPORT_FORMATS, safeBaseName, WRITERS } from './exports/writers.js';
 import type { TaskRouteDeps } from './route-deps.js';
 import { hasDiarization } from './status.js';
 import type { SentenceRecord } from './store.js';
-import { doc, invalid, oneOf, optionalBool } from './validate.js';
+import { invalid, oneOf, optionalBool } from './validate.js';
 
 type IdParams = { Params: { taskId: string } };
 
 export function registerExportRoutes(app: HttpApp, deps: TaskRouteDeps): void {
   const { tasks } = deps;
-  const base = { onRequest: requireApiKey(deps.auth, 'header'), schema: { tags: ['tasks'], security: [{ apiKey: [] }] } };
+  // Query checked by hand (oneOf/optionalBool: 422 with the allowed values); schemas document it.
+  const base = { onRequest: requireApiKey(deps.auth, 'header'), ...documentedInput };
+  const op = { tags: ['tasks'], security: API_KEY, params: TaskIdParams };
 
   app.get<IdParams>(
     '/api/v1/tasks/:taskId/transcript/export',
-    doc(base, 'Download the transcript: format txt|srt|sbv|vtt|csv, language (a translation language), speakers true|false.'),
+    {
+      ...base,
+      schema: {
+        ...op,
+        summary: 'Download the transcript as TXT, SRT, SBV, VTT or CSV',
+        description:
+          "language: one of the task's translation languages, written instead of the original text (CSV: that column only). speakers: speaker labels before each line, on by default for diarized recordings.",
+        querystring: Type.Object({
+          format: Type.Optional(
+            Type.Union(
+              EXPORT_FORMATS.map((f) => Type.Literal(f)),
+              { default: 'txt' },
+            ),
+          ),
+          language: Type.Optional(Type.String()),
+          speakers: Type.Optional(Type.Boolean()),
+        }),
+        response: {
+          200: binary(
+            Object.values(CONTENT_TYPES).map((t) => t.split(';')[0] as string),
+            'The transcript file (Content-Disposition: attachment)',
+          ),
+          ...errors(['recording_not_found'], { auth: true, input: true }),
+        },
+      },
+    },
     async (request, reply) => {
       const task = await tasks.owned(principalOf(request), request.params.taskId);
       const query = request.query as Record<string, unknown>;
@@ -55,7 +85,25 @@ export function registerExportRoutes(app: HttpApp, deps: TaskRouteDeps): void {
 
   app.get<IdParams>(
     '/api/v1/tasks/:taskId/audio/export',
-    doc(base, 'Download the audio: format m4a (stored file) or mp3 (encoded on the fly).'),
+    {
+      ...base,
+      schema: {
+        ...op,
+        summary: 'Download the audio: m4a (the stored file) or mp3 (encoded on the fly)',
+        querystring: Type.Object({
+          format: Type.Optional(
+            Type.Union(
+              AUDIO_FORMATS.map((f) => Type.Literal(f)),
+              { default: 'm4a' },
+            ),
+          ),
+        }),
+        response: {
+          200: binary(Object.values(AUDIO_TYPES), 'The audio file (Content-Disposition: attachment)'),
+          ...errors(['recording_not_found', 'recording_audio_not_ready'], { auth: true, input: true }),
+        },
+      },
+    },
     async (request, reply) => {
       const task = await tasks.owned(principalOf(request), request.params.taskId);
       const format = oneOf(request.query as Record<string, unknown>, 'format', AUDIO_FORMATS, 'm4a');

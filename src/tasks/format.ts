@@ -47,6 +47,20 @@ export function taskListItem(t: TaskRecord): TaskListItem {
   };
 }
 
+/** GET /tasks/{id}: the list item plus the fields the list leaves out (Parley, beyond the interface). */
+export function taskDetail(t: TaskRecord) {
+  return {
+    ...taskListItem(t),
+    name_source: t.nameSource,
+    recognition_mode: t.recognitionMode,
+    has_audio: t.audioKey !== null,
+    import_id: t.importId,
+    failure_source: t.failureSource,
+    error_code: t.failureCode,
+    updated_at: t.updatedAt,
+  };
+}
+
 /** The display name of a speaker: its alias when renamed, else its original id. */
 export function speakerLabel(labels: Record<string, string>, speakerId: string | null): string | null {
   if (speakerId === null) return null;

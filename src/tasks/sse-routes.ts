@@ -6,16 +6,19 @@
  * - `GET /api/v1/sse/audio/{id}`: the M4A, 200 whole or 206 for one byte range.
  * Errors before the stream opens are JSON error responses (errorVariant `sse`).
  */
+
+import { Type } from 'typebox';
 import { principalOf, requireApiKey } from '../platform/auth/hooks.js';
 import { AppError } from '../platform/errors/app-error.js';
+import { API_KEY_OR_QUERY, binary, documentedInput, errorObject, errors, NoBody, sse, TaskIdParams } from '../platform/http/api-doc.js';
 import { openSse } from '../platform/http/sse.js';
 import type { HttpApp } from '../platform/http/types.js';
 import { sentenceShape } from './format.js';
 import { parseRange } from './range.js';
 import type { TaskRouteDeps } from './route-deps.js';
+import { Sentence, SummaryPayload } from './schemas.js';
 import { hasDiarization } from './status.js';
 import type { SummaryRecord } from './store.js';
-import { doc } from './validate.js';
 
 type IdParams = { Params: { taskId: string } };
 
@@ -41,12 +44,41 @@ export function registerTaskSseRoutes(app: HttpApp, deps: TaskRouteDeps): void {
   const base = {
     onRequest: requireApiKey(deps.auth, 'header-or-query'),
     config: { errorVariant: 'sse' as const },
-    schema: { tags: ['sse'], security: [{ apiKey: [] }] },
+    ...documentedInput,
   };
+  const op = { tags: ['sse'], security: API_KEY_OR_QUERY, params: TaskIdParams };
 
   app.get<IdParams>(
     '/api/v1/sse/history/transcribe/:taskId',
-    doc(base, 'History stream: connected, init_metadata, init_sentence..., init_summary, init_done.'),
+    {
+      ...base,
+      schema: {
+        ...op,
+        summary: 'History stream of a task: connected, init_metadata, init_sentence..., init_summary, init_done',
+        description: 'Works for every recording type. Errors before the stream opens are JSON error responses; the stream then ends.',
+        response: {
+          200: sse('The transcript, then the stream ends.', {
+            connected: Type.Object({ message: Type.String() }),
+            init_metadata: Type.Object({
+              task_id: Type.String(),
+              title: Type.String(),
+              created_at: Type.String(),
+              type: Type.String(),
+              has_speaker_diarization: Type.Boolean(),
+              transcription_languages: Type.Array(Type.String()),
+              translation_languages: Type.Array(Type.String()),
+              summary_template: Type.Union([Type.String(), Type.Null()]),
+              summary_language: Type.Union([Type.String(), Type.Null()]),
+            }),
+            init_sentence: Sentence,
+            init_summary: SummaryPayload,
+            init_done: Type.Object({ totalSentences: Type.Integer() }),
+            error: errorObject(['internal_error']),
+          }),
+          ...errors(['recording_not_found'], { auth: true, variant: 'sse' }),
+        },
+      },
+    },
     async (request, reply) => {
       const task = await tasks.owned(principalOf(request), request.params.taskId);
       const transcript = await tasks.store.getTranscript(task.taskId);
@@ -94,7 +126,20 @@ export function registerTaskSseRoutes(app: HttpApp, deps: TaskRouteDeps): void {
 
   app.get<IdParams>(
     '/api/v1/sse/audio/:taskId',
-    doc(base, 'Task audio (M4A) for playback: 200 whole or 206 for one byte range.'),
+    {
+      ...base,
+      schema: {
+        ...op,
+        summary: 'Task audio (M4A) for playback: 200 whole or 206 for one byte range',
+        headers: Type.Object({ range: Type.Optional(Type.String({ description: 'bytes=<start>-<end>, one range' })) }),
+        response: {
+          200: binary(['audio/mp4'], 'The whole file (Accept-Ranges: bytes, Content-Length)'),
+          206: binary(['audio/mp4'], 'One byte range (Content-Range)'),
+          416: NoBody('Range not satisfiable (Content-Range: bytes */<size>)'),
+          ...errors(['recording_not_found', 'recording_audio_not_ready'], { auth: true, variant: 'sse' }),
+        },
+      },
+    },
     async (request, reply) => {
       const task = await tasks.owned(principalOf(request), request.params.taskId);
       const info = task.audioKey ? await deps.blobs.stat(task.audioKey) : null;

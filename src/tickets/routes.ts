@@ -2,6 +2,7 @@
 import { Type } from 'typebox';
 import { principalOf, requireApiKey } from '../platform/auth/hooks.js';
 import type { Authenticator } from '../platform/auth/types.js';
+import { errors } from '../platform/http/api-doc.js';
 import { ok } from '../platform/http/reply.js';
 import type { HttpApp } from '../platform/http/types.js';
 import type { TicketService } from './service.js';
@@ -22,7 +23,7 @@ export function registerTicketRoutes(app: HttpApp, deps: { auth: Authenticator; 
         tags: ['authentication'],
         summary: 'Obtain a WebSocket ticket (32 characters, 60 seconds, single use)',
         security: [{ apiKey: [] }],
-        response: { 200: TicketResponse },
+        response: { 200: TicketResponse, ...errors(['plan_daily_limit_reached'], { auth: true }) },
       },
     },
     async (request) => ok(await deps.tickets.issue(principalOf(request))),

@@ -10,6 +10,7 @@ import { normalizeLanguage } from '../languages.js';
 import { principalOf, requireApiKey } from '../platform/auth/hooks.js';
 import type { Authenticator } from '../platform/auth/types.js';
 import { AppError } from '../platform/errors/app-error.js';
+import { binary, documentedInput, errors } from '../platform/http/api-doc.js';
 import { ok } from '../platform/http/reply.js';
 import type { HttpApp } from '../platform/http/types.js';
 import { type RateLimiter, rateLimitHook } from '../platform/rate-limit.js';
@@ -39,13 +40,17 @@ export function registerTtsRoutes(app: HttpApp, deps: TtsRouteDeps): void {
     {
       config: { errorVariant: 'voices' },
       preHandler: auth,
+      // Checked by hand: a missing or malformed language is 400 validation_failed with details.field.
+      ...documentedInput,
       schema: {
         tags: ['tts'],
         summary:
           'Voices for a language (BCP 47 code); an unsupported language gives an empty list; 400 validation_failed without language.',
-        // Checked by hand: a missing or malformed language is 400 validation_failed with details.field.
-        querystring: Type.Object({ language: Type.Optional(Type.Unknown({ description: 'Language code, e.g. en-US' })) }),
-        response: { 200: Type.Object({ data: Type.Object({ language: Type.String(), voices: Type.Array(VoiceSchema) }) }) },
+        querystring: Type.Object({ language: Type.String({ description: 'Language code, e.g. en-US (required)' }) }),
+        response: {
+          200: Type.Object({ data: Type.Object({ language: Type.String(), voices: Type.Array(VoiceSchema) }) }),
+          ...errors([], { auth: true, input: true, variant: 'voices' }),
+        },
       },
     },
     async (request) => {
@@ -74,9 +79,10 @@ export function registerTtsRoutes(app: HttpApp, deps: TtsRouteDeps): void {
       schema: {
         tags: ['tts'],
         summary: 'An MP3 sample of the voice (free; synthesized on first use, then cached); 30 per minute per account.',
-        params: Type.Object({ voiceName: Type.String() }),
+        params: Type.Object({ voiceName: Type.String({ description: 'voice_name from GET /tts/voices' }) }),
         response: {
-          200: Type.Unsafe<Buffer>({ type: 'string', format: 'binary', description: 'MP3 audio (audio/mpeg), cacheable for a day.' }),
+          200: binary(['audio/mpeg'], 'MP3 audio, Cache-Control: public, max-age=86400'),
+          ...errors(['tts_voice_not_found', 'tts_sample_generation_failed', 'too_many_requests'], { auth: true }),
         },
       },
     },

@@ -8,6 +8,7 @@ import { Type } from 'typebox';
 import { principalOf, requireApiKey } from '../platform/auth/hooks.js';
 import type { Authenticator } from '../platform/auth/types.js';
 import { AppError, toErrorObject } from '../platform/errors/app-error.js';
+import { errors, sse as sseResponse } from '../platform/http/api-doc.js';
 import { openSse } from '../platform/http/sse.js';
 import type { HttpApp } from '../platform/http/types.js';
 import { TTS_MAX_LENGTH, type TtsQuery, type TtsStreamService } from './stream.js';
@@ -36,6 +37,38 @@ export function registerTtsStreamRoute(app: HttpApp, deps: TtsStreamRouteDeps): 
           length: Type.Optional(Type.Unknown({ description: `Number of sentences (default 1, max ${TTS_MAX_LENGTH})` })),
           api_key: Type.Optional(Type.String()),
         }),
+        params: Type.Object({ taskId: Type.String({ description: 'Task id (UUID)' }) }),
+        response: {
+          200: sseResponse('Speech of consecutive sentences.', {
+            connected: Type.Object({
+              message: Type.String(),
+              task_id: Type.String(),
+              language: Type.String(),
+              voice_name: Type.String(),
+              sids: Type.Array(Type.Integer()),
+            }),
+            tts_audio: Type.Object({}, { additionalProperties: true }),
+            error: Type.Object({}, { additionalProperties: true }),
+            tts_done: Type.Object({}, { additionalProperties: true }),
+          }),
+          ...errors(
+            [
+              'recording_not_found',
+              'tts_invalid_language',
+              'tts_voice_not_found',
+              'sse_transcript_not_found',
+              'sse_sentence_not_found',
+              'invalid_processing_status',
+              'record_tts_not_allowed',
+              'plan_feature_not_allowed',
+              'auth_insufficient_credit',
+              'auth_quota_exceeded',
+              'record_translation_not_allowed',
+              'translation_language_unsupported',
+            ],
+            { auth: true, input: true, variant: 'sse' },
+          ),
+        },
       },
     },
     async (request, reply) => {

@@ -1,4 +1,5 @@
 import { Type } from 'typebox';
+import { errors, since } from '../platform/http/api-doc.js';
 import { ok } from '../platform/http/reply.js';
 import type { HttpApp } from '../platform/http/types.js';
 
@@ -12,15 +13,19 @@ const VersionSchema = Type.Object({ data: Type.Object({ service: Type.String(), 
  * Wrapped in `data` like every success body ("unless stated", and the spec states no exception).
  */
 export function registerVersionRoutes(app: HttpApp, options: { build: string; roles: readonly string[] }): void {
-  const schema = { response: { 200: VersionSchema }, security: [] };
+  const schema = { response: { 200: VersionSchema, ...errors([]) }, security: [], ...since('1.7.7') };
   if (options.roles.includes('api')) {
-    app.get('/api/v1/version', { schema: { ...schema, tags: ['version'] } }, async () =>
-      ok({ service: 'svc-api', version: INTERFACE_VERSION, build: options.build }),
+    app.get(
+      '/api/v1/version',
+      { schema: { ...schema, tags: ['version'], summary: 'Version of the REST service (svc-api); no authentication' } },
+      async () => ok({ service: 'svc-api', version: INTERFACE_VERSION, build: options.build }),
     );
   }
   if (options.roles.includes('realtime')) {
-    app.get('/version', { schema: { ...schema, tags: ['version'] } }, async () =>
-      ok({ service: 'svc-realtime', version: INTERFACE_VERSION, build: options.build }),
+    app.get(
+      '/version',
+      { schema: { ...schema, tags: ['version'], summary: 'Version of the real-time service (svc-realtime), on {realtime_url}' } },
+      async () => ok({ service: 'svc-realtime', version: INTERFACE_VERSION, build: options.build }),
     );
   }
 }

@@ -12,6 +12,7 @@ import pg from 'pg';
 import { type BuildOverrides, buildApp, type ParleyApp } from '../../src/app.js';
 import { type Config, loadConfig } from '../../src/config.js';
 import { createLogger } from '../../src/platform/logging.js';
+import { installContract } from './contract.js';
 
 export type Backend = 'sqlite' | 'postgres';
 
@@ -92,6 +93,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
   const config = testConfig(dataDir, backend, options.env);
   const logger = options.logger ?? createLogger(config.platform.logLevel);
   const app = await buildApp(config, { ...options, logger, pgSchema });
+  installContract(app.http);
   options.routes?.(app);
   await app.http.listen({ port: 0, host: '127.0.0.1' });
   const address = app.http.server.address();

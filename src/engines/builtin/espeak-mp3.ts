@@ -32,7 +32,6 @@ const FLUSH_RETRY_MS = 20;
 interface Job {
   pcm: Buffer;
   signal?: AbortSignal;
-  onFrames?: (mp3: Buffer) => void;
   resolve(mp3: Buffer): void;
   reject(err: Error): void;
 }
@@ -86,14 +85,11 @@ export class StreamingMp3Encoder {
     this.child = this.start();
   }
 
-  /**
-   * Encodes 16-bit mono PCM at the encoder's sample rate to a self-contained MP3.
-   * `onFrames` gets the MP3 bytes as the encoder lets them out, before the sentence is done.
-   */
-  encode(pcm: Buffer, signal?: AbortSignal, onFrames?: (mp3: Buffer) => void): Promise<Buffer> {
+  /** Encodes 16-bit mono PCM at the encoder's sample rate to a self-contained MP3. */
+  encode(pcm: Buffer, signal?: AbortSignal): Promise<Buffer> {
     if (this.closed) return Promise.reject(new EngineError('tts_sample_generation_failed', 'The TTS engine is closed.'));
     return new Promise<Buffer>((resolve, reject) => {
-      this.queue.push({ pcm, signal, onFrames, resolve, reject });
+      this.queue.push({ pcm, signal, resolve, reject });
       this.next();
     });
   }
@@ -231,7 +227,6 @@ export class StreamingMp3Encoder {
     if (this.child !== child) return;
     let b = this.pending.length ? Buffer.concat([this.pending, chunk]) : chunk;
     let i = 0;
-    const fresh: Buffer[] = [];
     for (;;) {
       const len = mp3FrameLength(b, i);
       if (len === 0) {
@@ -251,17 +246,10 @@ export class StreamingMp3Encoder {
       const frame = b.subarray(i, i + len);
       const index = this.framesOut++;
       const a = this.active;
-      if (a && index >= a.first && index < a.end) {
-        a.frames.push(frame);
-        fresh.push(frame);
-      }
+      if (a && index >= a.first && index < a.end) a.frames.push(frame);
       i += len;
-      if (a && index === a.end - 1) {
-        if (fresh.length) a.onFrames?.(Buffer.concat(fresh.splice(0)));
-        this.finish(a, null);
-      }
+      if (a && index === a.end - 1) this.finish(a, null);
     }
-    if (fresh.length) this.active?.onFrames?.(Buffer.concat(fresh));
     b = b.subarray(i);
     this.pending = Buffer.from(b);
   }

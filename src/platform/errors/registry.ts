@@ -146,6 +146,7 @@ export const ERRORS = {
   too_many_requests: def(429, 'error', 'request', 'Too many requests; retry later.'),
   not_found: def(404, 'error', 'request', 'No such endpoint.', { parley: true }),
   request_too_large: def(413, 'error', 'request', 'The request body is too large.', { parley: true }),
+  request_headers_too_large: def(431, 'error', 'request', 'The request headers are too large.', { parley: true }),
   unsupported_media_type: def(415, 'error', 'request', 'The request content type is not supported.', { parley: true }),
 
   // --- Tasks and transcripts ---------------------------------------------------------

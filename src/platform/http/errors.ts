@@ -7,7 +7,7 @@ import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, renderErrorBody } from '../errors/app-error.js';
 import type { HttpApp } from './types.js';
 
-function fromFastifyError(err: FastifyError): AppError | null {
+function fromFastifyError(err: FastifyError, received?: string): AppError | null {
   if (err.validation) {
     const first = err.validation[0];
     const path = (first?.instancePath ?? '').replace(/^\//, '').replace(/\//g, '.');
@@ -26,7 +26,10 @@ function fromFastifyError(err: FastifyError): AppError | null {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
       return new AppError('request_too_large');
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-      return new AppError('unsupported_media_type');
+      return new AppError('unsupported_media_type', {
+        message: `This endpoint takes a JSON body: send Content-Type: application/json${received ? ` (got ${received})` : ''}.`,
+        details: { expected: 'application/json', received: received ?? null },
+      });
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
@@ -65,7 +68,7 @@ export function sendError(request: FastifyRequest, reply: FastifyReply, err: App
 export function installErrorHandling(app: HttpApp): void {
   app.setErrorHandler((error: FastifyError | AppError, request, reply) => {
     if (reply.sent || reply.raw.headersSent) return;
-    let appError = error instanceof AppError ? error : fromFastifyError(error as FastifyError);
+    let appError = error instanceof AppError ? error : fromFastifyError(error as FastifyError, request.headers['content-type']);
     if (!appError) {
       request.log.error({ err: error }, 'unhandled error');
       appError = new AppError('internal_error');
@@ -77,4 +80,30 @@ export function installErrorHandling(app: HttpApp): void {
   app.setNotFoundHandler((request, reply) =>
     sendError(request, reply, new AppError('not_found', { details: { method: request.method, path: request.url.split('?')[0] } })),
   );
+}
+
+/**
+ * Errors Node's HTTP parser raises before Fastify sees a request (headers over the size limit:
+ * 431; a malformed request line: 400), answered in the standard error shape instead of
+ * Node's bare status line.
+ */
+export function clientErrorResponse(err: NodeJS.ErrnoException): string {
+  const e =
+    err.code === 'HPE_HEADER_OVERFLOW'
+      ? new AppError('request_headers_too_large', {
+          message: 'The request headers are too large (16 KB in all by default); send the API key and fewer or shorter headers.',
+        })
+      : new AppError('validation_failed', {
+          message: 'The HTTP request is malformed.',
+          details: { field: 'request', reason: err.code ?? null },
+        });
+  const body = JSON.stringify(renderErrorBody(e, 'standard'));
+  return [
+    `HTTP/1.1 ${e.status} ${e.status === 431 ? 'Request Header Fields Too Large' : 'Bad Request'}`,
+    'Content-Type: application/json; charset=utf-8',
+    `Content-Length: ${Buffer.byteLength(body)}`,
+    'Connection: close',
+    '',
+    body,
+  ].join('\r\n');
 }

@@ -10,7 +10,7 @@ import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify from 'fastify';
 import type { Logger } from 'pino';
-import { installErrorHandling } from './errors.js';
+import { clientErrorResponse, installErrorHandling } from './errors.js';
 import { closeAllSse } from './sse.js';
 import type { HttpApp } from './types.js';
 
@@ -47,6 +47,11 @@ export async function createHttpServer(options: HttpServerOptions): Promise<Http
       return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
     },
     return503OnClosing: true,
+    // 431 and malformed requests in the standard error shape (Node answers them before Fastify).
+    clientErrorHandler: (err, socket) => {
+      if (socket.writable) socket.end(clientErrorResponse(err));
+      else socket.destroy(err);
+    },
     // Fastify answers a path parameter over 100 characters with a bare 414; a long (or long
     // once percent-encoded) voice name or task id must reach its route and get the route's
     // own 404. Request lines stay bounded by Node's header limit.
@@ -75,6 +80,9 @@ export async function createHttpServer(options: HttpServerOptions): Promise<Http
     return payload;
   });
   installErrorHandling(app);
+  // Response schemas document the interface and are checked by the contract test; they must
+  // never change a body (fast-json-stringify would drop undeclared fields and coerce types).
+  app.setSerializerCompiler(() => (data) => JSON.stringify(data));
 
   const allowAny = options.corsOrigins.includes('*');
   await app.register(cors, {
@@ -105,7 +113,12 @@ export async function createHttpServer(options: HttpServerOptions): Promise<Http
         version: options.version,
         description: 'Speech transcription, translation and broadcast service (interface v1.24.1).',
       },
-      components: { securitySchemes: { apiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' } } },
+      components: {
+        securitySchemes: {
+          apiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' },
+          apiKeyQuery: { type: 'apiKey', in: 'query', name: 'api_key', description: 'SSE routes only (browser EventSource)' },
+        },
+      },
     },
   });
   await app.register(swaggerUi, { routePrefix: '/api/v1/docs' });

@@ -9,10 +9,15 @@
  * goes once every subscriber has the last one. Reported: events per second (published
  * events / elapsed) and the per-event delivery latency (publish to each subscriber's
  * outbox) p50 / p99. Everything shares this machine's cores: note the load average.
+ * The "redis, 2 processes" rows put the subscribers in a second process (bench/fanout-node.ts),
+ * as a realtime node publishing and an api node serving viewers would be: the cost of crossing
+ * Redis between two instances, including serialization on both sides.
  *
  * Usage: npm run -s bench:fanout [-- --deliveries 200000]
  */
+import { fork } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import { once } from 'node:events';
 import { cpus, loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { InProcessBus } from '../src/bus/in-process.js';
@@ -116,6 +121,56 @@ async function run(name: string, pubBus: EventBus, subBus: EventBus, n: number) 
   return row;
 }
 
+/** Publisher here, N subscribers in another process (bench/fanout-node.ts) over Redis. */
+async function runTwoProcesses(url: string, n: number) {
+  const prefix = `bench:${randomUUID()}:`;
+  const taskId = randomUUID();
+  const bus = new RedisBus(url, logger, prefix);
+  await bus.ready();
+  const pub = await new SessionStreams(bus, logger).publisher(taskId, 1);
+  const child = fork(new URL('./fanout-node.ts', import.meta.url).pathname, [url, prefix, taskId, String(n), String(BURST)], {
+    execArgv: ['--import', 'tsx'],
+  });
+  let delivered = 0;
+  let final: { deliveries: number; latencies: number[] } | null = null;
+  child.on('message', (m: { deliveries?: number; latencies?: number[] }) => {
+    if (m.latencies) final = m as { deliveries: number; latencies: number[] };
+    else if (typeof m.deliveries === 'number') delivered = m.deliveries;
+  });
+  await new Promise<void>((resolve) => child.on('message', (m: { ready?: boolean }) => m.ready && resolve()));
+  const events = Math.max(100, Math.round(DELIVERIES / n / 5) * 5);
+  const t0 = performance.now();
+  let published = 0;
+  for (let sid = 0; published < events; sid++) {
+    for (const body of sentence(sid)) {
+      pub.publish({ ...body, data: { ...body.data, sent_at: performance.timeOrigin + performance.now() } } as unknown as SessionEventBody);
+      published++;
+      if (published % BURST === 0) {
+        const want = published * n;
+        while (delivered < want) await new Promise((r) => setTimeout(r, 0));
+      }
+    }
+  }
+  const elapsed = (performance.now() - t0) / 1000;
+  child.send({ done: true });
+  await once(child, 'exit');
+  pub.close();
+  await bus.close();
+  const sorted = Float64Array.from((final as { latencies: number[] } | null)?.latencies ?? []).sort();
+  const row = {
+    bus: 'redis, 2 processes',
+    subscribers: n,
+    events: published,
+    'events/s': Math.round(published / elapsed),
+    'deliveries/s': Math.round((published * n) / elapsed),
+    'p50 ms': Number(percentile(sorted, 50).toFixed(3)),
+    'p99 ms': Number(percentile(sorted, 99).toFixed(3)),
+    'MB framed': Number.NaN,
+  };
+  console.log(JSON.stringify(row));
+  return row;
+}
+
 async function main() {
   const rows = [];
   const levels = [1, 10, 100, 1000];
@@ -131,6 +186,7 @@ async function main() {
     await Promise.all([a.ready(), b.ready()]);
     for (const n of levels) rows.push(await run('redis', a, b, n));
     await Promise.all([a.close(), b.close()]);
+    for (const n of levels) rows.push(await runTwoProcesses(url, n));
   } else {
     console.log('REDIS_URL not set: the Redis rows are skipped');
   }

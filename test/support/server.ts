@@ -23,11 +23,11 @@ export interface ServerProcess {
   exited: Promise<void>;
   /** stdout and stderr so far. */
   output(): string;
-  /** Resolves when the server answers on env.PORT (rejects with its output after 60 s or on exit). */
+  /** Resolves when the server answers on env.PORT (rejects with its output after `readyMs`, default 60 s, or on exit). */
   ready: Promise<void>;
 }
 
-export function startServer(env: Record<string, string>): ServerProcess {
+export function startServer(env: Record<string, string>, readyMs = 60_000): ServerProcess {
   let out = '';
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
     cwd: ROOT,
@@ -51,12 +51,15 @@ export function startServer(env: Record<string, string>): ServerProcess {
     }),
   );
   const ready = (async () => {
-    const deadline = Date.now() + 60_000;
+    const deadline = Date.now() + readyMs;
     for (;;) {
       if (exited !== undefined) throw new Error(`server exited with ${exited}:\n${out}`);
-      if (Date.now() > deadline) throw new Error(`server did not start in 60 s:\n${out}`);
+      if (Date.now() > deadline)
+        throw new Error(`server (${env.PARLEY_ROLES ?? 'all roles'}) did not start in ${readyMs / 1000} s:\n${out}`);
+      // Any answer means it listens (it listens only once built): a process without the api
+      // role answers this path 404.
       const ok = await fetch(url).then(
-        (r) => r.ok,
+        (r) => r.ok || r.status === 404,
         () => false,
       );
       if (ok) return;

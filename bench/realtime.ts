@@ -15,7 +15,12 @@
  * recognizer on the same audio (in this process): a live final is the file result of its
  * audio, so its words are the file's words, in order.
  *
- * Usage: npm run -s bench:realtime [-- --max 32 --passes 1]
+ * Modes (issue 13): the same scan for `single`, `multi_speaker` (live diarization beside the
+ * recognizer) and `multi_channel4` (one session of 4 interleaved channels, jfk on each, so 4
+ * recognizers per session); each prints its largest N and sessions per core. Per-word delay is
+ * measured in single mode only.
+ *
+ * Usage: npm run -s bench:realtime [-- --max 32 --passes 1 --modes single,multi_speaker,multi_channel4]
  */
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -39,6 +44,25 @@ const arg = (name: string, fallback: number) => {
 };
 const MAX_N = arg('max', 32);
 const PASSES = arg('passes', 2); // JFK played this many times per session
+const MODES = (() => {
+  const i = process.argv.indexOf('--modes');
+  return (i > 0 ? String(process.argv[i + 1]) : 'single,multi_speaker,multi_channel4').split(',') as Mode[];
+})();
+type Mode = 'single' | 'multi_speaker' | 'multi_channel4';
+const CHANNELS = 4;
+
+/** The start's mode fields. */
+function modeFields(mode: Mode): Record<string, unknown> {
+  if (mode === 'multi_speaker') return { recognition_mode: 'multi_speaker' };
+  if (mode === 'multi_channel4') {
+    return {
+      recognition_mode: 'multi_channel',
+      channel_mode: 'interleaved',
+      channels: Array.from({ length: CHANNELS }, (_, i) => ({ channel_id: i + 1, language: 'en' })),
+    };
+  }
+  return {};
+}
 
 interface SessionResult {
   latencies: number[];
@@ -64,6 +88,17 @@ const pcm = execFileSync('ffmpeg', ['-v', 'error', '-i', JFK, '-f', 's16le', '-a
   maxBuffer: 64 << 20,
 });
 
+/** jfk on each of CHANNELS interleaved channels. */
+const pcm4 = (() => {
+  const frames = pcm.length / 2;
+  const out = Buffer.alloc(frames * 2 * CHANNELS);
+  for (let f = 0; f < frames; f++) {
+    const v = pcm.readInt16LE(f * 2);
+    for (let c = 0; c < CHANNELS; c++) out.writeInt16LE(v, (f * CHANNELS + c) * 2);
+  }
+  return out;
+})();
+
 async function ticket(base: string, key: string): Promise<string> {
   const r = await fetch(`${base}/api/v1/auth/ticket`, { method: 'POST', headers: { 'x-api-key': key } });
   const body = (await r.json()) as { data: { ticket: string } };
@@ -75,7 +110,9 @@ async function ticket(base: string, key: string): Promise<string> {
  * One client: connect, start, stream jfk at real-time pace, stop, wait for task_complete.
  * `warmOnly`: start and stop at once (loads a decoder into the engine's pool).
  */
-async function session(base: string, key: string, warmOnly = false): Promise<SessionResult> {
+async function session(base: string, key: string, warmOnly = false, mode: Mode = 'single'): Promise<SessionResult> {
+  const audio = mode === 'multi_channel4' ? pcm4 : pcm;
+  const chunkBytes = mode === 'multi_channel4' ? CHUNK_BYTES * CHANNELS : CHUNK_BYTES;
   const out: SessionResult = { latencies: [], finals: 0, errors: [], wordDelays: [] };
   const seen: Seen[] = [];
   const ws = new WebSocket(`${base.replace('http', 'ws')}/ws`, [`ticket.${await ticket(base, key)}`]);
@@ -113,7 +150,12 @@ async function session(base: string, key: string, warmOnly = false): Promise<Ses
     ws.once('open', resolve);
     ws.once('error', reject);
   });
-  ws.send(JSON.stringify({ type: 'voice-translation', data: { action: 'start', type: 'transcribe', transcription_languages: ['en'] } }));
+  ws.send(
+    JSON.stringify({
+      type: 'voice-translation',
+      data: { action: 'start', type: 'transcribe', transcription_languages: ['en'], ...modeFields(mode) },
+    }),
+  );
   await startedP;
   if (warmOnly || out.errors.some((e) => e !== 'stt_silence_warning')) {
     if (warmOnly) {
@@ -127,13 +169,13 @@ async function session(base: string, key: string, warmOnly = false): Promise<Ses
   const t0 = performance.now();
   let k = 0;
   for (let pass = 0; pass < PASSES; pass++) {
-    for (let i = 0; i < pcm.length; i += CHUNK_BYTES, k++) {
+    for (let i = 0; i < audio.length; i += chunkBytes, k++) {
       const wait = t0 + k * CHUNK_MS - performance.now();
       if (wait > 0) await new Promise((r) => setTimeout(r, wait));
       ws.send(
         JSON.stringify({
           type: 'voice-translation',
-          data: { action: 'audio', audio: pcm.subarray(i, i + CHUNK_BYTES).toString('base64') },
+          data: { action: 'audio', audio: audio.subarray(i, i + chunkBytes).toString('base64') },
         }),
       );
       sentAt.push(performance.now());
@@ -142,7 +184,7 @@ async function session(base: string, key: string, warmOnly = false): Promise<Ses
   ws.send(JSON.stringify({ type: 'voice-translation', data: { action: 'stop' } }));
   await Promise.race([completedP, new Promise((r) => setTimeout(r, 60_000))]);
   ws.close();
-  out.wordDelays = wordDelays(seen, sentAt);
+  if (mode === 'single') out.wordDelays = wordDelays(seen, sentAt);
   return out;
 }
 
@@ -204,8 +246,21 @@ async function main(): Promise<void> {
     await loadWordTimes(env);
     const baseline = await rssBytes(pid);
     console.log(`server RSS before any session: ${mb(baseline)} MB`);
+    for (const mode of MODES) await scan(mode, base, key, pid, baseline);
+  } finally {
+    server.child.kill('SIGTERM');
+    await server.exited;
+    rmSync(work, { recursive: true, force: true });
+  }
+}
+
+/** Levels of N concurrent sessions of `mode` until interim p95 passes the target twice in a row. */
+async function scan(mode: Mode, base: string, key: string, pid: number, baseline: number): Promise<void> {
+  const mb = (b: number) => (b / 1024 / 1024).toFixed(1);
+  console.log(`-- mode ${mode}${mode === 'multi_channel4' ? ` (${CHANNELS} recognizers per session)` : ''}`);
+  {
     // Warm-up (JIT, first decoder load), not counted.
-    await session(base, key);
+    await session(base, key, false, mode);
     let best: { n: number; perSession: number } | null = null;
     let failedInRow = 0;
     for (let n = 1; n <= MAX_N; n = n < 4 ? n + 1 : n + (n < 8 ? 2 : 4)) {
@@ -217,8 +272,8 @@ async function main(): Promise<void> {
         });
       }, 200);
       // Load the decoders this level needs first (about 2 s of CPU each), so the level measures streaming.
-      await Promise.all(Array.from({ length: n }, () => session(base, key, true)));
-      const results = await Promise.all(Array.from({ length: n }, () => session(base, key)));
+      await Promise.all(Array.from({ length: n }, () => session(base, key, true, mode)));
+      const results = await Promise.all(Array.from({ length: n }, () => session(base, key, false, mode)));
       clearInterval(sampler);
       const lat = results.flatMap((r) => r.latencies).sort((a, b) => a - b);
       const words = results.flatMap((r) => r.wordDelays).sort((a, b) => a - b);
@@ -227,7 +282,7 @@ async function main(): Promise<void> {
       const ok = errors.length === 0 && lat.length > 0 && p95 < TARGET_P95_MS;
       const perSession = (peak - Math.min(before, baseline)) / n;
       console.log(
-        `N=${String(n).padStart(2)}: interim latency p50 ${percentile(lat, 50).toFixed(0)} ms, p95 ${p95.toFixed(0)} ms, max ${(lat.at(-1) ?? Number.NaN).toFixed(0)} ms over ${lat.length} interims, ${results.reduce((s, r) => s + r.finals, 0)} finals; per-word delay p50 ${percentile(words, 50).toFixed(0)} ms, p95 ${percentile(words, 95).toFixed(0)} ms over ${words.length} words; server RSS peak ${mb(peak)} MB (${mb(perSession)} MB/session); load ${loadavg()[0]!.toFixed(2)}${errors.length ? `; errors: ${[...new Set(errors)].join(', ')}` : ''}${ok ? '' : '  <- over target'}`,
+        `${mode} N=${String(n).padStart(2)}: interim latency p50 ${percentile(lat, 50).toFixed(0)} ms, p95 ${p95.toFixed(0)} ms, max ${(lat.at(-1) ?? Number.NaN).toFixed(0)} ms over ${lat.length} interims, ${results.reduce((s, r) => s + r.finals, 0)} finals; per-word delay p50 ${percentile(words, 50).toFixed(0)} ms, p95 ${percentile(words, 95).toFixed(0)} ms over ${words.length} words; server RSS peak ${mb(peak)} MB (${mb(perSession)} MB/session); load ${loadavg()[0]!.toFixed(2)}${errors.length ? `; errors: ${[...new Set(errors)].join(', ')}` : ''}${ok ? '' : '  <- over target'}`,
       );
       // The machine is shared: one level over target may be noise, two in a row end the run.
       if (!ok) {
@@ -239,13 +294,9 @@ async function main(): Promise<void> {
     }
     if (best) {
       console.log(
-        `largest N with interim p95 < ${TARGET_P95_MS} ms: ${best.n} (memory ${mb(best.perSession)} MB per session, PocketSphinx decoder included)`,
+        `${mode}: largest N with interim p95 < ${TARGET_P95_MS} ms: ${best.n}, ${(best.n / cpus().length).toFixed(2)} sessions per core (memory ${mb(best.perSession)} MB per session, PocketSphinx decoders included)`,
       );
-    } else console.log(`no N kept interim p95 under ${TARGET_P95_MS} ms`);
-  } finally {
-    server.child.kill('SIGTERM');
-    await server.exited;
-    rmSync(work, { recursive: true, force: true });
+    } else console.log(`${mode}: no N kept interim p95 under ${TARGET_P95_MS} ms (0 sessions per core)`);
   }
 }
 

@@ -18,6 +18,13 @@ import { unknownTemplate } from './actions.js';
 import { containerMismatch, decodeAudioPayload } from './audio-intake.js';
 import { addChannelAction, removeChannelAction, setChannelLanguageAction } from './channel-actions.js';
 import { channelError } from './channel-spec.js';
+import {
+  type ConversationContext,
+  setSpeakerLanguageAction,
+  startSpeakingAction,
+  stopSpeakingAction,
+  switchConversationModeAction,
+} from './conversation-actions.js';
 import type { FinishKind } from './finalize.js';
 import { type RealtimeLimits, TokenBucket } from './limits.js';
 import type { RealtimePorts } from './ports.js';
@@ -290,6 +297,10 @@ export class Connection implements Resumable {
       set_name: (d) => run(setNameAction(this.actionContext(), d)),
       set_summary: (d) => setSummaryAction(this.actionContext(), d),
       retranslate: (d) => run(retranslateAction(this.actionContext(), d)),
+      start_speaking: (d) => run(startSpeakingAction(this.conversationContext(), d)),
+      stop_speaking: () => run(stopSpeakingAction(this.conversationContext())),
+      switch_conversation_mode: (d) => switchConversationModeAction(this.conversationContext(), d),
+      set_speaker_language: (d) => run(setSpeakerLanguageAction(this.conversationContext(), d)),
       tts_play: (d) => ttsPlayAction(this.ttsContext(), d),
       tts_stop: () => ttsStopAction(this.ttsContext()),
       tts_mode: (d) => ttsModeAction(this.ttsContext(), d),
@@ -713,11 +724,20 @@ export class Connection implements Resumable {
         emit: (action, payload) => sink.emit(action, payload),
       },
       settings,
-      // Conversation recordings (when built) speak in async mode only on tts_play.
-      (rec.start.type as string) === 'conversation',
+      // Conversation recordings speak in async mode only on tts_play.
+      rec.start.type === 'conversation',
     );
     rec.events.attach((e) => speech.onEvent(e));
     return speech;
+  }
+
+  private conversationContext(): ConversationContext {
+    return {
+      running: this.running ? this.recording : null,
+      engines: this.ports.engines,
+      send: (text) => this.send(text),
+      sendError: (err) => this.sendError(err),
+    };
   }
 
   private ttsContext(): TtsContext {

@@ -22,6 +22,7 @@ import type { SpeakerEditPlan, SpeakerSnapshot } from '../tasks/speakers/rules.j
 import type { SentenceInput, TranslationInput } from '../tasks/store.js';
 import type { ChannelSpec } from './channel-spec.js';
 import { ChannelSet, type Lane } from './channels.js';
+import type { ConversationSpeaker } from './conversation.js';
 import { type FinalizeDeps, type FinishKind, finalizeRecording } from './finalize.js';
 import { LiveSpeakers } from './live-speakers.js';
 import type { RecordingSidecar } from './recover.js';
@@ -102,6 +103,8 @@ export class Recording {
   keptSpeakers: string[] = [];
   /** Speakers merged away: their later results go to the target. */
   private readonly mergedInto = new Map<string, string>();
+  /** Conversation recordings: the two speakers (languages may change) and who speaks now (conversation-actions.ts). */
+  readonly talk: { speakers: ConversationSpeaker[]; active: string } | null;
   usageId = '';
   private minutesCharged = 0;
   private charging: Promise<void> | null = null;
@@ -117,6 +120,10 @@ export class Recording {
   ) {
     this.summary = start.summary;
     this.language = start.transcriptionLanguages[0] as string;
+    this.talk = start.conversation
+      ? { speakers: start.conversation.speakers.map((sp) => ({ ...sp })), active: start.conversation.speakers[0].speakerId }
+      : null;
+    if (this.talk) this.language = this.talk.speakers[0]?.language ?? this.language;
   }
 
   /** The session glossary (`config`): applies from the next result on, and to recognition from the next utterance. */
@@ -149,7 +156,10 @@ export class Recording {
       translationLanguages: s.translationLanguages,
     });
     this.taskId = task.taskId;
-    this.publisher = await this.deps.streams.publisher(this.taskId, s.realtimeTranslation ? s.translationLanguages.length : 0);
+    this.publisher = await this.deps.streams.publisher(
+      this.taskId,
+      s.conversation ? 1 : s.realtimeTranslation ? s.translationLanguages.length : 0,
+    );
     this.usageId = await this.deps.billing.startUsage(this.principal, this.taskId, this.start);
     // Minute 0 is charged at start; minute n when audio reaches n billing minutes.
     await this.deps.billing.chargeMinute(this.principal, this.usageId, 0, this.start);
@@ -165,7 +175,8 @@ export class Recording {
       this.channels = new ChannelSet((spec, offset, lane) => this.openChannel(spec, offset, lane));
       await this.channels.begin(s.channels);
       for (const c of s.channels) this.setSpeakerLabel(String(c.channelId), c.label);
-    } else this.stream = await this.openStream(this.language, 0);
+    } else this.stream = await this.openStream(this.language, 0, this.talkLabels());
+    for (const sp of this.talk?.speakers ?? []) this.setSpeakerLabel(sp.speakerId, sp.label);
     if (s.recognitionMode === 'multi_speaker') this.speakers = this.openSpeakers();
     // The stream's first event (retained): from here on audiences on any node see the session
     // as live (floating subtitles answer 425 recording_not_ready before). The owner's socket is
@@ -240,7 +251,7 @@ export class Recording {
       try {
         await old.end();
         this.language = language;
-        const next = await this.openStream(language, at);
+        const next = await this.openStream(language, at, this.talkLabels());
         for (const c of buffered) next.write(c);
         this.stream = next;
       } finally {
@@ -355,7 +366,24 @@ export class Recording {
     else this.sid++;
     this.sentences.push({ sid, origin: text, startMs, endMs: offsetMs + r.endMs, language, speakerId: this.speakerOf(r.speakerId) });
     if (this.start.realtimeTranslation)
-      for (const to of this.start.translationLanguages) this.track(this.translate(sid, text, language, to));
+      for (const to of this.targetsOf(language, r.speakerId)) this.track(this.translate(sid, text, language, to));
+  }
+
+  /** Conversation: results of a stream carry the speaker who was speaking when it opened. */
+  private talkLabels(): { speakerId?: string } {
+    return this.talk ? { speakerId: this.talk.active } : {};
+  }
+
+  /** The language the conversation speaks now (the active speaker's). */
+  get activeLanguage(): string {
+    return this.talk?.speakers.find((sp) => sp.speakerId === this.talk?.active)?.language ?? this.language;
+  }
+
+  /** Where a final goes: a conversation side into the other side's language, else the start's targets. */
+  private targetsOf(language: string, speakerId: string | undefined): readonly string[] {
+    if (!this.talk) return this.start.translationLanguages;
+    const other = this.talk.speakers.find((sp) => sp.speakerId !== speakerId)?.language;
+    return other && other !== language ? [other] : [];
   }
 
   setSpeakerLabel(speakerId: string, label: string | null): void {
@@ -480,6 +508,8 @@ export class Recording {
     await this.switched?.catch(() => {});
     await this.stream?.end();
     this.stream = null;
+    // A conversation without summary_language is summarized in its active language.
+    if (this.talk && this.summary && this.summary.language === null) this.summary = { ...this.summary, language: this.activeLanguage };
     await this.channels?.end();
     // Channels finish utterances out of order: the transcript is in sid order.
     this.sentences.sort((a, b) => a.sid - b.sid);

@@ -13,15 +13,14 @@ import { AppError } from '../platform/errors/app-error.js';
 import type { ErrorCode } from '../platform/errors/registry.js';
 import { TASK_NAME_MAX, taskNameProblem } from '../tasks/name.js';
 import { type ChannelSpec, parseChannelStart } from './channel-spec.js';
+import { CONVERSATION_MODES, type ConversationStart, checkConversation, conversationLanguages } from './conversation.js';
 import { SPEAKING_SPEEDS, startTts, TTS_MODES, type TtsSettings, type VoiceQuery } from './tts-settings.js';
 
 export const RECORDING_TYPES = ['transcribe', 'conversation', 'record', 'broadcast'] as const;
-export const SUPPORTED_TYPES = ['transcribe', 'record'] as const;
+export const SUPPORTED_TYPES = ['transcribe', 'conversation', 'record'] as const;
 export const RECOGNITION_MODES = ['single', 'multi_speaker', 'multi_language', 'multi_channel'] as const;
 export const AUDIO_FORMATS = ['pcm', 'webm'] as const;
 export const PROFANITY = ['mask', 'remove', 'show'] as const;
-/** conversation_mode: `manual` (start_speaking / stop_speaking) or `auto` (docs/live-modes.md). */
-export const CONVERSATION_MODES = ['manual', 'auto'] as const;
 export const SUMMARY_MODES = ['builtin', 'custom'] as const;
 export const MAX_TRANSCRIPTION_LANGUAGES = 10;
 export const MAX_TRANSLATION_LANGUAGES = 12;
@@ -71,6 +70,8 @@ export interface StartRequest {
     plainText: boolean;
   };
   ttsEnabled: boolean;
+  /** Conversation recordings: the two speakers and the mode (conversation.ts). */
+  conversation: ConversationStart | null;
   /** In-session TTS (session-tts.ts), null when not asked for. */
   tts: TtsSettings | null;
   profanityHandling: (typeof PROFANITY)[number];
@@ -166,7 +167,7 @@ export function validateStart(
   maxTranscription = MAX_TRANSCRIPTION_LANGUAGES,
 ): StartResult {
   try {
-    return { ok: true, ...check(data, engines, maxTranscription) };
+    return { ok: true, ...check(conversationLanguages(data), engines, maxTranscription) };
   } catch (err) {
     if (err instanceof Reject) return { ok: false, error: err.error };
     throw err;
@@ -176,8 +177,8 @@ export function validateStart(
 function check(data: Record<string, unknown>, engines: EngineQuery, maxTranscription: number) {
   const warnings: AppError[] = [];
   const type = oneOf(data, 'type', RECORDING_TYPES, 'transcribe');
-  if (type === 'conversation' || type === 'broadcast') {
-    invalid('type', `Recording type "${type}" is not available yet; use transcribe or record.`, SUPPORTED_TYPES);
+  if (type === 'broadcast') {
+    invalid('type', `Recording type "${type}" starts with a broadcast_token; use transcribe, conversation or record.`, SUPPORTED_TYPES);
   }
   if (data.broadcast_token !== undefined && data.broadcast_token !== null) {
     invalid('broadcast_token', 'broadcast_token is allowed only with type "broadcast".');
@@ -271,6 +272,15 @@ function check(data: Record<string, unknown>, engines: EngineQuery, maxTranscrip
       });
     }
   }
+  let conversation: ConversationStart | null = null;
+  if (type === 'conversation') {
+    try {
+      conversation = checkConversation(data, transcription, translation, conversationMode ?? 'manual', engines);
+    } catch (err) {
+      if (err instanceof AppError) throw new Reject(err);
+      throw err;
+    }
+  }
   const from = transcription[0] as string;
   for (const lang of translation) {
     if (!transcription.some((t) => engines.servesTranslation(t, lang))) {
@@ -291,7 +301,14 @@ function check(data: Record<string, unknown>, engines: EngineQuery, maxTranscrip
     });
   }
   const tts =
-    type === 'record' ? null : startTts(data, translation, { ttsVoices: (l) => engines.ttsVoices?.(l) ?? null }, opts.speaking_speed);
+    type === 'record'
+      ? null
+      : startTts(
+          data,
+          conversation ? transcription : translation,
+          { ttsVoices: (l) => engines.ttsVoices?.(l) ?? null },
+          opts.speaking_speed,
+        );
   if (tts instanceof AppError) throw new Reject(tts);
 
   const silence = data.silenceTimeoutSeconds ?? 900;
@@ -325,6 +342,7 @@ function check(data: Record<string, unknown>, engines: EngineQuery, maxTranscrip
           },
     ttsEnabled: tts?.enabled ?? false,
     tts,
+    conversation,
     profanityHandling,
     speakingSpeed,
     silenceTimeoutSeconds: silence as number,

@@ -33,7 +33,7 @@ describe.each(backends())('WebSocket start (%s)', (backend) => {
 
   it('a rejected start leaves the connection open for the next one', async () => {
     const { cl } = await open();
-    const r = await start(cl, { type: 'conversation', transcription_languages: ['en'] });
+    const r = await start(cl, { type: 'Conversation', transcription_languages: ['en'] });
     expect(r).toMatchObject({ type: 'error', data: { error_code: 'invalid_parameter', details: { field: 'type' } } });
     const m = await start(cl, { type: 'transcribe', transcription_languages: ['en'], recognition_mode: 'multi_speaker' });
     expect(m.data).toMatchObject({

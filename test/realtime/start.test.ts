@@ -43,10 +43,14 @@ describe('start validation', () => {
     });
   });
 
-  it('rejects conversation and broadcast until they are built, and unknown types', () => {
+  it('rejects broadcast without its token, unknown types, and a conversation without two sides', () => {
     expect(reject({ type: 'conversation' })).toMatchObject({
+      code: 'conversation_invalid_speaker',
+      details: { field: 'transcription_languages', received: 1 },
+    });
+    expect(reject({ type: 'broadcast' })).toMatchObject({
       code: 'invalid_parameter',
-      details: { field: 'type', valid_values: ['transcribe', 'record'] },
+      details: { field: 'type', valid_values: ['transcribe', 'conversation', 'record'] },
     });
     expect(reject({ type: 'broadcast' }).details).toMatchObject({ field: 'type' });
     expect(reject({ type: 'Transcribe' })).toMatchObject({ code: 'invalid_parameter', details: { field: 'type' } });

@@ -28,7 +28,7 @@ const MS_PER_FRAME = 10;
 /** Audio kept for the utterance in progress (a longer utterance is judged on its last part). */
 const MAX_BUFFER_MS = 30_000;
 /** Interim labelling looks at this much of the utterance so far. */
-const LOOKBACK_MS = 8_000;
+const LOOKBACK_MS = 4_000;
 /** Frames of speech a piece needs to become a new speaker. */
 const MIN_NEW_SPEAKER_FRAMES = 120;
 /** Frames a piece needs to be judged at all (shorter ones take the neighbouring speaker). */

@@ -70,7 +70,11 @@ export function connect(t: TestApp, protocols: string[]): Promise<Client> {
             if (pred(m)) return Promise.resolve(m);
           }
           return new Promise((res, rej) => {
-            const timer = setTimeout(() => rej(new Error('no matching message')), timeoutMs);
+            const timer = setTimeout(() => {
+              // Say what did arrive: a timeout alone does not tell a slow server from a wrong event.
+              const last = messages.slice(-6).map((m) => JSON.stringify(m.data ?? m).slice(0, 200));
+              rej(new Error(`no matching message within ${timeoutMs} ms; the last ones: ${last.join(' | ')}`));
+            }, timeoutMs);
             waiters.push({
               pred,
               resolve: (m) => {

@@ -55,7 +55,7 @@ export async function createHttpServer(options: HttpServerOptions): Promise<Http
     // Fastify answers a path parameter over 100 characters with a bare 414; a long (or long
     // once percent-encoded) voice name or task id must reach its route and get the route's
     // own 404. Request lines stay bounded by Node's header limit.
-    maxParamLength: 2000,
+    routerOptions: { maxParamLength: 2000 },
     ajv: { customOptions: { coerceTypes: 'array', removeAdditional: false, allErrors: false } },
   }).withTypeProvider<TypeBoxTypeProvider>() as unknown as HttpApp;
 

@@ -36,7 +36,7 @@ process.send?.({ ready: true });
 process.on('message', async (m: { done?: boolean }) => {
   if (!m.done) return;
   for (const s of subs) s.close();
-  process.send?.({ deliveries, latencies });
   await bus.close();
-  process.exit(0);
+  // Exit only once the (large) message is handed over, or the parent gets nothing.
+  process.send?.({ deliveries, latencies }, undefined, {}, () => process.exit(0));
 });

@@ -230,7 +230,7 @@ async function main(): Promise<void> {
   const { base, env } = await localServerEnv(join(work, 'data'), {
     PARLEY_STARTER_CREDIT: '1000000',
     // Enough decoders that the pool is not the limit (each ~60 MB, loaded on first use).
-    PARLEY_POCKETSPHINX_DECODERS: String(MAX_N),
+    PARLEY_POCKETSPHINX_DECODERS: String(MODES.includes('multi_channel4') ? MAX_N * CHANNELS : MAX_N),
   });
   const server = startServer(env);
   try {

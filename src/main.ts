@@ -31,6 +31,22 @@ async function main(): Promise<void> {
   await createFirstAccountIfEmpty(app.deps, config.platform.starterCredit);
   await app.http.listen({ port: config.platform.port, host: config.platform.host });
   logger.info({ roles: config.platform.roles, port: config.platform.port, build: app.deps.build }, 'parley listening');
+  // A short banner for people (the logs are for machines): where to go and what runs here.
+  const address = app.http.server.address();
+  const port = typeof address === 'object' && address ? address.port : config.platform.port;
+  const host = ['0.0.0.0', '::'].includes(config.platform.host) ? 'localhost' : config.platform.host;
+  const url = `http://${host}:${port}`;
+  const ready = [...new Set(engines.status.filter((e) => e.available).map((e) => e.id))];
+  process.stdout.write(
+    [
+      '',
+      `Parley ${app.deps.build} on ${url} (${config.platform.roles.join(', ')})`,
+      `  console ${url}/   REST docs ${url}/api/v1/docs   WebSocket docs ${url}/asyncapi`,
+      `  engines: ${ready.length ? ready.join(', ') : 'none'} (details: npm run -s engines)`,
+      '',
+      '',
+    ].join('\n'),
+  );
 
   let stopping = false;
   const stop = async (signal: string) => {

@@ -1,8 +1,9 @@
 /**
  * The issue's end-to-end check, on real engines at real-time pace through a real WebSocket
  * client, for PCM (base64 audio actions) and for WebM/Opus (MediaRecorder-like binary chunks
- * produced by ffmpeg from the same speech): interims before each final, "country" in the
- * finals, Spanish translations equal to the engine's, the completed task in the list, the
+ * produced by ffmpeg from the same speech): interims before each final, the words of jfk in the
+ * finals (at most 50 % WER: PocketSphinx on this 1961 recording swings between 18 % and 45 %
+ * with the codec, see bench:engines), Spanish translations equal to the engine's, the completed task in the list, the
  * history SSE matching the finals, a signed recording.completed webhook, the usage row in
  * progress while recording and ending at minutes x price, and the balance dropping as much.
  */
@@ -10,7 +11,9 @@ import { execFileSync } from 'node:child_process';
 import { createHmac } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { wordErrorRate } from '../../src/engines/quality/wer.js';
 import { api, backends, type TestApp } from '../support/app.js';
+import { JFK_TEXT } from '../support/audio.js';
 import { parseSseBlock } from '../support/sse.js';
 import { type Receiver, startReceiver, until } from '../webhooks/receiver.js';
 import { type Client, connect, JFK, jfkPcm, type Msg, startLiveApp, startSession, streamPcm, ticketAndKey, vt } from './support.js';
@@ -77,7 +80,7 @@ describe.skipIf(!haveAudio).each(backends())('live recording end to end (%s, jfk
       expect(done.data).toMatchObject({ task_id: taskId, status: 'completed' });
       expect(done.data.duration_ms).toBeGreaterThan(10_500);
 
-      // Interims before the final of the same sid; the finals say "country".
+      // Interims before the final of the same sid; the finals are jfk's words.
       const results = cl.messages.filter((m: Msg) => m.data?.action === 'result').map((m) => m.data.origin);
       const finals = results.filter((o) => o.is_final);
       expect(finals.length).toBeGreaterThan(0);
@@ -85,7 +88,9 @@ describe.skipIf(!haveAudio).each(backends())('live recording end to end (%s, jfk
       expect(results.slice(0, firstFinal).some((o) => !o.is_final && o.sid === results[firstFinal].sid)).toBe(true);
       // Sentence ids count from 1, one per final, in order.
       expect(finals.map((o) => o.sid)).toEqual(finals.map((_, i) => i + 1));
-      expect(finals.map((o) => o.text.toLowerCase()).join(' ')).toContain('country');
+      const heard = finals.map((o) => o.text).join(' ');
+      expect(heard.toLowerCase()).toContain('fellow');
+      expect(wordErrorRate(JFK_TEXT, heard)).toBeLessThanOrEqual(0.5);
 
       // Each final's Spanish translation is what the translation engine gives for its text.
       const translator = t.app.deps.engines.find({ kind: 'translator', from: 'en', to: 'es' })!;

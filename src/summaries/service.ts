@@ -20,11 +20,17 @@ import type { OneOffType } from '../billing/prices.js';
 import type { BillingService, Standing } from '../billing/service.js';
 import { EngineError } from '../engines/errors.js';
 import type { EngineRegistry } from '../engines/registry.js';
-import type { SummaryResult, TextLanguageIdentifier, Translator } from '../engines/types.js';
+import type { Summarizer, SummaryResult, TextLanguageIdentifier, Translator } from '../engines/types.js';
 import { PlanService } from '../plans/service.js';
 import type { Principal } from '../platform/auth/types.js';
 import { AppError } from '../platform/errors/app-error.js';
-import { inPlannedLanguage, isCreditError, planSummaryLanguage, selectSummarizer } from '../processing/summarize.js';
+import {
+  inPlannedLanguage,
+  isCreditError,
+  planSummaryLanguage,
+  type SummaryLanguagePlan,
+  selectSummarizer,
+} from '../processing/summarize.js';
 import { translateLines } from '../processing/translate-text.js';
 import { type SummaryTemplateCatalogue, toSummarySpec } from '../summary-templates/catalogue.js';
 import type { TaskService } from '../tasks/service.js';
@@ -58,6 +64,17 @@ export function pointsString(points: number): string {
 
 const chars = (s: string) => [...s].length;
 
+/** What one summary run needs, decided before the stream opens. */
+interface SummaryJob {
+  summarizer: Summarizer;
+  plan: SummaryLanguagePlan;
+  segments: string[];
+  language: string;
+  textLanguage: string;
+  template: ReturnType<SummaryService['template']>;
+  params: SummaryParams;
+}
+
 export class SummaryService {
   constructor(private readonly d: SummariesDeps) {}
 
@@ -73,32 +90,10 @@ export class SummaryService {
     const plan = planSummaryLanguage(this.d.engines, summarizer, textLanguage, language);
     const price = await this.checkBilling(principal, 'regen_summary');
     const startRevision = (await this.d.store.getTranscript(task.taskId))?.revision ?? 0;
+    const job: SummaryJob = { summarizer, plan, segments, language, textLanguage, template, params: p };
     return {
       run: async (sink, signal) => {
-        const result = await this.summarize(() =>
-          summarizer.summarize({
-            segments,
-            language,
-            template,
-            customPrompt: p.prompt ?? undefined,
-            plainText: p.plainText,
-            signal,
-            // Text about to be translated is not shown in the transcript's language first.
-            onDelta: plan.translator ? undefined : sink,
-          }),
-        );
-        const final = await inPlannedLanguage(plan, result.text, textLanguage, { signal, onText: sink, logger: this.d.logger });
-        const effectiveTemplate = p.mode === 'builtin' ? p.template : p.promptSlug;
-        const record: SummaryRecord = {
-          text: final.text,
-          language: final.language,
-          mode: p.mode,
-          template: effectiveTemplate,
-          plainText: p.plainText,
-          promptSnapshot: p.prompt,
-          fallbackLevel: result.fallbackLevel ?? null,
-          droppedSegments: result.droppedSegments ?? null,
-        };
+        const { result, record } = await this.summarizeJob(job, sink, signal);
         // A change that landed while the summary was written: refused before anything is charged.
         if (persist && ((await this.d.store.getTranscript(task.taskId))?.revision ?? 0) !== startRevision)
           throw new AppError('transcript_revision_conflict', { details: { task_id: task.taskId } });
@@ -128,34 +123,50 @@ export class SummaryService {
       .split(/\n\s*\n|\r\n\s*\r\n/)
       .map((s) => s.trim())
       .filter(Boolean);
+    const job: SummaryJob = { summarizer, plan, segments, language, textLanguage, template, params: p };
     return {
       run: async (sink, signal) => {
-        const result = await this.summarize(() =>
-          summarizer.summarize({
-            segments,
-            language,
-            template,
-            customPrompt: p.prompt ?? undefined,
-            plainText: p.plainText,
-            signal,
-            onDelta: plan.translator ? undefined : sink,
-          }),
-        );
-        const final = await inPlannedLanguage(plan, result.text, textLanguage, { signal, onText: sink, logger: this.d.logger });
+        const { result, record } = await this.summarizeJob(job, sink, signal);
         const billing = result.tooShort ? null : await this.charge(principal, 'summary', null, price, input);
-        const record: SummaryRecord = {
-          text: final.text,
-          language: final.language,
-          mode: p.mode,
-          template: p.mode === 'builtin' ? p.template : p.promptSlug,
-          plainText: p.plainText,
-          promptSnapshot: p.prompt,
-          fallbackLevel: result.fallbackLevel ?? null,
-          droppedSegments: result.droppedSegments ?? null,
-        };
         return { task_id: null, ...this.summaryFields(result, record), persisted: false, ...(billing?.fields ?? {}) };
       },
     };
+  }
+
+  /**
+   * Summarizes in the planned language: the summarizer's text streams to `sink` unless it is
+   * about to be translated (then the translation streams), so a client never sees the
+   * transcript's language first. Returns what is stored or reported.
+   */
+  private async summarizeJob(
+    job: SummaryJob,
+    sink: (text: string) => void,
+    signal: AbortSignal,
+  ): Promise<{ result: SummaryResult; record: SummaryRecord }> {
+    const { summarizer, plan, params: p } = job;
+    const result = await this.summarize(() =>
+      summarizer.summarize({
+        segments: job.segments,
+        language: job.language,
+        template: job.template,
+        customPrompt: p.prompt ?? undefined,
+        plainText: p.plainText,
+        signal,
+        onDelta: plan.translator ? undefined : sink,
+      }),
+    );
+    const final = await inPlannedLanguage(plan, result.text, job.textLanguage, { signal, onText: sink, logger: this.d.logger });
+    const record: SummaryRecord = {
+      text: final.text,
+      language: final.language,
+      mode: p.mode,
+      template: p.mode === 'builtin' ? p.template : p.promptSlug,
+      plainText: p.plainText,
+      promptSnapshot: p.prompt,
+      fallbackLevel: result.fallbackLevel ?? null,
+      droppedSegments: result.droppedSegments ?? null,
+    };
+    return { result, record };
   }
 
   /** POST /api/v1/sse/summary/translate: the posted summary text in `targetLang` (nothing stored). */

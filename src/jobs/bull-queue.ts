@@ -19,7 +19,7 @@ import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { type Backoff, nextDelay } from '../platform/retry.js';
 import type { Database } from '../store/database.js';
-import { defaultBackoff } from './store-queue.js';
+import { DEFAULT_ATTEMPTS, defaultBackoff, newJobRow } from './store-queue.js';
 import type { JobContext, JobHandler, JobOptions, JobQueue, JobState, WorkOptions } from './types.js';
 import { PermanentJobError } from './types.js';
 
@@ -33,7 +33,6 @@ export interface BullQueueOptions {
   pollMs?: number;
 }
 
-const DEFAULT_ATTEMPTS = 5;
 const OUTBOX = 'outbox';
 
 export class BullJobQueue implements JobQueue {
@@ -76,23 +75,9 @@ export class BullJobQueue implements JobQueue {
   async enqueue<P>(name: string, payload: P, options: JobOptions = {}): Promise<string> {
     if (options.within) {
       const id = randomUUID();
-      const now = new Date().toISOString();
       await options.within
         .insertInto('jobs')
-        .values({
-          id,
-          name,
-          payload: JSON.stringify(payload ?? null),
-          status: OUTBOX,
-          max_attempts: options.maxAttempts ?? DEFAULT_ATTEMPTS,
-          run_at: (options.runAt ?? new Date()).toISOString(),
-          locked_until: null,
-          locked_by: null,
-          last_error: null,
-          dedupe_key: options.dedupeKey ?? null,
-          created_at: now,
-          updated_at: now,
-        })
+        .values(newJobRow({ id, name, payload, status: OUTBOX, options, now: new Date() }))
         .execute();
       return id;
     }

@@ -23,7 +23,26 @@ export interface StoreQueueOptions {
   leaseMs?: number;
 }
 
-const DEFAULT_ATTEMPTS = 5;
+export const DEFAULT_ATTEMPTS = 5;
+
+/** A new row of the jobs table (the database queue's jobs, and the Redis queue's outbox). */
+export function newJobRow(job: { id: string; name: string; payload: unknown; status: string; options: JobOptions; now: Date }) {
+  const now = job.now.toISOString();
+  return {
+    id: job.id,
+    name: job.name,
+    payload: JSON.stringify(job.payload ?? null),
+    status: job.status,
+    max_attempts: job.options.maxAttempts ?? DEFAULT_ATTEMPTS,
+    run_at: (job.options.runAt ?? job.now).toISOString(),
+    locked_until: null,
+    locked_by: null,
+    last_error: null,
+    dedupe_key: job.options.dedupeKey ?? null,
+    created_at: now,
+    updated_at: now,
+  };
+}
 
 /** The shared policy (src/platform/retry.ts): full jitter under 1 s, 2 s, 4 s, ... capped at 5 min. */
 export const defaultBackoff: Backoff = exponentialBackoff({ baseMs: 1000, maxMs: 5 * 60_000 });
@@ -60,7 +79,6 @@ export class StoreJobQueue implements JobQueue {
 
   async enqueue<P>(name: string, payload: P, options: JobOptions = {}): Promise<string> {
     const db = options.within ?? this.database.db;
-    const now = this.now().toISOString();
     if (options.dedupeKey) {
       const existing = await db
         .selectFrom('jobs')
@@ -73,20 +91,7 @@ export class StoreJobQueue implements JobQueue {
     const id = randomUUID();
     await db
       .insertInto('jobs')
-      .values({
-        id,
-        name,
-        payload: JSON.stringify(payload ?? null),
-        status: 'pending',
-        max_attempts: options.maxAttempts ?? DEFAULT_ATTEMPTS,
-        run_at: (options.runAt ?? this.now()).toISOString(),
-        locked_until: null,
-        locked_by: null,
-        last_error: null,
-        dedupe_key: options.dedupeKey ?? null,
-        created_at: now,
-        updated_at: now,
-      })
+      .values(newJobRow({ id, name, payload, status: 'pending', options, now: this.now() }))
       .execute();
     if (this.workers.has(name)) queueMicrotask(() => void this.tick());
     return id;

@@ -6,64 +6,14 @@
  * the usage row and the balance.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config.js';
 import { apertiumFactory } from '../../src/engines/builtin/apertium.js';
 import { EngineRegistry } from '../../src/engines/registry.js';
 import { openAiTranslatorFactory } from '../../src/engines/remote/openai-translator.js';
-import type { AnyEngine, Translator } from '../../src/engines/types.js';
-import { createLogger } from '../../src/platform/logging.js';
-import type { SentenceInput, TaskRecord } from '../../src/tasks/store.js';
+import type { Translator } from '../../src/engines/types.js';
 import { api, backends, startTestApp, type TestApp } from '../support/app.js';
 import { type OpenAiServer, startOpenAiServer } from '../support/openai-server.js';
+import { type Account, engineFrom, fundedAccount, SENTENCES, seedTask } from '../support/seeded-tasks.js';
 import { readSse as readEvents } from '../tasks/harness.js';
-
-const SENTENCES: SentenceInput[] = [
-  { sid: 1, origin: 'The house is big.', startMs: 0, endMs: 1500, language: 'en-US' },
-  { sid: 2, origin: 'My brother eats an apple.', startMs: 1500, endMs: 3000, language: 'en-US' },
-  { sid: 3, origin: 'We live in a small town.', startMs: 3000, endMs: 4500, language: 'en-US' },
-];
-
-async function engine(factory: typeof apertiumFactory, env: Record<string, string> = {}): Promise<AnyEngine> {
-  const ctx = { config: loadConfig(env), modelsDir: '/nowhere', logger: createLogger('silent') };
-  const e = await factory.create(ctx as never);
-  if ('unavailable' in e) throw new Error(`${factory.id}: ${e.unavailable}`);
-  return e as AnyEngine;
-}
-
-interface Account {
-  key: string;
-  accountId: string;
-  keyId: string;
-}
-
-async function account(t: TestApp, credit: number): Promise<Account> {
-  const k = await t.app.deps.keys.createKey({ name: 'retranslate' });
-  if (credit > 0) await t.app.deps.billing.grantCredit({ accountId: k.account_id, points: credit, pool: 'account' });
-  return { key: k.api_key, accountId: k.account_id, keyId: k.key_id };
-}
-
-async function seed(
-  t: TestApp,
-  a: Account,
-  o: { type?: TaskRecord['type']; status?: 'completed' | 'processing'; sentences?: SentenceInput[] } = {},
-): Promise<string> {
-  const store = t.app.deps.tasks.store;
-  const task = await store.createTask({
-    accountId: a.accountId,
-    keyId: a.keyId,
-    title: 'Meeting',
-    type: o.type ?? 'transcribe',
-    typeSource: 'import',
-    recognitionMode: 'single',
-    transcriptionLanguages: ['en-US'],
-    translationLanguages: null,
-    durationMs: 4500,
-    processingStatus: 'processing',
-  });
-  await store.appendSentences(task.taskId, o.sentences ?? SENTENCES);
-  if ((o.status ?? 'completed') === 'completed') await store.setStatus(task.taskId, 'completed');
-  return task.taskId;
-}
 
 /** The whole SSE response; payloads read freely. */
 async function readSse(url: string, headers: Record<string, string> = {}) {
@@ -82,7 +32,7 @@ describe.each(backends())('retranslation SSE with Apertium (%s)', (backend) => {
   let t: TestApp;
   let apertium: Translator;
   beforeAll(async () => {
-    apertium = (await engine(apertiumFactory)) as Translator;
+    apertium = (await engineFrom(apertiumFactory)) as Translator;
     t = await startTestApp({
       backend,
       engines: EngineRegistry.fromEngines([apertium]),
@@ -92,8 +42,8 @@ describe.each(backends())('retranslation SSE with Apertium (%s)', (backend) => {
   afterAll(() => t?.close());
 
   it('full text: translation per sentence in sid order, done {totalUpdated}; saved, listed, billed once', async () => {
-    const a = await account(t, 10);
-    const taskId = await seed(t, a);
+    const a = await fundedAccount(t, 10);
+    const taskId = await seedTask(t, a);
     const r = await readSse(`${t.url}/api/v1/sse/retranslate/${taskId}?targetLang=es`, { 'x-api-key': a.key });
     expect(r.status).toBe(200);
     expect(r.headers.get('content-type')).toContain('text/event-stream');
@@ -117,8 +67,8 @@ describe.each(backends())('retranslation SSE with Apertium (%s)', (backend) => {
   });
 
   it('single sentence: only that sentence, billed per sentence; api_key in the query works', async () => {
-    const a = await account(t, 10);
-    const taskId = await seed(t, a);
+    const a = await fundedAccount(t, 10);
+    const taskId = await seedTask(t, a);
     const r = await readSse(`${t.url}/api/v1/sse/recordings/${taskId}/entries/2/retranslate?targetLang=ca&api_key=${a.key}`);
     expect(r.status).toBe(200);
     const catalan = await apertium.translate(SENTENCES[1]!.origin, { from: 'en', to: 'ca' });
@@ -133,13 +83,13 @@ describe.each(backends())('retranslation SSE with Apertium (%s)', (backend) => {
   });
 
   it('refusals before the stream: each code and status, nothing charged', async () => {
-    const a = await account(t, 10);
-    const other = await account(t, 10);
-    const ok = await seed(t, a);
-    const record = await seed(t, a, { type: 'record' });
-    const busy = await seed(t, a, { status: 'processing' });
-    const empty = await seed(t, a, { sentences: [] });
-    const foreign = await seed(t, other);
+    const a = await fundedAccount(t, 10);
+    const other = await fundedAccount(t, 10);
+    const ok = await seedTask(t, a);
+    const record = await seedTask(t, a, { type: 'record' });
+    const busy = await seedTask(t, a, { status: 'processing' });
+    const empty = await seedTask(t, a, { sentences: [] });
+    const foreign = await seedTask(t, other);
     const get = async (path: string, key: string | null = a.key) => {
       const res = await fetch(`${t.url}${path}`, key ? { headers: { 'x-api-key': key } } : {});
       expect(res.headers.get('content-type')).toContain('application/json');
@@ -175,13 +125,13 @@ describe.each(backends())('retranslation SSE with Apertium (%s)', (backend) => {
 
   it('credit and plans: 402 auth_insufficient_credit, 402 auth_quota_exceeded, 403 plan_feature_not_allowed, 0 points when the plan includes it', async () => {
     const get = (path: string, key: string) => api(t.url, 'GET', path, { key });
-    const broke = await account(t, 0);
-    const brokeTask = await seed(t, broke);
+    const broke = await fundedAccount(t, 0);
+    const brokeTask = await seedTask(t, broke);
     const r1 = await get(`/api/v1/sse/retranslate/${brokeTask}?targetLang=es`, broke.key);
     expect([r1.status, r1.body.data.error_code]).toEqual([402, 'auth_insufficient_credit']);
 
-    const short = await account(t, 1);
-    const shortTask = await seed(t, short);
+    const short = await fundedAccount(t, 1);
+    const shortTask = await seedTask(t, short);
     const r2 = await get(`/api/v1/sse/retranslate/${shortTask}?targetLang=es`, short.key);
     expect([r2.status, r2.body.data.error_code]).toEqual([402, 'auth_quota_exceeded']);
     expect(r2.body.data.details).toMatchObject({ budget_scope: 'account_credit', remaining_budget: 1 });
@@ -193,9 +143,9 @@ describe.each(backends())('retranslation SSE with Apertium (%s)', (backend) => {
     expect(await credit(t, short)).toBe(0.75);
 
     // Plan-bound unlimited: full text needs the one-off feature; a single sentence does not.
-    const trial = await account(t, 0);
+    const trial = await fundedAccount(t, 0);
     await t.app.deps.plans.setPlan(trial.accountId, { mode: 'unlimited-plan', planName: 'trial', expiresAt: null });
-    const trialTask = await seed(t, trial);
+    const trialTask = await seedTask(t, trial);
     const r4 = await get(`/api/v1/sse/retranslate/${trialTask}?targetLang=es`, trial.key);
     expect([r4.status, r4.body.data.error_code]).toEqual([403, 'plan_feature_not_allowed']);
     expect(r4.body.data.details).toMatchObject({ field: 'retranslate', plan: 'trial' });
@@ -203,9 +153,9 @@ describe.each(backends())('retranslation SSE with Apertium (%s)', (backend) => {
     expect(r5.events.at(-1)!.event).toBe('done');
     expect((await usage(t, trial)).map((u) => [u.type, u.points])).toEqual([['retranslate', 0]]);
 
-    const standard = await account(t, 0);
+    const standard = await fundedAccount(t, 0);
     await t.app.deps.plans.setPlan(standard.accountId, { mode: 'unlimited-plan', planName: 'standard', expiresAt: null });
-    const standardTask = await seed(t, standard);
+    const standardTask = await seedTask(t, standard);
     const r6 = await readSse(`${t.url}/api/v1/sse/retranslate/${standardTask}?targetLang=es`, { 'x-api-key': standard.key });
     expect(r6.events.at(-1)).toEqual({ event: 'done', data: { totalUpdated: 3, totalFailed: 0 } });
     expect((await usage(t, standard)).map((u) => [u.type, u.points])).toEqual([['retranslate', 0]]);
@@ -219,7 +169,7 @@ describe.each(backends())('retranslation failures through the remote translator 
     llm = await startOpenAiServer();
     // The server "translates" by echoing the sentence in brackets; its content filter refuses marked sentences.
     llm.reply = (messages) => `[${messages.at(-1)?.content.split('\n').at(-1) ?? ''}]`;
-    const translator = await engine(openAiTranslatorFactory, { PARLEY_REMOTE_LLM_URL: llm.url, PARLEY_REMOTE_RETRIES: '0' });
+    const translator = await engineFrom(openAiTranslatorFactory, { PARLEY_REMOTE_LLM_URL: llm.url, PARLEY_REMOTE_RETRIES: '0' });
     t = await startTestApp({ backend, engines: EngineRegistry.fromEngines([translator]), env: { PARLEY_PRICE_RETRANSLATE: '3' } });
   }, 60_000);
   afterAll(async () => {
@@ -228,8 +178,8 @@ describe.each(backends())('retranslation failures through the remote translator 
   });
 
   it('a sentence that fails is an error event with its sid and a translation_errors entry; the rest is saved and billed', async () => {
-    const a = await account(t, 10);
-    const taskId = await seed(t, a, {
+    const a = await fundedAccount(t, 10);
+    const taskId = await seedTask(t, a, {
       sentences: [SENTENCES[0]!, { ...SENTENCES[1]!, origin: 'This one says FORBIDDEN.' }, SENTENCES[2]!],
     });
     llm.filterWords = ['FORBIDDEN'];
@@ -251,8 +201,8 @@ describe.each(backends())('retranslation failures through the remote translator 
   });
 
   it('when no sentence can be translated: error events, a final translation_failed instead of done, refunded', async () => {
-    const a = await account(t, 10);
-    const taskId = await seed(t, a);
+    const a = await fundedAccount(t, 10);
+    const taskId = await seedTask(t, a);
     llm.filterWords = [''];
     const r = await readSse(`${t.url}/api/v1/sse/retranslate/${taskId}?targetLang=de`, { 'x-api-key': a.key });
     llm.filterWords = [];

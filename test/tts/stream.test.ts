@@ -10,32 +10,16 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config.js';
 import { apertiumFactory } from '../../src/engines/builtin/apertium.js';
 import { espeakFactory } from '../../src/engines/builtin/espeak.js';
-import type { EngineFactory } from '../../src/engines/registry.js';
 import { EngineRegistry } from '../../src/engines/registry.js';
 import { openAiSpeechFactory } from '../../src/engines/remote/openai-speech.js';
 import { openAiTranslatorFactory } from '../../src/engines/remote/openai-translator.js';
-import type { AnyEngine, Synthesizer, Translator } from '../../src/engines/types.js';
-import { createLogger } from '../../src/platform/logging.js';
-import type { SentenceInput, TaskRecord } from '../../src/tasks/store.js';
+import type { Synthesizer, Translator } from '../../src/engines/types.js';
 import { api, backends, startTestApp, type TestApp } from '../support/app.js';
 import { type OpenAiServer, startOpenAiServer } from '../support/openai-server.js';
+import { type Account, engineFrom, fundedAccount, SENTENCES, seedTask } from '../support/seeded-tasks.js';
 import { readSse as readEvents } from '../tasks/harness.js';
-
-const SENTENCES: SentenceInput[] = [
-  { sid: 1, origin: 'The house is big.', startMs: 0, endMs: 1500, language: 'en-US' },
-  { sid: 2, origin: 'My brother eats an apple.', startMs: 1500, endMs: 3000, language: 'en-US' },
-  { sid: 3, origin: 'We live in a small town.', startMs: 3000, endMs: 4500, language: 'en-US' },
-];
-
-async function engine(factory: EngineFactory, env: Record<string, string> = {}): Promise<AnyEngine> {
-  const ctx = { config: loadConfig(env), modelsDir: '/nowhere', logger: createLogger('silent'), loaded: [] };
-  const e = await factory.create(ctx as never);
-  if ('unavailable' in e) throw new Error(`${factory.id}: ${e.unavailable}`);
-  return e as AnyEngine;
-}
 
 async function readSse(url: string, headers: Record<string, string> = {}) {
   const r = await readEvents(url, headers);
@@ -61,47 +45,6 @@ function mp3DurationMs(mp3: Buffer): number {
   }
 }
 
-interface Account {
-  key: string;
-  accountId: string;
-  keyId: string;
-}
-
-async function account(t: TestApp, credit: number): Promise<Account> {
-  const k = await t.app.deps.keys.createKey({ name: 'tts' });
-  if (credit > 0) await t.app.deps.billing.grantCredit({ accountId: k.account_id, points: credit, pool: 'account' });
-  return { key: k.api_key, accountId: k.account_id, keyId: k.key_id };
-}
-
-async function seed(
-  t: TestApp,
-  a: Account,
-  o: { type?: TaskRecord['type']; status?: 'completed' | 'processing'; sentences?: SentenceInput[]; es?: Record<number, string> } = {},
-): Promise<string> {
-  const store = t.app.deps.tasks.store;
-  const task = await store.createTask({
-    accountId: a.accountId,
-    keyId: a.keyId,
-    title: 'Meeting',
-    type: o.type ?? 'transcribe',
-    typeSource: 'import',
-    recognitionMode: 'single',
-    transcriptionLanguages: ['en-US'],
-    translationLanguages: o.es ? ['es'] : null,
-    durationMs: 4500,
-    processingStatus: 'processing',
-  });
-  await store.appendSentences(task.taskId, o.sentences ?? SENTENCES);
-  if (o.es)
-    await store.setTranslations(
-      task.taskId,
-      'es',
-      Object.entries(o.es).map(([sid, text]) => ({ sid: Number(sid), text })),
-    );
-  if ((o.status ?? 'completed') === 'completed') await store.setStatus(task.taskId, 'completed');
-  return task.taskId;
-}
-
 describe.each(backends())('TTS SSE with eSpeak and Apertium (%s)', (backend) => {
   let t: TestApp;
   let espeak: Synthesizer;
@@ -116,8 +59,8 @@ describe.each(backends())('TTS SSE with eSpeak and Apertium (%s)', (backend) => 
       }>
     ).map((u) => [u.type, u.points, u.refunded]);
   beforeAll(async () => {
-    espeak = (await engine(espeakFactory)) as Synthesizer;
-    apertium = (await engine(apertiumFactory)) as Translator;
+    espeak = (await engineFrom(espeakFactory)) as Synthesizer;
+    apertium = (await engineFrom(apertiumFactory)) as Translator;
     t = await startTestApp({
       backend,
       engines: EngineRegistry.fromEngines([espeak, apertium]),
@@ -127,8 +70,8 @@ describe.each(backends())('TTS SSE with eSpeak and Apertium (%s)', (backend) => 
   afterAll(() => t?.close());
 
   it('defaults: sid 1, length 1, the language default voice; connected, tts_audio with a playable MP3 and word boundaries, tts_done; free', async () => {
-    const a = await account(t, 10);
-    const taskId = await seed(t, a);
+    const a = await fundedAccount(t, 10);
+    const taskId = await seedTask(t, a);
     const r = await readSse(`${t.url}/api/v1/sse/tts/${taskId}?language=en-US`, { 'x-api-key': a.key });
     expect(r.status).toBe(200);
     expect(r.events.map((e) => e.event)).toEqual(['connected', 'tts_audio', 'tts_done']);
@@ -156,8 +99,8 @@ describe.each(backends())('TTS SSE with eSpeak and Apertium (%s)', (backend) => 
   });
 
   it('a range in a translation language: stored translations spoken free, missing ones translated, saved and billed per sentence', async () => {
-    const a = await account(t, 10);
-    const taskId = await seed(t, a, { es: { 1: 'La casa es grande.' } });
+    const a = await fundedAccount(t, 10);
+    const taskId = await seedTask(t, a, { es: { 1: 'La casa es grande.' } });
     const r = await readSse(`${t.url}/api/v1/sse/tts/${taskId}?language=es&sid=1&length=3&voice=espeak-es-male-1&api_key=${a.key}`);
     expect(r.events.map((e) => [e.event, e.data.sid])).toEqual([
       ['connected', undefined],
@@ -178,13 +121,13 @@ describe.each(backends())('TTS SSE with eSpeak and Apertium (%s)', (backend) => 
   });
 
   it('refusals before the stream: each code and status, nothing charged', async () => {
-    const a = await account(t, 10);
-    const other = await account(t, 10);
-    const ok = await seed(t, a);
-    const record = await seed(t, a, { type: 'record' });
-    const busy = await seed(t, a, { status: 'processing' });
-    const empty = await seed(t, a, { sentences: [] });
-    const foreign = await seed(t, other);
+    const a = await fundedAccount(t, 10);
+    const other = await fundedAccount(t, 10);
+    const ok = await seedTask(t, a);
+    const record = await seedTask(t, a, { type: 'record' });
+    const busy = await seedTask(t, a, { status: 'processing' });
+    const empty = await seedTask(t, a, { sentences: [] });
+    const foreign = await seedTask(t, other);
     const cases: Array<[string, string | null, number, string, Record<string, unknown>?]> = [
       [`/api/v1/sse/tts/${ok}?language=en`, null, 401, 'auth_missing_api_key'],
       [`/api/v1/sse/tts/${foreign}?language=en`, a.key, 404, 'recording_not_found'],
@@ -215,23 +158,23 @@ describe.each(backends())('TTS SSE with eSpeak and Apertium (%s)', (backend) => 
   });
 
   it('credit and plans: translations need credit (402), plans without tts get 403, length 20 is the most', async () => {
-    const broke = await account(t, 0);
-    const brokeTask = await seed(t, broke);
+    const broke = await fundedAccount(t, 0);
+    const brokeTask = await seedTask(t, broke);
     const r1 = await api(t.url, 'GET', `/api/v1/sse/tts/${brokeTask}?language=es`, { key: broke.key });
     expect([r1.status, r1.body.data.error_code]).toEqual([402, 'auth_insufficient_credit']);
     // Its own language needs no translation: spoken at a zero balance.
     const own = await readSse(`${t.url}/api/v1/sse/tts/${brokeTask}?language=en`, { 'x-api-key': broke.key });
     expect(own.events.at(-1)!.event).toBe('tts_done');
 
-    const short = await account(t, 0.3);
-    const shortTask = await seed(t, short);
+    const short = await fundedAccount(t, 0.3);
+    const shortTask = await seedTask(t, short);
     const r2 = await api(t.url, 'GET', `/api/v1/sse/tts/${shortTask}?language=es&length=3`, { key: short.key });
     expect([r2.status, r2.body.data.error_code]).toEqual([402, 'auth_quota_exceeded']);
     expect(await usage(short)).toEqual([]);
 
-    const trial = await account(t, 0);
+    const trial = await fundedAccount(t, 0);
     await t.app.deps.plans.setPlan(trial.accountId, { mode: 'unlimited-plan', planName: 'trial', expiresAt: null });
-    const trialTask = await seed(t, trial);
+    const trialTask = await seedTask(t, trial);
     const r3 = await api(t.url, 'GET', `/api/v1/sse/tts/${trialTask}?language=en`, { key: trial.key });
     expect([r3.status, r3.body.data.error_code]).toEqual([403, 'plan_feature_not_allowed']);
     expect(r3.body.data.details).toMatchObject({ field: 'tts' });
@@ -242,8 +185,8 @@ describe.each(backends())('TTS SSE with eSpeak and Apertium (%s)', (backend) => 
       startMs: i * 1000,
       endMs: i * 1000 + 900,
     }));
-    const a = await account(t, 0);
-    const long = await seed(t, a, { sentences: many });
+    const a = await fundedAccount(t, 0);
+    const long = await seedTask(t, a, { sentences: many });
     const r4 = await readSse(`${t.url}/api/v1/sse/tts/${long}?language=en&sid=2&length=20`, { 'x-api-key': a.key });
     expect(r4.events.filter((e) => e.event === 'tts_audio').map((e) => e.data.sid)).toEqual(Array.from({ length: 20 }, (_, i) => i + 2));
   }, 60_000);
@@ -255,11 +198,11 @@ describe.each(backends())('TTS SSE per-sentence failures through remote engines 
   let espeak: Synthesizer;
   beforeAll(async () => {
     llm = await startOpenAiServer();
-    espeak = (await engine(espeakFactory)) as Synthesizer;
+    espeak = (await engineFrom(espeakFactory)) as Synthesizer;
     llm.synthesizer = espeak;
     llm.reply = (messages) => `[${messages.at(-1)?.content.split('\n').at(-1) ?? ''}]`;
     const env = { PARLEY_REMOTE_LLM_URL: llm.url, PARLEY_REMOTE_TTS_URL: llm.url, PARLEY_REMOTE_RETRIES: '0' };
-    const engines = [await engine(openAiTranslatorFactory, env), await engine(openAiSpeechFactory, env)];
+    const engines = [await engineFrom(openAiTranslatorFactory, env), await engineFrom(openAiSpeechFactory, env)];
     t = await startTestApp({ backend, engines: EngineRegistry.fromEngines(engines), env: { PARLEY_PRICE_RETRANSLATE_SENTENCE: '1' } });
   }, 60_000);
   afterAll(async () => {
@@ -269,8 +212,8 @@ describe.each(backends())('TTS SSE per-sentence failures through remote engines 
   });
 
   it('a sentence not translated and a sentence not spoken are error events with their sid; the rest is spoken; failures recorded', async () => {
-    const a = await account(t, 10);
-    const taskId = await seed(t, a, {
+    const a = await fundedAccount(t, 10);
+    const taskId = await seedTask(t, a, {
       sentences: [SENTENCES[0]!, { ...SENTENCES[1]!, origin: 'This one says FORBIDDEN.' }, SENTENCES[2]!],
     });
     llm.filterWords = ['FORBIDDEN'];

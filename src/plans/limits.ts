@@ -33,8 +33,12 @@ export interface ActiveSessionCounter {
   liveSessions(accountId: string, keyId: string): Promise<{ account: number; key: number }>;
 }
 
-/** The `limits` object of GET /api/v1/me/plan. */
-export interface LimitsView extends PlanLimits {
+/**
+ * The `limits` object of GET /api/v1/me/plan: the interface's eleven members exactly. The
+ * plan's stream count (max_stt_streams) is not one of them; it is reported where it refuses
+ * something (plan_feature_not_allowed details).
+ */
+export interface LimitsView extends Omit<PlanLimits, 'max_stt_streams'> {
   daily_used_minutes: number | null;
   rolling_used_minutes: number | null;
   auth_total_used_minutes: number | null;
@@ -134,9 +138,10 @@ export class LimitsCalculator {
     ].filter((v): v is number => v !== null);
     const remainingMinutes = caps.length ? Math.max(0, Math.min(...caps)) : null;
 
+    const { max_stt_streams: _streams, ...shown } = l;
     return {
       view: {
-        ...l,
+        ...shown,
         max_concurrent_sessions: minNullable(l.max_concurrent_sessions, key?.maxConcurrentSessions ?? null),
         daily_used_minutes: daily,
         rolling_used_minutes: rolling,

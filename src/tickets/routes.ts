@@ -23,7 +23,7 @@ export function registerTicketRoutes(app: HttpApp, deps: { auth: Authenticator; 
         tags: ['authentication'],
         summary: 'Obtain a WebSocket ticket (32 characters, 60 seconds, single use)',
         security: [{ apiKey: [] }],
-        response: { 200: TicketResponse, ...errors(['plan_daily_limit_reached'], { auth: true }) },
+        response: { 200: TicketResponse, ...errors(['auth_insufficient_credit', 'plan_daily_limit_reached'], { auth: true }) },
       },
     },
     async (request) => ok(await deps.tickets.issue(principalOf(request))),

@@ -211,11 +211,15 @@ class PocketSphinxStream implements RecognizerStream {
       this.decoder.startUtterance();
       this.inUtterance = true;
     }
+    // An interim of this utterance still held behind earlier finals goes out just before its
+    // own final, so every final follows an interim of its sentence, however slow the finals.
+    const held = this.heldInterim;
+    this.heldInterim = null;
     if (!speech) return;
     const fromMs = Math.max(this.audio.startMs, speech.startMs - SEGMENT_PAD_MS);
     const pcm = this.audio.slice(fromMs, Math.min(this.fedMs, speech.endMs + SEGMENT_PAD_MS));
     this.audio.dropBefore(speech.endMs);
-    if (pcm.length > 0) this.decodeFinal(pcm, fromMs);
+    if (pcm.length > 0) this.decodeFinal(pcm, fromMs, held);
   }
 
   /**
@@ -232,7 +236,7 @@ class PocketSphinxStream implements RecognizerStream {
     this.vocabulary = next;
   }
 
-  private decodeFinal(pcm: Int16Array, fromMs: number): void {
+  private decodeFinal(pcm: Int16Array, fromMs: number, heldInterim: SttResult | null): void {
     this.finalsPending++;
     const vocabulary = this.vocabulary;
     const words = (async (): Promise<Word[]> => {
@@ -246,6 +250,7 @@ class PocketSphinxStream implements RecognizerStream {
     this.finalsChain = this.finalsChain.then(async () => {
       try {
         const got = await words;
+        if (got.length && heldInterim && !this.failed) this.options.onResult(heldInterim);
         if (got.length && !this.failed)
           this.options.onResult({
             text: got.map((w) => w.text).join(' '),

@@ -37,7 +37,7 @@ describe.skipIf(!existsSync(JFK)).each(backends())('conversation recordings (Web
       liveFromFileFactory,
     ]);
     // PostgreSQL runs with Redis (bus, rate limits) when REDIS_URL is set, as startLiveApp does.
-    const redis = backend === 'postgres' && process.env.REDIS_URL ? { REDIS_URL: process.env.REDIS_URL } : {};
+    const redis: Record<string, string> = backend === 'postgres' && process.env.REDIS_URL ? { REDIS_URL: process.env.REDIS_URL } : {};
     t = await startTestApp({ engines, backend, env: redis });
   }, 60_000);
   afterAll(async () => {

@@ -63,7 +63,7 @@ describe.skipIf(!haveChromium() || !haveSharedAudio())('console in Chromium', ()
 
   /** Screenshot of the screen: kept for review, decoded, its header band and main area drawn. */
   async function screenshot(name: string) {
-    await page.evaluate(() => document.fonts.ready);
+    await page.evaluate('document.fonts.ready');
     const png = await page.screenshot({ fullPage: false });
     keepScreenshot(`console-${name}`, png);
     const img = decodePng(png);
@@ -154,17 +154,17 @@ describe.skipIf(!haveChromium() || !haveSharedAudio())('console in Chromium', ()
       ).toBe('ftyp');
 
       // The player: the audio loads, a click on the second sentence seeks to its start and highlights it.
-      await page.waitForFunction(() => (document.querySelector('audio')?.readyState ?? 0) >= 1, undefined, { timeout: 60_000 });
+      await page.waitForFunction("(document.querySelector('audio')?.readyState ?? 0) >= 1", undefined, { timeout: 60_000 });
       const second = page.locator('ol.sentences li').nth(1);
       const start = (await second.locator('.time').textContent()) as string;
       const [m, s] = start.split(':').map(Number);
       await second.locator('button.seek').click();
       await expect.poll(() => second.getAttribute('aria-current')).toBe('true');
-      const at = (await page.evaluate(() => document.querySelector('audio')?.currentTime)) as number;
+      const at = (await page.evaluate("document.querySelector('audio').currentTime")) as number;
       expect(at).toBeGreaterThanOrEqual(m! * 60 + s!);
       expect(at).toBeLessThan(m! * 60 + s! + 3);
       expect(await page.locator('ol.sentences li[aria-current="true"]').count()).toBe(1);
-      await page.evaluate(() => document.querySelector('audio')?.pause());
+      await page.evaluate("document.querySelector('audio').pause()");
       await screenshot('task');
     },
     LONG,

@@ -1824,6 +1824,24 @@ export interface Operations {
       translation: {
         [key: string]: unknown;
       };
+      speaker_renamed: {
+        [key: string]: unknown;
+      };
+      speaker_reassigned: {
+        [key: string]: unknown;
+      };
+      speakers_merged: {
+        [key: string]: unknown;
+      };
+      channel_added: {
+        [key: string]: unknown;
+      };
+      channel_removed: {
+        [key: string]: unknown;
+      };
+      channel_language_set: {
+        [key: string]: unknown;
+      };
       paused: {
         [key: string]: unknown;
       };

@@ -284,6 +284,7 @@ export async function buildApp(config: Config, overrides: BuildOverrides = {}): 
     trustProxy: config.platform.trustProxy,
     corsOrigins: config.platform.corsOrigins,
     version: build,
+    requestLog: config.platform.requestLog,
   });
   registerVersionRoutes(http, { build, roles });
   const auth = overrides.authenticator ?? authenticator;

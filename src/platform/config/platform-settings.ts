@@ -43,6 +43,11 @@ export const platformSettings = defineSection({
     REQUEST_LOG_MODES,
     'all',
   ),
+  keyCache: settings.bool(
+    'PARLEY_KEY_CACHE',
+    'Keep API key lookups in memory on SQLite, checked on every request against a counter that any change to a key or account moves (a changed key still takes effect on the next request). Off: one database read per request.',
+    true,
+  ),
   trustProxy: settings.bool('PARLEY_TRUST_PROXY', 'Believe X-Forwarded-For for the client address (only behind your own proxy).', false),
   corsOrigins: settings.list(
     'PARLEY_CORS_ORIGINS',

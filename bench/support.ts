@@ -3,8 +3,8 @@
  * server on port 0), on PostgreSQL when DATABASE_URL is set and SQLite otherwise.
  */
 import { openSync } from 'node:fs';
-import { createLogger } from '../src/platform/logging.js';
 import { fdDestination } from '../src/platform/log-destination.js';
+import { createLogger } from '../src/platform/logging.js';
 import { startTestApp, type TestApp } from '../test/support/app.js';
 
 export function benchBackendName(): string {

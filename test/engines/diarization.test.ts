@@ -138,7 +138,7 @@ describe.skipIf(!haveSharedAudio() || !diarizerFactory)('classic diarizer on rea
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
-  });
+  }, 120_000); // two diarizations of 64 s: slow when the machine is loaded
 
   it('audio that is not 16 kHz is refused with audio_invalid_format', async () => {
     const err = await diarizer.diarize({ sampleRate: 8000, samples: new Float32Array(8000) }).catch((e: unknown) => e);

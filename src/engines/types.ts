@@ -60,6 +60,17 @@ export interface PcmAudio {
   samples: Float32Array;
 }
 
+/**
+ * Audio read in pieces, such as a recording decoded to a file: an engine that can work a
+ * part at a time reads only the part it needs, so its memory does not grow with the length.
+ */
+export interface PcmSource {
+  readonly sampleRate: number;
+  readonly durationMs: number;
+  /** Samples from `startMs` for `lengthMs` (shorter at the end). */
+  read(startMs: number, lengthMs: number): PcmAudio;
+}
+
 export interface Word {
   text: string;
   startMs: number;
@@ -207,7 +218,8 @@ export interface DiarizeOptions {
 
 export interface Diarizer extends Engine {
   readonly kind: 'diarizer';
-  diarize(audio: PcmAudio, options?: DiarizeOptions): Promise<SpeakerTurn[]>;
+  /** A source is read a part at a time where the engine can (the classic diarizer: bounded memory). */
+  diarize(audio: PcmAudio | PcmSource, options?: DiarizeOptions): Promise<SpeakerTurn[]>;
   /** Live diarization of one session (diarizers that can label speech as it arrives). */
   openLive?(): LiveDiarization;
 }

@@ -33,6 +33,11 @@ export interface EngineCapabilities {
   diarization?: boolean;
   /** Recognizers: channels one stream recognizes (default 1). */
   channels?: number;
+  /**
+   * Recognizers: tells the spoken language itself. Given several candidate `languages`, each
+   * utterance is recognized in the one spoken and reported as `detectedLanguage` (multi_language).
+   */
+  languageDetection?: boolean;
   /** Summarizers: follows free-form instructions (a custom prompt); false for extractive ones. */
   instructions?: boolean;
 }
@@ -88,6 +93,12 @@ export interface StreamingSttOptions {
    */
   channel?: number;
   speakerId?: string;
+  /**
+   * multi_language: the candidate languages (two or more). Recognizers declaring
+   * `languageDetection` recognize each utterance in whichever is spoken and set
+   * `detectedLanguage`; `language` is then the fallback when what is heard is none of them.
+   */
+  languages?: readonly string[];
   onResult: (result: SttResult) => void;
   /** Asynchronous failures after open (engine crash, lost connection). */
   onError: (error: Error) => void;
@@ -131,6 +142,12 @@ export interface FileTranscript {
 
 export interface FileSttOptions {
   language: string;
+  /**
+   * Candidate languages (recognizers declaring `languageDetection`): the transcript is in
+   * whichever is spoken and its `language` says which; when the recognizer hears a language
+   * outside them, it recognizes again in `language`.
+   */
+  languages?: readonly string[];
   signal?: AbortSignal;
   /** Progress 0..1 for long files. */
   onProgress?: (fraction: number) => void;

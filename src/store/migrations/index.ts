@@ -18,6 +18,7 @@ import { broadcastRecordingsMigration } from './0503_broadcast_recordings.js';
 import { broadcastHostLeaseMigration } from './0504_broadcast_host_lease.js';
 import { broadcastCaptionSinksMigration } from './0510_broadcast_caption_sinks.js';
 import { broadcastTtsLanguagesMigration } from './0511_broadcast_tts_languages.js';
+import { authEpochMigration } from './0700_auth_epoch.js';
 
 export const MIGRATIONS: Migration[] = [
   accountsKeysMigration,
@@ -38,4 +39,5 @@ export const MIGRATIONS: Migration[] = [
   broadcastHostLeaseMigration,
   broadcastCaptionSinksMigration,
   broadcastTtsLanguagesMigration,
+  authEpochMigration,
 ];

@@ -1,8 +1,15 @@
 /**
- * The console's only door to the server: REST calls, downloads, SSE streams and the live
- * WebSocket, all with the signed-in key. Every screen calls these functions, so moving to
- * another transport layer (the typed client in src/client/) changes this file only.
+ * The console's only door to the server: the typed client of src/client/ (REST, SSE read
+ * with fetch so the key stays in a header, the live WebSocket with its ticket) on this
+ * page's origin, with the signed-in key; and the shapes the screens use.
  */
+import { ParleyClient } from '../../src/client/index.js';
+
+export type { LiveEvent, LiveSession } from '../../src/client/index.js';
+export { ParleyError } from '../../src/client/index.js';
+
+/** The one client of the page ({base_url} and {realtime_url} are both this origin). */
+export const parley = new ParleyClient({ baseUrl: location.origin });
 
 export class ApiError extends Error {
   constructor(
@@ -17,6 +24,7 @@ export class ApiError extends Error {
 let apiKey = '';
 export const setKey = (key: string) => {
   apiKey = key;
+  parley.setApiKey(key || undefined);
 };
 
 /** The error message a person reads: the server's display text with its code. */

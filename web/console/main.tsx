@@ -5,7 +5,7 @@
  * until "Sign out".
  */
 import { render } from 'preact';
-import { useEffect, useState } from 'preact/hooks';
+import { useCallback, useEffect, useState } from 'preact/hooks';
 import { AccountScreen } from './account';
 import { get, type Plan, setKey } from './api';
 import { BroadcastsScreen } from './broadcasts';
@@ -111,11 +111,11 @@ function App() {
       .finally(() => setRestoring(false));
   }, []);
 
-  const refreshPlan = () => {
+  const refreshPlan = useCallback(() => {
     get<Plan>('/api/v1/me/plan')
       .then(setPlan)
       .catch(() => {});
-  };
+  }, []);
 
   if (restoring) return <p class="muted signin">Signing in…</p>;
   if (!key || !plan)

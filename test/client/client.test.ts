@@ -221,6 +221,8 @@ describe.skipIf(!haveSharedAudio())('typed client against a real server', () => 
     expect((await parley.broadcasts.list()).data.map((x) => x.id)).toContain(b.id);
     expect((await parley.broadcasts.get(b.id)).name).toBe('Client');
     expect((await parley.broadcasts.update(b.id, { max_viewers: 10 })).max_viewers).toBe(10);
+    expect(await parley.broadcasts.setCaptionSinks(b.id, [])).toEqual([]);
+    expect(await parley.broadcasts.captionSinks(b.id)).toEqual([]);
     expect(await parley.viewer.get(b.token)).toMatchObject({ access_type: 'public', is_live: false });
     expect((await parley.viewer.verify(b.token, 'anything')).viewer_access_token).toBeNull();
     const stream = await parley.viewer.stream(b.token, { lang: 'es' });

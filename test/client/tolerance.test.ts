@@ -60,9 +60,11 @@ describe('client tolerance', () => {
       bufferedAmount: 0,
       binaryType: 'arraybuffer',
       send: () => {},
-      close: () => listeners.close?.forEach((l) => l({ code: 1000, reason: '' })),
+      close: () => {
+        for (const l of listeners.close ?? []) l({ code: 1000, reason: '' });
+      },
       addEventListener: (type, l) => {
-        (listeners[type] ??= []).push(l);
+        listeners[type] = [...(listeners[type] ?? []), l];
       },
     };
     const session = new LiveSession(ws);
@@ -70,7 +72,9 @@ describe('client tolerance', () => {
     session.onAny((e) => actions.push(e.action));
     const errors: string[] = [];
     session.onError((e) => errors.push(`${e.code}/${e.sid}`));
-    const emit = (m: unknown) => listeners.message?.forEach((l) => l({ data: JSON.stringify(m) }));
+    const emit = (m: unknown) => {
+      for (const l of listeners.message ?? []) l({ data: JSON.stringify(m) });
+    };
     emit({ type: 'voice-translation', data: { action: 'hologram_ready', depth: 3 } });
     emit({ type: 'voice-translation', data: { action: 'status', status: 'a_new_status' } });
     emit({

@@ -99,6 +99,14 @@ export class Recording {
   /** Per target language, per sid (a retranslation replaces the entry). */
   readonly translations = new Map<string, Map<number, TranslationInput>>();
   private readonly pending = new Set<Promise<void>>();
+  private markRecognized: () => void = () => {};
+  /**
+   * Resolves once finish() has the last finals and translations out (the recognizer flushed),
+   * before storage and processing: a broadcast ends for its viewers then, after its last sentence.
+   */
+  readonly recognized = new Promise<void>((resolve) => {
+    this.markRecognized = resolve;
+  });
   private failuresInRow = 0;
   /** Display labels of speakers (channel labels, rename_speaker); written with the transcript. */
   speakerLabels: Record<string, string> = {};
@@ -549,6 +557,7 @@ export class Recording {
     // Channels finish utterances out of order: the transcript is in sid order.
     this.sentences.sort((a, b) => a.sid - b.sid);
     await Promise.all([...this.pending]);
+    this.markRecognized();
     await this.charging;
     await this.closeUsage(kind === 'normal' && this.bytes === 0);
     writeSync(this.wavFd, wavHeader(this.bytes), 0, 44, 0);

@@ -16,6 +16,7 @@ import { broadcastHostsMigration } from './0501_broadcast_hosts.js';
 import { broadcastLiveSinceMigration } from './0502_broadcast_live_since.js';
 import { broadcastRecordingsMigration } from './0503_broadcast_recordings.js';
 import { broadcastHostLeaseMigration } from './0504_broadcast_host_lease.js';
+import { liveRecordingsMigration } from './0600_live_recordings.js';
 
 export const MIGRATIONS: Migration[] = [
   accountsKeysMigration,
@@ -34,4 +35,5 @@ export const MIGRATIONS: Migration[] = [
   broadcastLiveSinceMigration,
   broadcastRecordingsMigration,
   broadcastHostLeaseMigration,
+  liveRecordingsMigration,
 ];

@@ -237,9 +237,10 @@ export class Connection implements Resumable {
     }
     if (this.running || this.finishing) {
       this.closeWhenIdle = true;
-      await Promise.race([this.recordingDone, sleep(this.limits.drainMs)]);
-      // A broadcast outlives this process: its viewers wait for the host to start it elsewhere.
+      // A broadcast outlives this process: frozen now, its viewers wait for the host, who can
+      // start it again on another node at once (a new recording there; this one ends with the drain).
       if (this.running && this.broadcast) await this.broadcast.hostDropped().catch((err) => this.logger.error({ err }, 'broadcast freeze'));
+      await Promise.race([this.recordingDone, sleep(this.limits.drainMs)]);
       if (this.running) this.endRecording('normal');
       await this.settled();
       this.close(CLOSE.goingAway, 'service shutdown');

@@ -72,7 +72,11 @@ export function registerRealtime(http: HttpApp, options: RealtimeOptions): void 
       const conn = [...connections].find((c) => c.resumeToken === req.token);
       const refuse = (code: 'resume_unavailable' | 'resume_ownership_mismatch', reason?: string) =>
         new AppError(code, { variant: 'websocket', details: { action: 'start', ...(reason ? { reason } : {}) } });
-      if (!conn) return refuse('resume_unavailable', 'recording_ending');
+      if (!conn) {
+        // Ended here (its row says so once finalized): the reason this process remembers, e.g. resume_grace_expired.
+        const known = host.resume.find(req.token, { keyId: req.key_id, accountId: '' });
+        return known instanceof AppError ? known : refuse('resume_unavailable', 'recording_ending');
+      }
       if (conn.owner.keyId !== req.key_id) return refuse('resume_ownership_mismatch');
       const why = conn.resumeRefusal();
       if (why) return refuse('resume_unavailable', why);

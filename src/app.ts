@@ -176,6 +176,7 @@ export async function buildApp(config: Config, overrides: BuildOverrides = {}): 
   const { keys, authenticator } = createKeysModule({
     database,
     now,
+    cacheLookups: config.platform.keyCache,
     verifyWebhookUrl: (url, secret, keyId) => sender.verifyUrl(url, secret, keyId),
   });
   const { plans, billing, limits, tickets } = createBillingModule({ config, database, bus, logger, now, keyPolicies: keys });
@@ -284,6 +285,7 @@ export async function buildApp(config: Config, overrides: BuildOverrides = {}): 
     trustProxy: config.platform.trustProxy,
     corsOrigins: config.platform.corsOrigins,
     version: build,
+    requestLog: config.platform.requestLog,
   });
   registerVersionRoutes(http, { build, roles });
   const auth = overrides.authenticator ?? authenticator;

@@ -15,6 +15,7 @@ import { liveDiarizer, openLabelled } from '../engines/streaming/labels.js';
 import { readableText } from '../engines/text/readable.js';
 import type { RecognizerStream, SttResult } from '../engines/types.js';
 import { applyGlossary, dictionaryFor, type Glossary, termHints, translateWithDictionary } from '../glossary/index.js';
+import { baseLanguage } from '../languages.js';
 import type { Principal } from '../platform/auth/types.js';
 import { AppError } from '../platform/errors/app-error.js';
 import type { SessionPublisher, SessionStreams } from '../stream/session-streams.js';
@@ -252,13 +253,20 @@ export class Recording {
     labels: { channel?: number; speakerId?: string } = {},
     lane?: Lane,
   ): Promise<RecognizerStream> {
-    const selected = this.deps.engines.select({ kind: 'streaming-stt', language, interimResults: true });
+    const languages = this.candidateLanguages;
+    const selected = this.deps.engines.select({
+      kind: 'streaming-stt',
+      language,
+      interimResults: true,
+      ...(languages ? { languages } : {}),
+    });
     if (!selected.ok) throw refusalError('stt_init_failed', selected.refusal, { variant: 'websocket', details: { language } });
     const recognizer = selected.engine;
     try {
       return await openLabelled(recognizer, {
         ...labels,
         language,
+        ...(languages ? { languages } : {}),
         interimResults: true,
         terms: this.terms(language),
         onResult: (r) => this.onResult(language, offset, r, lane),
@@ -298,6 +306,15 @@ export class Recording {
       }
     })();
     await this.switched;
+  }
+
+  /**
+   * multi_language with two or more languages: the recognizer tells them apart and each
+   * result is in the language it reports (`detectedLanguage`); `language` is the fallback.
+   */
+  private get candidateLanguages(): readonly string[] | undefined {
+    const all = this.start.transcriptionLanguages;
+    return this.start.recognitionMode === 'multi_language' && all.length > 1 ? all : undefined;
   }
 
   /** Client audio in the start's format: PCM goes straight in, WebM through the decoder. */
@@ -374,8 +391,10 @@ export class Recording {
     for (const part of this.speakers.final(r, offsetMs)) this.deliver(language, offsetMs, part, lane);
   }
 
-  private deliver(language: string, offsetMs: number, r: SttResult, lane?: Lane): void {
+  private deliver(streamLanguage: string, offsetMs: number, r: SttResult, lane?: Lane): void {
     if (!r.text.trim()) return;
+    // multi_language: the utterance is in the language the recognizer heard (one of the start's).
+    const language = this.candidateLanguages && r.detectedLanguage ? r.detectedLanguage : streamLanguage;
     this.onSpeech();
     const glossary = this.glossary;
     // Readable (capitals, glossary terms as written, punctuation) before anyone sees or translates it.
@@ -421,6 +440,7 @@ export class Recording {
 
   /** Where a final goes: a conversation side into the other side's language, else the start's targets. */
   private targetsOf(language: string, speakerId: string | undefined): readonly string[] {
+    if (this.candidateLanguages) return this.start.translationLanguages.filter((to) => baseLanguage(to) !== baseLanguage(language));
     if (!this.talk) return this.start.translationLanguages;
     const other = this.talk.speakers.find((sp) => sp.speakerId !== speakerId)?.language;
     return other && other !== language ? [other] : [];

@@ -14,6 +14,25 @@ export type SpeakerEvent =
       data: { source_speaker_id: string; target_speaker_id: string; target_speaker_label: string; affected_sids: number[] };
     };
 
+/** multi_channel: a channel as the channel events list it (the session's channels after the change). */
+export interface ChannelInfo {
+  channel_id: number;
+  language: string;
+  label: string | null;
+}
+
+/** multi_channel actions of the owner (src/realtime/channel-actions.ts), seen by every audience. */
+export type ChannelEvent =
+  | {
+      event: 'channel_added';
+      data: { task_id: string; channel_id: number; language: string; label: string | null; channels: ChannelInfo[] };
+    }
+  | { event: 'channel_removed'; data: { task_id: string; channel_id: number; channels: ChannelInfo[] } }
+  | {
+      event: 'channel_language_set';
+      data: { task_id: string; channel_id: number; language: string; previous_language: string; channels: ChannelInfo[] };
+    };
+
 export interface ResultData {
   origin: {
     sid: number;
@@ -49,7 +68,8 @@ export type SessionEventBody =
   | { event: 'result'; data: ResultData }
   | { event: 'translation'; data: TranslationData }
   | { event: 'status'; data: { status: SessionStatus; task_id?: string } }
-  | SpeakerEvent;
+  | SpeakerEvent
+  | ChannelEvent;
 
 export type SessionEvent = SessionEventBody & { seq: number; task_id: string };
 

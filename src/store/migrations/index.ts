@@ -17,6 +17,7 @@ import { broadcastLiveSinceMigration } from './0502_broadcast_live_since.js';
 import { broadcastRecordingsMigration } from './0503_broadcast_recordings.js';
 import { broadcastHostLeaseMigration } from './0504_broadcast_host_lease.js';
 import { liveRecordingsMigration } from './0600_live_recordings.js';
+import { authEpochMigration } from './0700_auth_epoch.js';
 
 export const MIGRATIONS: Migration[] = [
   accountsKeysMigration,
@@ -36,4 +37,5 @@ export const MIGRATIONS: Migration[] = [
   broadcastRecordingsMigration,
   broadcastHostLeaseMigration,
   liveRecordingsMigration,
+  authEpochMigration,
 ];

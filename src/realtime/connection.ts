@@ -596,10 +596,17 @@ export class Connection implements Resumable {
     });
     rec.owner = () => ({ ...owner, gap });
     const began = Date.now();
+    let parked = false;
     try {
-      return await rec.park(graceMs);
+      parked = await rec.park(graceMs);
+      return parked;
+    } catch (err) {
+      this.logger.error({ err, task_id: rec.taskId }, 'hand-over failed');
+      return false;
     } finally {
-      this.logger.info({ task_id: rec.taskId, ms: Date.now() - began }, 'recording handed over');
+      this.logger.info({ task_id: rec.taskId, ms: Date.now() - began, parked }, 'recording hand-over');
+      // Not handed over: it ends here, as after a stop (its recognizer already ended).
+      if (!parked) await rec.finish('normal').catch((err) => this.logger.error({ err, task_id: rec.taskId }, 'finalization failed'));
       this.gapOff();
       this.gap = null;
       this.recording = null;

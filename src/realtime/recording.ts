@@ -634,7 +634,8 @@ export class Recording {
    * Hands the recording to another process: recognition ends (the utterance in progress
    * becomes a final), translations and the minute charge settle, the last audio and the
    * snapshot are stored, and the row is parked for `graceMs`. The stream closes here without
-   * an end: the process that takes over goes on with it. False: the row was no longer ours.
+   * an end: the process that takes over goes on with it. False: the audio could not all be
+   * stored or the row was no longer ours; the recording is then still here, to be finished.
    */
   async park(graceMs: number): Promise<boolean> {
     const live = this.deps.live;
@@ -648,14 +649,17 @@ export class Recording {
     await Promise.all([...this.pending]);
     await this.charging;
     await this.segments.flush();
+    if (this.segments.unstored > 0) await this.segments.flush(); // one more try after a failed PUT
+    if (this.segments.unstored > 0) return false;
     await this.segments.close();
     const parked = await live.store.park(this.taskId, live.instanceId, graceMs);
+    if (!parked) return false;
     closeSync(this.wavFd);
     this.wavFd = -1;
     rmSync(this.wavPath, { force: true });
     rmSync(this.sidecarPath, { force: true });
     this.publisher?.close();
-    return parked;
+    return true;
   }
 
   /**

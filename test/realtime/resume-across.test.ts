@@ -87,6 +87,12 @@ describe.skipIf(!redisUrl || !pg || !existsSync(JFK))('resume on another realtim
     expect(Math.abs((ok.data.received_ms as number) - 5000)).toBeLessThanOrEqual(100);
     // The audio so far is stored as segments in S3 (no disk is shared).
     expect((await s3.store().list(segmentPrefix(taskId))).length).toBeGreaterThan(0);
+    // The recording is held by the second instance now, with the finals made on the first.
+    const row = await new LiveRecordingStore(rt1.app.deps.database).get(taskId);
+    expect(row).toMatchObject({ state: 'live', instance_id: expect.any(String) });
+    const moved = JSON.parse(row!.snapshot) as { sentences: { sid: number }[]; nextSid: number };
+    expect(moved.sentences.length).toBeGreaterThan(0);
+    expect(moved.nextSid).toBe(moved.sentences.length + 1);
     await streamPcm(cl2, pcm.subarray(cut), 4);
     cl2.send(vt('stop'));
     const done = await cl2.next((m) => m.data?.action === 'task_complete', 150_000);

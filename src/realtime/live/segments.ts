@@ -51,6 +51,11 @@ export class SegmentWriter {
     return { segments: this.segments, bytes: this.storedBytes };
   }
 
+  /** Bytes received but not (yet) in the store. */
+  get unstored(): number {
+    return this.pendingBytes;
+  }
+
   append(pcm: Buffer): void {
     this.pending.push(pcm);
     this.pendingBytes += pcm.length;
@@ -75,14 +80,21 @@ export class SegmentWriter {
   private async store(data: Buffer | null): Promise<void> {
     try {
       if (data) {
-        await this.d.blobs.put(segmentKey(this.taskId, this.segments + 1), data);
+        try {
+          await this.d.blobs.put(segmentKey(this.taskId, this.segments + 1), data);
+        } catch (err) {
+          // Kept for the next segment (ahead of what arrived since), so the stored audio has no hole.
+          this.pending.unshift(data);
+          this.pendingBytes += data.length;
+          throw err;
+        }
         this.segments++;
         this.storedBytes += data.length;
       }
       const held = await this.d.store.saveSegment(this.taskId, this.d.instanceId, this.segments, this.storedBytes, this.snapshot());
       if (!held) this.d.logger.warn({ task_id: this.taskId }, 'live recording row no longer held by this process');
     } catch (err) {
-      // The local file still has the audio: a normal finish loses nothing; only a crash now would.
+      // The local file still has the audio: a normal finish loses nothing; the next flush tries again.
       this.d.logger.error({ err, task_id: this.taskId }, 'live audio segment not stored');
     }
   }

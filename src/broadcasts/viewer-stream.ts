@@ -45,8 +45,6 @@ export interface ViewerStreamDeps {
   guard: ViewerGuard;
   seats: ViewerSeats;
   bus: EventBus;
-  /** The languages viewers can listen to (tts_ready) for this broadcast. */
-  ttsLanguages(b: Broadcast): string[];
   heartbeatMs?: number;
 }
 
@@ -228,6 +226,13 @@ async function openViewerStream(deps: ViewerStreamDeps, request: FastifyRequest<
       // The bus hands every local viewer the same event object: serialized once for all of them.
       return { event: e.event, data: sharedJson(e.data), interim: e.data.is_final === false };
     }
+    // A sentence's error goes where its sentence goes: admitted viewers of its language (audio errors: its listeners).
+    if (e.event === 'error' && e.data.sid !== undefined) {
+      const language = e.data.translation_language as string | undefined;
+      if (!admitted || (lang && language && language !== lang)) return null;
+      if (e.data.error_code === 'tts_synthesis_failed' && !listens) return null;
+      return { event: e.event, data: sharedJson(e.data) };
+    }
     if (e.event === 'max_viewers_changed') maxViewers = Number(e.data.max_viewers) || maxViewers;
     // standby always carries a message: the host's (with its translations) or the default one.
     const key = MESSAGE_OF[e.event] ?? (e.event === 'standby' && typeof e.data.message !== 'string' ? 'standby' : undefined);
@@ -286,7 +291,8 @@ async function openViewerStream(deps: ViewerStreamDeps, request: FastifyRequest<
         const phase = b.phase === 'live' || b.phase === 'paused' ? 'live' : 'standby';
         s.send('connected', {
           available_langs: b.translationLanguages,
-          tts_languages: phase === 'live' ? deps.ttsLanguages(b) : [],
+          // As the hosting node published them (it synthesizes), whatever this node's engines.
+          tts_languages: phase === 'live' ? (b.ttsLanguages ?? []) : [],
           phase,
           recognition_mode: b.speakerDiarization ? 'multi_speaker' : 'single',
           message: msg('connected'),

@@ -118,6 +118,15 @@ export interface StreamingSttOptions {
    * know are added for this stream only. Recognizers without hot words ignore them.
    */
   terms?: readonly string[];
+  /**
+   * Backpressure: the most audio (ms) that may wait for recognition (accepted but not yet
+   * decoded, finals included). Past it, new audio is not recognized until the backlog is back
+   * under half the limit (docs/live-modes.md, "When recognition falls behind"). Unset: no bound.
+   * Engines that decode within `write` (no queue) ignore it.
+   */
+  maxBacklogMs?: number;
+  /** Called once when the stream starts dropping audio (one call per episode, see maxBacklogMs). */
+  onAudioDropped?: (info: { backlogMs: number; limitMs: number }) => void;
 }
 
 export interface RecognizerStream {

@@ -118,7 +118,7 @@ export function engineQueryOf(registry: EngineRegistry): EngineQuery {
 
 /** The services the realtime ports are made of (given by the composition root). */
 export interface RealtimeWiring {
-  settings: { billingMinuteMs: number; recoverAfterSeconds: number; segmentSeconds: number; tempDir: string };
+  settings: { billingMinuteMs: number; recoverAfterSeconds: number; segmentSeconds: number; sttMaxBacklogMs: number; tempDir: string };
   logger: Logger;
   /** live_recordings (src/realtime/live/store.ts). */
   database: Database;
@@ -158,6 +158,7 @@ export function createRealtimePorts(deps: RealtimeWiring): RealtimePorts {
       streams: deps.streams,
       logger: deps.logger.child({ component: 'recording' }),
       tempDir: deps.settings.tempDir,
+      maxBacklogMs: deps.settings.sttMaxBacklogMs,
       processing: {
         translate: (taskId, o) => translateTask({ engines: deps.engines, tasks: deps.tasks.store, logger: deps.logger }, taskId, o),
         summarize: (principal, taskId, req, o) =>

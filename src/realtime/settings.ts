@@ -45,6 +45,12 @@ export const realtimeSettings = defineSection({
     60,
     { min: 1 },
   ),
+  sttMaxBacklogMs: settings.int(
+    'PARLEY_STT_MAX_BACKLOG_MS',
+    'Live recognition backpressure: the most audio (ms) that may wait for recognition in one stream; past it new audio is recorded but not recognized (stt_audio_dropped) until the backlog is under half of it.',
+    30_000,
+    { min: 50 },
+  ),
   recoverAfterSeconds: settings.int(
     'PARLEY_WS_RECOVER_AFTER_SECONDS',
     'A realtime process whose heartbeat or lease is older than this is taken as dead: its recordings are resumed or finished by another realtime process (after the disconnect grace), or recovered at its next start.',

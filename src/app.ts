@@ -176,6 +176,7 @@ export async function buildApp(config: Config, overrides: BuildOverrides = {}): 
   const { keys, authenticator } = createKeysModule({
     database,
     now,
+    cacheLookups: config.platform.keyCache,
     verifyWebhookUrl: (url, secret, keyId) => sender.verifyUrl(url, secret, keyId),
   });
   const { plans, billing, limits, tickets } = createBillingModule({ config, database, bus, logger, now, keyPolicies: keys });
@@ -235,6 +236,12 @@ export async function buildApp(config: Config, overrides: BuildOverrides = {}): 
     viewerLimit: config.broadcasts.viewerLimit,
     hostWaitMs: config.broadcasts.hostWaitSeconds * 1000,
     hostLeaseMs: config.broadcasts.hostLeaseSeconds * 1000,
+    sinkDelivery: {
+      allowPrivate: config.webhooks.allowPrivate,
+      attempts: config.broadcasts.sinkAttempts,
+      retryBaseMs: config.broadcasts.sinkRetryBaseMs,
+      timeoutMs: config.broadcasts.sinkTimeoutMs,
+    },
     redisUrl,
     now,
     logger: logger.child({ component: 'broadcasts' }),
@@ -284,6 +291,7 @@ export async function buildApp(config: Config, overrides: BuildOverrides = {}): 
     trustProxy: config.platform.trustProxy,
     corsOrigins: config.platform.corsOrigins,
     version: build,
+    requestLog: config.platform.requestLog,
   });
   registerVersionRoutes(http, { build, roles });
   const auth = overrides.authenticator ?? authenticator;

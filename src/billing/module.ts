@@ -33,6 +33,8 @@ export function createBillingModule(d: {
   now?: () => Date;
   /** The keys feature: each key's account-pool access, monthly spend limit and concurrency cap. */
   keyPolicies: KeyPolicySource;
+  /** Metrics: points charged by usage type. */
+  onCharged?: (usageType: string, points: number) => void;
 }): BillingModule {
   const now = d.now ?? (() => new Date());
   const plans = new PlanService(d.database, { catalogue: d.config.plans.catalogue, now });
@@ -45,6 +47,7 @@ export function createBillingModule(d: {
     lowThreshold: d.config.billing.lowThreshold,
     now,
     logger: d.logger.child({ component: 'billing' }),
+    onCharged: d.onCharged,
   });
   const limits = new LimitsCalculator({
     minutes: billing.store,

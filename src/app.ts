@@ -255,6 +255,12 @@ export async function buildApp(config: Config, overrides: BuildOverrides = {}): 
     viewerLimit: config.broadcasts.viewerLimit,
     hostWaitMs: config.broadcasts.hostWaitSeconds * 1000,
     hostLeaseMs: config.broadcasts.hostLeaseSeconds * 1000,
+    sinkDelivery: {
+      allowPrivate: config.webhooks.allowPrivate,
+      attempts: config.broadcasts.sinkAttempts,
+      retryBaseMs: config.broadcasts.sinkRetryBaseMs,
+      timeoutMs: config.broadcasts.sinkTimeoutMs,
+    },
     redisUrl,
     now,
     logger: logger.child({ component: 'broadcasts' }),

@@ -43,6 +43,13 @@ export interface SessionForceEndEvent {
 
 export const BROADCAST_REVOKED_TOPIC = 'broadcast.revoked';
 
+/** A broadcast's caption sinks changed (REST): the node hosting it reloads them (src/broadcasts/sinks/). */
+export const BROADCAST_SINKS_TOPIC = 'broadcast.caption_sinks';
+
+export interface BroadcastSinksChangedEvent {
+  broadcast_id: string;
+}
+
 /** What a broadcast's viewers are sent (src/broadcasts/viewer-events.ts), on `broadcast.<id>.viewers`. */
 export const broadcastViewersTopic = (broadcastId: string) => `broadcast.${broadcastId}.viewers` as const;
 
@@ -99,6 +106,7 @@ export interface TopicMap {
   [CREDIT_EXHAUSTED]: CreditExhaustedEvent;
   [SESSION_FORCE_END_TOPIC]: SessionForceEndEvent;
   [BROADCAST_REVOKED_TOPIC]: BroadcastRevokedEvent;
+  [BROADCAST_SINKS_TOPIC]: BroadcastSinksChangedEvent;
   [speaker: `task.${string}.speakers`]: SpeakerEvent;
   [progress: `import.${string}.progress`]: ProgressEvent;
   [session: `session.${string}.events`]: SessionEvent;

@@ -1353,67 +1353,147 @@ export interface Operations {
     errorCodes: "broadcast_token_revoked" | "broadcast_password_incorrect" | "broadcast_session_not_found" | "broadcast_session_ended" | "validation_failed" | "too_many_requests" | "internal_error" | "broadcast_capacity_exceeded";
     events: {
       connected: {
-        [key: string]: unknown;
+        /** The translation languages */
+        available_langs: string[];
+        /** Languages with tts_ready while live; empty otherwise */
+        tts_languages: string[];
+        /** standby or live */
+        phase: string;
+        /** single or multi_speaker */
+        recognition_mode: string;
+        message: string;
       };
       queued: {
-        [key: string]: unknown;
+        position: number;
+        /** Display text */
+        estimated_wait: string;
       };
       admitted: {
-        [key: string]: unknown;
+        /** Display text; do not parse */
+        message: string;
       };
       origin: {
-        [key: string]: unknown;
+        sid: number;
+        text: string;
+        speaker_id?: string | null;
+        speaker_label: string | null;
+        /** mm:ss from go-live */
+        start_time: string;
+        is_final: boolean;
       };
       translation: {
-        [key: string]: unknown;
+        sid: number;
+        language: string;
+        text: string;
+        speaker_id: string | null;
+        speaker_label: string | null;
+        is_final: boolean;
       };
       tts_ready: {
-        [key: string]: unknown;
+        sid: number;
+        language: string;
+        /** The sentence as transcribed */
+        transcript: string;
+        /** What is spoken (the translation, or the transcript in its own language) */
+        text: string;
+        /** Base64 MP3 */
+        audio: string;
+        format: "mp3" | (string & {});
+        duration_ms: number;
+        boundaries: {
+          offset_ms: number;
+          duration_ms: number;
+          text: string;
+          /** Character offset of the word in `text` */
+          text_offset: number;
+          word_length: number;
+        }[];
       };
       paused: {
-        [key: string]: unknown;
+        /** Display text; do not parse */
+        message: string;
       };
       resumed: {
-        [key: string]: unknown;
+        /** Display text; do not parse */
+        message: string;
       };
       ended: {
-        [key: string]: unknown;
+        message: string;
+        /** host_gone when no host returned */
+        reason?: string;
       };
       kicked: {
-        [key: string]: unknown;
+        /** Display text; do not parse */
+        message: string;
       };
       error: {
-        [key: string]: unknown;
+        /** Error code (see docs/errors.md); more may be added */
+        error_code: string;
+        /** fatal, error or warning */
+        severity: string;
+        /** Display text; do not parse */
+        message: string;
+        context: string;
+        /** Sentence-level errors only */
+        sid?: number;
+        translation_language?: string;
+        request_id?: string;
+        /** ISO 8601 UTC */
+        timestamp: string;
+        details?: {
+          [key: string]: unknown;
+        } | null;
       };
       speaker_renamed: {
-        [key: string]: unknown;
+        speaker_id: string;
+        new_label: string;
+        affected_sids: number[];
       };
       speaker_reassigned: {
-        [key: string]: unknown;
+        sid: number;
+        old_speaker_id: string;
+        new_speaker_id: string;
+        new_speaker_label: string;
       };
       speakers_merged: {
-        [key: string]: unknown;
+        source_speaker_id: string;
+        target_speaker_id: string;
+        target_speaker_label: string;
+        affected_sids: number[];
       };
       recording_started: {
-        [key: string]: unknown;
+        /** Display text; do not parse */
+        message: string;
       };
       max_viewers_changed: {
-        [key: string]: unknown;
+        max_viewers: number;
       };
       host_disconnected: {
-        [key: string]: unknown;
+        /** Display text; do not parse */
+        message: string;
       };
       host_reconnected: {
-        [key: string]: unknown;
+        resumed: boolean;
+        phase: string;
+        message: string;
       };
       standby: {
-        [key: string]: unknown;
+        message: string;
+        /** language -> text */
+        translations?: {
+          [key: string]: string;
+        };
       };
       phase_changed: {
-        [key: string]: unknown;
+        phase: string;
+        message: string;
       };
       announcement: {
-        [key: string]: unknown;
+        message: string;
+        /** language -> text */
+        translations?: {
+          [key: string]: string;
+        };
       };
     };
   };
@@ -1491,13 +1571,50 @@ export interface Operations {
         sids: number[];
       };
       tts_audio: {
-        [key: string]: unknown;
+        sid: number;
+        language: string;
+        /** The sentence as transcribed */
+        transcript: string;
+        /** What is spoken (the translation, or the transcript in its own language) */
+        text: string;
+        /** Base64 MP3 */
+        audio: string;
+        format: "mp3" | (string & {});
+        duration_ms: number;
+        boundaries: {
+          offset_ms: number;
+          duration_ms: number;
+          text: string;
+          /** Character offset of the word in `text` */
+          text_offset: number;
+          word_length: number;
+        }[];
       };
       error: {
-        [key: string]: unknown;
+        /** Error code (see docs/errors.md); more may be added */
+        error_code: string;
+        /** fatal, error or warning */
+        severity: string;
+        /** Display text; do not parse */
+        message: string;
+        context: string;
+        /** Sentence-level errors only */
+        sid?: number;
+        translation_language?: string;
+        request_id?: string;
+        /** ISO 8601 UTC */
+        timestamp: string;
+        details?: {
+          [key: string]: unknown;
+        } | null;
       };
       tts_done: {
-        [key: string]: unknown;
+        sids: number[];
+        total_spoken: number;
+        /** sid -> error code of a sentence not spoken */
+        translation_errors: {
+          [key: string]: string;
+        };
       };
     };
   };
@@ -1526,7 +1643,22 @@ export interface Operations {
         is_final: boolean;
       };
       error: {
-        [key: string]: unknown;
+        /** Error code (see docs/errors.md); more may be added */
+        error_code: string;
+        /** fatal, error or warning */
+        severity: string;
+        /** Display text; do not parse */
+        message: string;
+        context: string;
+        /** Sentence-level errors only */
+        sid?: number;
+        translation_language?: string;
+        request_id?: string;
+        /** ISO 8601 UTC */
+        timestamp: string;
+        details?: {
+          [key: string]: unknown;
+        } | null;
       };
       done: {
         totalUpdated: number;
@@ -1561,7 +1693,22 @@ export interface Operations {
         is_final: boolean;
       };
       error: {
-        [key: string]: unknown;
+        /** Error code (see docs/errors.md); more may be added */
+        error_code: string;
+        /** fatal, error or warning */
+        severity: string;
+        /** Display text; do not parse */
+        message: string;
+        context: string;
+        /** Sentence-level errors only */
+        sid?: number;
+        translation_language?: string;
+        request_id?: string;
+        /** ISO 8601 UTC */
+        timestamp: string;
+        details?: {
+          [key: string]: unknown;
+        } | null;
       };
       done: {
         totalUpdated: number;
@@ -1606,10 +1753,48 @@ export interface Operations {
         is_final: boolean;
       };
       done: {
-        [key: string]: unknown;
+        /** null for an ad-hoc summary */
+        task_id: string | null;
+        tokens_used: {
+          input: number;
+          output: number;
+        };
+        final_content: string;
+        /** builtin or custom */
+        mode: string;
+        template: string | null;
+        plain_text: boolean;
+        summary_language: string | null;
+        persisted: boolean;
+        prompt_snapshot?: string | null;
+        truncated?: true;
+        fallback_level?: number;
+        dropped_segments?: number[];
+        too_short?: true;
+        characters_billed?: number;
+        /** Points charged, as a decimal string */
+        charged?: string;
+        billed?: true;
       };
       error: {
-        [key: string]: unknown;
+        /** Error code (see docs/errors.md); more may be added */
+        error_code: string;
+        /** fatal, error or warning */
+        severity: string;
+        /** Display text; do not parse */
+        message: string;
+        context: string;
+        /** Sentence-level errors only */
+        sid?: number;
+        translation_language?: string;
+        request_id?: string;
+        /** ISO 8601 UTC */
+        timestamp: string;
+        details?: {
+          [key: string]: unknown;
+        } | null;
+      } | {
+        message: string;
       };
     };
   };
@@ -1648,10 +1833,48 @@ export interface Operations {
         is_final: boolean;
       };
       done: {
-        [key: string]: unknown;
+        /** null for an ad-hoc summary */
+        task_id: string | null;
+        tokens_used: {
+          input: number;
+          output: number;
+        };
+        final_content: string;
+        /** builtin or custom */
+        mode: string;
+        template: string | null;
+        plain_text: boolean;
+        summary_language: string | null;
+        persisted: boolean;
+        prompt_snapshot?: string | null;
+        truncated?: true;
+        fallback_level?: number;
+        dropped_segments?: number[];
+        too_short?: true;
+        characters_billed?: number;
+        /** Points charged, as a decimal string */
+        charged?: string;
+        billed?: true;
       };
       error: {
-        [key: string]: unknown;
+        /** Error code (see docs/errors.md); more may be added */
+        error_code: string;
+        /** fatal, error or warning */
+        severity: string;
+        /** Display text; do not parse */
+        message: string;
+        context: string;
+        /** Sentence-level errors only */
+        sid?: number;
+        translation_language?: string;
+        request_id?: string;
+        /** ISO 8601 UTC */
+        timestamp: string;
+        details?: {
+          [key: string]: unknown;
+        } | null;
+      } | {
+        message: string;
       };
     };
   };
@@ -1689,10 +1912,48 @@ export interface Operations {
         is_final: boolean;
       };
       done: {
-        [key: string]: unknown;
+        /** null for an ad-hoc summary */
+        task_id: string | null;
+        tokens_used: {
+          input: number;
+          output: number;
+        };
+        final_content: string;
+        /** builtin or custom */
+        mode: string;
+        template: string | null;
+        plain_text: boolean;
+        summary_language: string | null;
+        persisted: boolean;
+        prompt_snapshot?: string | null;
+        truncated?: true;
+        fallback_level?: number;
+        dropped_segments?: number[];
+        too_short?: true;
+        characters_billed?: number;
+        /** Points charged, as a decimal string */
+        charged?: string;
+        billed?: true;
       };
       error: {
-        [key: string]: unknown;
+        /** Error code (see docs/errors.md); more may be added */
+        error_code: string;
+        /** fatal, error or warning */
+        severity: string;
+        /** Display text; do not parse */
+        message: string;
+        context: string;
+        /** Sentence-level errors only */
+        sid?: number;
+        translation_language?: string;
+        request_id?: string;
+        /** ISO 8601 UTC */
+        timestamp: string;
+        details?: {
+          [key: string]: unknown;
+        } | null;
+      } | {
+        message: string;
       };
     };
   };
@@ -1722,10 +1983,36 @@ export interface Operations {
         is_final: boolean;
       };
       done: {
-        [key: string]: unknown;
+        /** Retranslation of a task summary only */
+        task_id?: string;
+        source_language: string;
+        target_language: string;
+        final_content: string;
+        persisted: boolean;
+        characters_billed?: number;
+        /** Points charged, as a decimal string */
+        charged?: string;
+        billed?: true;
       };
       error: {
-        [key: string]: unknown;
+        /** Error code (see docs/errors.md); more may be added */
+        error_code: string;
+        /** fatal, error or warning */
+        severity: string;
+        /** Display text; do not parse */
+        message: string;
+        context: string;
+        /** Sentence-level errors only */
+        sid?: number;
+        translation_language?: string;
+        request_id?: string;
+        /** ISO 8601 UTC */
+        timestamp: string;
+        details?: {
+          [key: string]: unknown;
+        } | null;
+      } | {
+        message: string;
       };
     };
   };
@@ -1756,10 +2043,36 @@ export interface Operations {
         is_final: boolean;
       };
       done: {
-        [key: string]: unknown;
+        /** Retranslation of a task summary only */
+        task_id?: string;
+        source_language: string;
+        target_language: string;
+        final_content: string;
+        persisted: boolean;
+        characters_billed?: number;
+        /** Points charged, as a decimal string */
+        charged?: string;
+        billed?: true;
       };
       error: {
-        [key: string]: unknown;
+        /** Error code (see docs/errors.md); more may be added */
+        error_code: string;
+        /** fatal, error or warning */
+        severity: string;
+        /** Display text; do not parse */
+        message: string;
+        context: string;
+        /** Sentence-level errors only */
+        sid?: number;
+        translation_language?: string;
+        request_id?: string;
+        /** ISO 8601 UTC */
+        timestamp: string;
+        details?: {
+          [key: string]: unknown;
+        } | null;
+      } | {
+        message: string;
       };
     };
   };
@@ -1812,47 +2125,88 @@ export interface Operations {
     errorCodes: "feed_token_invalid" | "recording_ended" | "recording_not_ready" | "subtitle_audience_full" | "internal_error";
     events: {
       connected: {
-        [key: string]: unknown;
+        task_id: string;
+        /** owner or audience */
+        role: string;
+        transcription_languages: string[] | null;
+        translation_languages: string[] | null;
       };
       viewers: {
         count: number;
         max: number;
       };
       origin: {
-        [key: string]: unknown;
+        sid: number;
+        text: string;
+        language: string;
+        is_final: boolean;
+        /** mm:ss from the recording start */
+        start_time: string;
+        speaker_id: string | null;
       };
       translation: {
-        [key: string]: unknown;
+        sid: number;
+        language: string;
+        text: string;
+        is_final: boolean;
       };
       speaker_renamed: {
-        [key: string]: unknown;
+        speaker_id: string;
+        new_label: string;
+        affected_sids: number[];
       };
       speaker_reassigned: {
-        [key: string]: unknown;
+        sid: number;
+        old_speaker_id: string;
+        new_speaker_id: string;
+        new_speaker_label: string;
       };
       speakers_merged: {
-        [key: string]: unknown;
+        source_speaker_id: string;
+        target_speaker_id: string;
+        target_speaker_label: string;
+        affected_sids: number[];
       };
       channel_added: {
+        task_id: string;
+        channel_id: number;
+        language: string;
+        channels: {
+          [key: string]: unknown;
+        }[];
         [key: string]: unknown;
       };
       channel_removed: {
-        [key: string]: unknown;
+        task_id: string;
+        channel_id: number;
+        channels: {
+          [key: string]: unknown;
+        }[];
       };
       channel_language_set: {
-        [key: string]: unknown;
+        task_id: string;
+        channel_id: number;
+        language: string;
+        previous_language: string;
+        channels: {
+          [key: string]: unknown;
+        }[];
       };
       paused: {
-        [key: string]: unknown;
+        /** Display text; do not parse */
+        message: string;
       };
       resumed: {
-        [key: string]: unknown;
+        /** Display text; do not parse */
+        message: string;
       };
       ended: {
-        [key: string]: unknown;
+        task_id: string;
+        message: string;
       };
       error: {
-        [key: string]: unknown;
+        error_code: string;
+        message: string;
       };
     };
   };

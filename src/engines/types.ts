@@ -60,6 +60,17 @@ export interface PcmAudio {
   samples: Float32Array;
 }
 
+/**
+ * Audio read in pieces, such as a recording decoded to a file: an engine that can work a
+ * part at a time reads only the part it needs, so its memory does not grow with the length.
+ */
+export interface PcmSource {
+  readonly sampleRate: number;
+  readonly durationMs: number;
+  /** Samples from `startMs` for `lengthMs` (shorter at the end). */
+  read(startMs: number, lengthMs: number): PcmAudio;
+}
+
 export interface Word {
   text: string;
   startMs: number;
@@ -107,6 +118,15 @@ export interface StreamingSttOptions {
    * know are added for this stream only. Recognizers without hot words ignore them.
    */
   terms?: readonly string[];
+  /**
+   * Backpressure: the most audio (ms) that may wait for recognition (accepted but not yet
+   * decoded, finals included). Past it, new audio is not recognized until the backlog is back
+   * under half the limit (docs/live-modes.md, "When recognition falls behind"). Unset: no bound.
+   * Engines that decode within `write` (no queue) ignore it.
+   */
+  maxBacklogMs?: number;
+  /** Called once when the stream starts dropping audio (one call per episode, see maxBacklogMs). */
+  onAudioDropped?: (info: { backlogMs: number; limitMs: number }) => void;
 }
 
 export interface RecognizerStream {
@@ -198,7 +218,8 @@ export interface DiarizeOptions {
 
 export interface Diarizer extends Engine {
   readonly kind: 'diarizer';
-  diarize(audio: PcmAudio, options?: DiarizeOptions): Promise<SpeakerTurn[]>;
+  /** A source is read a part at a time where the engine can (the classic diarizer: bounded memory). */
+  diarize(audio: PcmAudio | PcmSource, options?: DiarizeOptions): Promise<SpeakerTurn[]>;
   /** Live diarization of one session (diarizers that can label speech as it arrives). */
   openLive?(): LiveDiarization;
 }

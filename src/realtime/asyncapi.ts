@@ -122,7 +122,7 @@ export const ACTIONS: Record<string, ActionDoc> = {
   audio: {
     summary: 'Audio as base64 in JSON (binary frames carry the same bytes without JSON)',
     fields: { audio: S('base64 audio in the start audio_format') },
-    errors: ['session_not_started', 'audio_invalid_format', 'audio_decode_failed', 'audio_process_failed'],
+    errors: ['session_not_started', 'audio_invalid_format', 'audio_decode_failed', 'audio_process_failed', 'stt_audio_dropped'],
   },
   pause: {
     summary: 'Pause the recording (audio is not recognized or billed)',

@@ -412,7 +412,11 @@ export class Connection implements Resumable {
       await host?.claim();
       const sink: OwnerSink = {
         emit: (action, payload) => this.send(eventMessage(action, payload)),
-        error: (err) => this.sendError(err),
+        error: (err) => {
+          this.sendError(err);
+          // A sentence-level error (a translation that failed) is also the broadcast's viewers' business.
+          if (host && err.sid !== undefined) host.sentenceError(err);
+        },
       };
       const rec = new Recording(
         { ...this.ports.recording, emit: (action, payload) => sink.emit(action, payload), error: (err) => sink.error(err) },
@@ -661,12 +665,17 @@ export class Connection implements Resumable {
     try {
       const host = this.broadcast;
       this.broadcast = null;
-      if (host) await host.recordingEnded().catch((err) => this.logger.error({ err }, 'broadcast end failed'));
-      host?.dispose();
-      const outcome = await rec.finish(kind).catch((err) => {
+      const finished = rec.finish(kind).catch((err) => {
         this.logger.error({ err, task_id: rec.taskId }, 'finalization failed');
         return 'failed' as const;
       });
+      if (host) {
+        // The recognizer's last finals and translations reach viewers and caption sinks before the broadcast ends.
+        await Promise.race([rec.recognized, finished]);
+        await host.recordingEnded().catch((err) => this.logger.error({ err }, 'broadcast end failed'));
+        host.dispose();
+      }
+      const outcome = await finished;
       this.recording = null;
       this.speech = null;
       this.state = { kind: 'connected' };

@@ -112,7 +112,7 @@ export function engineQueryOf(registry: EngineRegistry): EngineQuery {
 
 /** The services the realtime ports are made of (given by the composition root). */
 export interface RealtimeWiring {
-  settings: { billingMinuteMs: number; recoverAfterSeconds: number; tempDir: string };
+  settings: { billingMinuteMs: number; recoverAfterSeconds: number; sttMaxBacklogMs: number; tempDir: string };
   logger: Logger;
   now: () => Date;
   bus: EventBus;
@@ -144,6 +144,7 @@ export function createRealtimePorts(deps: RealtimeWiring): RealtimePorts {
       streams: deps.streams,
       logger: deps.logger.child({ component: 'recording' }),
       tempDir: deps.settings.tempDir,
+      maxBacklogMs: deps.settings.sttMaxBacklogMs,
       processing: {
         translate: (taskId, o) => translateTask({ engines: deps.engines, tasks: deps.tasks.store, logger: deps.logger }, taskId, o),
         summarize: (principal, taskId, req, o) =>

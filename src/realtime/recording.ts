@@ -39,6 +39,8 @@ export interface RecordingDeps extends FinalizeDeps {
   audio: Pick<AudioTools, 'encodeFile' | 'liveDecoder'>;
   engines: EngineRegistry;
   tempDir: string;
+  /** Backpressure of each recognizer stream (StreamingSttOptions.maxBacklogMs). */
+  maxBacklogMs: number;
   /** Per-minute billing of live audio (billing service and the plan's limits calculator). */
   billing: {
     minuteMs: number;
@@ -97,6 +99,14 @@ export class Recording {
   /** Per target language, per sid (a retranslation replaces the entry). */
   readonly translations = new Map<string, Map<number, TranslationInput>>();
   private readonly pending = new Set<Promise<void>>();
+  private markRecognized: () => void = () => {};
+  /**
+   * Resolves once finish() has the last finals and translations out (the recognizer flushed),
+   * before storage and processing: a broadcast ends for its viewers then, after its last sentence.
+   */
+  readonly recognized = new Promise<void>((resolve) => {
+    this.markRecognized = resolve;
+  });
   private failuresInRow = 0;
   /** Display labels of speakers (channel labels, rename_speaker); written with the transcript. */
   speakerLabels: Record<string, string> = {};
@@ -235,9 +245,22 @@ export class Recording {
           this.deps.logger.error({ err }, 'recognizer failed');
           this.deps.error(new AppError('stt_connection_lost', { variant: 'websocket', details: { language } }));
         },
+        maxBacklogMs: this.deps.maxBacklogMs,
+        // Recognition is slower than the audio arrives: the client is told once per episode.
+        onAudioDropped: ({ backlogMs, limitMs }) => {
+          this.deps.logger.warn({ backlogMs, limitMs, language }, 'recognition behind: audio dropped');
+          this.deps.error(
+            new AppError('stt_audio_dropped', {
+              variant: 'websocket',
+              details: { language, backlog_ms: backlogMs, limit_ms: limitMs, at_ms: Math.round(this.durationMs) },
+            }),
+          );
+        },
       });
     } catch (err) {
-      this.deps.logger.error({ err, language }, 'recognizer did not open');
+      // Every decoder busy (retryable) is a capacity answer the client gets as stt_init_failed, not a fault.
+      if (err instanceof EngineError && err.retryable) this.deps.logger.warn({ reason: err.message, language }, 'recognizer did not open');
+      else this.deps.logger.error({ err, language }, 'recognizer did not open');
       // The engine's own code when it has one (stt_init_failed: every decoder busy), else stt_start_failed.
       const code = err instanceof EngineError ? err.code : 'stt_start_failed';
       throw new AppError(code, { variant: 'websocket', message: (err as Error).message, details: { language } });
@@ -534,6 +557,7 @@ export class Recording {
     // Channels finish utterances out of order: the transcript is in sid order.
     this.sentences.sort((a, b) => a.sid - b.sid);
     await Promise.all([...this.pending]);
+    this.markRecognized();
     await this.charging;
     await this.closeUsage(kind === 'normal' && this.bytes === 0);
     writeSync(this.wavFd, wavHeader(this.bytes), 0, 44, 0);

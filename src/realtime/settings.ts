@@ -33,6 +33,12 @@ export const realtimeSettings = defineSection({
     5,
     { min: 0 },
   ),
+  sttMaxBacklogMs: settings.int(
+    'PARLEY_STT_MAX_BACKLOG_MS',
+    'Live recognition backpressure: the most audio (ms) that may wait for recognition in one stream; past it new audio is recorded but not recognized (stt_audio_dropped) until the backlog is under half of it.',
+    30_000,
+    { min: 50 },
+  ),
   recoverAfterSeconds: settings.int(
     'PARLEY_WS_RECOVER_AFTER_SECONDS',
     'A realtime process whose heartbeat is older than this is taken as dead: its unfinished recordings are recovered at the next start.',

@@ -3,7 +3,8 @@
  * jfk.flac to one instance, a viewer on the other receives its captions in order, and
  * max_viewers holds across both (a viewer on the host's instance waits in the queue until the
  * first viewer leaves). Spoken translations (tts_ready) are made once on the host's instance
- * and reach a tts viewer on the other.
+ * and reach a tts viewer on the other; the instance without a synthesizer still tells its viewers
+ * which languages they can listen to (tts_languages, published by the hosting instance).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -60,6 +61,13 @@ describe.skipIf(!redisUrl || !pg)('broadcast fan-out across two instances (Postg
     host.send(vt('start', { type: 'broadcast', broadcast_token: channel.token, audio_format: 'pcm' }));
     const started = await host.next((m: Msg) => m.data?.action === 'session_started' || m.type === 'error', 20_000);
     expect(started.data).toMatchObject({ action: 'session_started', phase: 'live', viewer_count: 1, queue_count: 1 });
+    // The languages viewers can listen to are the hosting instance's (it synthesizes), also on the
+    // instance without a synthesizer: its public view and its viewers' connected event say so.
+    const view = await api(a.url, 'GET', `/api/v1/viewer/broadcasts/${channel.token}`);
+    expect(view.body.data).toMatchObject({ is_live: true, tts_languages: ['es'] });
+    const third = await openViewer(a, channel.token);
+    expect((await third.next((e) => e.event === 'connected')).data).toMatchObject({ phase: 'live', tts_languages: ['es'] });
+    third.close();
     await streamPcm(host, jfkPcm(), 4);
     await onA.next((e) => e.event === 'translation' && e.data.is_final, 30_000);
     const finals = onA.events.filter((e) => e.event === 'origin' && e.data.is_final).map((e) => e.data.sid as number);

@@ -5,6 +5,9 @@
  * either speaker counts as right. The engine is looked up by id in the catalog, so the test
  * skips (saying why) while no diarizer is registered.
  */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decodeToPcm } from '../../src/engines/audio/ffmpeg.js';
 import { Fft } from '../../src/engines/builtin/diarizer/features.js';
@@ -12,7 +15,8 @@ import { digamma } from '../../src/engines/builtin/diarizer/gaussian.js';
 import { pitchTrack } from '../../src/engines/builtin/diarizer/pitch.js';
 import { CATALOG } from '../../src/engines/catalog.js';
 import { EngineError } from '../../src/engines/errors.js';
-import type { Diarizer, PcmAudio, SpeakerTurn, Synthesizer, VoiceActivityDetector } from '../../src/engines/types.js';
+import type { Diarizer, PcmAudio, PcmSource, SpeakerTurn, Synthesizer, VoiceActivityDetector } from '../../src/engines/types.js';
+import { PcmFile } from '../../src/processing/pcm-file.js';
 import { convert, haveSharedAudio, JFK, librivoxClips, STEREO } from '../support/audio.js';
 import { diarizationAccuracy as accuracy } from '../support/diarization.js';
 
@@ -103,6 +107,38 @@ describe.skipIf(!haveSharedAudio() || !diarizerFactory)('classic diarizer on rea
     // Every turn before the join is speaker 1, every turn after it speaker 2.
     for (const t of turns) expect({ t, id: t.speakerId }).toEqual({ t, id: t.endMs <= joinMs + 100 ? '1' : '2' });
   });
+
+  it('a recording on disk is read a part at a time (at most one 30 s slice per read) with the same turns as in memory', async () => {
+    // 4 x (jfk + the stereo mix): about 64 s, so the VAD needs three slices.
+    const [jfk, stereo] = await Promise.all([decodeToPcm(JFK, ff), decodeToPcm(STEREO, ff)]);
+    const whole = concat([jfk, stereo, jfk, stereo, jfk, stereo, jfk, stereo]);
+    const dir = mkdtempSync(join(tmpdir(), 'parley-diar-'));
+    try {
+      const path = join(dir, 'audio.pcm');
+      writeFileSync(path, Buffer.from(Int16Array.from(whole.samples, (x) => Math.round(x * 32767)).buffer));
+      const file = new PcmFile(path);
+      let largestMs = 0;
+      let reads = 0;
+      const source: PcmSource = {
+        sampleRate: file.sampleRate,
+        durationMs: file.durationMs,
+        read: (startMs, lengthMs) => {
+          reads++;
+          largestMs = Math.max(largestMs, lengthMs);
+          return file.read(startMs, lengthMs);
+        },
+      };
+      const fromDisk = await diarizer.diarize(source);
+      expect(largestMs).toBeLessThanOrEqual(30_000);
+      expect(reads).toBeGreaterThan(3); // slices for the VAD, then regions
+      // Same speakers and times as the whole recording in memory (16-bit rounding aside).
+      const inMemory = await diarizer.diarize(file.read(0, file.durationMs));
+      expect(fromDisk).toEqual(inMemory);
+      expect(new Set(fromDisk.map((t) => t.speakerId)).size).toBeGreaterThanOrEqual(2);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 120_000); // two diarizations of 64 s: slow when the machine is loaded
 
   it('audio that is not 16 kHz is refused with audio_invalid_format', async () => {
     const err = await diarizer.diarize({ sampleRate: 8000, samples: new Float32Array(8000) }).catch((e: unknown) => e);

@@ -170,6 +170,84 @@ describe.skipIf(!haveChromium() || !haveSharedAudio())('console in Chromium', ()
     LONG,
   );
 
+  it(
+    'Live: the microphone (jfk) gives captions, interims in grey italics, finals with Spanish beside them; pause, resume, stop',
+    async () => {
+      await nav('Live');
+      await page.getByRole('heading', { name: 'Live', level: 1 }).waitFor();
+      expect(await page.getByRole('group', { name: 'Translate into' }).getByLabel('Spanish').isChecked()).toBe(true);
+      await page.getByRole('button', { name: 'Start recording' }).click();
+      // An interim shows while a sentence is being spoken: grey italics, unlike a final.
+      const interim = page.locator('.caption.interim .source').first();
+      await interim.waitFor({ timeout: LONG });
+      const style = (sel: string) =>
+        page.evaluate(
+          `(() => { const s = getComputedStyle(document.querySelector(${JSON.stringify(sel)})); return [s.fontStyle, s.color]; })()`,
+        ) as Promise<[string, string]>;
+      const [interimStyle, interimColor] = await style('.caption.interim .source');
+      expect(interimStyle).toBe('italic');
+      // A final with its words and the Spanish translation beside it.
+      const final = page.locator('.caption.final').filter({ hasText: JFK_WORDS }).first();
+      await final.waitFor({ timeout: LONG });
+      await final.locator('.translation[lang="es"]').waitFor({ timeout: LONG });
+      expect(((await final.locator('.translation[lang="es"]').textContent()) ?? '').length).toBeGreaterThan(3);
+      const [finalStyle, finalColor] = await style('.caption.final .source');
+      expect(finalStyle).toBe('normal');
+      expect(finalColor).not.toBe(interimColor);
+      // The meters: time runs, the recording's points show.
+      await expect.poll(() => page.getByRole('timer', { name: 'Elapsed time' }).textContent(), { timeout: 30_000 }).not.toBe('0:00');
+      await expect.poll(() => page.getByTestId('burn').textContent(), { timeout: 30_000 }).toMatch(/^\d+\.\d\d$/);
+      await screenshot('live');
+      await page.getByRole('button', { name: 'Pause' }).click();
+      await page.getByRole('button', { name: 'Resume' }).click();
+      await page.getByRole('button', { name: 'Stop' }).click();
+      await page.getByRole('link', { name: 'Open the recording in the library' }).waitFor({ timeout: LONG });
+      // No interim is left once the recording ended.
+      expect(await page.locator('.caption.interim').count()).toBe(0);
+    },
+    LONG * 2,
+  );
+
+  it(
+    'Broadcasts: create, the viewer link from the token with its QR code, go live, a viewer counted, announce, stop',
+    async () => {
+      await nav('Broadcasts');
+      await page.getByLabel('Name', { exact: true }).fill('Town hall');
+      await page.getByRole('button', { name: 'Create broadcast' }).click();
+      const link = page.getByTestId('viewer-link');
+      await link.waitFor();
+      const url = (await link.textContent()) as string;
+      expect(url).toMatch(new RegExp(`^${t.url}/b/[a-z0-9]{4}$`));
+      expect(await link.getAttribute('href')).toBe(url);
+      expect(url).not.toContain('/broadcast/'); // never the share_url (the caption stream)
+      // The QR code draws exactly the modules of that link's QR matrix.
+      const { encode } = await import('uqr');
+      const modules = encode(url, { ecc: 'M', border: 2 }).data.flat().filter(Boolean).length;
+      const d = (await page
+        .getByRole('img', { name: `QR code of the viewer page ${url}` })
+        .locator('path')
+        .getAttribute('d')) as string;
+      expect(d.match(/M/g)?.length).toBe(modules);
+
+      await page.getByRole('button', { name: /Start in standby/ }).click();
+      await page.getByRole('button', { name: 'Go live' }).click();
+      await page.getByRole('button', { name: 'Stop broadcast' }).waitFor();
+      const viewer = await browser.newPage();
+      await viewer.goto(url);
+      await expect.poll(() => page.getByTestId('viewers').textContent(), { timeout: 60_000 }).toBe('1');
+      expect(await page.getByTestId('queue').textContent()).toBe('0');
+      await page.locator('#manage .caption.final').first().waitFor({ timeout: LONG });
+      await page.getByLabel('Announcement to viewers').fill('Welcome to the town hall');
+      await page.getByRole('button', { name: 'Announce' }).click();
+      await viewer.getByText('Welcome to the town hall').waitFor({ timeout: 60_000 });
+      await screenshot('broadcasts');
+      await page.getByRole('button', { name: 'Stop broadcast' }).click();
+      await page.locator('#manage .badge.status-ended').waitFor({ timeout: LONG });
+      await viewer.close();
+    },
+    LONG * 2,
+  );
+
   it('logged no console errors', () => {
     expect(errors).toEqual([]);
   });

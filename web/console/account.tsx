@@ -1,6 +1,6 @@
 /** Account: plan, credit lots, usage history (a chart of the last 14 days and the paged list), key settings. */
 import { useState } from 'preact/hooks';
-import { get, getPage, type Plan, type UsageRecord } from './api';
+import { type Plan, parley, type UsageRecord } from './api';
 import { Card, ErrorNote, formatDate, formatPoints, useLoad } from './ui';
 
 interface CreditLot {
@@ -22,7 +22,10 @@ interface KeySettings {
 
 const CHART_DAYS = 14;
 
-const usagePage = (page: number) => getPage<UsageRecord>(`/api/v1/me/usage?page=${page}&per_page=20`);
+const usagePage = async (page: number) => {
+  const r = await parley.me.usage({ page, per_page: 20 });
+  return { data: r.data as UsageRecord[], meta: r.meta };
+};
 
 function PlanCard({ plan }: { plan: Plan }) {
   const features = Array.isArray(plan.features) ? plan.features : null;
@@ -73,7 +76,7 @@ function PlanCard({ plan }: { plan: Plan }) {
 }
 
 function LotsCard() {
-  const lots = useLoad(() => get<CreditLot[]>('/api/v1/me/credit-lots'));
+  const lots = useLoad(async () => (await parley.me.creditLots()) as CreditLot[]);
   return (
     <Card title="Credit lots" id="lots">
       <ErrorNote error={lots.error} />
@@ -231,7 +234,7 @@ function UsageCard() {
 }
 
 function KeyCard() {
-  const key = useLoad(() => get<KeySettings>('/api/v1/me/key'));
+  const key = useLoad(async () => (await parley.me.key()) as KeySettings);
   const k = key.value;
   return (
     <Card title="API key settings" id="key">

@@ -3,7 +3,7 @@
  * progress bar follows its progress SSE stream (progress..., then completed or failed).
  */
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { call, get, getPage, type ImportItem, stream, type Template } from './api';
+import { type ImportInput, type ImportItem, parley } from './api';
 import { parseCodes, SPEECH_LANGUAGES, TRANSLATION_LANGUAGES } from './languages';
 import { Card, ErrorNote, formatDate, LanguageChecks, StatusBadge, useLoad } from './ui';
 
@@ -29,41 +29,39 @@ const lines = (text: string) =>
     .map((l) => l.trim())
     .filter(Boolean);
 
-/** The multipart form of POST /imports from the options (the JSON fields as JSON strings). */
-function importForm(file: File, o: Options): FormData {
-  const form = new FormData();
-  // The file first: the server checks its format before the other fields.
-  form.append('file', file);
-  form.append('transcription_languages', JSON.stringify(o.transcription));
-  if (o.translation.length) form.append('translation_languages', JSON.stringify(o.translation));
-  form.append('recognition_mode', o.mode);
-  if (o.summary === 'builtin') form.append('summary_template', o.template);
-  if (o.summary === 'custom') {
-    form.append('summary_mode', 'custom');
-    form.append('summary_prompt', o.prompt);
-    form.append('summary_prompt_slug', o.promptSlug);
-  }
+/** The import request from the options (the client writes the multipart form, the file first). */
+function importInput(file: File, o: Options): ImportInput {
   const speech = o.transcription[0] ?? 'en-US';
+  const input: ImportInput = {
+    file,
+    filename: file.name,
+    transcription_languages: o.transcription,
+    recognition_mode: o.mode,
+  };
+  if (o.translation.length) input.translation_languages = o.translation;
+  if (o.summary === 'builtin') input.summary_template = o.template;
+  if (o.summary === 'custom') {
+    input.summary_mode = 'custom';
+    input.summary_prompt = o.prompt;
+    input.summary_prompt_slug = o.promptSlug;
+  }
   // Terminology: one term a line, for the (first) speech language.
-  if (o.terms.trim()) form.append('terminology', JSON.stringify({ [speech]: lines(o.terms).map((term) => ({ term })) }));
+  if (o.terms.trim()) input.terminology = { [speech]: lines(o.terms).map((term) => ({ term })) };
   // Corrections: "right: wrong one, wrong two" a line.
   if (o.fuzzy.trim())
-    form.append(
-      'fuzzy_correction',
-      JSON.stringify({
-        [speech]: lines(o.fuzzy).map((l) => {
-          const [correct, wrong = ''] = l.split(':');
-          return {
-            correct: (correct ?? '').trim(),
-            incorrect: parseCodes(wrong.replaceAll(',', '\n')),
-            case_insensitive: o.fuzzyCaseInsensitive,
-          };
-        }),
+    input.fuzzy_correction = {
+      [speech]: lines(o.fuzzy).map((l) => {
+        const [correct, wrong = ''] = l.split(':');
+        return {
+          correct: (correct ?? '').trim(),
+          incorrect: parseCodes(wrong.replaceAll(',', '\n')),
+          case_insensitive: o.fuzzyCaseInsensitive,
+        };
       }),
-    );
+    };
   // Dictionary: "es: source = target" a line.
   if (o.dictionary.trim()) {
-    const dict: Record<string, Array<{ source: string; target: string; case_sensitive: boolean }>> = {};
+    const dict: NonNullable<ImportInput['translation_dict']> = {};
     for (const l of lines(o.dictionary)) {
       const m = /^([A-Za-z-]+)\s*:\s*(.+?)\s*=\s*(.+)$/.exec(l);
       if (!m) continue;
@@ -71,10 +69,10 @@ function importForm(file: File, o: Options): FormData {
       list.push({ source: m[2]!, target: m[3]!, case_sensitive: o.dictionaryCaseSensitive });
       dict[m[1]!] = list;
     }
-    form.append('translation_dict', JSON.stringify(dict));
+    input.translation_dict = dict;
   }
-  if (o.callbackUrl.trim()) form.append('callback_url', o.callbackUrl.trim());
-  return form;
+  if (o.callbackUrl.trim()) input.callback_url = o.callbackUrl.trim();
+  return input;
 }
 
 /** Duration of a local file from the browser's decoder (for the quota check), or null. */
@@ -99,14 +97,22 @@ function ImportProgress({ item, onEnd }: { item: ImportItem; onEnd: () => void }
   const final = state.status === 'completed' || state.status === 'failed';
   useEffect(() => {
     if (item.status === 'completed' || item.status === 'failed') return;
-    const s = stream(`/api/v1/sse/imports/${item.import_id}/progress`, (event, data) => {
-      const d = data as Partial<ImportItem>;
-      if (event === 'progress') setState((p) => ({ ...p, ...d }));
-      else if (event === 'completed') setState((p) => ({ ...p, ...d, progress: 100, status: 'completed' }));
-      else if (event === 'failed') setState((p) => ({ ...p, ...d, status: 'failed' }));
-    });
-    s.done.then(onEnd, setError);
-    return () => s.close();
+    let closed = false;
+    let close = () => {
+      closed = true;
+    };
+    (async () => {
+      const events = await parley.imports.progress(item.import_id);
+      close = () => events.close();
+      if (closed) return events.close();
+      for await (const e of events) {
+        if (e.event === 'progress') setState((p) => ({ ...p, ...e.data }));
+        else if (e.event === 'completed') setState((p) => ({ ...p, ...e.data, progress: 100, status: 'completed' }));
+        else if (e.event === 'failed') setState((p) => ({ ...p, ...e.data, status: 'failed' }));
+      }
+      onEnd();
+    })().catch(setError);
+    return () => close();
   }, [item.import_id]);
   const label = `${state.original_filename}: ${state.status}${state.stage ? ` (${state.stage})` : ''}`;
   return (
@@ -130,8 +136,8 @@ function ImportProgress({ item, onEnd }: { item: ImportItem; onEnd: () => void }
 }
 
 export function ImportsScreen() {
-  const templates = useLoad(() => get<Template[]>('/api/v1/summary-templates?category=all'));
-  const recent = useLoad(() => getPage<ImportItem>('/api/v1/imports?page=1&per_page=20').then((p) => p.data));
+  const templates = useLoad(() => parley.summaryTemplates.list({ category: 'all' }));
+  const recent = useLoad(async () => (await parley.imports.list({ page: 1, per_page: 20 })).data as ImportItem[]);
   const [file, setFile] = useState<File | null>(null);
   const [over, setOver] = useState(false);
   const [quota, setQuota] = useState<string>('');
@@ -163,11 +169,7 @@ export function ImportsScreen() {
     const d = await fileDuration(f);
     if (d === null) return;
     try {
-      const q = await call<{ allowed: boolean; reason: string | null; estimated_points: number; duration_minutes: number }>(
-        'POST',
-        '/api/v1/imports/check-quota',
-        { duration_ms: Math.max(1000, Math.round(d * 1000)) },
-      );
+      const q = await parley.imports.checkQuota(Math.max(1000, Math.round(d * 1000)));
       setQuota(
         q.allowed
           ? `About ${q.duration_minutes} min, about ${q.estimated_points.toFixed(1)} points for recognition.`
@@ -187,7 +189,7 @@ export function ImportsScreen() {
     setBusy(true);
     setError(null);
     try {
-      const item = await call<ImportItem>('POST', '/api/v1/imports', importForm(file, o));
+      const item = (await parley.imports.create(importInput(file, o))) as ImportItem;
       setStarted([item, ...started]);
       setFile(null);
       setQuota('');

@@ -1,6 +1,6 @@
 /** Library: every task with its status; search, filter, pin, rename, delete (one or many); a task opens in TaskView. */
 import { useMemo, useState } from 'preact/hooks';
-import { call, get, type Task } from './api';
+import { parley, type Task } from './api';
 import { TaskView } from './task';
 import { Card, ErrorNote, formatDate, StatusBadge, useLoad } from './ui';
 
@@ -12,7 +12,7 @@ export function LibraryScreen({ taskId }: { taskId: string | null }) {
 }
 
 function TaskList() {
-  const tasks = useLoad(() => get<{ tasks: Task[] }>('/api/v1/tasks?status=all').then((d) => d.tasks));
+  const tasks = useLoad(async () => (await parley.tasks.list({ status: 'all' })) as Task[]);
   const [query, setQuery] = useState('');
   const [status, setStatus] = useState('any');
   const [source, setSource] = useState('any');
@@ -43,28 +43,22 @@ function TaskList() {
   };
   const pin = (ids: string[], on: boolean) =>
     act(async () => {
-      if (ids.length === 1) await call('PUT', `/api/v1/tasks/${ids[0]}/pin`, { is_pinned: on });
-      else await call('PUT', '/api/v1/tasks/batch/pin', { task_ids: ids, is_pinned: on });
+      if (ids.length === 1) await parley.tasks.pin(ids[0]!, on);
+      else await parley.tasks.pinMany(ids, on);
       return `${on ? 'Pinned' : 'Unpinned'} ${ids.length} task${ids.length === 1 ? '' : 's'}.`;
     });
   const remove = (ids: string[]) =>
     act(async () => {
       setConfirmDelete(null);
       setSelected(new Set());
-      const r = await call<{ deleted_count: number; skipped: Array<{ task_id: string; reason: string }> }>(
-        'DELETE',
-        '/api/v1/tasks/batch',
-        {
-          task_ids: ids,
-        },
-      );
+      const r = (await parley.tasks.deleteMany(ids)).data;
       const skipped = r.skipped.length ? ` ${r.skipped.length} skipped (still processing or gone).` : '';
       return `Deleted ${r.deleted_count} task${r.deleted_count === 1 ? '' : 's'}.${skipped}`;
     });
   const rename = (id: string, name: string) =>
     act(async () => {
       setRenaming(null);
-      await call('PATCH', `/api/v1/tasks/${id}/name`, { name });
+      await parley.tasks.rename(id, name);
       return 'Renamed.';
     });
 

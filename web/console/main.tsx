@@ -5,9 +5,9 @@
  * until "Sign out".
  */
 import { render } from 'preact';
-import { useEffect, useState } from 'preact/hooks';
+import { useCallback, useEffect, useState } from 'preact/hooks';
 import { AccountScreen } from './account';
-import { get, type Plan, setKey } from './api';
+import { type Plan, parley, setKey } from './api';
 import { BroadcastsScreen } from './broadcasts';
 import { ImportsScreen } from './imports';
 import { LibraryScreen } from './library';
@@ -40,7 +40,7 @@ function SignIn({ onSignedIn }: { onSignedIn: (key: string, plan: Plan) => void 
     setBusy(true);
     setKey(key.trim());
     try {
-      onSignedIn(key.trim(), await get<Plan>('/api/v1/me/plan'));
+      onSignedIn(key.trim(), await parley.me.plan().then((p) => p as Plan));
     } catch (err) {
       setError(err);
     } finally {
@@ -102,7 +102,9 @@ function App() {
     const saved = localStorage.getItem(KEY_STORAGE);
     if (!saved) return;
     setKey(saved);
-    get<Plan>('/api/v1/me/plan')
+    parley.me
+      .plan()
+      .then((p) => p as Plan)
       .then((p) => {
         setPlan(p);
         setSignedIn(saved);
@@ -111,11 +113,13 @@ function App() {
       .finally(() => setRestoring(false));
   }, []);
 
-  const refreshPlan = () => {
-    get<Plan>('/api/v1/me/plan')
+  const refreshPlan = useCallback(() => {
+    parley.me
+      .plan()
+      .then((p) => p as Plan)
       .then(setPlan)
       .catch(() => {});
-  };
+  }, []);
 
   if (restoring) return <p class="muted signin">Signing in…</p>;
   if (!key || !plan)

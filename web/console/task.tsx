@@ -4,7 +4,7 @@
  * (rename, reassign a sentence, merge); the summary with regenerate; retranslation.
  */
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { call, download, get, type Sentence, stream, type TaskDetail, type Template } from './api';
+import { parley, type Sentence, type TaskDetail, type Template } from './api';
 import { languageName, TRANSLATION_LANGUAGES } from './languages';
 import { RenameForm } from './library';
 import { Card, ErrorNote, formatDate, LanguageSelect, StatusBadge, saveBlob, seconds, useLoad } from './ui';
@@ -19,16 +19,14 @@ interface History {
 /** The transcript from the history stream (connected, init_metadata, init_sentence..., init_summary, init_done). */
 async function loadHistory(taskId: string): Promise<History> {
   const h: History = { diarized: false, translationLanguages: [], sentences: [], summary: null };
-  const s = stream(`/api/v1/sse/history/transcribe/${taskId}`, (event, data) => {
-    const d = data as Record<string, unknown>;
-    if (event === 'init_metadata') {
-      h.diarized = Boolean(d.has_speaker_diarization);
-      h.translationLanguages = (d.translation_languages as string[]) ?? [];
-    } else if (event === 'init_sentence') h.sentences.push(d as unknown as Sentence);
-    else if (event === 'init_summary') h.summary = d.text ? (d as unknown as History['summary']) : null;
-    else if (event === 'error') throw new Error(String(d.message));
-  });
-  await s.done;
+  for await (const e of await parley.tasks.history(taskId)) {
+    if (e.event === 'init_metadata') {
+      h.diarized = e.data.has_speaker_diarization;
+      h.translationLanguages = e.data.translation_languages ?? [];
+    } else if (e.event === 'init_sentence') h.sentences.push(e.data as Sentence);
+    else if (e.event === 'init_summary') h.summary = e.data.text ? e.data : null;
+    else if (e.event === 'error') throw new Error(e.data.message);
+  }
   return h;
 }
 
@@ -54,12 +52,14 @@ function ExportCard({ task, languages, diarized }: { task: TaskDetail; languages
     setBusy(true);
     setError(null);
     try {
-      const q = new URLSearchParams({ format });
-      if (!audio && language) q.set('language', language);
-      if (!audio && diarized) q.set('speakers', String(speakers));
-      const path = audio ? `/api/v1/tasks/${task.task_id}/audio/export?${q}` : `/api/v1/tasks/${task.task_id}/transcript/export?${q}`;
-      const { blob, filename } = await download(path);
-      saveBlob(blob, filename ?? `${task.title}${language ? `.${language}` : ''}.${format}`);
+      const blob = audio
+        ? await parley.tasks.exportAudio(task.task_id, { format: format as 'm4a' | 'mp3' })
+        : await parley.tasks.exportTranscript(task.task_id, {
+            format: format as 'txt' | 'srt' | 'sbv' | 'vtt' | 'csv',
+            ...(language ? { language } : {}),
+            ...(diarized ? { speakers } : {}),
+          });
+      saveBlob(blob, `${task.title}${!audio && language ? `.${language}` : ''}.${format}`);
     } catch (err) {
       setError(err);
     } finally {
@@ -121,8 +121,10 @@ function PlayerAndTranscript(props: {
   useEffect(() => {
     if (!task.has_audio || task.processing_status !== 'completed') return;
     let url: string | null = null;
-    download(`/api/v1/sse/audio/${task.task_id}`)
-      .then(({ blob }) => {
+    parley.tasks
+      .audio(task.task_id)
+      .then((res) => res.blob())
+      .then((blob) => {
         url = URL.createObjectURL(blob);
         setSrc(url);
       })
@@ -228,7 +230,7 @@ function SpeakersCard(props: { taskId: string; speakers: Array<[string, string]>
                 e.preventDefault();
                 const newLabel = (names[id] ?? label).trim();
                 void run(async () => {
-                  await call('PATCH', `/api/v1/tasks/${props.taskId}/speakers/rename`, { speaker_id: id, new_label: newLabel });
+                  await parley.tasks.renameSpeaker(props.taskId, { speaker_id: id, new_label: newLabel });
                   return `${label} is now ${newLabel}.`;
                 });
               }}
@@ -251,14 +253,7 @@ function SpeakersCard(props: { taskId: string; speakers: Array<[string, string]>
           onSubmit={(e) => {
             e.preventDefault();
             void run(async () => {
-              const r = await call<{ target_speaker_label: string; affected_sids: number[] }>(
-                'PATCH',
-                `/api/v1/tasks/${props.taskId}/speakers/merge`,
-                {
-                  source_speaker_id: source,
-                  target_speaker_id: target,
-                },
-              );
+              const r = await parley.tasks.mergeSpeakers(props.taskId, { source_speaker_id: source, target_speaker_id: target });
               return `Merged into ${r.target_speaker_label} (${r.affected_sids.length} sentences).`;
             });
           }}
@@ -294,7 +289,7 @@ function SpeakersCard(props: { taskId: string; speakers: Array<[string, string]>
 }
 
 function SummaryCard(props: { task: TaskDetail; summary: History['summary']; onSaved: () => void }) {
-  const templates = useLoad(() => get<Template[]>('/api/v1/summary-templates?category=all'));
+  const templates = useLoad(async () => (await parley.summaryTemplates.list({ category: 'all' })) as Template[]);
   const [template, setTemplate] = useState(props.task.summary_template ?? 'general-summary');
   const [language, setLanguage] = useState(props.task.summary_language ?? props.task.transcription_languages?.[0] ?? 'en-US');
   const [text, setText] = useState<string | null>(null);
@@ -306,17 +301,11 @@ function SummaryCard(props: { task: TaskDetail; summary: History['summary']; onS
     setError(null);
     setText('');
     try {
-      const s = stream(
-        `/api/v1/sse/regenerate/summary/${props.task.task_id}`,
-        (event, data) => {
-          const d = data as Record<string, unknown>;
-          if (event === 'summary_regeneration') setText(String(d.text ?? ''));
-          else if (event === 'done') setText(String(d.final_content ?? ''));
-          else if (event === 'error') setError(new Error(String(d.message ?? d.error_code ?? 'Regeneration failed')));
-        },
-        { method: 'POST', body: { mode: 'builtin', template, language } },
-      );
-      await s.done;
+      const events = await parley.summaries.regenerate(props.task.task_id, { mode: 'builtin', template, language });
+      const done = await events.until('done', (e) => {
+        if (e.event === 'summary_regeneration') setText(e.data.text);
+      });
+      setText(done.final_content);
       props.onSaved();
     } catch (err) {
       setError(err);
@@ -379,13 +368,11 @@ function RetranslateCard(props: {
     setError(null);
     setNote('');
     try {
-      const s = stream(`/api/v1/sse/retranslate/${props.taskId}?targetLang=${encodeURIComponent(lang)}`, (event, data) => {
-        const d = data as Record<string, unknown>;
-        if (event === 'translation') props.onTranslation(lang, Number(d.sid), String(d.text));
-        else if (event === 'done') setNote(`${d.totalUpdated} sentences translated into ${languageName(lang)}.`);
-        else if (event === 'error') setError(new Error(String(d.message ?? d.error_code)));
+      const events = await parley.retranslate.task(props.taskId, lang);
+      const done = await events.until('done', (e) => {
+        if (e.event === 'translation') props.onTranslation(lang, e.data.sid, e.data.text);
       });
-      await s.done;
+      setNote(`${done.totalUpdated} sentences translated into ${languageName(lang)}.`);
       props.onDone(lang);
     } catch (err) {
       setError(err);
@@ -408,7 +395,7 @@ function RetranslateCard(props: {
 }
 
 export function TaskView({ taskId }: { taskId: string }) {
-  const task = useLoad(() => get<TaskDetail>(`/api/v1/tasks/${taskId}`), [taskId]);
+  const task = useLoad(async () => (await parley.tasks.get(taskId)) as TaskDetail, [taskId]);
   const history = useLoad(() => loadHistory(taskId), [taskId]);
   const [shownLanguage, setShownLanguage] = useState<string | null>(null);
   const [renaming, setRenaming] = useState(false);
@@ -418,7 +405,7 @@ export function TaskView({ taskId }: { taskId: string }) {
 
   useEffect(() => {
     // Opening a task marks it read.
-    call('PUT', `/api/v1/tasks/${taskId}/read`).catch(() => {});
+    parley.tasks.markRead(taskId).catch(() => {});
   }, [taskId]);
 
   const t = task.value;
@@ -455,7 +442,7 @@ export function TaskView({ taskId }: { taskId: string }) {
                 onSave={(name) => {
                   setRenaming(false);
                   void act(async () => {
-                    await call('PATCH', `/api/v1/tasks/${taskId}/name`, { name });
+                    await parley.tasks.rename(taskId, name);
                     return 'Renamed.';
                   });
                 }}
@@ -472,7 +459,7 @@ export function TaskView({ taskId }: { taskId: string }) {
                 aria-pressed={t.is_pinned}
                 onClick={() =>
                   act(async () => {
-                    await call('PUT', `/api/v1/tasks/${taskId}/pin`, { is_pinned: !t.is_pinned });
+                    await parley.tasks.pin(taskId, !t.is_pinned);
                     return t.is_pinned ? 'Unpinned.' : 'Pinned.';
                   })
                 }
@@ -492,7 +479,7 @@ export function TaskView({ taskId }: { taskId: string }) {
                 class="danger"
                 onClick={() =>
                   act(async () => {
-                    await call('DELETE', `/api/v1/tasks/${taskId}`);
+                    await parley.tasks.delete(taskId);
                     location.hash = '#/library';
                     return 'Deleted.';
                   })
@@ -548,10 +535,7 @@ export function TaskView({ taskId }: { taskId: string }) {
                 speakers={speakers}
                 onReassign={(sid, target) =>
                   act(async () => {
-                    const r = await call<{ new_speaker_label: string }>('PATCH', `/api/v1/tasks/${taskId}/speakers/reassign`, {
-                      sid,
-                      target_speaker_id: target,
-                    });
+                    const r = await parley.tasks.reassignSpeaker(taskId, { sid, target_speaker_id: target });
                     await history.reload();
                     return `Sentence ${sid} is now ${r.new_speaker_label}'s.`;
                   })

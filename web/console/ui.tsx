@@ -123,7 +123,7 @@ export function LanguageSelect(props: {
 
 export function Card(props: { title: string; children: ComponentChildren; actions?: ComponentChildren; id?: string }) {
   return (
-    <section class="card" aria-labelledby={props.id ? `${props.id}-title` : undefined}>
+    <section class="card" id={props.id} aria-labelledby={props.id ? `${props.id}-title` : undefined}>
       <div class="card-head">
         <h2 id={props.id ? `${props.id}-title` : undefined}>{props.title}</h2>
         {props.actions}

@@ -58,11 +58,18 @@ function wrap(t: string): string {
   return /^[A-Za-z0-9_.'"]+$/.test(t) || t.endsWith('}') ? t : `(${t})`;
 }
 
+const OPEN = '(string & {})';
+const LITERAL_UNION = /^("[^"]*"|-?[0-9.]+|true|false|null|\(string & \{\}\))( \| ("[^"]*"|-?[0-9.]+|true|false|null|\(string & \{\}\)))*$/;
+
 function union(types: string[], out: boolean): string {
-  const unique = [...new Set(types)];
-  // An all-literal string union on the output side stays open to values added later.
-  if (out && unique.length > 0 && unique.every((t) => t.startsWith('"'))) unique.push('(string & {})');
-  return unique.join(' | ');
+  // Members that are themselves literal unions are flattened (objects and arrays are kept whole).
+  const parts = [...new Set(types.flatMap((t) => (LITERAL_UNION.test(t) ? t.split(' | ') : [t])))];
+  const literals = parts.filter((t) => t !== OPEN);
+  // An all-literal string union on the output side stays open to values added later (once, at the end).
+  const strings = literals.filter((t) => t !== 'null');
+  if (out && strings.length > 0 && strings.every((t) => t.startsWith('"')))
+    return [...strings, OPEN, ...(strings.length < literals.length ? ['null'] : [])].join(' | ');
+  return literals.join(' | ');
 }
 
 function objectType(s: Json, out: boolean, indent: string): string {

@@ -146,7 +146,7 @@ export interface Operations {
     responses: {
       200: {
         data: {
-          pool: "key" | (string & {}) | "account" | (string & {}) | (string & {});
+          pool: "key" | "account" | (string & {});
           remaining_points: number;
           expires_at: string | null;
           granted_at: string;
@@ -665,8 +665,8 @@ export interface Operations {
         totalSentences: number;
       };
       error: {
-        error_code: "internal_error" | (string & {}) | (string & {});
-        severity: "fatal" | (string & {}) | "error" | (string & {}) | "warning" | (string & {}) | (string & {});
+        error_code: "internal_error" | (string & {});
+        severity: "fatal" | "error" | "warning" | (string & {});
         /** Display text; do not parse */
         message: string;
         context: string;
@@ -1030,8 +1030,8 @@ export interface Operations {
           id: string;
           token: string;
           name: string | null;
-          status: "pending" | (string & {}) | "active" | (string & {}) | "ended" | (string & {}) | "revoked" | (string & {}) | (string & {});
-          phase: "standby" | (string & {}) | "live" | (string & {}) | "paused" | (string & {}) | null;
+          status: "pending" | "active" | "ended" | "revoked" | (string & {});
+          phase: "standby" | "live" | "paused" | (string & {}) | null;
           is_live: boolean;
           access_type: string;
           requires_password: boolean;
@@ -1091,8 +1091,8 @@ export interface Operations {
           id: string;
           token: string;
           name: string | null;
-          status: "pending" | (string & {}) | "active" | (string & {}) | "ended" | (string & {}) | "revoked" | (string & {}) | (string & {});
-          phase: "standby" | (string & {}) | "live" | (string & {}) | "paused" | (string & {}) | null;
+          status: "pending" | "active" | "ended" | "revoked" | (string & {});
+          phase: "standby" | "live" | "paused" | (string & {}) | null;
           is_live: boolean;
           access_type: string;
           requires_password: boolean;
@@ -1172,8 +1172,8 @@ export interface Operations {
           id: string;
           token: string;
           name: string | null;
-          status: "pending" | (string & {}) | "active" | (string & {}) | "ended" | (string & {}) | "revoked" | (string & {}) | (string & {});
-          phase: "standby" | (string & {}) | "live" | (string & {}) | "paused" | (string & {}) | null;
+          status: "pending" | "active" | "ended" | "revoked" | (string & {});
+          phase: "standby" | "live" | "paused" | (string & {}) | null;
           is_live: boolean;
           access_type: string;
           requires_password: boolean;
@@ -1227,8 +1227,8 @@ export interface Operations {
           id: string;
           token: string;
           name: string | null;
-          status: "pending" | (string & {}) | "active" | (string & {}) | "ended" | (string & {}) | "revoked" | (string & {}) | (string & {});
-          phase: "standby" | (string & {}) | "live" | (string & {}) | "paused" | (string & {}) | null;
+          status: "pending" | "active" | "ended" | "revoked" | (string & {});
+          phase: "standby" | "live" | "paused" | (string & {}) | null;
           is_live: boolean;
           access_type: string;
           requires_password: boolean;
@@ -1329,6 +1329,89 @@ export interface Operations {
       };
     };
     errorCodes: "broadcast_token_invalid" | "broadcast_token_revoked" | "broadcast_password_incorrect" | "request_too_large" | "unsupported_media_type" | "validation_failed" | "too_many_requests" | "internal_error";
+    events: never;
+  };
+  /** The broadcast's caption sinks (YouTube Live, Zoom) with each one's delivery status. */
+  "GET /api/v1/broadcasts/{id}/caption-sinks": {
+    path: {
+      /** Broadcast id (from creation) */
+      id: string;
+    };
+    query: never;
+    body: never;
+    bodyType: never;
+    responses: {
+      200: {
+        data: {
+          id: string;
+          type: "youtube" | "zoom" | (string & {});
+          /** Scheme, host and path only (the query holds the credentials) */
+          url: string | null;
+          language: string | null;
+          region: string | null;
+          line_length: number | null;
+          status: {
+            /** idle: nothing sent yet; ok: the last POST was accepted; retrying: a POST failed and is tried again; failed: the last captions were given up */
+            state: "idle" | "ok" | "retrying" | "failed" | (string & {});
+            last_seq: number | null;
+            last_success_at: string | null;
+            last_error: string | null;
+            last_error_at: string | null;
+            captions_sent: number;
+            captions_dropped: number;
+          };
+          created_at: string;
+          updated_at: string;
+        }[];
+      };
+    };
+    errorCodes: "auth_missing_api_key" | "auth_invalid_key_format" | "auth_invalid_api_key" | "auth_key_disabled" | "auth_key_expired" | "auth_account_blocked" | "auth_user_disabled" | "auth_ip_not_allowed" | "broadcast_not_found" | "auth_service_error" | "internal_error";
+    events: never;
+  };
+  /** Set the caption sinks (up to 5; [] removes them). A sink listed again keeps its sequence and status. Until the broadcast ends. */
+  "PUT /api/v1/broadcasts/{id}/caption-sinks": {
+    path: {
+      /** Broadcast id (from creation) */
+      id: string;
+    };
+    query: never;
+    body: {
+      caption_sinks: {
+        type: "youtube" | "zoom";
+        /** The platform's caption URL: YouTube's ingestion URL, or Zoom's API token (seq and lang are added per POST) */
+        url: string;
+        language?: string | null;
+        region?: string | null;
+        line_length?: number | null;
+      }[];
+    };
+    bodyType: "application/json";
+    responses: {
+      200: {
+        data: {
+          id: string;
+          type: "youtube" | "zoom" | (string & {});
+          /** Scheme, host and path only (the query holds the credentials) */
+          url: string | null;
+          language: string | null;
+          region: string | null;
+          line_length: number | null;
+          status: {
+            /** idle: nothing sent yet; ok: the last POST was accepted; retrying: a POST failed and is tried again; failed: the last captions were given up */
+            state: "idle" | "ok" | "retrying" | "failed" | (string & {});
+            last_seq: number | null;
+            last_success_at: string | null;
+            last_error: string | null;
+            last_error_at: string | null;
+            captions_sent: number;
+            captions_dropped: number;
+          };
+          created_at: string;
+          updated_at: string;
+        }[];
+      };
+    };
+    errorCodes: "auth_missing_api_key" | "auth_invalid_key_format" | "auth_invalid_api_key" | "auth_key_disabled" | "auth_key_expired" | "auth_account_blocked" | "auth_user_disabled" | "auth_ip_not_allowed" | "broadcast_not_found" | "broadcast_not_editable" | "request_too_large" | "unsupported_media_type" | "validation_failed" | "auth_service_error" | "internal_error";
     events: never;
   };
   /** A viewer caption stream (no API key): lang, tts, viewer_access_token (password channels). */
@@ -1513,7 +1596,7 @@ export interface Operations {
           voices: {
             voice_name: string;
             display_name: string;
-            gender: "Female" | (string & {}) | "Male" | (string & {}) | (string & {});
+            gender: "Female" | "Male" | (string & {});
             is_default: boolean;
             /** Path of the voice sample endpoint for this voice. */
             sample_url: string;

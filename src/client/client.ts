@@ -168,6 +168,11 @@ export class ParleyClient {
     get: (id: string) => this.data('GET /api/v1/broadcasts/{id}', { path: { id } }),
     update: (id: string, body: B<'PATCH /api/v1/broadcasts/{id}'>) => this.data('PATCH /api/v1/broadcasts/{id}', { path: { id }, body }),
     revoke: (id: string) => this.data('POST /api/v1/broadcasts/{id}/revoke', { path: { id } }),
+    /** Caption sinks (YouTube Live, Zoom) with each one's delivery status. */
+    captionSinks: (id: string) => this.data('GET /api/v1/broadcasts/{id}/caption-sinks', { path: { id } }),
+    /** Replaces the caption sinks (up to 5; [] removes them). */
+    setCaptionSinks: (id: string, caption_sinks: B<'PUT /api/v1/broadcasts/{id}/caption-sinks'>['caption_sinks']) =>
+      this.data('PUT /api/v1/broadcasts/{id}/caption-sinks', { path: { id }, body: { caption_sinks } }),
   };
 
   /** Viewer side: no API key, the broadcast's 4-character token. */

@@ -371,6 +371,7 @@ export async function buildApp(config: Config, overrides: BuildOverrides = {}): 
         ...createRealtimePorts({
           settings: { ...rt, tempDir: join(config.platform.dataDir, 'tmp', 'realtime') },
           logger,
+          database,
           now,
           bus,
           streams,
@@ -398,6 +399,7 @@ export async function buildApp(config: Config, overrides: BuildOverrides = {}): 
         silenceWarningMs: rt.silenceWarningSeconds * 1000,
         disconnectGraceMs: rt.disconnectGraceSeconds * 1000,
         drainMs: rt.drainSeconds * 1000,
+        handoverTimeoutMs: rt.handoverTimeoutSeconds * 1000,
       },
       trustProxy: config.platform.trustProxy,
     });

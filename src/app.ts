@@ -66,7 +66,8 @@ import { TtsStreamService } from './tts/stream.js';
 import { registerTtsStreamRoute } from './tts/stream-route.js';
 import { registerVersionRoutes } from './version/routes.js';
 import { registerWebRoutes } from './web/routes.js';
-import { createWebhooksModule, subscribeWebhookEvents, type WebhooksModule } from './webhooks/module.js';
+import { creditWebhooks } from './webhooks/credit-notices.js';
+import { createWebhooksModule, type WebhooksModule } from './webhooks/module.js';
 import { WebhookSender } from './webhooks/signed-sender.js';
 import { taskOutcomeWebhooks } from './webhooks/task-outcomes.js';
 
@@ -169,8 +170,8 @@ export async function buildApp(config: Config, overrides: BuildOverrides = {}): 
   const summaryTemplates = SummaryTemplateCatalogue.fromSettings(config.summaryTemplates);
 
   // Modules, each built once with its ports. The order follows the ports: keys (with the
-  // webhook URL check) -> billing (key policies) -> webhooks (key targets) -> tasks (outcome
-  // webhooks, import status, the reprocessing queue) -> imports (tasks, webhooks).
+  // webhook URL check) -> webhooks (key targets) -> billing (key policies, credit webhooks) ->
+  // tasks (outcome webhooks, import status, the reprocessing queue) -> imports (tasks, webhooks).
   const webhookLogger = logger.child({ component: 'webhooks' });
   const sender = new WebhookSender(config.webhooks, now);
   const { keys, authenticator } = createKeysModule({
@@ -179,8 +180,17 @@ export async function buildApp(config: Config, overrides: BuildOverrides = {}): 
     cacheLookups: config.platform.keyCache,
     verifyWebhookUrl: (url, secret, keyId) => sender.verifyUrl(url, secret, keyId),
   });
-  const { plans, billing, limits, tickets } = createBillingModule({ config, database, bus, logger, now, keyPolicies: keys });
   const { webhooks } = createWebhooksModule({ database, jobs, keys, sender, options: config.webhooks, logger: webhookLogger, now });
+  // Credit crossings write their webhooks in the crossing's transaction (durable, like task outcomes).
+  const { plans, billing, limits, tickets } = createBillingModule({
+    config,
+    database,
+    bus,
+    logger,
+    now,
+    keyPolicies: keys,
+    notices: creditWebhooks(webhooks),
+  });
   const importStore = new ImportStore(database, now);
   const reprocessor = reprocessQueue(jobs);
   const tasks = createTaskModule({
@@ -334,6 +344,7 @@ export async function buildApp(config: Config, overrides: BuildOverrides = {}): 
         ...createRealtimePorts({
           settings: { ...rt, tempDir: join(config.platform.dataDir, 'tmp', 'realtime') },
           logger,
+          database,
           now,
           bus,
           streams,
@@ -361,18 +372,18 @@ export async function buildApp(config: Config, overrides: BuildOverrides = {}): 
         silenceWarningMs: rt.silenceWarningSeconds * 1000,
         disconnectGraceMs: rt.disconnectGraceSeconds * 1000,
         drainMs: rt.drainSeconds * 1000,
+        handoverTimeoutMs: rt.handoverTimeoutSeconds * 1000,
       },
       trustProxy: config.platform.trustProxy,
     });
     subtitles.registerRealtime(http);
   }
 
-  // Worker role: webhook deliveries, import and reprocessing jobs, credit events as notifications.
-  let unsubscribeWebhooks: () => void = () => {};
+  // Worker role: webhook deliveries (and the outbox repair sweep), import and reprocessing jobs.
+  let stopWebhookRepair: () => void = () => {};
   if (roles.includes('worker')) {
-    await webhooks.startWorker();
+    stopWebhookRepair = await webhooks.startWorker();
     startImportWorker(imports, jobs, config.imports);
-    unsubscribeWebhooks = await subscribeWebhookEvents(bus, webhooks, webhookLogger);
   }
 
   // Any api or worker process fails imports no worker started in time.
@@ -389,7 +400,7 @@ export async function buildApp(config: Config, overrides: BuildOverrides = {}): 
       closed = true;
       await http.close();
       stopImportSweep();
-      unsubscribeWebhooks();
+      stopWebhookRepair();
       await jobs.close(config.platform.shutdownGraceMs);
       if (!overrides.bus) await bus.close(); // an injected bus belongs to whoever shares it
       await (rateLimiter as { close?: () => Promise<void> }).close?.();

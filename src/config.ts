@@ -62,7 +62,7 @@ export function rolesWithoutBusProblem(config: Config): string | null {
   const elsewhere = ROLES.filter((r) => !roles.includes(r)).join(', ');
   return (
     `PARLEY_ROLES=${roles.join(',')} runs part of the service: the ${elsewhere} role(s) run in other processes, which reach ` +
-    'this one over the bus (force-fail of live sessions, import progress, credit webhooks, live session streams). ' +
+    'this one over the bus (force-fail of live sessions, import progress, live session streams). ' +
     `Set REDIS_URL to a Redis server every process shares, or run every role here (PARLEY_ROLES=${ROLES.join(',')}).`
   );
 }

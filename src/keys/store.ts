@@ -1,7 +1,7 @@
 /** Store operations for accounts and API keys (the only SQL of this feature). */
 import { randomUUID } from 'node:crypto';
 import type { CompiledQuery, Selectable, Updateable } from 'kysely';
-import type { Database } from '../store/database.js';
+import type { Database, Executor } from '../store/database.js';
 import { precompile } from '../store/precompiled.js';
 import { KeyLookupCache } from './auth-cache.js';
 import type { AccountsTable, ApiKeysTable } from './tables.js';
@@ -105,8 +105,8 @@ export class KeyStore {
   }
 
   /** Active keys of an account that have a webhook URL (credit notifications go to each). */
-  async keysWithWebhook(accountId: string, now: Date): Promise<KeyRow[]> {
-    return this.db
+  async keysWithWebhook(accountId: string, now: Date, within: Executor = this.db): Promise<KeyRow[]> {
+    return within
       .selectFrom('api_keys')
       .selectAll()
       .where('account_id', '=', accountId)

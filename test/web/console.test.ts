@@ -61,8 +61,15 @@ describe.skipIf(!haveChromium() || !haveSharedAudio())('console in Chromium', ()
 
   const nav = (name: string) => page.getByRole('navigation', { name: 'Screens' }).getByRole('link', { name, exact: true }).click();
 
-  /** Screenshot of the screen: kept for review, decoded, its header band and main area drawn. */
+  /**
+   * Screenshot of the screen: kept for review, decoded, its header band and main area drawn;
+   * and every control on it has a name a screen reader reads (a label, aria-label or text).
+   */
   async function screenshot(name: string) {
+    const unnamed = await page.evaluate(`[...document.querySelectorAll('input, select, textarea, button')]
+      .filter((el) => el.type !== 'hidden' && !(el.labels && el.labels.length) && !el.getAttribute('aria-label') && !el.textContent.trim())
+      .map((el) => el.outerHTML.slice(0, 80))`);
+    expect(unnamed, `${name}: controls without a name`).toEqual([]);
     await page.evaluate('document.fonts.ready');
     const png = await page.screenshot({ fullPage: false });
     keepScreenshot(`console-${name}`, png);
@@ -247,6 +254,16 @@ describe.skipIf(!haveChromium() || !haveSharedAudio())('console in Chromium', ()
     },
     LONG * 2,
   );
+
+  it('fits a phone: no screen is wider than 390 px (tables scroll inside their cards)', async () => {
+    await page.setViewportSize({ width: 390, height: 844 });
+    for (const screen of ['Live', 'Library', 'Imports', 'Broadcasts', 'Account']) {
+      await nav(screen);
+      await page.getByRole('heading', { name: screen, level: 1 }).waitFor();
+      expect(await page.evaluate('document.documentElement.scrollWidth'), screen).toBeLessThanOrEqual(390);
+    }
+    keepScreenshot('console-phone-account', await page.screenshot({ fullPage: true }));
+  });
 
   it('logged no console errors', () => {
     expect(errors).toEqual([]);

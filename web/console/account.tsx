@@ -82,26 +82,28 @@ function LotsCard() {
       <ErrorNote error={lots.error} />
       {lots.value && lots.value.length === 0 ? <p class="muted">No credit lots (unlimited plans draw no points).</p> : null}
       {lots.value && lots.value.length > 0 ? (
-        <table>
-          <thead>
-            <tr>
-              <th scope="col">Pool</th>
-              <th scope="col">Remaining</th>
-              <th scope="col">Expires</th>
-              <th scope="col">Granted</th>
-            </tr>
-          </thead>
-          <tbody>
-            {lots.value.map((lot) => (
-              <tr key={`${lot.pool}-${lot.granted_at}-${lot.expires_at}`}>
-                <td>{lot.pool === 'key' ? 'This key' : 'Account'}</td>
-                <td class="num">{formatPoints(lot.remaining_points)}</td>
-                <td>{lot.expires_at ? formatDate(lot.expires_at) : 'Never'}</td>
-                <td>{formatDate(lot.granted_at)}</td>
+        <div class="table-wrap">
+          <table>
+            <thead>
+              <tr>
+                <th scope="col">Pool</th>
+                <th scope="col">Remaining</th>
+                <th scope="col">Expires</th>
+                <th scope="col">Granted</th>
               </tr>
-            ))}
-          </tbody>
-        </table>
+            </thead>
+            <tbody>
+              {lots.value.map((lot) => (
+                <tr key={`${lot.pool}-${lot.granted_at}-${lot.expires_at}`}>
+                  <td>{lot.pool === 'key' ? 'This key' : 'Account'}</td>
+                  <td class="num">{formatPoints(lot.remaining_points)}</td>
+                  <td>{lot.expires_at ? formatDate(lot.expires_at) : 'Never'}</td>
+                  <td>{formatDate(lot.granted_at)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
       ) : null}
     </Card>
   );
@@ -193,26 +195,28 @@ function UsageCard() {
       {recent.value ? <UsageChart records={recent.value} /> : null}
       {usage.value ? (
         <>
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">When</th>
-                <th scope="col">What</th>
-                <th scope="col">Points</th>
-                <th scope="col">State</th>
-              </tr>
-            </thead>
-            <tbody>
-              {usage.value.data.map((r, i) => (
-                <tr key={`${r.task_id}-${r.occurred_at}-${i}`}>
-                  <td>{formatDate(r.occurred_at)}</td>
-                  <td>{r.task_id ? <a href={`#/library/${r.task_id}`}>{r.type}</a> : r.type}</td>
-                  <td class="num">{formatPoints(r.points)}</td>
-                  <td>{r.in_progress ? 'running' : r.refunded ? `refunded (${r.refund_reason ?? ''})` : 'charged'}</td>
+          <div class="table-wrap">
+            <table>
+              <thead>
+                <tr>
+                  <th scope="col">When</th>
+                  <th scope="col">What</th>
+                  <th scope="col">Points</th>
+                  <th scope="col">State</th>
                 </tr>
-              ))}
-            </tbody>
-          </table>
+              </thead>
+              <tbody>
+                {usage.value.data.map((r, i) => (
+                  <tr key={`${r.task_id}-${r.occurred_at}-${i}`}>
+                    <td>{formatDate(r.occurred_at)}</td>
+                    <td>{r.task_id ? <a href={`#/library/${r.task_id}`}>{r.type}</a> : r.type}</td>
+                    <td class="num">{formatPoints(r.points)}</td>
+                    <td>{r.in_progress ? 'running' : r.refunded ? `refunded (${r.refund_reason ?? ''})` : 'charged'}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
           {usage.value.data.length === 0 ? <p class="muted">No usage yet.</p> : null}
           {meta && meta.last_page > 1 ? (
             <nav class="pager" aria-label="Usage pages">

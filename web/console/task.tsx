@@ -7,7 +7,7 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { parley, type Sentence, type TaskDetail, type Template } from './api';
 import { languageName, TRANSLATION_LANGUAGES } from './languages';
 import { RenameForm } from './library';
-import { Card, ErrorNote, formatDate, LanguageSelect, StatusBadge, saveBlob, seconds, useLoad } from './ui';
+import { Card, ErrorNote, formatDate, LanguageSelect, StatusBadge, saveBlob, seconds, speakerName, useLoad } from './ui';
 
 interface History {
   diarized: boolean;
@@ -129,7 +129,14 @@ function PlayerAndTranscript(props: {
         setSrc(url);
       })
       .catch(setAudioError);
+    const audio = audioRef.current;
     return () => {
+      // Detach the element from the blob before freeing it (it would try to read a freed URL).
+      if (audio) {
+        audio.pause();
+        audio.removeAttribute('src');
+        audio.load();
+      }
       if (url) URL.revokeObjectURL(url);
     };
   }, [task.task_id, task.has_audio, task.processing_status]);
@@ -177,7 +184,7 @@ function PlayerAndTranscript(props: {
           <li key={`${s.sid}-${i}`} class={current === i ? 'playing' : undefined} aria-current={current === i ? 'true' : undefined}>
             <button type="button" class="seek" onClick={() => seek(i)} aria-label={`Play from ${s.start_time}: ${s.origin}`}>
               <span class="time">{s.start_time}</span>
-              {history.diarized ? <span class="speaker">{s.speaker_label ?? s.speaker_id}</span> : null}
+              {history.diarized ? <span class="speaker">{speakerName(s.speaker_label ?? s.speaker_id)}</span> : null}
               <span class="origin">{s.origin}</span>
             </button>
             {lang ? (
@@ -194,7 +201,7 @@ function PlayerAndTranscript(props: {
               >
                 {props.speakers.map(([id, label]) => (
                   <option key={id} value={id}>
-                    {label}
+                    {speakerName(label)}
                   </option>
                 ))}
               </select>
@@ -235,7 +242,7 @@ function SpeakersCard(props: { taskId: string; speakers: Array<[string, string]>
                 });
               }}
             >
-              <label for={`speaker-${id}`}>{id}</label>
+              <label for={`speaker-${id}`}>{speakerName(id)}</label>
               <input
                 id={`speaker-${id}`}
                 maxLength={100}

@@ -1,63 +1,34 @@
 /**
- * Import a file with a Spanish translation and a summary: the multipart upload (202), the
- * progress stream until completed, then the transcript and summary from the history stream.
+ * Import a file with a Spanish translation and a summary, with the typed client (src/client):
+ * the upload (202), the progress stream until completed, then the transcript and summary from
+ * the history stream.
  *
  *   PARLEY_API_KEY=svc_... npx tsx examples/import-with-translation-and-summary.ts ../shared/audio/jfk.wav
  *
  * mp3, wav or m4a (convert others: ffmpeg -i in.flac out.wav). PARLEY_BASE_URL defaults to
  * http://localhost:8080.
  */
-import { readFileSync } from 'node:fs';
-import { basename } from 'node:path';
-
-/** Reads a text/event-stream response as {event, data} pairs. */
-async function* events(res: Response): AsyncGenerator<{ event: string; data: any }> {
-  const decoder = new TextDecoder();
-  let buffer = '';
-  for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
-    buffer += decoder.decode(chunk, { stream: true });
-    let cut = buffer.indexOf('\n\n');
-    while (cut >= 0) {
-      const block = buffer.slice(0, cut);
-      buffer = buffer.slice(cut + 2);
-      cut = buffer.indexOf('\n\n');
-      const event = /^event: (.*)$/m.exec(block)?.[1];
-      const data = block.split('\n').filter((l) => l.startsWith('data: ')).map((l) => l.slice(6)).join('\n');
-      if (event) yield { event, data: data ? JSON.parse(data) : null };
-    }
-  }
-}
+import { importFile, nodeClient } from '../src/client/node.js';
 
 export async function importWithTranslationAndSummary(o: { baseUrl: string; apiKey: string; file: string; log?: (s: string) => void }) {
   const log = o.log ?? ((s: string) => console.log(s));
-  const headers = { 'X-API-Key': o.apiKey };
-  const form = new FormData();
-  form.append('file', new Blob([readFileSync(o.file)]), basename(o.file));
-  form.append('transcription_languages', JSON.stringify(['en-US']));
-  form.append('translation_languages', JSON.stringify(['es']));
-  form.append('recognition_mode', 'single');
-  form.append('summary_template', 'general-summary');
-  const res = await fetch(`${o.baseUrl}/api/v1/imports`, { method: 'POST', headers, body: form });
-  const created = (await res.json()) as { data: any };
-  if (res.status !== 202) throw new Error(`import refused: ${res.status} ${created.data.error_code}: ${created.data.message}`);
-  log(`import ${created.data.import_id} accepted`);
-
-  let taskId: string | null = null;
-  const progress = await fetch(`${o.baseUrl}/api/v1/sse/imports/${created.data.import_id}/progress`, { headers });
-  for await (const e of events(progress)) {
-    if (e.event === 'progress') log(`  ${e.data.stage ?? e.data.status} ${e.data.progress}%`);
-    if (e.event === 'failed') throw new Error(`import failed: ${e.data.error_code}`);
-    if (e.event === 'completed') {
-      taskId = e.data.task_id;
-      break;
-    }
-  }
-  if (!taskId) throw new Error('the progress stream ended without a result');
+  const parley = nodeClient({ baseUrl: o.baseUrl, apiKey: o.apiKey });
+  const created = await parley.imports.create({
+    ...(await importFile(o.file)),
+    transcription_languages: ['en-US'],
+    translation_languages: ['es'],
+    recognition_mode: 'single',
+    summary_template: 'general-summary',
+  });
+  log(`import ${created.import_id} accepted`);
+  // Throws a ParleyError with the import's error_code if it fails.
+  const done = await parley.imports.waitFor(created.import_id, (p) => log(`  ${p.stage ?? p.status} ${p.progress}%`));
+  const taskId = done.task_id;
+  if (!taskId) throw new Error('completed without a task');
 
   const sentences: { origin: string; translation: string | null }[] = [];
   let summary = '';
-  const history = await fetch(`${o.baseUrl}/api/v1/sse/history/transcribe/${taskId}`, { headers });
-  for await (const e of events(history)) {
+  for await (const e of await parley.tasks.history(taskId)) {
     if (e.event === 'init_sentence') sentences.push({ origin: e.data.origin, translation: e.data.translations?.es ?? null });
     if (e.event === 'init_summary') summary = e.data.text;
   }

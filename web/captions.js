@@ -169,6 +169,7 @@ export function openStream(token, options, handlers) {
   const diagnose = async () => {
     let code;
     let message;
+    let retryAfter = 0;
     try {
       const ctl = new AbortController();
       const res = await fetch(url, { signal: ctl.signal, credentials: 'omit' });
@@ -177,6 +178,7 @@ export function openStream(token, options, handlers) {
         const body = await res.json().catch(() => null);
         code = (body?.data ?? body)?.error_code;
         message = (body?.data ?? body)?.message;
+        retryAfter = Number(res.headers.get('retry-after')) || 0;
       }
     } catch {
       /* offline: retry below */
@@ -185,7 +187,8 @@ export function openStream(token, options, handlers) {
     if (code === 'broadcast_password_incorrect') return finish('password', { code, message });
     if (FINAL_CODES.has(code)) return finish('stopped', { code, message });
     failures++;
-    const seconds = Math.min(30, 2 ** Math.min(failures, 5)) * (0.75 + Math.random() * 0.5);
+    // A rate limit says when to come back (Retry-After); otherwise back off with jitter.
+    const seconds = Math.max(retryAfter, Math.min(30, 2 ** Math.min(failures, 5)) * (0.75 + Math.random() * 0.5));
     handlers.state('retrying', { seconds: Math.round(seconds), code });
     timer = setTimeout(connect, seconds * 1000);
   };

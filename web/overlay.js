@@ -1,7 +1,8 @@
 // The OBS browser-source overlay, /b/{token}/overlay: the latest captions on a transparent
 // page. URL options (query): lang (translation language, default the first), lines (sentences
 // shown, 1-10, default 2), size (font size in px, 12-160, default 36), show (`both` source and
-// translation, default; `translation` only; `source` only). A password channel takes its
+// translation, default; `translation` only; `source` only), announce (seconds the host's
+// announcements stay at the top, 0-120, default 10; 0 hides them). A password channel takes its
 // password in the fragment (#password=...), which the browser never sends to the server.
 import { Captions, fetchView, openStream, pageToken, ViewerError, verify } from '/web/captions.js';
 
@@ -15,6 +16,7 @@ const clamp = (v, lo, hi, d) => {
 const LINES = clamp(params.get('lines'), 1, 10, 2);
 const SIZE = clamp(params.get('size'), 12, 160, 36);
 const SHOW = ['both', 'translation', 'source'].includes(params.get('show')) ? params.get('show') : 'both';
+const ANNOUNCE_SECONDS = clamp(params.get('announce'), 0, 120, 10);
 document.body.style.setProperty('--size', `${SIZE}px`);
 
 const root = document.getElementById('lines');
@@ -27,6 +29,24 @@ function notice(text) {
   p.className = 'line notice';
   p.textContent = text;
   root.replaceChildren(p);
+}
+
+// An announcement in the overlay's language (its translation when the host's event has one;
+// the source text when only the source is shown), replaced by the next, gone after a while.
+const announcement = document.getElementById('announcement');
+let announcementTimer = null;
+function announce(d) {
+  if (ANNOUNCE_SECONDS === 0) return;
+  const text = (SHOW !== 'source' && lang && d.translations?.[lang]) || d.message || '';
+  if (!text) return;
+  announcement.textContent = text;
+  if (SHOW !== 'source' && lang && d.translations?.[lang]) announcement.lang = lang;
+  else announcement.removeAttribute('lang');
+  announcement.hidden = false;
+  clearTimeout(announcementTimer);
+  announcementTimer = setTimeout(() => {
+    announcement.hidden = true;
+  }, ANNOUNCE_SECONDS * 1000);
 }
 
 function render() {
@@ -85,14 +105,17 @@ async function start() {
         if (name === 'recording_started') {
           captions.clear();
           render();
-        } else if (captions.apply(name, d)) render();
+        } else if (name === 'announcement') announce(d);
+        else if (captions.apply(name, d)) render();
       },
       state(state, detail = {}) {
         // A stale token (a new password): verify again with the URL's password.
         if (state === 'password') setTimeout(start, 2000);
         else if (state === 'stopped') {
-          if (detail.code === 'ended' || detail.code === 'broadcast_session_ended') root.replaceChildren();
-          else notice('Captions unavailable.');
+          if (detail.code === 'ended' || detail.code === 'broadcast_session_ended') {
+            root.replaceChildren();
+            announcement.hidden = true;
+          } else notice('Captions unavailable.');
         }
       },
     },

@@ -217,11 +217,19 @@ function phaseText() {
 function onState(state, detail = {}) {
   if (state === 'connecting') status('Connecting…');
   else if (state === 'open') status(phase ? phaseText() : 'Connected.');
-  else if (state === 'retrying') status(`Connection lost. Reconnecting in ${detail.seconds} s…`);
+  else if (state === 'retrying') status(retryText(detail));
   else if (state === 'password')
     askPassword(detail.code === 'kicked' ? 'The password changed. Enter the new one.' : 'Your access expired. Enter the password again.');
   else if (state === 'stopped')
     stopped(detail.code === 'ended' ? (detail.message ?? ERRORS.broadcast_session_ended) : (ERRORS[detail.code] ?? detail.message));
+}
+
+/** Why the stream is being tried again, by the refusal's code (a full broadcast, a rate limit, a lost connection). */
+function retryText(detail) {
+  if (detail.code === 'broadcast_capacity_exceeded')
+    return `This broadcast is full and its waiting line too. Trying again in ${detail.seconds} s…`;
+  if (detail.code === 'too_many_requests') return `Too many requests from your network. Trying again in ${detail.seconds} s…`;
+  return `Connection lost. Reconnecting in ${detail.seconds} s…`;
 }
 
 function stopped(text) {

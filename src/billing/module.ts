@@ -15,6 +15,7 @@ import type { HttpApp } from '../platform/http/types.js';
 import type { Database } from '../store/database.js';
 import { registerTicketRoutes } from '../tickets/routes.js';
 import { createTicketService, type TicketService } from '../tickets/service.js';
+import type { CreditNotices } from './events.js';
 import type { KeyPolicySource } from './key-policy.js';
 import { BillingService } from './service.js';
 
@@ -33,6 +34,10 @@ export function createBillingModule(d: {
   now?: () => Date;
   /** The keys feature: each key's account-pool access, monthly spend limit and concurrency cap. */
   keyPolicies: KeyPolicySource;
+  /** Where credit crossings are written durably (the webhooks feature's outbox). */
+  notices?: CreditNotices;
+  /** Metrics: points charged by usage type. */
+  onCharged?: (usageType: string, points: number) => void;
 }): BillingModule {
   const now = d.now ?? (() => new Date());
   const plans = new PlanService(d.database, { catalogue: d.config.plans.catalogue, now });
@@ -45,6 +50,8 @@ export function createBillingModule(d: {
     lowThreshold: d.config.billing.lowThreshold,
     now,
     logger: d.logger.child({ component: 'billing' }),
+    notices: d.notices,
+    onCharged: d.onCharged,
   });
   const limits = new LimitsCalculator({
     minutes: billing.store,

@@ -15,8 +15,8 @@ import type { ActivePlan, PlanService } from '../plans/service.js';
 import type { Principal } from '../platform/auth/types.js';
 import { AppError } from '../platform/errors/app-error.js';
 import { fromMilli, toMilli } from '../store/columns.js';
-import type { Database } from '../store/database.js';
-import { CREDIT_EXHAUSTED, CREDIT_LOW, type CreditExhaustedEvent, type CreditLowEvent } from './events.js';
+import type { Database, Executor } from '../store/database.js';
+import { CREDIT_EXHAUSTED, CREDIT_LOW, type CreditExhaustedEvent, type CreditLowEvent, type CreditNotices } from './events.js';
 import { type KeyPolicy, type KeyPolicySource, OPEN_KEY_POLICY, openKeyPolicySource } from './key-policy.js';
 import { Prices, type PriceTable } from './prices.js';
 import { BillingStore, type ChargeOutcome, type CreditLot, type Pool, type RefundReason, type UsageRecord } from './store.js';
@@ -74,6 +74,10 @@ export interface BillingServiceOptions {
   keyPolicies?: KeyPolicySource;
   now?: () => Date;
   logger?: Logger;
+  /** Durable notifications of credit crossings (the webhooks feature's outbox), written in the crossing's transaction. */
+  notices?: CreditNotices;
+  /** Told of every charge that took points (metrics: credit charged by usage type). */
+  onCharged?: (usageType: string, points: number) => void;
 }
 
 export class BillingService {
@@ -85,8 +89,11 @@ export class BillingService {
   private readonly lowThresholdMilli: number;
   private readonly now: () => Date;
   private readonly logger: Logger | undefined;
+  private readonly notices: CreditNotices | undefined;
+  private readonly onCharged: ((usageType: string, points: number) => void) | undefined;
 
   constructor(options: BillingServiceOptions) {
+    this.notices = options.notices;
     this.store = new BillingStore(options.database);
     this.prices = new Prices(options.prices);
     this.plans = options.plans;
@@ -95,6 +102,7 @@ export class BillingService {
     this.lowThresholdMilli = toMilli(options.lowThreshold);
     this.now = options.now ?? (() => new Date());
     this.logger = options.logger;
+    this.onCharged = options.onCharged;
   }
 
   async policy(keyId: string): Promise<KeyPolicy> {
@@ -253,19 +261,31 @@ export class BillingService {
 
   /** A recording could not start or continue for lack of credit: credit.exhausted (same 24 h gate). */
   async notifyExhausted(accountId: string): Promise<void> {
-    if (!(await this.store.claimExhaustedNotice(accountId, this.now()))) return;
-    const balance = fromMilli(await this.store.accountBalanceMilli(accountId, this.now()));
-    await this.publish(CREDIT_EXHAUSTED, {
-      accountId,
-      balance,
-      cause: 'refused',
-      at: this.now().toISOString(),
-    } satisfies CreditExhaustedEvent);
+    const at = this.now().toISOString();
+    let event: CreditExhaustedEvent | null = null;
+    const claimed = await this.store.claimExhaustedNotice(accountId, this.now(), async (balanceMilli, within) => {
+      event = { accountId, balance: fromMilli(balanceMilli), cause: 'refused', at };
+      await this.notices?.exhausted(event, within);
+    });
+    if (claimed && event) await this.publish(CREDIT_EXHAUSTED, event);
   }
 
   private async context(accountId: string, keyId: string) {
     const [plan, policy] = await Promise.all([this.plans.activePlan(accountId), this.policy(keyId)]);
-    return { policy, unlimited: plan.mode !== 'credit', now: this.now(), lowThresholdMilli: this.lowThresholdMilli };
+    const now = this.now();
+    return {
+      policy,
+      unlimited: plan.mode !== 'credit',
+      now,
+      lowThresholdMilli: this.lowThresholdMilli,
+      onCrossings: async (crossings: ('low' | 'exhausted')[], balanceMilli: number, within: Executor) => {
+        const balance = fromMilli(balanceMilli);
+        const at = now.toISOString();
+        if (crossings.includes('low'))
+          await this.notices?.low({ accountId, balance, threshold: fromMilli(this.lowThresholdMilli), at }, within);
+        if (crossings.includes('exhausted')) await this.notices?.exhausted({ accountId, balance, cause: 'charge', at }, within);
+      },
+    };
   }
 
   private async after(outcome: ChargeOutcome): Promise<ChargeResult> {
@@ -278,7 +298,9 @@ export class BillingService {
     if (outcome.crossings.includes('exhausted')) {
       await this.publish(CREDIT_EXHAUSTED, { accountId, balance, cause: 'charge', at } satisfies CreditExhaustedEvent);
     }
-    return { usage: outcome.usage, charged: fromMilli(outcome.chargedMilli), duplicate: outcome.duplicate };
+    const charged = fromMilli(outcome.chargedMilli);
+    if (!outcome.duplicate && charged > 0) this.onCharged?.(outcome.usage.type, charged);
+    return { usage: outcome.usage, charged, duplicate: outcome.duplicate };
   }
 
   private async publish<T extends typeof CREDIT_LOW | typeof CREDIT_EXHAUSTED>(topic: T, message: MessageOf<T>): Promise<void> {

@@ -41,6 +41,8 @@ export interface ChargeContext {
   unlimited: boolean;
   now: Date;
   lowThresholdMilli: number;
+  /** Runs in the charge's transaction when it crosses a level (the notifications commit with the charge). */
+  onCrossings?: (crossings: Crossing[], balanceMilli: number, within: Db) => Promise<void>;
 }
 
 export type Crossing = 'low' | 'exhausted';
@@ -255,6 +257,7 @@ export class BillingStore extends BillingReads {
           })
           .where('account_id', '=', usage.accountId)
           .execute();
+        await ctx.onCrossings?.(crossings, balance, trx);
       }
     }
     const updated = (await this.getUsage(usage.id, trx))!;
@@ -265,7 +268,12 @@ export class BillingStore extends BillingReads {
    * Records that credit.exhausted is due for a refused start/continuation (same once-per-24h
    * gate as charges). Returns true when the event should be published.
    */
-  async claimExhaustedNotice(accountId: string, now: Date): Promise<boolean> {
+  async claimExhaustedNotice(
+    accountId: string,
+    now: Date,
+    /** Runs in the claiming transaction with the account balance (the notification commits with the claim). */
+    onClaim?: (balanceMilli: number, within: Db) => Promise<void>,
+  ): Promise<boolean> {
     return this.db.transaction().execute(async (trx) => {
       const state = await this.lockAccount(trx, accountId, now);
       const last = state.exhausted_notified_at;
@@ -275,6 +283,7 @@ export class BillingStore extends BillingReads {
         .set({ exhausted_armed: 0, exhausted_notified_at: now.toISOString(), updated_at: now.toISOString() })
         .where('account_id', '=', accountId)
         .execute();
+      await onClaim?.(await this.accountBalanceMilli(accountId, now, trx), trx);
       return true;
     });
   }

@@ -24,8 +24,9 @@ import { InterimTranslations } from './interim-translations.js';
 import { type BroadcastState, captionsFlow, type HostAction, initialState, step, type ViewerSignal } from './phase.js';
 import type { RuleContext } from './rules.js';
 import type { ViewerSeats } from './seats.js';
+import { HostSinks, type HostSinksDeps } from './sinks/host-sinks.js';
 import type { Broadcast, BroadcastStore } from './store.js';
-import type { ViewerEvent } from './viewer-events.js';
+import { sentenceErrorEvent, type ViewerEvent } from './viewer-events.js';
 import { ViewerSpeech } from './viewer-speech.js';
 
 const ws = { variant: 'websocket' as const };
@@ -45,6 +46,8 @@ export interface BroadcastHostDeps {
   /** Calls `handler` when the broadcast is revoked (REST, any node). */
   onRevoked(broadcastId: string, handler: () => void): Promise<() => void>;
   rules: Pick<RuleContext, 'voices'>;
+  /** Caption sinks (YouTube Live, Zoom): fed the live finals on this node. */
+  sinks: HostSinksDeps;
   /** How long a frozen broadcast waits for its host before it ends. */
   hostWaitMs: number;
   /** How long this process holds the broadcast without renewing (renewed every third; host-lease.ts). */
@@ -104,8 +107,10 @@ export class BroadcastHost {
   private waitTimer: NodeJS.Timeout | null = null;
   /** Set when this host's recording must not end the broadcast (the host dropped, or it was revoked). */
   private keepBroadcast = false;
-  /** Final sentences of the current recording (text, speaker), for translations' speaker fields and tts_ready's transcript. */
-  private readonly finals = new Map<number, { text: string; speakerId: string | null }>();
+  /** Final sentences of the current recording (text, speaker, when spoken), for translations' speaker fields, tts_ready's transcript and caption sinks' times. */
+  private readonly finals = new Map<number, { text: string; speakerId: string | null; at: Date }>();
+  /** The broadcast's caption sinks, while its recording runs here. */
+  readonly sinks: HostSinks;
   /** Speaker display names of the current recording (renames and merges). */
   private labels: Record<string, string> = {};
   /** Spoken translations: one synthesis per final sentence per language, for every viewer. */
@@ -116,6 +121,8 @@ export class BroadcastHost {
   private leaseTimer: NodeJS.Timeout | null = null;
   /** Another host took the broadcast (this process's lease had lapsed): nothing more goes to viewers from here. */
   private superseded = false;
+  /** hostDropped ran (drain or drop): the broadcast is frozen for this host session. */
+  private dropped = false;
   private onLost: (error: AppError) => void = () => {};
 
   constructor(
@@ -131,8 +138,10 @@ export class BroadcastHost {
       setting: (language) => this.start.ttsConfig?.[language] ?? this.channel.ttsConfig[language],
       live,
       publish: (e) => this.publish(e),
+      now: deps.now,
       logger: deps.logger,
     });
+    this.sinks = new HostSinks(deps.sinks, channel.id, channel.transcriptionLanguages[0]!);
     this.interims = new InterimTranslations({
       languages: channel.translationLanguages,
       from: channel.transcriptionLanguages[0]!,
@@ -171,6 +180,8 @@ export class BroadcastHost {
       throw new AppError('broadcast_already_hosted', ws);
     }
     this.renewLease();
+    // Viewers on any node learn from the row which languages they can listen to: this node synthesizes them.
+    await this.deps.store.setTtsLanguages(this.id, ViewerSpeech.languages(this.channel.translationLanguages, this.deps.synthesizer));
     const row = (await this.deps.store.get(this.id))!;
     this.resumed = outcome === 'resumed';
     if (this.resumed) this.state = { ...initialState((row.phase ?? 'live') as 'standby' | 'live'), hostConnected: false };
@@ -226,6 +237,7 @@ export class BroadcastHost {
     this.onLost = onLost;
     this.recordingStart = this.deps.now().getTime();
     await this.deps.store.setTask(this.id, taskId);
+    await this.sinks.start();
     this.offRevoked = await this.deps.onRevoked(this.id, () => {
       this.keepBroadcast = true;
       onRevoked();
@@ -280,9 +292,11 @@ export class BroadcastHost {
       };
       if (diarized) data.speaker_id = o.speaker_id;
       if (o.is_final) {
-        this.finals.set(o.sid, { text: o.text, speakerId: o.speaker_id });
+        const at = new Date(this.recordingStart + secondsOf(o.start_time) * 1000);
+        this.finals.set(o.sid, { text: o.text, speakerId: o.speaker_id, at });
         if (this.finals.size > 100) this.finals.delete(this.finals.keys().next().value as number);
         this.interims.finalOrigin(o.sid);
+        this.sinks.caption(null, { text: o.text, at });
       }
       void this.publish({ event: 'origin', data });
       if (!o.is_final) this.interims.interim(o.sid, o.text);
@@ -292,8 +306,22 @@ export class BroadcastHost {
         event: 'translation',
         data: { sid: t.sid, language: t.language, text: t.text, ...this.speaker(t.sid), is_final: t.is_final },
       });
-      if (t.is_final) this.speech.add({ sid: t.sid, language: t.language, transcript: this.finals.get(t.sid)?.text ?? '', text: t.text });
+      if (t.is_final) {
+        const origin = this.finals.get(t.sid);
+        this.speech.add({ sid: t.sid, language: t.language, transcript: origin?.text ?? '', text: t.text });
+        this.sinks.caption(t.language, { text: t.text, at: origin?.at ?? this.deps.now() });
+      }
     }
+  }
+
+  /**
+   * A sentence-level error of the recording (a translation that failed for one sentence):
+   * viewers of the live phase get it as an `error` event with its sid and translation_language.
+   */
+  sentenceError(err: AppError): void {
+    if (err.sid === undefined || !captionsFlow(this.state)) return;
+    const language = typeof err.details?.translation_language === 'string' ? err.details.translation_language : null;
+    void this.publish(sentenceErrorEvent(err, err.sid, language, this.deps.now()));
   }
 
   /** speaker_id and speaker_label of a sentence (multi-speaker mode; null otherwise). */
@@ -325,10 +353,14 @@ export class BroadcastHost {
     void this.publish({ event: action, data: d });
   }
 
-  /** pause, resume and stop of the host (after the recording's own state machine accepted them). */
+  /**
+   * pause and resume of the host (after the recording's own state machine accepted them). A
+   * stop ends the broadcast once the recording has its last sentences out (recordingEnded), so
+   * viewers and caption sinks get the sentence spoken just before the stop.
+   */
   async control(action: 'pause' | 'resume' | 'stop'): Promise<void> {
+    if (action === 'stop') return;
     await this.apply({ kind: action });
-    if (action === 'stop') await this.endBroadcast();
   }
 
   /** broadcast_go_live: standby -> live. Answers the host with phase_changed. */
@@ -364,7 +396,9 @@ export class BroadcastHost {
   async hostDropped(): Promise<void> {
     this.keepBroadcast = true;
     this.stopLease();
-    if (this.superseded) return;
+    // Once: a drained host's connection may drop later too (its viewers were told already).
+    if (this.superseded || this.dropped) return;
+    this.dropped = true;
     await this.apply({ kind: 'host_dropped' });
     await this.deps.store.freeze(this.id, this.session, this.deps.now());
     this.waitTimer = setTimeout(() => void this.endIfStillFrozen(), this.deps.hostWaitMs);
@@ -378,6 +412,8 @@ export class BroadcastHost {
   async recordingEnded(): Promise<void> {
     this.offRevoked();
     this.stopLease();
+    // Captions already handed to the sinks still go out (the last sentence comes just before the end).
+    void this.sinks.close();
     if (this.keepBroadcast || this.state.ended) return;
     await this.apply({ kind: 'stop' });
     await this.endBroadcast();
@@ -427,8 +463,7 @@ export class BroadcastHost {
 
   /** mm:ss from the recording's start -> mm:ss from going live (viewers count from 00:00 at go-live). */
   private fromGoLive(startTime: string): string {
-    const [m, s] = startTime.split(':').map(Number);
-    const at = this.recordingStart + ((m ?? 0) * 60 + (s ?? 0)) * 1000;
+    const at = this.recordingStart + secondsOf(startTime) * 1000;
     const ms = Math.max(0, at - (this.liveSince ?? at));
     const total = Math.floor(ms / 1000);
     return `${String(Math.floor(total / 60)).padStart(2, '0')}:${String(total % 60).padStart(2, '0')}`;
@@ -447,10 +482,17 @@ export class BroadcastHost {
 
   dispose(): void {
     this.stopLease();
+    void this.sinks.close();
     this.interims.dispose();
     this.offRevoked();
     if (this.waitTimer) clearTimeout(this.waitTimer);
   }
+}
+
+/** Seconds of an mm:ss start time. */
+function secondsOf(startTime: string): number {
+  const [m, s] = startTime.split(':').map(Number);
+  return (m ?? 0) * 60 + (s ?? 0);
 }
 
 function hostText(value: unknown, field: string): string {

@@ -9,18 +9,22 @@ import type { ActivePlan } from '../plans/service.js';
 import type { Authenticator } from '../platform/auth/types.js';
 import type { HttpApp } from '../platform/http/types.js';
 import type { RateLimiter } from '../platform/rate-limit.js';
+import { exponentialBackoff } from '../platform/retry.js';
 import type { Database } from '../store/database.js';
+import { postWebhook } from '../webhooks/sender.js';
 import { ViewerGuard } from './abuse.js';
-import { BROADCAST_REVOKED_TOPIC, type BroadcastRevokedEvent } from './events.js';
+import { BROADCAST_REVOKED_TOPIC, BROADCAST_SINKS_TOPIC, type BroadcastRevokedEvent } from './events.js';
 import { startHostSweep } from './host-lease.js';
 import type { BroadcastHostDeps } from './host-session.js';
 import { registerBroadcastRoutes } from './routes.js';
 import { InMemorySeats, RedisSeats, type ViewerSeats } from './seats.js';
 import { BroadcastService } from './service.js';
+import { registerSinkRoutes } from './sinks/routes.js';
+import { SinkService } from './sinks/service.js';
+import { CaptionSinkStore } from './sinks/store.js';
 import { BroadcastStore } from './store.js';
 import { isInterimCaption, VIEWER_REPLAY_RETAIN, type ViewerEvent, viewerTopic } from './viewer-events.js';
 import { ViewerService, type VoiceSummary } from './viewer-service.js';
-import { ViewerSpeech } from './viewer-speech.js';
 import { registerViewerStream } from './viewer-stream.js';
 
 export interface BroadcastsModule {
@@ -30,6 +34,8 @@ export interface BroadcastsModule {
   seats: ViewerSeats;
   guard: ViewerGuard;
   bus: EventBus;
+  /** Caption sinks (YouTube Live, Zoom): the host's REST side. */
+  sinks: SinkService;
   /** What a host's broadcast session needs (the realtime role's connections). */
   host: BroadcastHostDeps;
   close(): Promise<void>;
@@ -51,6 +57,8 @@ export interface BroadcastsModuleDeps {
   hostWaitMs: number;
   /** How long a hosting process holds a broadcast without renewing it (host-lease.ts). */
   hostLeaseMs: number;
+  /** Caption sinks: the webhook URL policy for their targets, and how their POSTs are retried. */
+  sinkDelivery: { allowPrivate: boolean; attempts: number; retryBaseMs: number; timeoutMs: number };
   /** Seats are counted in Redis when the deployment has it (every process counts together). */
   redisUrl?: string;
   now: () => Date;
@@ -60,9 +68,9 @@ export interface BroadcastsModuleDeps {
 /** How often the sentence being spoken is translated for viewers (interim translations; one run for every viewer). */
 const INTERIM_TRANSLATION_MS = 700;
 
-/** Interim captions are superseded and audio is for who listens now: neither is kept for late joiners. */
+/** Interim captions are superseded, audio and sentence errors are for who watches now: none is kept for late joiners. */
 function notReplayed(event: ViewerEvent): boolean {
-  return isInterimCaption(event) || event.event === 'tts_ready';
+  return isInterimCaption(event) || event.event === 'tts_ready' || event.event === 'error';
 }
 
 export function createBroadcastsModule(d: BroadcastsModuleDeps): BroadcastsModule {
@@ -86,8 +94,16 @@ export function createBroadcastsModule(d: BroadcastsModuleDeps): BroadcastsModul
     store,
     guard,
     voices: (language) => d.voices(language) ?? [],
-    ttsToViewers: true,
     now: d.now,
+  });
+  const sinkStore = new CaptionSinkStore(d.database);
+  const sinks = new SinkService({
+    broadcasts,
+    store: sinkStore,
+    bus: d.bus,
+    allowPrivate: d.sinkDelivery.allowPrivate,
+    now: d.now,
+    logger: d.logger,
   });
   const host: BroadcastHostDeps = {
     store,
@@ -104,6 +120,31 @@ export function createBroadcastsModule(d: BroadcastsModuleDeps): BroadcastsModul
       });
     },
     rules: { voices: (language) => d.voices(language)?.map((v) => v.voice_name) ?? null },
+    sinks: {
+      store: sinkStore,
+      async onChanged(id, handler) {
+        return d.bus.subscribe(BROADCAST_SINKS_TOPIC, (m) => {
+          if (m.broadcast_id === id) handler();
+        });
+      },
+      runner: {
+        // The webhook sender: no redirects, a time limit, the connection pinned to the address the SSRF guard checked.
+        post: (url, body) =>
+          postWebhook({
+            url,
+            body,
+            headers: { 'Content-Type': 'text/plain; charset=utf-8', 'User-Agent': 'Parley-Captions/1' },
+            timeoutMs: d.sinkDelivery.timeoutMs,
+            allowPrivate: d.sinkDelivery.allowPrivate,
+          }),
+        report: (id, r) => sinkStore.report(id, r),
+        attempts: d.sinkDelivery.attempts,
+        backoff: exponentialBackoff({ baseMs: d.sinkDelivery.retryBaseMs, maxMs: 30_000 }),
+        now: d.now,
+        logger: d.logger,
+      },
+      logger: d.logger,
+    },
     hostWaitMs: d.hostWaitMs,
     hostLeaseMs: d.hostLeaseMs,
     now: d.now,
@@ -125,6 +166,7 @@ export function createBroadcastsModule(d: BroadcastsModuleDeps): BroadcastsModul
     seats,
     guard,
     bus: d.bus,
+    sinks,
     host,
     close: async () => {
       stopSweep();
@@ -135,12 +177,12 @@ export function createBroadcastsModule(d: BroadcastsModuleDeps): BroadcastsModul
 
 export function registerBroadcasts(app: HttpApp, m: BroadcastsModule, auth: Authenticator): void {
   registerBroadcastRoutes(app, { auth, broadcasts: m.broadcasts, viewers: m.viewers });
+  registerSinkRoutes(app, { auth, sinks: m.sinks });
   registerViewerStream(app, {
     store: m.store,
     viewers: m.viewers,
     guard: m.guard,
     seats: m.seats,
     bus: m.bus,
-    ttsLanguages: (b) => ViewerSpeech.languages(b.translationLanguages, m.host.synthesizer),
   });
 }

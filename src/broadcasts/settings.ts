@@ -20,4 +20,22 @@ export const broadcastSettings = defineSection({
     30,
     { min: 2, max: 600 },
   ),
+  sinkAttempts: settings.int(
+    'PARLEY_BROADCAST_SINK_ATTEMPTS',
+    'Attempts of one caption POST to a caption sink (YouTube, Zoom), the first included, before its captions are given up.',
+    5,
+    { min: 1, max: 20 },
+  ),
+  sinkRetryBaseMs: settings.int(
+    'PARLEY_BROADCAST_SINK_RETRY_BASE_MS',
+    'Upper bound of the first wait before a caption POST is retried (full-jitter exponential backoff, at most 30 s a wait).',
+    1000,
+    { min: 1, max: 60_000 },
+  ),
+  sinkTimeoutMs: settings.int(
+    'PARLEY_BROADCAST_SINK_TIMEOUT_MS',
+    'Time a caption sink has to answer one POST (ms); no answer counts as a failure and is retried.',
+    10_000,
+    { min: 100, max: 120_000 },
+  ),
 });

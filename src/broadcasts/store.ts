@@ -24,6 +24,8 @@ export interface Broadcast extends BroadcastSettings {
   hostKeyId: string | null;
   frozenAt: string | null;
   liveSince: string | null;
+  /** The languages viewers can listen to, as the hosting node published them (null before a host started). */
+  ttsLanguages: string[] | null;
   peakViewers: number;
   totalViewers: number;
   createdAt: string;
@@ -59,6 +61,7 @@ function fromRow(r: BroadcastsTable): Broadcast {
     hostKeyId: r.host_key_id,
     frozenAt: r.frozen_at,
     liveSince: r.live_since,
+    ttsLanguages: r.tts_languages === null ? null : parseJson<string[]>(r.tts_languages, []),
     peakViewers: Number(r.peak_viewers),
     totalViewers: Number(r.total_viewers),
     createdAt: r.created_at,
@@ -119,6 +122,7 @@ export class BroadcastStore {
         live_since: null,
         host_lease_until: null,
         host_session: null,
+        tts_languages: null,
         peak_viewers: 0,
         total_viewers: 0,
         created_at: at,
@@ -282,6 +286,15 @@ export class BroadcastStore {
       .where('host_lease_until', '<', at)
       .executeTakeFirst();
     return Number(r.numUpdatedRows) === 1;
+  }
+
+  /** The hosting node publishes which languages its viewers can listen to (its synthesizers). */
+  async setTtsLanguages(id: string, languages: string[]): Promise<void> {
+    await this.database.db
+      .updateTable('broadcasts')
+      .set({ tts_languages: JSON.stringify(languages) })
+      .where('id', '=', id)
+      .execute();
   }
 
   /** The task of the host's current recording. */

@@ -51,6 +51,8 @@ export interface BroadcastsTable {
   host_lease_until: string | null;
   /** The host session holding the lease (only it renews it). */
   host_session: string | null;
+  /** JSON string[]: the languages viewers can listen to, set by the hosting node (migration 0511); null before a host started. */
+  tts_languages: string | null;
   created_at: string;
   updated_at: string;
   started_at: string | null;
@@ -74,8 +76,40 @@ export interface BroadcastRecordingsTable {
   broadcast_id: string;
 }
 
+/** A caption sink (migration 0510; src/broadcasts/sinks/): settings and the hosting node's delivery status. */
+export interface BroadcastCaptionSinksTable {
+  id: string;
+  broadcast_id: string;
+  /** Order in the broadcast's list. */
+  position: number;
+  /** youtube | zoom */
+  kind: string;
+  /** The full caption URL, credentials included (never shown whole). */
+  url: string;
+  /** A translation language of the broadcast, or null for the source text. */
+  language: string | null;
+  /** YouTube only: the `region:` tag of each caption line. */
+  region: string | null;
+  /** Characters per caption line (line breaks inserted), or null for none. */
+  line_length: number | null;
+  /** idle | ok | retrying | failed */
+  state: string;
+  /** The last `seq` used in a POST (the next caption gets one more). */
+  seq_used: number;
+  /** The `seq` of the last POST the service accepted. */
+  last_seq: number | null;
+  captions_sent: number;
+  captions_dropped: number;
+  last_success_at: string | null;
+  last_error: string | null;
+  last_error_at: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
 export interface BroadcastTables {
   broadcasts: BroadcastsTable;
   broadcast_recordings: BroadcastRecordingsTable;
+  broadcast_caption_sinks: BroadcastCaptionSinksTable;
   broadcast_viewer_tokens: BroadcastViewerTokensTable;
 }

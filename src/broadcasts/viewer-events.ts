@@ -20,6 +20,31 @@ export const REPLAY_SENTENCES = 5;
  */
 export const VIEWER_REPLAY_RETAIN = { max: REPLAY_SENTENCES * 13 + 20, ttlSeconds: 2 * 3600 };
 
+/**
+ * The `error` event viewers get for one sentence (spec "SSE: broadcast viewer": error_code,
+ * severity, message, context, sid, translation_language, timestamp; no request_id, which
+ * only connection-stage errors carry). Never the error's internal details.
+ */
+export function sentenceErrorEvent(
+  e: { code: string; severity: string; message: string; context: string },
+  sid: number,
+  translationLanguage: string | null,
+  now: Date,
+): BroadcastViewerEvent {
+  return {
+    event: 'error',
+    data: {
+      error_code: e.code,
+      severity: e.severity,
+      message: e.message,
+      context: e.context,
+      sid,
+      ...(translationLanguage ? { translation_language: translationLanguage } : {}),
+      timestamp: now.toISOString(),
+    },
+  };
+}
+
 export function isInterimCaption(e: BroadcastViewerEvent): boolean {
   return (e.event === 'origin' || e.event === 'translation') && e.data.is_final === false;
 }

@@ -26,12 +26,6 @@ export interface ViewerServiceDeps {
   guard: ViewerGuard;
   /** Voices of the synthesizer serving `language` here ([] when none does). */
   voices(language: string): VoiceSummary[];
-  /**
-   * Whether live viewers can get `tts_ready` audio from this deployment. Spoken translations
-   * for viewers are not built yet (docs/broadcasts.md), so the app passes false and the
-   * public view lists no tts_languages rather than promise audio that never comes.
-   */
-  ttsToViewers: boolean;
   now: () => Date;
 }
 
@@ -83,7 +77,8 @@ export class ViewerService {
       transcription_language: b.transcriptionLanguages[0] ?? null,
       transcription_languages: b.transcriptionLanguages,
       translation_languages: b.translationLanguages,
-      tts_languages: live && this.d.ttsToViewers ? Object.keys(voices) : [],
+      // Published by the node hosting the broadcast (it synthesizes), not this node's synthesizers.
+      tts_languages: live ? (b.ttsLanguages ?? []) : [],
       tts_voices: voices,
     };
   }

@@ -7,12 +7,14 @@
  *
  * Sentences of one language are synthesized one after the other (a queue per language), so
  * viewers get them in order; languages run side by side. A failed synthesis skips that
- * sentence (logged; viewers' captions are not affected).
+ * sentence's audio; its listeners get an `error` event (tts_synthesis_failed with the sid and
+ * translation_language); captions are not affected.
  */
 import type { Logger } from 'pino';
 import type { Synthesizer } from '../engines/types.js';
+import { AppError } from '../platform/errors/app-error.js';
 import type { TtsSetting } from './rules.js';
-import type { ViewerEvent } from './viewer-events.js';
+import { sentenceErrorEvent, type ViewerEvent } from './viewer-events.js';
 
 export interface ViewerSpeechDeps {
   /** The synthesizer serving `language` here (the engine registry's choice), or null. */
@@ -22,6 +24,7 @@ export interface ViewerSpeechDeps {
   /** Whether audio may still go out (the broadcast is live, not paused or frozen). */
   live(): boolean;
   publish(event: ViewerEvent): Promise<void>;
+  now: () => Date;
   logger: Logger;
 }
 
@@ -101,7 +104,7 @@ export class ViewerSpeech {
       };
     } catch (err) {
       this.deps.logger.warn({ err, sid: t.sid, language: t.language }, 'viewer speech not synthesized');
-      return null;
+      return sentenceErrorEvent(new AppError('tts_synthesis_failed', { variant: 'sse' }), t.sid, t.language, this.deps.now());
     }
   }
 }

@@ -21,6 +21,7 @@ import type { EventBus } from '../bus/types.js';
 import { normalizeLanguage } from '../languages.js';
 import { AppError, toErrorObject } from '../platform/errors/app-error.js';
 import { errors, PUBLIC, sse } from '../platform/http/api-doc.js';
+import { ErrorEvent, MessageEvent, SPEAKER_EVENTS, SpokenSentence, TranslatedMessage } from '../platform/http/event-schemas.js';
 import { sharedJson, streamToSse } from '../platform/http/sse.js';
 import type { HttpApp } from '../platform/http/types.js';
 import type { ViewerGuard } from './abuse.js';
@@ -44,8 +45,6 @@ export interface ViewerStreamDeps {
   guard: ViewerGuard;
   seats: ViewerSeats;
   bus: EventBus;
-  /** The languages viewers can listen to (tts_ready) for this broadcast. */
-  ttsLanguages(b: Broadcast): string[];
   heartbeatMs?: number;
 }
 
@@ -81,33 +80,49 @@ export function replayOf(log: ViewerEvent[]): ViewerEvent[] {
   return log.filter((e) => CAPTIONS.has(e.event) && e.data.is_final === true && keep.has(Number(e.data.sid)));
 }
 
-const Open = Type.Object({}, { additionalProperties: true });
-/** The viewer events (spec "SSE: broadcast viewer"); payloads in docs/broadcasts.md. */
-const VIEWER_EVENTS = Object.fromEntries(
-  [
-    'connected',
-    'queued',
-    'admitted',
-    'origin',
-    'translation',
-    'tts_ready',
-    'paused',
-    'resumed',
-    'ended',
-    'kicked',
-    'error',
-    'speaker_renamed',
-    'speaker_reassigned',
-    'speakers_merged',
-    'recording_started',
-    'max_viewers_changed',
-    'host_disconnected',
-    'host_reconnected',
-    'standby',
-    'phase_changed',
-    'announcement',
-  ].map((e) => [e, Open]),
-);
+const NullableString = Type.Union([Type.String(), Type.Null()]);
+/** The viewer events (spec "SSE: broadcast viewer"); docs/broadcasts.md says when each comes. */
+const VIEWER_EVENTS = {
+  connected: Type.Object({
+    available_langs: Type.Array(Type.String(), { description: 'The translation languages' }),
+    tts_languages: Type.Array(Type.String(), { description: 'Languages with tts_ready while live; empty otherwise' }),
+    phase: Type.String({ description: 'standby or live' }),
+    recognition_mode: Type.String({ description: 'single or multi_speaker' }),
+    message: Type.String(),
+  }),
+  queued: Type.Object({ position: Type.Integer({ minimum: 1 }), estimated_wait: Type.String({ description: 'Display text' }) }),
+  admitted: MessageEvent,
+  origin: Type.Object({
+    sid: Type.Integer(),
+    text: Type.String(),
+    speaker_id: Type.Optional(NullableString),
+    speaker_label: NullableString,
+    start_time: Type.String({ description: 'mm:ss from go-live' }),
+    is_final: Type.Boolean(),
+  }),
+  translation: Type.Object({
+    sid: Type.Integer(),
+    language: Type.String(),
+    text: Type.String(),
+    speaker_id: NullableString,
+    speaker_label: NullableString,
+    is_final: Type.Boolean(),
+  }),
+  tts_ready: SpokenSentence,
+  paused: MessageEvent,
+  resumed: MessageEvent,
+  ended: Type.Object({ message: Type.String(), reason: Type.Optional(Type.String({ description: 'host_gone when no host returned' })) }),
+  kicked: MessageEvent,
+  error: ErrorEvent,
+  ...SPEAKER_EVENTS,
+  recording_started: MessageEvent,
+  max_viewers_changed: Type.Object({ max_viewers: Type.Integer() }),
+  host_disconnected: MessageEvent,
+  host_reconnected: Type.Object({ resumed: Type.Boolean(), phase: Type.String(), message: Type.String() }),
+  standby: TranslatedMessage,
+  phase_changed: Type.Object({ phase: Type.String(), message: Type.String() }),
+  announcement: TranslatedMessage,
+};
 
 export function registerViewerStream(app: HttpApp, deps: ViewerStreamDeps): void {
   app.get<{ Params: { token: string } }>(
@@ -211,8 +226,16 @@ async function openViewerStream(deps: ViewerStreamDeps, request: FastifyRequest<
       // The bus hands every local viewer the same event object: serialized once for all of them.
       return { event: e.event, data: sharedJson(e.data), interim: e.data.is_final === false };
     }
+    // A sentence's error goes where its sentence goes: admitted viewers of its language (audio errors: its listeners).
+    if (e.event === 'error' && e.data.sid !== undefined) {
+      const language = e.data.translation_language as string | undefined;
+      if (!admitted || (lang && language && language !== lang)) return null;
+      if (e.data.error_code === 'tts_synthesis_failed' && !listens) return null;
+      return { event: e.event, data: sharedJson(e.data) };
+    }
     if (e.event === 'max_viewers_changed') maxViewers = Number(e.data.max_viewers) || maxViewers;
-    const key = MESSAGE_OF[e.event];
+    // standby always carries a message: the host's (with its translations) or the default one.
+    const key = MESSAGE_OF[e.event] ?? (e.event === 'standby' && typeof e.data.message !== 'string' ? 'standby' : undefined);
     const data = key ? { ...e.data, message: msg(key) } : sharedJson(e.data);
     return { event: e.event, data, end: e.event === 'ended' };
   };
@@ -268,7 +291,8 @@ async function openViewerStream(deps: ViewerStreamDeps, request: FastifyRequest<
         const phase = b.phase === 'live' || b.phase === 'paused' ? 'live' : 'standby';
         s.send('connected', {
           available_langs: b.translationLanguages,
-          tts_languages: phase === 'live' ? deps.ttsLanguages(b) : [],
+          // As the hosting node published them (it synthesizes), whatever this node's engines.
+          tts_languages: phase === 'live' ? (b.ttsLanguages ?? []) : [],
           phase,
           recognition_mode: b.speakerDiarization ? 'multi_speaker' : 'single',
           message: msg('connected'),

@@ -43,6 +43,13 @@ export interface SessionForceEndEvent {
 
 export const BROADCAST_REVOKED_TOPIC = 'broadcast.revoked';
 
+/** A broadcast's caption sinks changed (REST): the node hosting it reloads them (src/broadcasts/sinks/). */
+export const BROADCAST_SINKS_TOPIC = 'broadcast.caption_sinks';
+
+export interface BroadcastSinksChangedEvent {
+  broadcast_id: string;
+}
+
 /** What a broadcast's viewers are sent (src/broadcasts/viewer-events.ts), on `broadcast.<id>.viewers`. */
 export const broadcastViewersTopic = (broadcastId: string) => `broadcast.${broadcastId}.viewers` as const;
 
@@ -93,17 +100,36 @@ export interface SubtitleViewersEvent {
   max: number;
 }
 
+// --- Live recordings moving between realtime processes (src/realtime/live/handover.ts) ---
+
+/** Asks the realtime process `instanceId` to hand a recording over (a resume on another process). */
+export const handoverTopic = (instanceId: string) => `realtime.${instanceId}.handover` as const;
+/** The answer to one hand-over request. */
+export const handoverReplyTopic = (requestId: string) => `realtime.handover.${requestId}.reply` as const;
+
+export interface HandoverRequest {
+  request_id: string;
+  token: string;
+  key_id: string;
+}
+
+/** ok: the recording is parked for the asker to claim; else the refusal the resuming client is sent. */
+export type HandoverReply = { ok: true } | { ok: false; code: string; message: string; details: Record<string, unknown> };
+
 /** Topic name -> message type. */
 export interface TopicMap {
   [CREDIT_LOW]: CreditLowEvent;
   [CREDIT_EXHAUSTED]: CreditExhaustedEvent;
   [SESSION_FORCE_END_TOPIC]: SessionForceEndEvent;
   [BROADCAST_REVOKED_TOPIC]: BroadcastRevokedEvent;
+  [BROADCAST_SINKS_TOPIC]: BroadcastSinksChangedEvent;
   [speaker: `task.${string}.speakers`]: SpeakerEvent;
   [progress: `import.${string}.progress`]: ProgressEvent;
   [session: `session.${string}.events`]: SessionEvent;
   [viewers: `subtitle.${string}.viewers`]: SubtitleViewersEvent;
   [broadcastViewers: `broadcast.${string}.viewers`]: BroadcastViewerEvent;
+  [handover: `realtime.${string}.handover`]: HandoverRequest;
+  [handoverReply: `realtime.handover.${string}.reply`]: HandoverReply;
 }
 
 export type Topic = keyof TopicMap & string;

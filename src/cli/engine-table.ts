@@ -18,6 +18,8 @@ const recognizer: Column[] = [
   ['word times', (s) => yes(s.capabilities.wordTimes)],
   ['diarization', (s) => yes(s.capabilities.diarization)],
   ['channels', (s) => String(s.capabilities.channels ?? 1)],
+  // multi_language: tells the spoken language among the requested ones.
+  ['detects language', (s) => yes(s.capabilities.languageDetection)],
 ];
 
 /** The requirement columns of each kind (the fields its need can ask for). */

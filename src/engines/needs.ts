@@ -30,6 +30,8 @@ export interface RecognizerNeed {
   diarization?: boolean;
   /** Audio channels recognized by one stream (default 1). */
   channels?: number;
+  /** multi_language: every language the recognizer must serve and tell apart (`language` is one of them). */
+  languages?: readonly string[];
 }
 
 export type Need =
@@ -55,6 +57,7 @@ export type RequirementName =
   | 'word_times'
   | 'diarization'
   | 'channels'
+  | 'language_detection'
   | 'voice'
   | 'streaming'
   | 'instructions';
@@ -128,19 +131,31 @@ export function servesPair(e: AnyEngine, from: string, to: string): boolean {
   return (e.capabilities.pairs ?? []).some(([f, t]) => languageServes(f, from) && languageServes(t, to));
 }
 
+/** A recognizer need's languages: `language` and the multi_language candidates, each once. */
+export function candidateLanguages(need: RecognizerNeed): string[] {
+  return [...new Set([need.language, ...(need.languages ?? [])])];
+}
+
 /** The requirements of a need, in message order (subject first). */
 export function requirementsOf(need: Need): Requirement[] {
   const out: Requirement[] = [];
   switch (need.kind) {
     case 'streaming-stt':
     case 'file-stt': {
-      out.push({ name: 'language', label: need.language, met: (e) => serves(e, need.language) });
+      const languages = candidateLanguages(need);
+      out.push({ name: 'language', label: languages.join(' and '), met: (e) => languages.every((l) => serves(e, l)) });
       if (need.interimResults) out.push(flag('interim_results', 'interim results', 'interimResults'));
       if (need.wordTimes) out.push(flag('word_times', 'word times', 'wordTimes'));
       if (need.diarization) out.push(flag('diarization', 'diarization', 'diarization'));
       const channels = need.channels ?? 1;
       if (channels > 1)
         out.push({ name: 'channels', label: `${channels} channels`, met: (e) => (e.capabilities.channels ?? 1) >= channels });
+      if (languages.length > 1)
+        out.push({
+          name: 'language_detection',
+          label: 'language detection',
+          met: (e) => e.capabilities.languageDetection === true,
+        });
       break;
     }
     case 'language-id':

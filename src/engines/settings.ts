@@ -136,6 +136,11 @@ export const engineSettings = defineSection({
   remoteSttKey: settings.optionalString('PARLEY_REMOTE_STT_KEY', 'API key for the transcription endpoint.'),
   remoteSttModel: settings.string('PARLEY_REMOTE_STT_MODEL', 'Transcription model name.', 'whisper-1'),
   remoteSttTimeoutMs: settings.int('PARLEY_REMOTE_STT_TIMEOUT_MS', 'Timeout of one transcription request (ms).', 300_000, { min: 100 }),
+  remoteSttLanguageDetection: settings.bool(
+    'PARLEY_REMOTE_STT_LANGUAGE_DETECTION',
+    'The transcription server detects the spoken language when none is sent and reports it (verbose_json `language`), as Whisper servers do: it serves multi_language. Turn off for a server that needs the language.',
+    true,
+  ),
   remoteTtsUrl: settings.url('PARLEY_REMOTE_TTS_URL', 'OpenAI-compatible base URL for /audio/speech; enables remote/openai-speech.', [
     'http:',
     'https:',

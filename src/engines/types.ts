@@ -33,6 +33,11 @@ export interface EngineCapabilities {
   diarization?: boolean;
   /** Recognizers: channels one stream recognizes (default 1). */
   channels?: number;
+  /**
+   * Recognizers: tells the spoken language itself. Given several candidate `languages`, each
+   * utterance is recognized in the one spoken and reported as `detectedLanguage` (multi_language).
+   */
+  languageDetection?: boolean;
   /** Summarizers: follows free-form instructions (a custom prompt); false for extractive ones. */
   instructions?: boolean;
 }
@@ -53,6 +58,17 @@ export interface Engine {
 export interface PcmAudio {
   sampleRate: number;
   samples: Float32Array;
+}
+
+/**
+ * Audio read in pieces, such as a recording decoded to a file: an engine that can work a
+ * part at a time reads only the part it needs, so its memory does not grow with the length.
+ */
+export interface PcmSource {
+  readonly sampleRate: number;
+  readonly durationMs: number;
+  /** Samples from `startMs` for `lengthMs` (shorter at the end). */
+  read(startMs: number, lengthMs: number): PcmAudio;
 }
 
 export interface Word {
@@ -88,6 +104,12 @@ export interface StreamingSttOptions {
    */
   channel?: number;
   speakerId?: string;
+  /**
+   * multi_language: the candidate languages (two or more). Recognizers declaring
+   * `languageDetection` recognize each utterance in whichever is spoken and set
+   * `detectedLanguage`; `language` is then the fallback when what is heard is none of them.
+   */
+  languages?: readonly string[];
   onResult: (result: SttResult) => void;
   /** Asynchronous failures after open (engine crash, lost connection). */
   onError: (error: Error) => void;
@@ -96,6 +118,15 @@ export interface StreamingSttOptions {
    * know are added for this stream only. Recognizers without hot words ignore them.
    */
   terms?: readonly string[];
+  /**
+   * Backpressure: the most audio (ms) that may wait for recognition (accepted but not yet
+   * decoded, finals included). Past it, new audio is not recognized until the backlog is back
+   * under half the limit (docs/live-modes.md, "When recognition falls behind"). Unset: no bound.
+   * Engines that decode within `write` (no queue) ignore it.
+   */
+  maxBacklogMs?: number;
+  /** Called once when the stream starts dropping audio (one call per episode, see maxBacklogMs). */
+  onAudioDropped?: (info: { backlogMs: number; limitMs: number }) => void;
 }
 
 export interface RecognizerStream {
@@ -131,6 +162,12 @@ export interface FileTranscript {
 
 export interface FileSttOptions {
   language: string;
+  /**
+   * Candidate languages (recognizers declaring `languageDetection`): the transcript is in
+   * whichever is spoken and its `language` says which; when the recognizer hears a language
+   * outside them, it recognizes again in `language`.
+   */
+  languages?: readonly string[];
   signal?: AbortSignal;
   /** Progress 0..1 for long files. */
   onProgress?: (fraction: number) => void;
@@ -181,7 +218,8 @@ export interface DiarizeOptions {
 
 export interface Diarizer extends Engine {
   readonly kind: 'diarizer';
-  diarize(audio: PcmAudio, options?: DiarizeOptions): Promise<SpeakerTurn[]>;
+  /** A source is read a part at a time where the engine can (the classic diarizer: bounded memory). */
+  diarize(audio: PcmAudio | PcmSource, options?: DiarizeOptions): Promise<SpeakerTurn[]>;
   /** Live diarization of one session (diarizers that can label speech as it arrives). */
   openLive?(): LiveDiarization;
 }
@@ -200,6 +238,16 @@ export interface LiveDiarization {
   current(fromMs: number, toMs: number): string | null;
   /** The speakers of a finished utterance [fromMs, toMs), in time order; learnt, and the audio before toMs released. */
   commit(fromMs: number, toMs: number): SpeakerPiece[];
+  /**
+   * Pieces of earlier commits whose speaker changed since (what more speech taught), each once:
+   * the session relabels the finals they cover. Optional: diarizers that never revise omit it.
+   */
+  corrections?(): SpeakerCorrection[];
+}
+
+/** An earlier committed piece now judged to be another speaker. */
+export interface SpeakerCorrection extends SpeakerPiece {
+  previousSpeakerId: string;
 }
 
 export interface LanguageGuess {

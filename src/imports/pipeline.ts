@@ -109,7 +109,11 @@ export class ImportPipeline {
         throw err;
       }
       const code = errorCode(err);
-      this.d.logger.error({ err, import_id: imp.importId, code }, 'import failed');
+      // The file's own fault (too short, too long: a 4xx code) is the user's outcome, not the service's error.
+      const status = ERRORS[code].status;
+      if (err instanceof ImportFailure && status !== null && status < 500)
+        this.d.logger.warn({ reason: err.message, import_id: imp.importId, code }, 'import failed');
+      else this.d.logger.error({ err, import_id: imp.importId, code }, 'import failed');
       await this.failImport(imp, code, (err as Error).message);
     }
   }

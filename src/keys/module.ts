@@ -9,7 +9,13 @@ export interface KeysModule {
   authenticator: KeyAuthenticator;
 }
 
-export function createKeysModule(d: { database: Database; now: () => Date; verifyWebhookUrl?: WebhookUrlVerifier }): KeysModule {
-  const store = new KeyStore(d.database);
+export function createKeysModule(d: {
+  database: Database;
+  now: () => Date;
+  verifyWebhookUrl?: WebhookUrlVerifier;
+  /** PARLEY_KEY_CACHE: keep key lookups in memory, checked against the auth epoch (SQLite). */
+  cacheLookups?: boolean;
+}): KeysModule {
+  const store = new KeyStore(d.database, { cacheLookups: d.cacheLookups });
   return { keys: new KeyService(store, d.now, d.verifyWebhookUrl), authenticator: new KeyAuthenticator(store, d.now) };
 }

@@ -1,8 +1,9 @@
 /** Store operations for accounts and API keys (the only SQL of this feature). */
 import { randomUUID } from 'node:crypto';
 import type { CompiledQuery, Selectable, Updateable } from 'kysely';
-import type { Database } from '../store/database.js';
+import type { Database, Executor } from '../store/database.js';
 import { precompile } from '../store/precompiled.js';
+import { KeyLookupCache } from './auth-cache.js';
 import type { AccountsTable, ApiKeysTable } from './tables.js';
 
 export type AccountRow = Selectable<AccountsTable>;
@@ -18,7 +19,15 @@ export interface KeyForAuth extends KeyRow {
 export class KeyStore {
   private authQuery: ((values: { hash: string }) => CompiledQuery) | undefined;
 
-  constructor(private readonly database: Database) {}
+  /** Lookups by key hash, checked against the auth epoch on every use (SQLite only: auth-cache.ts). */
+  private readonly lookups: KeyLookupCache | undefined;
+
+  constructor(
+    private readonly database: Database,
+    options: { cacheLookups?: boolean } = {},
+  ) {
+    if (options.cacheLookups !== false && database.sqlite) this.lookups = new KeyLookupCache(database.sqlite);
+  }
 
   private get db() {
     return this.database.db;
@@ -56,9 +65,20 @@ export class KeyStore {
 
   /**
    * The key with this hash and its account's flags, deleted keys included (the caller decides).
-   * Runs on every authenticated request, so the statement is compiled once.
+   * Runs on every authenticated request, so the statement is compiled once, and on SQLite
+   * a found key is kept while the auth epoch stays the same (auth-cache.ts).
    */
   async findForAuth(keyHash: string): Promise<KeyForAuth | null> {
+    if (!this.lookups) return this.readForAuth(keyHash);
+    const epoch = this.lookups.epoch();
+    const cached = this.lookups.get(keyHash, epoch);
+    if (cached) return cached;
+    const row = await this.readForAuth(keyHash);
+    if (row) this.lookups.set(keyHash, row, epoch);
+    return row;
+  }
+
+  private async readForAuth(keyHash: string): Promise<KeyForAuth | null> {
     this.authQuery ??= precompile<'hash'>((param) =>
       this.db
         .selectFrom('api_keys')
@@ -85,8 +105,8 @@ export class KeyStore {
   }
 
   /** Active keys of an account that have a webhook URL (credit notifications go to each). */
-  async keysWithWebhook(accountId: string, now: Date): Promise<KeyRow[]> {
-    return this.db
+  async keysWithWebhook(accountId: string, now: Date, within: Executor = this.db): Promise<KeyRow[]> {
+    return within
       .selectFrom('api_keys')
       .selectAll()
       .where('account_id', '=', accountId)

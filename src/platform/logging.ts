@@ -1,8 +1,10 @@
 import pino, { type Logger } from 'pino';
+import { fdDestination } from './log-destination.js';
 
 /**
  * Structured logs (pino, JSON lines). API keys never reach a log line: headers are
- * redacted by path, and URLs are passed through `redactSecrets` before logging.
+ * redacted by path, and URLs are passed through `redactSecrets` before logging. Lines go to
+ * stdout through `fdDestination` (never hangs or throws when stdout's reader is gone).
  */
 export function createLogger(level: string, destination?: pino.DestinationStream): Logger {
   return pino(
@@ -28,7 +30,7 @@ export function createLogger(level: string, destination?: pino.DestinationStream
         err: pino.stdSerializers.err,
       },
     },
-    destination,
+    destination ?? fdDestination(1),
   );
 }
 

@@ -5,7 +5,7 @@
  */
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { type AudioTools, PCM_SAMPLE_RATE as SAMPLE_RATE } from '../engines/audio/port.js';
-import type { PcmAudio } from '../engines/types.js';
+import type { PcmAudio, PcmSource } from '../engines/types.js';
 
 const BYTES_PER_MS = (SAMPLE_RATE * 2) / 1000;
 
@@ -20,7 +20,8 @@ export async function decodeToPcmFile(
   return new PcmFile(outPath);
 }
 
-export class PcmFile {
+export class PcmFile implements PcmSource {
+  readonly sampleRate = SAMPLE_RATE;
   readonly durationMs: number;
   private readonly bytes: number;
 
@@ -53,11 +54,6 @@ export class PcmFile {
     const samples = new Float32Array(buf.length >> 1);
     for (let i = 0; i < samples.length; i++) samples[i] = buf.readInt16LE(i * 2) / 32768;
     return { sampleRate: SAMPLE_RATE, samples };
-  }
-
-  /** The whole recording in memory (diarization needs every part of it at once). */
-  readAll(): PcmAudio {
-    return this.read(0, this.durationMs + 1);
   }
 }
 

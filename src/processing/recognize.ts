@@ -5,7 +5,7 @@
  * sentence, which is then made readable (src/engines/text/readable.ts). The transcript is rebuilt
  * from scratch (one transaction), so running it again after a crash gives the same result.
  * Long recordings are recognized in windows of about ten minutes, cut at the quietest moment
- * near each boundary, so memory stays flat (diarization still needs the whole recording).
+ * near each boundary, and the diarizer reads the file a region at a time, so memory stays flat.
  * Shared by imports and task retry.
  */
 import type { Logger } from 'pino';
@@ -48,7 +48,7 @@ export async function recognizeIntoTask(deps: RecognizeDeps, taskId: string, aud
   if (o.recognitionMode === 'multi_speaker') {
     const diarizer = deps.engines.select({ kind: 'diarizer' });
     if (!diarizer.ok) throw new EngineError('diarization_unavailable', diarizer.refusal.message);
-    turns = await diarizer.engine.diarize(audio.readAll(), { signal: o.signal });
+    turns = await diarizer.engine.diarize(audio, { signal: o.signal }); // read a part at a time
   }
   const segments = await recognizeInWindows(recognizer, audio, language, o);
   const sentences: SentenceInput[] = [];

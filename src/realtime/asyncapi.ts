@@ -122,7 +122,7 @@ export const ACTIONS: Record<string, ActionDoc> = {
   audio: {
     summary: 'Audio as base64 in JSON (binary frames carry the same bytes without JSON)',
     fields: { audio: S('base64 audio in the start audio_format') },
-    errors: ['session_not_started', 'audio_invalid_format', 'audio_decode_failed', 'audio_process_failed'],
+    errors: ['session_not_started', 'audio_invalid_format', 'audio_decode_failed', 'audio_process_failed', 'stt_audio_dropped'],
   },
   pause: {
     summary: 'Pause the recording (audio is not recognized or billed)',
@@ -378,12 +378,14 @@ export const EVENTS: Record<string, { summary: string; fields: TSchema }> = {
     fields: Type.Object({ speaker_id: Type.String(), new_label: Type.String(), affected_sids: Type.Array(Type.Integer()) }),
   },
   speaker_reassigned: {
-    summary: 'A sentence moved to another speaker',
+    summary:
+      'A sentence moved to another speaker: a reassign_speaker (or REST) edit, or the live diarizer correcting an earlier final of a multi_speaker session (source diarization)',
     fields: Type.Object({
       sid: Type.Integer(),
       old_speaker_id: Type.String(),
       new_speaker_id: Type.String(),
       new_speaker_label: Type.String(),
+      source: Type.Optional(Type.Literal('diarization', { description: 'Extension: present when the live diarizer made the change' })),
     }),
   },
   speakers_merged: {

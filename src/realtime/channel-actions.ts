@@ -1,12 +1,14 @@
 /**
  * The multi_channel actions (channel-spec.ts parses, channels.ts runs the recognizers):
  * add_channel -> channel_added, remove_channel -> channel_removed, set_channel_language ->
- * channel_language_set, each answered to the owner with the session's channels after the
- * change. Refusals: not_multi_channel_session, channel_action_while_paused, the channel id and
+ * channel_language_set, each carrying the session's channels after the change. The events go
+ * through the session stream (src/stream), so the owner, floating-subtitle viewers and a
+ * resumed owner's missed events all have them. Refusals: not_multi_channel_session, channel_action_while_paused, the channel id and
  * language codes, channel_rebuild_too_frequent (one change per channel per 5 s), and
  * plan_feature_not_allowed (details.field max_stt_streams) for a channel past the plan.
  */
 import { AppError } from '../platform/errors/app-error.js';
+import type { ChannelInfo } from '../stream/events.js';
 import {
   type ChannelLanguages,
   channelError,
@@ -15,7 +17,6 @@ import {
   parseChannel,
   parseChannelLanguage,
 } from './channel-spec.js';
-import { eventMessage } from './protocol.js';
 import type { Recording } from './recording.js';
 import type { ActionContext } from './session-actions.js';
 
@@ -54,7 +55,7 @@ function languagesOf(c: ActionContext, rec: Recording): ChannelLanguages {
   };
 }
 
-function channelsPayload(rec: Recording) {
+function channelsPayload(rec: Recording): ChannelInfo[] {
   return (rec.channels?.specs ?? []).map((s) => ({ channel_id: s.channelId, language: s.language, label: s.label }));
 }
 
@@ -83,15 +84,10 @@ export async function addChannelAction(c: ActionContext, data: Data): Promise<vo
   }
   await set.add(spec);
   rec.setSpeakerLabel(String(spec.channelId), spec.label);
-  c.send(
-    eventMessage('channel_added', {
-      task_id: rec.taskId,
-      channel_id: spec.channelId,
-      language: spec.language,
-      label: spec.label,
-      channels: channelsPayload(rec),
-    }),
-  );
+  rec.events.publish({
+    event: 'channel_added',
+    data: { task_id: rec.taskId, channel_id: spec.channelId, language: spec.language, label: spec.label, channels: channelsPayload(rec) },
+  });
 }
 
 export async function removeChannelAction(c: ActionContext, data: Data): Promise<void> {
@@ -115,7 +111,7 @@ export async function removeChannelAction(c: ActionContext, data: Data): Promise
     return;
   }
   await set.remove(id);
-  c.send(eventMessage('channel_removed', { task_id: rec.taskId, channel_id: id, channels: channelsPayload(rec) }));
+  rec.events.publish({ event: 'channel_removed', data: { task_id: rec.taskId, channel_id: id, channels: channelsPayload(rec) } });
 }
 
 export async function setChannelLanguageAction(c: ActionContext, data: Data): Promise<void> {
@@ -139,13 +135,8 @@ export async function setChannelLanguageAction(c: ActionContext, data: Data): Pr
   }
   const previous = set.language(id) as string;
   if (language !== previous) await set.setLanguage(id, language);
-  c.send(
-    eventMessage('channel_language_set', {
-      task_id: rec.taskId,
-      channel_id: id,
-      language,
-      previous_language: previous,
-      channels: channelsPayload(rec),
-    }),
-  );
+  rec.events.publish({
+    event: 'channel_language_set',
+    data: { task_id: rec.taskId, channel_id: id, language, previous_language: previous, channels: channelsPayload(rec) },
+  });
 }

@@ -5,7 +5,7 @@
  * per-minute billing with the plan's running limits. Finalization is in finalize.ts.
  */
 import { randomUUID } from 'node:crypto';
-import { closeSync, mkdirSync, openSync, rmSync, writeFileSync, writeSync } from 'node:fs';
+import { closeSync, createReadStream, mkdirSync, openSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import type { AudioTools, LiveAudioDecoder } from '../engines/audio/port.js';
 import { EngineError } from '../engines/errors.js';
@@ -13,8 +13,9 @@ import { refusalError } from '../engines/refusal.js';
 import type { EngineRegistry } from '../engines/registry.js';
 import { liveDiarizer, openLabelled } from '../engines/streaming/labels.js';
 import { readableText } from '../engines/text/readable.js';
-import type { RecognizerStream, SttResult } from '../engines/types.js';
+import type { RecognizerStream, SpeakerCorrection, SttResult } from '../engines/types.js';
 import { applyGlossary, dictionaryFor, type Glossary, termHints, translateWithDictionary } from '../glossary/index.js';
+import { baseLanguage } from '../languages.js';
 import type { Principal } from '../platform/auth/types.js';
 import { AppError } from '../platform/errors/app-error.js';
 import type { SessionPublisher, SessionStreams } from '../stream/session-streams.js';
@@ -24,6 +25,9 @@ import type { ChannelSpec } from './channel-spec.js';
 import { ChannelSet, type Lane } from './channels.js';
 import type { ConversationSpeaker } from './conversation.js';
 import { type FinalizeDeps, type FinishKind, finalizeRecording } from './finalize.js';
+import { downloadSegments, SegmentWriter, segmentPrefix } from './live/segments.js';
+import type { OwnerState, RecordingSnapshot } from './live/snapshot.js';
+import { type EndState, type LiveRecordingStore, type LiveRow, tokenHash } from './live/store.js';
 import { LiveSpeakers } from './live-speakers.js';
 import type { RecordingSidecar } from './recover.js';
 import type { StartRequest } from './start.js';
@@ -38,6 +42,8 @@ export interface RecordingDeps extends FinalizeDeps {
   audio: Pick<AudioTools, 'encodeFile' | 'liveDecoder'>;
   engines: EngineRegistry;
   tempDir: string;
+  /** Backpressure of each recognizer stream (StreamingSttOptions.maxBacklogMs). */
+  maxBacklogMs: number;
   /** Per-minute billing of live audio (billing service and the plan's limits calculator). */
   billing: {
     minuteMs: number;
@@ -56,6 +62,17 @@ export interface RecordingDeps extends FinalizeDeps {
   streams: Pick<SessionStreams, 'publisher'>;
   /** Sends an error to the owner's client (errors are not part of the session stream). */
   error(err: AppError): void;
+  /** The recording as the fleet sees it (src/realtime/live): audio segments, lease, snapshot. Absent: this process only. */
+  live?: LiveDeps;
+}
+
+export interface LiveDeps {
+  store: LiveRecordingStore;
+  /** This realtime process (the holder named in live_recordings). */
+  instanceId: string;
+  /** PCM bytes per audio segment in the blob store. */
+  segmentBytes: number;
+  leaseMs: number;
 }
 
 export type SessionSummary = NonNullable<StartRequest['summary']>;
@@ -66,8 +83,16 @@ export function mmss(ms: number): string {
 }
 
 export class Recording {
-  readonly sessionId = randomUUID();
+  readonly sessionId: string;
   taskId = '';
+  /** Set by the connection before begin(): the live_recordings row keeps its hash (a resume on any process finds it). */
+  resumeToken: string | null = null;
+  /** What the owning connection adds to the snapshot (snapshot.ts). */
+  owner: () => OwnerState = () => ({ rawStart: {}, status: 'started', gap: [] });
+  /** How the row ends when the recording is finalized (a late resume is told why). */
+  endState: EndState = 'ended';
+  /** The audio in the blob store as it arrives (live/segments.ts); null without `deps.live`. */
+  private segments: SegmentWriter | null = null;
   private sessionGlossary: Glossary | null = null;
   /** What `set_summary` last asked for (initially the start's summary fields). */
   summary: SessionSummary | null;
@@ -96,11 +121,21 @@ export class Recording {
   /** Per target language, per sid (a retranslation replaces the entry). */
   readonly translations = new Map<string, Map<number, TranslationInput>>();
   private readonly pending = new Set<Promise<void>>();
+  private markRecognized: () => void = () => {};
+  /**
+   * Resolves once finish() has the last finals and translations out (the recognizer flushed),
+   * before storage and processing: a broadcast ends for its viewers then, after its last sentence.
+   */
+  readonly recognized = new Promise<void>((resolve) => {
+    this.markRecognized = resolve;
+  });
   private failuresInRow = 0;
   /** Display labels of speakers (channel labels, rename_speaker); written with the transcript. */
   speakerLabels: Record<string, string> = {};
   /** Speakers whose last sentence was reassigned away (they still exist). */
   keptSpeakers: string[] = [];
+  /** Sentences a user reassigned (the diarizer's corrections skip them). */
+  private readonly editedSids = new Set<number>();
   /** Speakers merged away: their later results go to the target. */
   private readonly mergedInto = new Map<string, string>();
   /** Conversation recordings: the two speakers (languages may change) and who speaks now (conversation-actions.ts). */
@@ -117,7 +152,9 @@ export class Recording {
     readonly deps: RecordingDeps,
     readonly principal: Principal,
     readonly start: StartRequest,
+    sessionId: string = randomUUID(),
   ) {
+    this.sessionId = sessionId;
     this.summary = start.summary;
     this.language = start.transcriptionLanguages[0] as string;
     this.talk = start.conversation
@@ -171,6 +208,21 @@ export class Recording {
     writeSync(this.wavFd, wavHeader(0));
     const sidecar: RecordingSidecar = { task_id: this.taskId, usage_id: this.usageId };
     writeFileSync(this.sidecarPath, JSON.stringify(sidecar));
+    const live = this.deps.live;
+    if (live) {
+      await live.store.insert({
+        task_id: this.taskId,
+        account_id: this.principal.accountId,
+        key_id: this.principal.keyId,
+        usage_id: this.usageId,
+        token_hash: this.resumeToken ? tokenHash(this.resumeToken) : null,
+        state: 'live',
+        instance_id: live.instanceId,
+        lease_until: new Date(Date.now() + live.leaseMs).toISOString(),
+        snapshot: JSON.stringify(this.snapshot()),
+      });
+      this.segments = this.segmentWriter(live, 0, 0);
+    }
     if (s.channels) {
       this.channels = new ChannelSet((spec, offset, lane) => this.openChannel(spec, offset, lane));
       await this.channels.begin(s.channels);
@@ -213,13 +265,20 @@ export class Recording {
     labels: { channel?: number; speakerId?: string } = {},
     lane?: Lane,
   ): Promise<RecognizerStream> {
-    const selected = this.deps.engines.select({ kind: 'streaming-stt', language, interimResults: true });
+    const languages = this.candidateLanguages;
+    const selected = this.deps.engines.select({
+      kind: 'streaming-stt',
+      language,
+      interimResults: true,
+      ...(languages ? { languages } : {}),
+    });
     if (!selected.ok) throw refusalError('stt_init_failed', selected.refusal, { variant: 'websocket', details: { language } });
     const recognizer = selected.engine;
     try {
       return await openLabelled(recognizer, {
         ...labels,
         language,
+        ...(languages ? { languages } : {}),
         interimResults: true,
         terms: this.terms(language),
         onResult: (r) => this.onResult(language, offset, r, lane),
@@ -227,9 +286,22 @@ export class Recording {
           this.deps.logger.error({ err }, 'recognizer failed');
           this.deps.error(new AppError('stt_connection_lost', { variant: 'websocket', details: { language } }));
         },
+        maxBacklogMs: this.deps.maxBacklogMs,
+        // Recognition is slower than the audio arrives: the client is told once per episode.
+        onAudioDropped: ({ backlogMs, limitMs }) => {
+          this.deps.logger.warn({ backlogMs, limitMs, language }, 'recognition behind: audio dropped');
+          this.deps.error(
+            new AppError('stt_audio_dropped', {
+              variant: 'websocket',
+              details: { language, backlog_ms: backlogMs, limit_ms: limitMs, at_ms: Math.round(this.durationMs) },
+            }),
+          );
+        },
       });
     } catch (err) {
-      this.deps.logger.error({ err, language }, 'recognizer did not open');
+      // Every decoder busy (retryable) is a capacity answer the client gets as stt_init_failed, not a fault.
+      if (err instanceof EngineError && err.retryable) this.deps.logger.warn({ reason: err.message, language }, 'recognizer did not open');
+      else this.deps.logger.error({ err, language }, 'recognizer did not open');
       // The engine's own code when it has one (stt_init_failed: every decoder busy), else stt_start_failed.
       const code = err instanceof EngineError ? err.code : 'stt_start_failed';
       throw new AppError(code, { variant: 'websocket', message: (err as Error).message, details: { language } });
@@ -259,6 +331,15 @@ export class Recording {
       }
     })();
     await this.switched;
+  }
+
+  /**
+   * multi_language with two or more languages: the recognizer tells them apart and each
+   * result is in the language it reports (`detectedLanguage`); `language` is the fallback.
+   */
+  private get candidateLanguages(): readonly string[] | undefined {
+    const all = this.start.transcriptionLanguages;
+    return this.start.recognitionMode === 'multi_language' && all.length > 1 ? all : undefined;
   }
 
   /** Client audio in the start's format: PCM goes straight in, WebM through the decoder. */
@@ -294,8 +375,9 @@ export class Recording {
     if (copy.length === 0) return;
     const stored = Buffer.alloc(copy.length * 2);
     for (let i = 0; i < copy.length; i++) stored.writeInt16LE(copy[i] as number, i * 2);
-    writeSync(this.wavFd, stored);
+    writeSync(this.wavFd, stored, 0, stored.length, 44 + this.bytes);
     this.bytes += stored.length;
+    this.segments?.append(stored);
     if (this.durationMs >= this.minutesCharged * this.deps.billing.minuteMs && !this.charging) this.chargeNext();
   }
 
@@ -332,10 +414,40 @@ export class Recording {
     }
     // A final may hold two speakers: one sentence per speaker turn.
     for (const part of this.speakers.final(r, offsetMs)) this.deliver(language, offsetMs, part, lane);
+    for (const c of this.speakers.corrections()) this.relabel(c);
   }
 
-  private deliver(language: string, offsetMs: number, r: SttResult, lane?: Lane): void {
+  /**
+   * The live diarizer changed its mind about earlier audio: each final sentence mostly inside
+   * it that still carries the old speaker moves to the new one (sentences a user reassigned stay),
+   * told to every audience as `speaker_reassigned` (`source` `diarization`) and stored so.
+   */
+  private relabel(c: SpeakerCorrection): void {
+    const from = this.speakerOf(c.previousSpeakerId);
+    const to = this.speakerOf(c.speakerId) as string;
+    if (from === to) return;
+    for (const s of this.sentences) {
+      const inside = Math.min(s.endMs, c.endMs) - Math.max(s.startMs, c.startMs);
+      const mostly = inside > 0 && inside * 2 >= s.endMs - s.startMs;
+      if (s.speakerId !== from || this.editedSids.has(s.sid) || !mostly) continue;
+      s.speakerId = to;
+      this.events.publish({
+        event: 'speaker_reassigned',
+        data: {
+          sid: s.sid,
+          old_speaker_id: from as string,
+          new_speaker_id: to,
+          new_speaker_label: this.speakerLabels[to] ?? to,
+          source: 'diarization',
+        },
+      });
+    }
+  }
+
+  private deliver(streamLanguage: string, offsetMs: number, r: SttResult, lane?: Lane): void {
     if (!r.text.trim()) return;
+    // multi_language: the utterance is in the language the recognizer heard (one of the start's).
+    const language = this.candidateLanguages && r.detectedLanguage ? r.detectedLanguage : streamLanguage;
     this.onSpeech();
     const glossary = this.glossary;
     // Readable (capitals, glossary terms as written, punctuation) before anyone sees or translates it.
@@ -381,6 +493,7 @@ export class Recording {
 
   /** Where a final goes: a conversation side into the other side's language, else the start's targets. */
   private targetsOf(language: string, speakerId: string | undefined): readonly string[] {
+    if (this.candidateLanguages) return this.start.translationLanguages.filter((to) => baseLanguage(to) !== baseLanguage(language));
     if (!this.talk) return this.start.translationLanguages;
     const other = this.talk.speakers.find((sp) => sp.speakerId !== speakerId)?.language;
     return other && other !== language ? [other] : [];
@@ -413,6 +526,8 @@ export class Recording {
       for (const s of this.sentences) {
         if ((move.fromSpeaker !== undefined && s.speakerId === move.fromSpeaker) || move.sids?.includes(s.sid)) s.speakerId = move.to;
       }
+      // A user's reassign is final: the live diarizer's later corrections leave these sentences alone.
+      for (const sid of move.sids ?? []) this.editedSids.add(sid);
       if (move.fromSpeaker !== undefined) {
         this.mergedInto.set(move.fromSpeaker, move.to);
         for (const [from, to] of this.mergedInto) if (to === move.fromSpeaker) this.mergedInto.set(from, move.to);
@@ -514,7 +629,9 @@ export class Recording {
     // Channels finish utterances out of order: the transcript is in sid order.
     this.sentences.sort((a, b) => a.sid - b.sid);
     await Promise.all([...this.pending]);
+    this.markRecognized();
     await this.charging;
+    await this.segments?.close();
     await this.closeUsage(kind === 'normal' && this.bytes === 0);
     writeSync(this.wavFd, wavHeader(this.bytes), 0, 44, 0);
     closeSync(this.wavFd);
@@ -524,8 +641,145 @@ export class Recording {
     } finally {
       rmSync(this.wavPath, { force: true });
       rmSync(this.sidecarPath, { force: true });
+      await this.forgetLive(this.endState);
       // The last event of the stream, after the last final and translation.
       this.publisher?.end();
+    }
+  }
+
+  /** The recording is finalized: its segments go, its row says how it ended. */
+  private async forgetLive(state: EndState): Promise<void> {
+    if (!this.deps.live || !this.taskId) return;
+    try {
+      await this.deps.live.store.end(this.taskId, state);
+      await this.deps.blobs.deletePrefix(segmentPrefix(this.taskId));
+    } catch (err) {
+      this.deps.logger.error({ err, task_id: this.taskId }, 'live recording row not ended');
+    }
+  }
+
+  private segmentWriter(live: LiveDeps, segments: number, bytes: number): SegmentWriter {
+    const deps = { blobs: this.deps.blobs, store: live.store, instanceId: live.instanceId, logger: this.deps.logger };
+    return new SegmentWriter(deps, this.taskId, live.segmentBytes, () => JSON.stringify(this.snapshot()), segments, bytes);
+  }
+
+  /** Everything but the audio, for another process (live/snapshot.ts). */
+  snapshot(): RecordingSnapshot {
+    return {
+      v: 1,
+      ...this.owner(),
+      sessionId: this.sessionId,
+      start: this.start,
+      language: this.language,
+      summary: this.summary,
+      glossary: this.sessionGlossary,
+      nextSid: this.sid,
+      sentences: this.sentences,
+      translations: Object.fromEntries([...this.translations].map(([lang, m]) => [lang, [...m.values()]])),
+      speakerLabels: this.speakerLabels,
+      keptSpeakers: this.keptSpeakers,
+      mergedInto: [...this.mergedInto],
+      talk: this.talk,
+      minutesCharged: this.minutesCharged,
+      seq: this.publisher?.lastSeq ?? 0,
+      channels: this.channels?.specs ?? null,
+    };
+  }
+
+  /**
+   * Hands the recording to another process: recognition ends (the utterance in progress
+   * becomes a final), translations and the minute charge settle, the last audio and the
+   * snapshot are stored, and the row is parked for `graceMs`. The stream closes here without
+   * an end: the process that takes over goes on with it. False: the audio could not all be
+   * stored or the row was no longer ours; the recording is then still here, to be finished.
+   */
+  async park(graceMs: number): Promise<boolean> {
+    const live = this.deps.live;
+    if (!live || !this.segments) return false;
+    await this.webm?.end();
+    await this.switched?.catch(() => {});
+    await this.stream?.end();
+    this.stream = null;
+    await this.channels?.end();
+    this.channels = null;
+    await Promise.all([...this.pending]);
+    await this.charging;
+    await this.segments.flush();
+    if (this.segments.unstored > 0) await this.segments.flush(); // one more try after a failed PUT
+    if (this.segments.unstored > 0) return false;
+    await this.segments.close();
+    const parked = await live.store.park(this.taskId, live.instanceId, graceMs);
+    if (!parked) return false;
+    closeSync(this.wavFd);
+    this.wavFd = -1;
+    rmSync(this.wavPath, { force: true });
+    rmSync(this.sidecarPath, { force: true });
+    this.publisher?.close();
+    return true;
+  }
+
+  /**
+   * Continues here a recording another process held (the row is claimed by this process):
+   * its audio from the segments, its sentences, sids, charges and stream position from the
+   * snapshot. `recognize`: recognition goes on (a resume); false: the recording is only to be
+   * finished (its process died and nobody resumed it).
+   */
+  async continueFrom(row: LiveRow, snap: RecordingSnapshot, recognize: boolean): Promise<void> {
+    const live = this.deps.live;
+    if (!live) throw new Error('live recordings are not wired');
+    this.taskId = row.task_id;
+    this.usageId = row.usage_id;
+    this.minutesCharged = snap.minutesCharged;
+    this.sid = snap.nextSid;
+    this.sentences.push(...snap.sentences);
+    for (const [lang, list] of Object.entries(snap.translations)) this.translations.set(lang, new Map(list.map((t) => [t.sid, t])));
+    this.speakerLabels = { ...snap.speakerLabels };
+    this.keptSpeakers = [...snap.keptSpeakers];
+    for (const [from, to] of snap.mergedInto) this.mergedInto.set(from, to);
+    this.language = snap.language;
+    this.summary = snap.summary;
+    this.sessionGlossary = snap.glossary;
+    if (this.talk && snap.talk) {
+      this.talk.speakers = snap.talk.speakers.map((sp) => ({ ...sp }));
+      this.talk.active = snap.talk.active;
+    }
+    const s = this.start;
+    this.publisher = await this.deps.streams.publisher(
+      this.taskId,
+      s.conversation ? 1 : s.realtimeTranslation ? s.translationLanguages.length : 0,
+      snap.seq,
+    );
+    mkdirSync(this.deps.tempDir, { recursive: true });
+    this.wavPath = join(this.deps.tempDir, `${this.taskId}.wav`);
+    writeFileSync(this.wavPath, wavHeader(0));
+    this.bytes = await downloadSegments(this.deps.blobs, this.taskId, this.wavPath);
+    this.bytes -= this.bytes % 2;
+    this.wavFd = openSync(this.wavPath, 'r+');
+    const sidecar: RecordingSidecar = { task_id: this.taskId, usage_id: this.usageId };
+    writeFileSync(this.sidecarPath, JSON.stringify(sidecar));
+    this.segments = this.segmentWriter(live, row.segments, this.bytes);
+    if (!recognize) return;
+    // multi_channel: the channels now (the first snapshot, taken before they opened, has the start's).
+    if (s.channels) {
+      this.channels = new ChannelSet((spec, offset, lane) => this.openChannel(spec, offset, lane), this.durationMs);
+      await this.channels.begin(snap.channels ?? s.channels ?? []);
+    } else this.stream = await this.openStream(this.language, this.durationMs, this.talkLabels());
+    if (s.recognitionMode === 'multi_speaker') {
+      this.speakers = this.openSpeakers();
+      // The live diarizer hears the recording so far again: the speakers keep their labels.
+      if (this.speakers) await this.replayTo(this.speakers);
+    }
+  }
+
+  private async replayTo(speakers: LiveSpeakers): Promise<void> {
+    let carry: Buffer | null = null;
+    for await (const chunk of createReadStream(this.wavPath, { start: 44, end: 44 + this.bytes - 1 })) {
+      const b: Buffer = carry ? Buffer.concat([carry, chunk as Buffer]) : (chunk as Buffer);
+      const even = b.length - (b.length % 2);
+      carry = even < b.length ? b.subarray(even) : null;
+      const pcm = new Int16Array(even / 2);
+      for (let i = 0; i < pcm.length; i++) pcm[i] = b.readInt16LE(i * 2);
+      speakers.write(pcm);
     }
   }
 
@@ -552,6 +806,8 @@ export class Recording {
     this.wavFd = -1;
     if (this.wavPath) rmSync(this.wavPath, { force: true });
     if (this.wavPath) rmSync(this.sidecarPath, { force: true });
+    await this.segments?.close();
+    await this.forgetLive('ended');
     await this.closeUsage(true);
     if (this.taskId) await this.deps.tasks.fail(this.taskId, { source: 'no_audio', code: 'start_refused' }).catch(() => {});
   }

@@ -36,6 +36,12 @@ export interface RecoveryDeps {
   endUsage(usageId: string): Promise<void>;
   refundNoAudio(usageId: string): Promise<void>;
   logger: Logger;
+  /**
+   * The recording's live_recordings row (src/realtime/live): `claim` takes it for this
+   * recovery (null: no row; false: another process resumed or finished it, the files here are
+   * dropped), `done` ends it once recovered.
+   */
+  live?: { claim(taskId: string): Promise<boolean | null>; done(taskId: string): Promise<void> };
 }
 
 /** Creates this process's folder and keeps its heartbeat fresh; returns the stop function. */
@@ -89,6 +95,13 @@ export async function recoverOrphans(d: RecoveryDeps, baseDir: string, ownDir: s
 async function recoverOne(d: RecoveryDeps, dir: string, s: RecordingSidecar): Promise<boolean> {
   const task = await d.tasks.getTask(s.task_id);
   if (task?.processingStatus !== 'recording') return false; // finalized or force-failed meanwhile
+  if ((await d.live?.claim(s.task_id)) === false) return false;
+  const recovered = await recoverClaimed(d, dir, s);
+  await d.live?.done(s.task_id);
+  return recovered;
+}
+
+async function recoverClaimed(d: RecoveryDeps, dir: string, s: RecordingSidecar): Promise<boolean> {
   const wav = join(dir, `${s.task_id}.wav`);
   const size = existsSync(wav) ? statSync(wav).size : 0;
   const bytes = Math.max(0, size - 44) - (Math.max(0, size - 44) % 2);

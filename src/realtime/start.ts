@@ -8,7 +8,7 @@
 
 import type { RecognizerNeed, Refusal } from '../engines/needs.js';
 import { refusalError } from '../engines/refusal.js';
-import { normalizeLanguage } from '../languages.js';
+import { baseLanguage, normalizeLanguage } from '../languages.js';
 import { AppError } from '../platform/errors/app-error.js';
 import type { ErrorCode } from '../platform/errors/registry.js';
 import { TASK_NAME_MAX, taskNameProblem } from '../tasks/name.js';
@@ -57,7 +57,7 @@ export interface StartRequest {
   translationLanguages: string[];
   realtimeTranslation: boolean;
   audioFormat: (typeof AUDIO_FORMATS)[number];
-  recognitionMode: 'single' | 'multi_speaker' | 'multi_channel';
+  recognitionMode: 'single' | 'multi_speaker' | 'multi_language' | 'multi_channel';
   /** multi_channel: the channels at start (channel-spec.ts); null in other modes. */
   channels: ChannelSpec[] | null;
   name: string | null;
@@ -83,8 +83,8 @@ export type StartResult = { ok: true; start: StartRequest; warnings: AppError[] 
 
 /**
  * multi_speaker: one language (diarization_multilang_conflict), then a streaming recognizer
- * with diarization for it (diarization_unavailable naming what is missing). Live diarization
- * itself comes with the live modes; until then a served need still gets invalid_recognition_mode.
+ * with diarization for it, or a live diarizer beside a plain one (diarization_unavailable
+ * naming what is missing).
  */
 function checkMultiSpeaker(transcription: string[], engines: EngineQuery): void {
   if (transcription.length > 1) {
@@ -102,11 +102,29 @@ function checkMultiSpeaker(transcription: string[], engines: EngineQuery): void 
     );
 }
 
-function laterMode(mode: string): never {
-  return fail('invalid_recognition_mode', `Recognition mode "${mode}" comes in a later release; use "single".`, {
-    field: 'recognition_mode',
-    valid_values: ['single'],
-  });
+/**
+ * multi_language: a streaming recognizer that serves every transcription language and tells
+ * them apart (engine capability `languageDetection`), so each utterance is recognized in its
+ * language. Refused with invalid_recognition_mode naming what is missing (the registry's
+ * refusal: `details.missing`, e.g. `language_detection`), never recognized in a guessed language.
+ * One language has nothing to tell apart: it runs as `single` does.
+ */
+function checkMultiLanguage(type: string, transcription: string[], engines: EngineQuery): void {
+  if (type === 'conversation') {
+    fail('invalid_recognition_mode', 'A conversation recognizes each speaker in its own language (start_speaking); use "single".', {
+      field: 'recognition_mode',
+      valid_values: ['single', 'multi_speaker'],
+    });
+  }
+  if (transcription.length < 2) return;
+  const refusal = engines.streamingRefusal({ language: transcription[0] as string, languages: transcription, interimResults: true });
+  if (refusal)
+    throw new Reject(
+      refusalError('invalid_recognition_mode', refusal, {
+        variant: 'websocket',
+        details: { field: 'recognition_mode', languages: transcription, valid_values: ['single'] },
+      }),
+    );
 }
 
 class Reject extends Error {
@@ -183,9 +201,8 @@ function check(data: Record<string, unknown>, engines: EngineQuery, maxTranscrip
   if (data.broadcast_token !== undefined && data.broadcast_token !== null) {
     invalid('broadcast_token', 'broadcast_token is allowed only with type "broadcast".');
   }
+  // multi_speaker and multi_language are checked against the engines once the languages are known.
   const mode = oneOf(data, 'recognition_mode', RECOGNITION_MODES, 'single');
-  // multi_speaker is checked against the engines once the languages are known.
-  if (mode !== 'single' && mode !== 'multi_speaker' && mode !== 'multi_channel') laterMode(mode);
   const af = data.audio_format;
   if (af !== undefined && af !== null && !(AUDIO_FORMATS as readonly unknown[]).includes(af)) {
     fail('audio_format_unsupported', `audio_format must be one of ${AUDIO_FORMATS.join(', ')} (case-sensitive).`, {
@@ -238,6 +255,7 @@ function check(data: Record<string, unknown>, engines: EngineQuery, maxTranscrip
     }
   }
   if (mode === 'multi_speaker') checkMultiSpeaker(transcription, engines);
+  if (mode === 'multi_language') checkMultiLanguage(type, transcription, engines);
   let channels: ChannelSpec[] | null = null;
   if (mode === 'multi_channel') {
     const parsed = parseChannelStart(data, {
@@ -286,6 +304,13 @@ function check(data: Record<string, unknown>, engines: EngineQuery, maxTranscrip
     if (!transcription.some((t) => engines.servesTranslation(t, lang))) {
       invalid('translation_languages', `No translator here serves ${from} to "${lang}".`, engines.translationTargets(from));
     }
+    // multi_language: any utterance may be in any transcription language, so each must reach the target.
+    const unserved =
+      mode === 'multi_language'
+        ? transcription.find((t) => baseLanguage(t) !== baseLanguage(lang) && !engines.servesTranslation(t, lang))
+        : undefined;
+    if (unserved)
+      invalid('translation_languages', `No translator here serves ${unserved} to "${lang}".`, engines.translationTargets(unserved));
   }
 
   // Summary fields are mutually exclusive by mode (as on the summary endpoints).

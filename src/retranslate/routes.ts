@@ -15,6 +15,7 @@ import type { Authenticator } from '../platform/auth/types.js';
 import { AppError, toErrorObject } from '../platform/errors/app-error.js';
 import { type ErrorCode, isErrorCode } from '../platform/errors/registry.js';
 import { errors, since, sse } from '../platform/http/api-doc.js';
+import { ErrorEvent } from '../platform/http/event-schemas.js';
 import { openSse, type SseStream } from '../platform/http/sse.js';
 import type { HttpApp } from '../platform/http/types.js';
 import { parseSid, type RetranslateJob, type RetranslateService } from './service.js';
@@ -32,7 +33,7 @@ const Query = Type.Object({
 
 const EVENTS = {
   translation: Type.Object({ sid: Type.Integer(), text: Type.String(), is_final: Type.Boolean() }),
-  error: Type.Object({}, { additionalProperties: true, description: 'Standard error object; with sid for one sentence' }),
+  error: ErrorEvent,
   done: Type.Object({ totalUpdated: Type.Integer(), totalFailed: Type.Integer() }),
 };
 const RESPONSES = {

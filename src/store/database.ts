@@ -28,6 +28,11 @@ export type Executor = Kysely<Schema>;
 export interface Database {
   readonly db: Kysely<Schema>;
   readonly dialect: Dialect;
+  /**
+   * The SQLite handle under Kysely, for the rare read that must cost microseconds on every
+   * request (the auth cache's epoch check); undefined on PostgreSQL.
+   */
+  readonly sqlite?: SQLiteDatabase.Database;
   close(): Promise<void>;
 }
 
@@ -62,7 +67,7 @@ export function openDatabase(options: OpenOptions): Database {
   sqlite.pragma('busy_timeout = 5000');
   sqlite.pragma('synchronous = NORMAL');
   const db = new Kysely<Schema>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
-  return { db, dialect: 'sqlite', close: () => db.destroy() };
+  return { db, dialect: 'sqlite', sqlite, close: () => db.destroy() };
 }
 
 /**

@@ -8,10 +8,39 @@
 /** A speaker edit made over REST on a task (also published on `task.<id>.speakers`). */
 export type SpeakerEvent =
   | { event: 'speaker_renamed'; data: { speaker_id: string; new_label: string; affected_sids: number[] } }
-  | { event: 'speaker_reassigned'; data: { sid: number; old_speaker_id: string; new_speaker_id: string; new_speaker_label: string } }
+  | {
+      event: 'speaker_reassigned';
+      data: {
+        sid: number;
+        old_speaker_id: string;
+        new_speaker_id: string;
+        new_speaker_label: string;
+        /** Extension: `diarization` when the live diarizer corrected an earlier final (absent for edits). */
+        source?: 'diarization';
+      };
+    }
   | {
       event: 'speakers_merged';
       data: { source_speaker_id: string; target_speaker_id: string; target_speaker_label: string; affected_sids: number[] };
+    };
+
+/** multi_channel: a channel as the channel events list it (the session's channels after the change). */
+export interface ChannelInfo {
+  channel_id: number;
+  language: string;
+  label: string | null;
+}
+
+/** multi_channel actions of the owner (src/realtime/channel-actions.ts), seen by every audience. */
+export type ChannelEvent =
+  | {
+      event: 'channel_added';
+      data: { task_id: string; channel_id: number; language: string; label: string | null; channels: ChannelInfo[] };
+    }
+  | { event: 'channel_removed'; data: { task_id: string; channel_id: number; channels: ChannelInfo[] } }
+  | {
+      event: 'channel_language_set';
+      data: { task_id: string; channel_id: number; language: string; previous_language: string; channels: ChannelInfo[] };
     };
 
 export interface ResultData {
@@ -49,7 +78,8 @@ export type SessionEventBody =
   | { event: 'result'; data: ResultData }
   | { event: 'translation'; data: TranslationData }
   | { event: 'status'; data: { status: SessionStatus; task_id?: string } }
-  | SpeakerEvent;
+  | SpeakerEvent
+  | ChannelEvent;
 
 export type SessionEvent = SessionEventBody & { seq: number; task_id: string };
 

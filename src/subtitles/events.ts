@@ -7,11 +7,14 @@
  * - `origin` {sid, text, language, is_final, start_time (mm:ss from the recording's start), speaker_id}
  * - `translation` {sid, language, text, is_final}
  * - `viewers` {count, max}: the audience (owner not counted) and its limit
+ * - `speaker_renamed`, `speaker_reassigned`, `speakers_merged`: speaker edits (and the live
+ *   diarizer's corrections of earlier finals), the broadcast viewer's shapes
+ * - `channel_added`, `channel_removed`, `channel_language_set`: multi_channel changes (as the owner gets them)
  * - `paused`, `resumed` {message}: the recording was paused or resumed
  * - `ended` {task_id, message}: the last event; the server closes the stream after it
  * - `error` {error_code, message}: the feed token stopped working (share revoked) before `ended`
  *
- * Each `origin` and `translation` carries `id:` = the session's sequence number, so a client
+ * Each `origin`, `translation`, speaker and channel event carries `id:` = the session's sequence number, so a client
  * can tell a replayed event from one it already has.
  */
 import type { SessionEvent } from '../stream/events.js';
@@ -40,6 +43,13 @@ export function toSubtitleEvent(e: SessionEvent): SubtitleEvent | null {
         id: e.seq,
         data: { sid: e.data.sid, language: e.data.language, text: e.data.text, is_final: e.data.is_final },
       };
+    case 'speaker_renamed':
+    case 'speaker_reassigned':
+    case 'speakers_merged':
+    case 'channel_added':
+    case 'channel_removed':
+    case 'channel_language_set':
+      return { event: e.event, id: e.seq, data: { ...e.data } };
     case 'status':
       if (e.data.status === 'paused') return { event: 'paused', data: { message: 'The recording is paused.' } };
       if (e.data.status === 'started' && e.seq > 1) return { event: 'resumed', data: { message: 'The recording resumed.' } };

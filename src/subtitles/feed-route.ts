@@ -14,6 +14,7 @@ import { subtitleViewersTopic } from '../bus/topics.js';
 import type { EventBus } from '../bus/types.js';
 import { AppError } from '../platform/errors/app-error.js';
 import { errors, sse } from '../platform/http/api-doc.js';
+import { MessageEvent, SPEAKER_EVENTS } from '../platform/http/event-schemas.js';
 import { type SseFrame, streamToSse } from '../platform/http/sse.js';
 import type { HttpApp } from '../platform/http/types.js';
 import type { SessionEvent } from '../stream/events.js';
@@ -42,10 +43,15 @@ const EVENTS_DOC = [
   'the replay of the latest finals (origin and translation, no interims); then live:',
   'origin {sid, text, language, is_final, start_time (mm:ss), speaker_id} for every result, interim and final;',
   'translation {sid, language, text, is_final} after its final; paused, resumed {message};',
+  'speaker_renamed, speaker_reassigned, speakers_merged (speaker edits and live diarization corrections, the broadcast viewer shapes);',
+  'channel_added, channel_removed, channel_language_set (multi_channel changes, as the owner WebSocket gets them);',
   'ended {task_id, message}, after which the server closes the stream;',
   'error {error_code, message} when the token stops working (share revoked or replaced), then close.',
   'origin and translation carry the session sequence number as the SSE id. Heartbeat comment every 10 s.',
 ].join(' ');
+
+/** The channels of a multi_channel recording after a change (as the owner's WebSocket gets them). */
+const Channels = Type.Array(Type.Object({}, { additionalProperties: true }));
 
 type Req = { Params: { taskId: string }; Querystring: { feed_token?: string } };
 type Item = { session: SessionEvent } | { frame: SubtitleEvent };
@@ -76,14 +82,39 @@ export function registerSubtitleFeedRoute(app: HttpApp, deps: FeedRouteDeps): vo
         querystring: Type.Object({ feed_token: Type.Optional(Type.String({ description: 'From either subtitle-feed-token endpoint' })) }),
         response: {
           200: sse('Live transcript of a recording in progress.', {
-            connected: Type.Object({}, { additionalProperties: true }),
+            connected: Type.Object({
+              task_id: Type.String(),
+              role: Type.String({ description: 'owner or audience' }),
+              transcription_languages: Type.Union([Type.Array(Type.String()), Type.Null()]),
+              translation_languages: Type.Union([Type.Array(Type.String()), Type.Null()]),
+            }),
             viewers: Type.Object({ count: Type.Integer(), max: Type.Integer() }),
-            origin: Type.Object({}, { additionalProperties: true }),
-            translation: Type.Object({}, { additionalProperties: true }),
-            paused: Type.Object({}, { additionalProperties: true }),
-            resumed: Type.Object({}, { additionalProperties: true }),
-            ended: Type.Object({}, { additionalProperties: true }),
-            error: Type.Object({}, { additionalProperties: true }),
+            origin: Type.Object({
+              sid: Type.Integer(),
+              text: Type.String(),
+              language: Type.String(),
+              is_final: Type.Boolean(),
+              start_time: Type.String({ description: 'mm:ss from the recording start' }),
+              speaker_id: Type.Union([Type.String(), Type.Null()]),
+            }),
+            translation: Type.Object({ sid: Type.Integer(), language: Type.String(), text: Type.String(), is_final: Type.Boolean() }),
+            ...SPEAKER_EVENTS,
+            channel_added: Type.Object(
+              { task_id: Type.String(), channel_id: Type.Integer(), language: Type.String(), channels: Channels },
+              { additionalProperties: true },
+            ),
+            channel_removed: Type.Object({ task_id: Type.String(), channel_id: Type.Integer(), channels: Channels }),
+            channel_language_set: Type.Object({
+              task_id: Type.String(),
+              channel_id: Type.Integer(),
+              language: Type.String(),
+              previous_language: Type.String(),
+              channels: Channels,
+            }),
+            paused: MessageEvent,
+            resumed: MessageEvent,
+            ended: Type.Object({ task_id: Type.String(), message: Type.String() }),
+            error: Type.Object({ error_code: Type.String(), message: Type.String() }, { description: 'The feed token stopped working' }),
           }),
           ...errors(['feed_token_invalid', 'recording_ended', 'recording_not_ready', 'subtitle_audience_full'], {
             shape: 'subtitle-token',

@@ -17,6 +17,7 @@ import { principalOf, requireApiKey } from '../platform/auth/hooks.js';
 import type { Authenticator } from '../platform/auth/types.js';
 import { asAppError, toErrorObject } from '../platform/errors/app-error.js';
 import { errors, since, sse } from '../platform/http/api-doc.js';
+import { ErrorEvent } from '../platform/http/event-schemas.js';
 import { openSse, SSE_HEARTBEAT_MS } from '../platform/http/sse.js';
 import type { HttpApp } from '../platform/http/types.js';
 import { asFields, MAX_SUMMARY_INPUT_CHARS, optionalLanguage, ParameterError, parseSummaryParams, requiredLanguage } from './params.js';
@@ -48,6 +49,41 @@ const SUMMARY_EVENTS =
 const TRANSLATION_EVENTS =
   'Events: connected {message}; summary_translation {text (cumulative), is_final} line by line; done {task_id, source_language, target_language, final_content, persisted, characters_billed, charged (string), billed}; or error and no done.';
 
+/** Present when something was billed. */
+const BILLING = {
+  characters_billed: Type.Optional(Type.Integer()),
+  charged: Type.Optional(Type.String({ description: 'Points charged, as a decimal string' })),
+  billed: Type.Optional(Type.Literal(true)),
+};
+
+/** `done` of a regenerated or ad-hoc summary (spec "Regenerate summary"). */
+const SummaryDone = Type.Object({
+  task_id: Type.Union([Type.String(), Type.Null()], { description: 'null for an ad-hoc summary' }),
+  tokens_used: Type.Object({ input: Type.Integer(), output: Type.Integer() }),
+  final_content: Type.String(),
+  mode: Type.String({ description: 'builtin or custom' }),
+  template: Type.Union([Type.String(), Type.Null()]),
+  plain_text: Type.Boolean(),
+  summary_language: Type.Union([Type.String(), Type.Null()]),
+  persisted: Type.Boolean(),
+  prompt_snapshot: Type.Optional(Type.Union([Type.String(), Type.Null()])),
+  truncated: Type.Optional(Type.Literal(true)),
+  fallback_level: Type.Optional(Type.Integer()),
+  dropped_segments: Type.Optional(Type.Array(Type.Integer())),
+  too_short: Type.Optional(Type.Literal(true)),
+  ...BILLING,
+});
+
+/** `done` of a summary translation. */
+const TranslationDone = Type.Object({
+  task_id: Type.Optional(Type.String({ description: 'Retranslation of a task summary only' })),
+  source_language: Type.String(),
+  target_language: Type.String(),
+  final_content: Type.String(),
+  persisted: Type.Boolean(),
+  ...BILLING,
+});
+
 export function registerSummaryRoutes(app: HttpApp, deps: SummaryRouteDeps): void {
   const { summaries } = deps;
   const route = (
@@ -69,11 +105,8 @@ export function registerSummaryRoutes(app: HttpApp, deps: SummaryRouteDeps): voi
         200: sse(summary, {
           connected: Type.Object({ message: Type.String() }),
           [schemas.events]: Type.Object({ text: Type.String(), is_final: Type.Boolean() }),
-          done: Type.Object({}, { additionalProperties: true }),
-          error: Type.Object(
-            {},
-            { additionalProperties: true, description: 'Standard error object (a parameter failure carries only message)' },
-          ),
+          done: schemas.events === 'summary_translation' ? TranslationDone : SummaryDone,
+          error: Type.Union([ErrorEvent, Type.Object({ message: Type.String() }, { description: 'A parameter failure: only message' })]),
         }),
         ...errors(
           [

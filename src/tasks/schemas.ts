@@ -73,16 +73,5 @@ export const MergeBody = Type.Object({
   source_speaker_id: Type.String({ maxLength: 100 }),
   target_speaker_id: Type.String({ maxLength: 100 }),
 });
-export const Renamed = Type.Object({ speaker_id: Type.String(), new_label: Type.String(), affected_sids: Type.Array(Type.Integer()) });
-export const Reassigned = Type.Object({
-  sid: Type.Integer(),
-  old_speaker_id: Type.String(),
-  new_speaker_id: Type.String(),
-  new_speaker_label: Type.String(),
-});
-export const Merged = Type.Object({
-  source_speaker_id: Type.String(),
-  target_speaker_id: Type.String(),
-  target_speaker_label: Type.String(),
-  affected_sids: Type.Array(Type.Integer()),
-});
+/** The REST answers of speaker edits are the speaker events' payloads (one definition). */
+export { SpeakerReassigned as Reassigned, SpeakerRenamed as Renamed, SpeakersMerged as Merged } from '../platform/http/event-schemas.js';

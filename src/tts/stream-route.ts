@@ -9,6 +9,7 @@ import { principalOf, requireApiKey } from '../platform/auth/hooks.js';
 import type { Authenticator } from '../platform/auth/types.js';
 import { AppError, toErrorObject } from '../platform/errors/app-error.js';
 import { errors, sse as sseResponse } from '../platform/http/api-doc.js';
+import { ErrorEvent, SpokenSentence } from '../platform/http/event-schemas.js';
 import { openSse } from '../platform/http/sse.js';
 import type { HttpApp } from '../platform/http/types.js';
 import { TTS_MAX_LENGTH, type TtsQuery, type TtsStreamService } from './stream.js';
@@ -47,9 +48,13 @@ export function registerTtsStreamRoute(app: HttpApp, deps: TtsStreamRouteDeps): 
               voice_name: Type.String(),
               sids: Type.Array(Type.Integer()),
             }),
-            tts_audio: Type.Object({}, { additionalProperties: true }),
-            error: Type.Object({}, { additionalProperties: true }),
-            tts_done: Type.Object({}, { additionalProperties: true }),
+            tts_audio: SpokenSentence,
+            error: ErrorEvent,
+            tts_done: Type.Object({
+              sids: Type.Array(Type.Integer()),
+              total_spoken: Type.Integer(),
+              translation_errors: Type.Record(Type.String(), Type.String(), { description: 'sid -> error code of a sentence not spoken' }),
+            }),
           }),
           ...errors(
             [

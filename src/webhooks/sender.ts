@@ -12,6 +12,8 @@ export interface SendResult {
   statusCode: number | null;
   error: string | null;
   durationMs: number;
+  /** The answer's Retry-After header, when it had one (caption sinks honour it; webhooks keep their fixed schedule). */
+  retryAfter?: string;
 }
 
 export interface SendInput {
@@ -24,11 +26,12 @@ export interface SendInput {
 
 export async function postWebhook(input: SendInput): Promise<SendResult> {
   const started = performance.now();
-  const done = (statusCode: number | null, error: string | null): SendResult => ({
+  const done = (statusCode: number | null, error: string | null, retryAfter?: string): SendResult => ({
     ok: error === null && statusCode !== null && statusCode >= 200 && statusCode < 300,
     statusCode,
     error,
     durationMs: Math.round(performance.now() - started),
+    ...(retryAfter === undefined ? {} : { retryAfter }),
   });
   let url: URL;
   try {
@@ -62,6 +65,7 @@ export async function postWebhook(input: SendInput): Promise<SendResult> {
       { method: 'POST', headers: { ...input.headers, 'Content-Length': String(Buffer.byteLength(input.body)) }, lookup, agent: false },
       (res) => {
         const code = res.statusCode ?? null;
+        const retryAfter = typeof res.headers['retry-after'] === 'string' ? res.headers['retry-after'] : undefined;
         // Only the status counts; the body is drained so the socket closes cleanly.
         res.resume();
         res.on('end', () =>
@@ -73,6 +77,7 @@ export async function postWebhook(input: SendInput): Promise<SendResult> {
                 : code !== null && (code < 200 || code >= 300)
                   ? `HTTP ${code}`
                   : null,
+              retryAfter,
             ),
           ),
         );

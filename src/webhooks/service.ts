@@ -22,8 +22,8 @@ export const MAX_ATTEMPTS = RETRY_SCHEDULE_S.length + 1;
 /** Where a key's notifications go; null when the key is deleted or disabled (checked at send time). */
 export interface WebhookTargets {
   target(keyId: string): Promise<{ url: string | null; secret: string } | null>;
-  /** Active keys of the account that have a webhook URL (credit events go to each). */
-  keysWithWebhook(accountId: string): Promise<{ id: string }[]>;
+  /** Active keys of the account that have a webhook URL (credit events go to each); `within` an open transaction. */
+  keysWithWebhook(accountId: string, within?: Executor): Promise<{ id: string }[]>;
 }
 
 export interface WebhookOptions {
@@ -31,6 +31,8 @@ export interface WebhookOptions {
   timeoutMs: number;
   verifyTimeoutMs: number;
   retryScale: number;
+  /** Period of the outbox repair sweep (and the age a pending row must reach before it re-queues it). */
+  repairSeconds: number;
 }
 
 export interface NotifyInput {
@@ -120,12 +122,21 @@ export class WebhookService {
     for (const id of await this.store.release(afterId, this.now(), within)) await this.enqueue(id, within);
   }
 
-  /** Credit events go to every active key with a URL, one copy each, never to a callback_url. */
-  async notifyAccount(event: 'credit.low' | 'credit.exhausted', accountId: string, data: object, sourceKey: string): Promise<number> {
-    const keys = await this.targets.keysWithWebhook(accountId);
+  /**
+   * Credit events go to every active key with a URL, one copy each, never to a callback_url.
+   * `within`: the transaction that records the crossing (credit-notices.ts).
+   */
+  async notifyAccount(
+    event: 'credit.low' | 'credit.exhausted',
+    accountId: string,
+    data: object,
+    sourceKey: string,
+    within?: Executor,
+  ): Promise<number> {
+    const keys = await this.targets.keysWithWebhook(accountId, within);
     let n = 0;
     for (const key of keys) {
-      if (await this.notify(event, { accountId, keyId: key.id, data, dedupeKey: `${sourceKey}:${key.id}` })) n++;
+      if (await this.notify(event, { accountId, keyId: key.id, data, dedupeKey: `${sourceKey}:${key.id}` }, within)) n++;
     }
     return n;
   }
@@ -139,16 +150,54 @@ export class WebhookService {
     return { ...row, status: 'pending' };
   }
 
-  /** Registers the delivery worker (worker role) and re-queues pending rows left without a job. */
-  async startWorker(concurrency = 4): Promise<void> {
+  /**
+   * Registers the delivery worker (worker role) and repairs the outbox now and then every
+   * `repairSeconds` (see repairOutbox). Returns the function that stops the sweep.
+   */
+  async startWorker(concurrency = 4): Promise<() => void> {
     const scale = this.options.retryScale;
     this.jobs.work<{ deliveryId: string; resend?: boolean }>(DELIVER_JOB, (p, ctx) => this.deliver(p.deliveryId, ctx, !!p.resend), {
       concurrency,
       // The spec fixes the schedule, so no jitter and no Retry-After here.
       backoffMs: fixedSchedule(RETRY_SCHEDULE_S.map((s) => Math.round(s * 1000 * scale))),
     });
-    for (const id of await this.store.pendingIds()) await this.enqueue(id);
-    for (const id of await this.store.releasablePredecessors()) await this.releaseAfter(id);
+    await this.repairOutbox(true);
+    let running = false;
+    const timer = setInterval(() => {
+      if (running) return;
+      running = true;
+      this.repairOutbox(false)
+        .catch((err: unknown) => this.logger.error({ err }, 'webhook outbox repair failed'))
+        .finally(() => {
+          running = false;
+        });
+    }, this.options.repairSeconds * 1000);
+    timer.unref();
+    return () => clearInterval(timer);
+  }
+
+  /**
+   * Pending notifications without a live delivery job get one (a job lost with a Redis flush,
+   * an outbox relay that died, a queue row removed by hand), and rows ordered behind a
+   * predecessor that was tried are released. At start every pending row is re-queued; the
+   * periodic sweep takes only rows untouched for `repairSeconds`, so a row whose job is being
+   * committed or relayed right now is left alone. A row with a live job is not queued twice
+   * (the job's dedupe key), so a retry waiting on its schedule keeps its time. Returns how many
+   * rows were queued or released.
+   */
+  async repairOutbox(all: boolean): Promise<number> {
+    const before = all ? undefined : new Date(this.now().getTime() - this.options.repairSeconds * 1000);
+    let n = 0;
+    for (const id of await this.store.pendingIds(before)) {
+      await this.enqueue(id);
+      n++;
+    }
+    for (const id of await this.store.releasablePredecessors()) {
+      const released = await this.store.release(id, this.now());
+      for (const r of released) await this.enqueue(r);
+      n += released.length;
+    }
+    return n;
   }
 
   /** One attempt of a delivery (a job run). Throws to let the queue retry on schedule. */

@@ -20,4 +20,10 @@ export const webhookSettings = defineSection({
     1,
     { min: 0.0001, max: 100 },
   ),
+  repairSeconds: settings.number(
+    'PARLEY_WEBHOOK_REPAIR_SECONDS',
+    'Every worker re-queues this often the pending notifications that have no live delivery job (older than this), and releases ordered ones whose predecessor was tried; also at worker start.',
+    60,
+    { min: 0.1, max: 86_400 },
+  ),
 });

@@ -53,9 +53,11 @@ export class WebhookStore {
     return rows.map((r) => r.id);
   }
 
-  async pendingIds(): Promise<string[]> {
-    const rows = await this.db.selectFrom('webhook_deliveries').select('id').where('status', '=', 'pending').execute();
-    return rows.map((r) => r.id);
+  /** Pending rows not touched since `before` (all pending rows without it). */
+  async pendingIds(before?: Date): Promise<string[]> {
+    let q = this.db.selectFrom('webhook_deliveries').select('id').where('status', '=', 'pending');
+    if (before) q = q.where('updated_at', '<', before.toISOString());
+    return (await q.execute()).map((r) => r.id);
   }
 
   async setStatus(id: string, status: string, lastError: string | null, now: Date): Promise<void> {

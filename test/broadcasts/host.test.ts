@@ -97,7 +97,11 @@ describe('broadcast host over WebSocket (sqlite, real engines)', () => {
     const caption = names.slice(3, names.indexOf('paused')).filter((n) => n !== 'announcement');
     expect(caption.length).toBeGreaterThan(0);
     expect(new Set(caption)).toEqual(new Set(['origin', 'translation']));
-    expect(names.slice(names.indexOf('paused'))).toEqual(['paused', 'resumed', 'ended']);
+    // After the stop, the sentences the recognizer still had come out before `ended` (the last event).
+    const afterPause = names.slice(names.indexOf('paused'));
+    expect(afterPause.slice(0, 2)).toEqual(['paused', 'resumed']);
+    expect(afterPause.at(-1)).toBe('ended');
+    expect(new Set(['origin', 'translation', ...afterPause.slice(2, -1)])).toEqual(new Set(['origin', 'translation']));
     const finals = v.seen.filter((e) => e.event === 'origin' && e.data.is_final);
     expect(finals.length).toBeGreaterThan(0);
     // Each is a final the host saw (same sid and text); nothing of the standby reached viewers (names above).

@@ -20,7 +20,7 @@ import { type Client, connect, event, jfkPcm, type Msg, streamPcm, vt } from '..
 import { api, startTestApp, type TestApp } from '../support/app.js';
 import { haveChromium, keepScreenshot, launchBrowser, pageErrors, type TestBrowser } from '../support/browser.js';
 import { decodePng, regionStats } from '../support/png.js';
-import { newBroadcast, realKey } from './support.js';
+import { newBroadcast, openViewer, randomIp, realKey, type ViewerClient, viewer } from './support.js';
 
 /** Words of the JFK sentence PocketSphinx gets right on this recording (any one will do). */
 const JFK_WORDS = /\b(ask|country|fellow|americans|you|your|what|can|do)\b/i;
@@ -43,7 +43,8 @@ describe.skipIf(!haveChromium())('broadcast pages in Chromium (viewer page and O
   const pcm = jfkPcm();
 
   beforeAll(async () => {
-    [t, browser] = await Promise.all([startTestApp({ engines: await engines() }), launchBrowser()]);
+    // X-Forwarded-For is believed so a page can be a source of its own (abuse limits); without it, the socket's address.
+    [t, browser] = await Promise.all([startTestApp({ engines: await engines(), env: { PARLEY_TRUST_PROXY: '1' } }), launchBrowser()]);
     const k = await realKey(t);
     key = k.key;
     await t.app.deps.billing.grantCredit({ accountId: k.accountId, points: 200, pool: 'account' });
@@ -225,9 +226,26 @@ describe.skipIf(!haveChromium())('broadcast pages in Chromium (viewer page and O
       .toBe(2);
     cl.send(vt('broadcast_go_live'));
     await event(cl, 'phase_changed');
+    // An overlay that shows the source only and announcements for one second.
+    const sourceOnly = await browser.newPage();
+    await sourceOnly.goto(`${t.url}/b/${b.token}/overlay?show=source&announce=1#password=open-2026`);
+    await expect
+      .poll(async () => (await api(t.url, 'GET', `/api/v1/broadcasts/${b.id}`, { key })).body.data.viewer_count, { timeout: 15_000 })
+      .toBe(3);
     cl.send(vt('broadcast_announcement', { message: 'Welcome to the board meeting' }));
+    const welcome = await event(cl, 'announcement');
     await page.waitForSelector('#announcement:has-text("Welcome to the board meeting")');
     expect(await page.isHidden('#standby')).toBe(true);
+    // The overlays: at the top, in the overlay's language (Spanish, translated by the host's node), or the source.
+    const spanishWelcome = welcome.data.translations?.es as string | undefined;
+    await overlay.waitForSelector('#announcement:not([hidden])');
+    expect(await overlay.textContent('#announcement')).toBe(spanishWelcome ?? 'Welcome to the board meeting');
+    expect(await overlay.getAttribute('#announcement', 'lang')).toBe(spanishWelcome ? 'es' : null);
+    keepScreenshot('overlay-announcement', await overlay.screenshot({ omitBackground: true }));
+    await sourceOnly.waitForSelector('#announcement:has-text("Welcome to the board meeting")');
+    // announce=1: gone after a second; the default overlay still shows it (10 s).
+    await sourceOnly.waitForSelector('#announcement', { state: 'hidden', timeout: 5000 });
+    expect(await overlay.isVisible('#announcement')).toBe(true);
     // The host changes the pass code: the viewer is asked again and gets back in with the new one.
     const patched = await api(t.url, 'PATCH', `/api/v1/broadcasts/${b.id}`, { key, body: { pass_code: 'new-code-7' } });
     expect(patched.status).toBe(200);
@@ -242,7 +260,7 @@ describe.skipIf(!haveChromium())('broadcast pages in Chromium (viewer page and O
     await page.waitForSelector('#ended:not([hidden])');
     // The wrong password's 401 is the one failed request (the browser logs it).
     expect(errors).toEqual(['console: Failed to load resource: the server responded with a status of 401 (Unauthorized)']);
-    await Promise.all([page.close(), overlay.close(), bare.close()]);
+    await Promise.all([page.close(), overlay.close(), bare.close(), sourceOnly.close()]);
   }, 90_000);
 
   it('reconnects by itself after its connection drops, and the broadcast goes on', async () => {
@@ -311,6 +329,61 @@ describe.skipIf(!haveChromium())('broadcast pages in Chromium (viewer page and O
     expect(await second.textContent('#status')).toMatch(/Waiting for the broadcast/);
     await second.close();
   }, 60_000);
+
+  it('limits: too many unknown lookups, a wrong-password lock and a full waiting line each say so, and when it tries again', async () => {
+    const b = await newBroadcast(t, key, { transcription_languages: ['en'], translation_languages: ['es'], max_viewers: 1 });
+    // A source that looked up 20 unknown channels in the last minute: its next lookups are refused (429).
+    const noisy = randomIp();
+    for (let i = 0; i < 20; i++) await viewer(t, 'GET', `/api/v1/viewer/broadcasts/zz${String(i).padStart(2, '0')}`, { ip: noisy });
+    const limited = await browser.newPage();
+    await limited.setExtraHTTPHeaders({ 'x-forwarded-for': noisy });
+    await limited.goto(`${t.url}/b/${b.token}`);
+    await limited.waitForSelector('#status:has-text("Too many requests")');
+    expect(await limited.textContent('#status')).toMatch(/trying again in \d+ s/);
+    expect(await limited.isHidden('#controls')).toBe(true);
+    keepScreenshot('viewer-too-many-requests', await limited.screenshot());
+
+    // 30 wrong passwords from one source: verify is locked for it, even with the right password.
+    const locked = await newBroadcast(t, key, {
+      transcription_languages: ['en'],
+      translation_languages: ['es'],
+      access_type: 'password',
+      pass_code: 'open-2026',
+    });
+    const guesser = randomIp();
+    for (let i = 0; i < 30; i++) {
+      const r = await viewer(t, 'POST', `/api/v1/viewer/broadcasts/${locked.token}/verify`, {
+        ip: guesser,
+        body: { password: `guess-${i}` },
+      });
+      expect(r.status).toBe(401);
+    }
+    const lockedPage = await browser.newPage();
+    await lockedPage.setExtraHTTPHeaders({ 'x-forwarded-for': guesser });
+    await lockedPage.goto(`${t.url}/b/${locked.token}`);
+    await lockedPage.waitForSelector('#password-form:not([hidden])');
+    await lockedPage.fill('#password', 'open-2026');
+    await lockedPage.press('#password', 'Enter');
+    await lockedPage.waitForSelector('#password-error:has-text("Too many attempts")');
+    expect(await lockedPage.textContent('#password-error')).toMatch(/Try again in \d+ seconds/);
+    expect(await lockedPage.isVisible('#password-form')).toBe(true);
+    keepScreenshot('viewer-password-locked', await lockedPage.screenshot());
+
+    // A full broadcast whose waiting line is full too (max_viewers 1: one seat, 100 waiting): 503, said as such.
+    const crowd: ViewerClient[] = [];
+    for (let i = 0; i < 101; i += 20)
+      crowd.push(...(await Promise.all(Array.from({ length: Math.min(20, 101 - i) }, () => openViewer(t, b.token)))));
+    expect(crowd.every((v) => v.status === 200)).toBe(true);
+    const full = await browser.newPage();
+    await full.goto(`${t.url}/b/${b.token}`);
+    await full.waitForSelector('#status:has-text("full")', { timeout: 20_000 });
+    expect(await full.textContent('#status')).toMatch(/waiting line too\. Trying again in \d+ s/);
+    keepScreenshot('viewer-broadcast-full', await full.screenshot());
+    // Places free up: the page gets in by itself (first in the line, then... the one seat).
+    for (const v of crowd) v.close();
+    await full.waitForSelector('#status:has-text("Waiting for the broadcast")', { timeout: 60_000 });
+    await Promise.all([limited.close(), lockedPage.close(), full.close()]);
+  }, 120_000);
 
   it('an unknown token and an ended broadcast say so instead of waiting', async () => {
     const page = await browser.newPage();

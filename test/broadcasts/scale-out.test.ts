@@ -3,7 +3,10 @@
  * jfk.flac to one instance, a viewer on the other receives its captions in order, and
  * max_viewers holds across both (a viewer on the host's instance waits in the queue until the
  * first viewer leaves). Spoken translations (tts_ready) are made once on the host's instance
- * and reach a tts viewer on the other.
+ * and reach a tts viewer on the other; the instance without a synthesizer still tells its viewers
+ * which languages they can listen to (tts_languages, published by the hosting instance). A
+ * drain of the hosting instance freezes the broadcast instead of ending it: viewers on the other
+ * instance stay connected, and the host goes on from there.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -60,6 +63,13 @@ describe.skipIf(!redisUrl || !pg)('broadcast fan-out across two instances (Postg
     host.send(vt('start', { type: 'broadcast', broadcast_token: channel.token, audio_format: 'pcm' }));
     const started = await host.next((m: Msg) => m.data?.action === 'session_started' || m.type === 'error', 20_000);
     expect(started.data).toMatchObject({ action: 'session_started', phase: 'live', viewer_count: 1, queue_count: 1 });
+    // The languages viewers can listen to are the hosting instance's (it synthesizes), also on the
+    // instance without a synthesizer: its public view and its viewers' connected event say so.
+    const view = await api(a.url, 'GET', `/api/v1/viewer/broadcasts/${channel.token}`);
+    expect(view.body.data).toMatchObject({ is_live: true, tts_languages: ['es'] });
+    const third = await openViewer(a, channel.token);
+    expect((await third.next((e) => e.event === 'connected')).data).toMatchObject({ phase: 'live', tts_languages: ['es'] });
+    third.close();
     await streamPcm(host, jfkPcm(), 4);
     await onA.next((e) => e.event === 'translation' && e.data.is_final, 30_000);
     const finals = onA.events.filter((e) => e.event === 'origin' && e.data.is_final).map((e) => e.data.sid as number);
@@ -77,5 +87,63 @@ describe.skipIf(!redisUrl || !pg)('broadcast fan-out across two instances (Postg
     await onB.next((e) => e.event === 'ended', 60_000);
     await host.next((m) => m.data?.action === 'task_complete', 60_000);
     host.ws.close();
+  }, 180_000);
+
+  it('a drain on the host instance: the host is told service_shutdown, viewers elsewhere stay (host_disconnected), the host goes on from another instance', async () => {
+    const pgSchema = await createPgSchema();
+    cleanup.push(() => dropPgSchema(pgSchema));
+    const dirs = [mkdtempSync(join(tmpdir(), 'parley-bcc-')), mkdtempSync(join(tmpdir(), 'parley-bcd-'))];
+    cleanup.push(() => {
+      for (const d of dirs) rmSync(d, { recursive: true, force: true });
+    });
+    const env = { REDIS_URL: redisUrl!, PARLEY_WS_DRAIN_SECONDS: '1' };
+    // The viewers' instance can host too (where the host goes after the drain); the other drains.
+    const a = await startLiveApp('postgres', {
+      env: { ...env, PARLEY_ROLES: 'api,realtime,worker' },
+      reuse: { dataDir: dirs[0]!, pgSchema },
+    });
+    cleanup.push(() => a.close());
+    const b = await startLiveApp('postgres', { env: { ...env, PARLEY_ROLES: 'api,realtime' }, reuse: { dataDir: dirs[1]!, pgSchema } });
+    let bClosed = false;
+    cleanup.push(() => (bClosed ? undefined : b.close()));
+
+    const created = await a.app.deps.keys.createKey({});
+    await a.app.deps.billing.grantCredit({ accountId: created.account_id, points: 50, pool: 'account' });
+    const key = created.api_key;
+    const channel = await newBroadcast(a, key, { transcription_languages: ['en'], translation_languages: ['es'] });
+    const watcher = await openViewer(a, channel.token);
+    await watcher.next((e) => e.event === 'connected');
+    const hostOn = async (app: TestApp) => {
+      const ticket = (await api(a.url, 'POST', '/api/v1/auth/ticket', { key })).body.data.ticket as string;
+      const host = await connect(app, [`ticket.${ticket}`]);
+      host.send(vt('start', { type: 'broadcast', broadcast_token: channel.token, audio_format: 'pcm' }));
+      const started = await host.next((m: Msg) => m.data?.action === 'session_started' || m.type === 'error', 20_000);
+      expect(started.data).toMatchObject({ action: 'session_started', phase: 'live' });
+      return host;
+    };
+    const first = await hostOn(b);
+    await watcher.next((e) => e.event === 'recording_started', 10_000);
+
+    // The host's instance shuts down: its host is told; at the drain deadline the broadcast freezes, it does not end.
+    const closing = b.app.close().then(() => {
+      bClosed = true;
+    });
+    expect((await first.next((m) => m.type === 'error' && m.data.error_code === 'service_shutdown', 10_000)).data.severity).toBe('warning');
+    await watcher.next((e) => e.event === 'host_disconnected', 30_000);
+    await closing;
+    expect((await first.closed).code).toBe(1001);
+    expect(watcher.events.some((e) => e.event === 'ended')).toBe(false);
+    expect((await api(a.url, 'GET', `/api/v1/broadcasts/${channel.id}`, { key })).body.data).toMatchObject({ status: 'active' });
+
+    // The host starts again on the other instance: the same viewer connection sees it come back and live captions go on.
+    const second = await hostOn(a);
+    expect((await watcher.next((e) => e.event === 'host_reconnected', 10_000)).data).toMatchObject({ resumed: true, phase: 'live' });
+    await streamPcm(second, jfkPcm().subarray(0, 32_000 * 4), 4);
+    await watcher.next((e) => e.event === 'origin', 30_000);
+    second.send(vt('stop'));
+    await watcher.next((e) => e.event === 'ended', 60_000);
+    await second.next((m) => m.data?.action === 'task_complete', 60_000);
+    second.ws.close();
+    watcher.close();
   }, 180_000);
 });

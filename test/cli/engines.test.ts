@@ -37,8 +37,8 @@ describe('engines CLI (the forms scripts depend on)', () => {
     expect(r.code).toBe(0);
     const block = (kind: string) => r.out.split('\n\n').find((b) => b.startsWith(`${kind}\n`)) ?? '';
     const stt = block('streaming-stt').split('\n');
-    expect(stt[1]).toMatch(/^ {2}engine +tier +languages +interim +word times +diarization +channels$/);
-    expect(stt.find((l) => l.includes('builtin/pocketsphinx'))).toMatch(/builtin\/pocketsphinx +builtin +en +yes +yes +no +1$/);
+    expect(stt[1]).toMatch(/^ {2}engine +tier +languages +interim +word times +diarization +channels +detects language$/);
+    expect(stt.find((l) => l.includes('builtin/pocketsphinx'))).toMatch(/builtin\/pocketsphinx +builtin +en +yes +yes +no +1 +no$/);
     expect(block('tts')).toMatch(/builtin\/espeak +builtin +en-US .* +yes +yes/); // streams sentence by sentence, word boundaries
     expect(block('translator')).toMatch(/builtin\/apertium +builtin +\d+ pairs/);
     // Unavailable engines say why, in place of the requirement cells.

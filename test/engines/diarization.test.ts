@@ -5,14 +5,19 @@
  * either speaker counts as right. The engine is looked up by id in the catalog, so the test
  * skips (saying why) while no diarizer is registered.
  */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decodeToPcm } from '../../src/engines/audio/ffmpeg.js';
 import { Fft } from '../../src/engines/builtin/diarizer/features.js';
 import { digamma } from '../../src/engines/builtin/diarizer/gaussian.js';
+import { OnlineDiarizer } from '../../src/engines/builtin/diarizer/online.js';
 import { pitchTrack } from '../../src/engines/builtin/diarizer/pitch.js';
 import { CATALOG } from '../../src/engines/catalog.js';
 import { EngineError } from '../../src/engines/errors.js';
-import type { Diarizer, PcmAudio, SpeakerTurn, Synthesizer, VoiceActivityDetector } from '../../src/engines/types.js';
+import type { Diarizer, PcmAudio, PcmSource, SpeakerTurn, Synthesizer, VoiceActivityDetector } from '../../src/engines/types.js';
+import { PcmFile } from '../../src/processing/pcm-file.js';
 import { convert, haveSharedAudio, JFK, librivoxClips, STEREO } from '../support/audio.js';
 import { diarizationAccuracy as accuracy } from '../support/diarization.js';
 
@@ -104,6 +109,38 @@ describe.skipIf(!haveSharedAudio() || !diarizerFactory)('classic diarizer on rea
     for (const t of turns) expect({ t, id: t.speakerId }).toEqual({ t, id: t.endMs <= joinMs + 100 ? '1' : '2' });
   });
 
+  it('a recording on disk is read a part at a time (at most one 30 s slice per read) with the same turns as in memory', async () => {
+    // 4 x (jfk + the stereo mix): about 64 s, so the VAD needs three slices.
+    const [jfk, stereo] = await Promise.all([decodeToPcm(JFK, ff), decodeToPcm(STEREO, ff)]);
+    const whole = concat([jfk, stereo, jfk, stereo, jfk, stereo, jfk, stereo]);
+    const dir = mkdtempSync(join(tmpdir(), 'parley-diar-'));
+    try {
+      const path = join(dir, 'audio.pcm');
+      writeFileSync(path, Buffer.from(Int16Array.from(whole.samples, (x) => Math.round(x * 32767)).buffer));
+      const file = new PcmFile(path);
+      let largestMs = 0;
+      let reads = 0;
+      const source: PcmSource = {
+        sampleRate: file.sampleRate,
+        durationMs: file.durationMs,
+        read: (startMs, lengthMs) => {
+          reads++;
+          largestMs = Math.max(largestMs, lengthMs);
+          return file.read(startMs, lengthMs);
+        },
+      };
+      const fromDisk = await diarizer.diarize(source);
+      expect(largestMs).toBeLessThanOrEqual(30_000);
+      expect(reads).toBeGreaterThan(3); // slices for the VAD, then regions
+      // Same speakers and times as the whole recording in memory (16-bit rounding aside).
+      const inMemory = await diarizer.diarize(file.read(0, file.durationMs));
+      expect(fromDisk).toEqual(inMemory);
+      expect(new Set(fromDisk.map((t) => t.speakerId)).size).toBeGreaterThanOrEqual(2);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 120_000); // two diarizations of 64 s: slow when the machine is loaded
+
   it('audio that is not 16 kHz is refused with audio_invalid_format', async () => {
     const err = await diarizer.diarize({ sampleRate: 8000, samples: new Float32Array(8000) }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(EngineError);
@@ -186,6 +223,37 @@ describe.skipIf(!diarizerFactory || !ttsFactory)('classic diarizer on voices the
     // The changes are placed within half a second of the joins.
     for (const join of joins) expect(Math.min(...turns.map((t) => Math.abs(t.startMs - join)))).toBeLessThan(500);
   });
+});
+
+describe.skipIf(!ttsFactory)('live (online) diarizer: a later commit corrects an earlier one', () => {
+  it('a short utterance unlike the known voice goes to it for now, and to the voice its speaker founds later', async () => {
+    const tts = (await ttsFactory!.create(ctx)) as Synthesizer;
+    const say = async (voice: string, text: string) =>
+      (await decodeToPcm((await tts.synthesize(text, { language: 'en-US', voice })).mp3, ff)).samples;
+    const parts = [
+      await say('espeak-en-US-male-1', 'The meeting starts at nine tomorrow morning, so please bring the quarterly report with you.'),
+      await say('espeak-en-US-female-1', 'Yes sure.'),
+      await say('espeak-en-US-female-1', 'I will bring the report and the slides, and I will also invite the new members of the team.'),
+    ];
+    const live = new OnlineDiarizer();
+    const commits = [];
+    const corrections = [];
+    let at = 0;
+    for (const p of parts) {
+      live.write(Int16Array.from(p, (x) => Math.round(x * 32767)));
+      live.write(new Int16Array(16000)); // a second of silence
+      commits.push(live.commit(at, at + p.length / 16));
+      corrections.push(live.corrections());
+      at += p.length / 16 + 1000;
+    }
+    expect(commits.map((c) => c.map((p) => p.speakerId))).toEqual([['1'], ['1'], ['2']]);
+    expect(corrections[0]).toEqual([]);
+    expect(corrections[1]).toEqual([]);
+    // The third commit (her voice founded) claims the short utterance: one correction, reported once.
+    expect(corrections[2]).toEqual([{ ...commits[1]![0], speakerId: '2', previousSpeakerId: '1' }]);
+    expect(live.corrections()).toEqual([]);
+    expect(live.speakers).toBe(2);
+  }, 60_000);
 });
 
 describe('diarizer signal processing', () => {

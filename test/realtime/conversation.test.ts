@@ -14,13 +14,13 @@ import { EngineRegistry } from '../../src/engines/registry.js';
 import { openAiTranscriptionFactory } from '../../src/engines/remote/openai-transcription.js';
 import { liveFromFileFactory } from '../../src/engines/streaming/factory.js';
 import { createLogger } from '../../src/platform/logging.js';
-import { api, startTestApp, type TestApp } from '../support/app.js';
+import { api, backends, startTestApp, type TestApp } from '../support/app.js';
 import { type OpenAiServer, startOpenAiServer } from '../support/openai-server.js';
 import { type Client, connect, errorWith, event, JFK, jfkPcm, type Msg, streamPcm, ticketAndKey, vt } from './support.js';
 
 const SPANISH = 'hola amigos buenos días';
 
-describe.skipIf(!existsSync(JFK))('conversation recordings (WebSocket, sqlite)', () => {
+describe.skipIf(!existsSync(JFK)).each(backends())('conversation recordings (WebSocket, %s)', (backend) => {
   let server: OpenAiServer;
   let t: TestApp;
   beforeAll(async () => {
@@ -36,7 +36,9 @@ describe.skipIf(!existsSync(JFK))('conversation recordings (WebSocket, sqlite)',
       sileroVadFactory,
       liveFromFileFactory,
     ]);
-    t = await startTestApp({ engines, backend: 'sqlite' });
+    // PostgreSQL runs with Redis (bus, rate limits) when REDIS_URL is set, as startLiveApp does.
+    const redis: Record<string, string> = backend === 'postgres' && process.env.REDIS_URL ? { REDIS_URL: process.env.REDIS_URL } : {};
+    t = await startTestApp({ engines, backend, env: redis });
   }, 60_000);
   afterAll(async () => {
     await t?.close();

@@ -8,6 +8,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { realKey } from '../billing/support.js';
+import { openSubtitles, ownerToken } from '../subtitles/support.js';
 import { api, backends, type TestApp } from '../support/app.js';
 import { type Client, connect, errorWith, event, type Msg, startLiveApp, startSession, ticketAndKey, vt } from './support.js';
 
@@ -148,9 +149,13 @@ describe.skipIf(!haveAudio).each(backends())('multi_channel live sessions (%s)',
     await refused(mc({ type: 'broadcast', broadcast_token: 'x' }), 'multichannel_broadcast_not_allowed');
   }, 60_000);
 
-  it('channel actions: add, set language, remove, and each of their refusals', async () => {
-    const { cl } = await client();
-    await startSession(cl, mc({ channels: [{ channel_id: 1, language: 'en' }] }));
+  it('channel actions: add, set language, remove, and each of their refusals; a subtitle viewer gets the changes', async () => {
+    const { cl, key } = await client();
+    const started = await startSession(cl, mc({ channels: [{ channel_id: 1, language: 'en' }] }));
+    // A floating-subtitle viewer (real SSE): channel events travel on the session stream, not only to the owner.
+    const taskId = started.data.task_id as string;
+    const viewer = await openSubtitles(t.url, taskId, (await ownerToken(t.url, key, taskId)).body.data.token);
+    expect(viewer.status).toBe(200);
     const act = async (action: string, data: Record<string, unknown>, code: string) => {
       cl.send(vt(action, data));
       return (await errorWith(cl, code)).data;
@@ -187,6 +192,22 @@ describe.skipIf(!haveAudio).each(backends())('multi_channel live sessions (%s)',
     cl.send(vt('stop'));
     await event(cl, 'task_complete', 30_000);
     cl.ws.close();
+    await viewer.ended;
+    const changes = viewer.events.filter((e) => e.event.startsWith('channel_'));
+    expect(changes.map((e) => [e.event, e.data.channel_id])).toEqual([
+      ['channel_added', 2],
+      ['channel_language_set', 1],
+      ['channel_removed', 2],
+    ]);
+    expect(changes[0]?.data).toMatchObject({
+      task_id: taskId,
+      label: 'Guest',
+      channels: [{ channel_id: 1 }, { channel_id: 2, label: 'Guest' }],
+    });
+    expect(changes[2]?.data.channels).toEqual([{ channel_id: 1, language: 'en', label: null }]);
+    // Numbered like every session event (SSE id), in order.
+    const ids = changes.map((e) => Number(e.id));
+    expect(ids.every((id, i) => id > 0 && (i === 0 || id > (ids[i - 1] as number)))).toBe(true);
   }, 60_000);
 
   it('channel actions in a single-mode session: not_multi_channel_session', async () => {

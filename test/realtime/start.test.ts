@@ -56,12 +56,44 @@ describe('start validation', () => {
     expect(reject({ type: 'Transcribe' })).toMatchObject({ code: 'invalid_parameter', details: { field: 'type' } });
   });
 
-  it('advanced recognition modes come later', () => {
-    for (const m of ['multi_language']) {
-      const r = reject({ recognition_mode: m });
-      expect(r.code).toBe('invalid_recognition_mode');
-      expect(r.message).toMatch(/later/);
-    }
+  it('multi_language: refused (invalid_recognition_mode naming what is missing) unless one recognizer serves every language and tells them apart', () => {
+    // en and de are each served, but no recognizer detects the language: never a guessed label.
+    const r = reject({ recognition_mode: 'multi_language', transcription_languages: ['en', 'de'] });
+    expect(r.code).toBe('invalid_recognition_mode');
+    expect(r.message).toBe('No streaming recognizer here serves en and de with interim results and language detection.');
+    expect(r.details).toMatchObject({
+      field: 'recognition_mode',
+      languages: ['en', 'de'],
+      engine_kind: 'streaming-stt',
+      missing: ['language_detection'],
+      valid_values: ['single'],
+    });
+    // One language has nothing to tell apart.
+    expect(validateStart({ ...base, recognition_mode: 'multi_language' }, engines).ok).toBe(true);
+    // A recognizer that detects the language among en and de.
+    const detecting = engineQueryOf(
+      EngineRegistry.fromEngines([
+        {
+          ...recognizer('test/detector', ['en', 'de'], false),
+          capabilities: { languages: ['en', 'de'], streaming: true, interimResults: true, languageDetection: true },
+        },
+      ]),
+    );
+    const withDetection: EngineQuery = { ...engines, streamingRefusal: detecting.streamingRefusal };
+    const ok = validateStart({ ...base, recognition_mode: 'multi_language', transcription_languages: ['en', 'de'] }, withDetection);
+    expect(ok.ok && ok.start).toMatchObject({ recognitionMode: 'multi_language', transcriptionLanguages: ['en', 'de'] });
+    // Every language must reach every translation target (any utterance may be in any of them).
+    const noDeFr = validateStart(
+      { ...base, recognition_mode: 'multi_language', transcription_languages: ['en', 'de'], translation_languages: ['fr'] },
+      withDetection,
+    );
+    expect(!noDeFr.ok && noDeFr.error).toMatchObject({ code: 'invalid_parameter', details: { field: 'translation_languages' } });
+    expect(!noDeFr.ok && noDeFr.error.message).toMatch(/de to "fr"/);
+    // A conversation recognizes each speaker in its own language.
+    expect(reject({ type: 'conversation', recognition_mode: 'multi_language', transcription_languages: ['en', 'de'] })).toMatchObject({
+      code: 'invalid_recognition_mode',
+      details: { field: 'recognition_mode' },
+    });
   });
 
   it('multi_speaker names what no recognizer here serves, never falls back to single', () => {

@@ -46,6 +46,8 @@ export interface TestAppOptions extends Omit<BuildOverrides, 'pgSchema'> {
   reuse?: { dataDir: string; pgSchema?: string };
   /** Routes a test adds before the server listens (e.g. a raw stream route over the app's deps). */
   routes?: (app: ParleyApp) => void;
+  /** Check every response against the declared contract (default on; benchmarks turn it off to measure what production runs). */
+  contract?: boolean;
 }
 
 /** Creates a fresh PostgreSQL schema and returns its name. */
@@ -93,7 +95,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
   const config = testConfig(dataDir, backend, options.env);
   const logger = options.logger ?? createLogger(config.platform.logLevel);
   const app = await buildApp(config, { ...options, logger, pgSchema });
-  installContract(app.http);
+  if (options.contract !== false) installContract(app.http);
   options.routes?.(app);
   await app.http.listen({ port: 0, host: '127.0.0.1' });
   const address = app.http.server.address();

@@ -9,6 +9,10 @@
  * fields, enums, error codes per status); a non-JSON body has a declared content type.
  * Routes that declare no responses at all are left to the OpenAPI completeness test
  * (test/platform/openapi.test.ts); hidden routes (web pages, the documents) are skipped.
+ *
+ * SSE responses are written past Fastify (a hijacked reply), so their events are checked as
+ * they are written: every event of a `text/event-stream` answer must be one its route declares
+ * under `x-sse-events` (api-doc.ts `sse()`), and its `data` must match that event's schema.
  */
 import { Ajv, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
@@ -113,8 +117,92 @@ export function checkResponse(request: FastifyRequest, reply: FastifyReply, payl
   return fail(`body does not match the declared schema: ${why}; body: ${payload.slice(0, 400)}`);
 }
 
-/** Adds the checking hook to an app (before it listens). */
+/** The declared events of a route's SSE answer (status 200), if it has one. */
+function sseEventsOf(request: FastifyRequest): Record<string, AnySchema> | undefined {
+  const schema = request.routeOptions.schema as AnySchema | undefined;
+  if (!schema || schema.hide) return undefined;
+  return schema.response?.[200]?.content?.['text/event-stream']?.schema?.['x-sse-events'];
+}
+
+/** Checks one SSE event block against the declared events; null when it conforms. */
+export function checkSseEvent(events: Record<string, AnySchema>, block: string): string | null {
+  const lines = block.split('\n');
+  const name = lines
+    .find((l) => l.startsWith('event:'))
+    ?.slice(6)
+    .trim();
+  const dataLines = lines.filter((l) => l.startsWith('data:')).map((l) => l.slice(5).replace(/^ /, ''));
+  if (!name) return dataLines.length ? `an event without a name: ${block.slice(0, 200)}` : null; // comments, heartbeats
+  const schema = events[name];
+  if (!schema) return `event "${name}" is not declared (declared: ${Object.keys(events).join(', ')})`;
+  let data: unknown;
+  try {
+    data = JSON.parse(dataLines.join('\n'));
+  } catch {
+    return `event "${name}": data is not JSON`;
+  }
+  const validate = validatorFor(schema);
+  if (validate(data)) return null;
+  const why = (validate.errors ?? [])
+    .slice(0, 5)
+    .map((e) => `${e.instancePath || '/'} ${e.message}`)
+    .join('; ');
+  return `event "${name}" does not match its schema: ${why}; data: ${dataLines.join('\n').slice(0, 400)}`;
+}
+
+/**
+ * Wraps the raw response of an SSE route so each event written is checked (the reply is
+ * hijacked, so Fastify's onSend never sees it). Only 2xx `text/event-stream` answers count.
+ */
+function watchSse(request: FastifyRequest, reply: FastifyReply): void {
+  const events = sseEventsOf(request);
+  if (!events) return;
+  const res = reply.raw;
+  const method = request.method;
+  const route = request.routeOptions.url ?? request.url;
+  let isStream = false;
+  let buffer = '';
+  const writeHead = res.writeHead.bind(res) as (...args: unknown[]) => typeof res;
+  // biome-ignore lint/suspicious/noExplicitAny: writeHead's overloads are wrapped as they come
+  (res as any).writeHead = (status: number, ...rest: unknown[]) => {
+    const headers = rest.find((r) => r && typeof r === 'object') as Record<string, unknown> | undefined;
+    const type = Object.entries(headers ?? {}).find(([k]) => k.toLowerCase() === 'content-type')?.[1];
+    isStream = status < 300 && String(type ?? res.getHeader('content-type') ?? '').startsWith('text/event-stream');
+    return writeHead(status, ...rest);
+  };
+  const inspect = (chunk: unknown) => {
+    if (!isStream || chunk === undefined || chunk === null || typeof chunk === 'function') return;
+    buffer += typeof chunk === 'string' ? chunk : Buffer.from(chunk as Uint8Array).toString('utf8');
+    let cut = buffer.indexOf('\n\n');
+    while (cut >= 0) {
+      const block = buffer.slice(0, cut);
+      buffer = buffer.slice(cut + 2);
+      cut = buffer.indexOf('\n\n');
+      const name = /^event: ?(.*)$/m.exec(block)?.[1];
+      if (name) seen.add(`SSE ${method} ${route} ${name}`);
+      const problem = checkSseEvent(events, block);
+      if (problem) violations.push({ method, route, status: res.statusCode, problem });
+    }
+  };
+  const write = res.write.bind(res) as (...args: unknown[]) => boolean;
+  // biome-ignore lint/suspicious/noExplicitAny: write's overloads are wrapped as they come
+  (res as any).write = (chunk: unknown, ...rest: unknown[]) => {
+    inspect(chunk);
+    return write(chunk, ...rest);
+  };
+  const end = res.end.bind(res) as (...args: unknown[]) => typeof res;
+  // biome-ignore lint/suspicious/noExplicitAny: end's overloads are wrapped as they come
+  (res as any).end = (chunk?: unknown, ...rest: unknown[]) => {
+    inspect(chunk);
+    return end(chunk, ...rest);
+  };
+}
+
+/** Adds the checking hooks to an app (before it listens). */
 export function installContract(app: HttpApp): void {
+  app.addHook('onRequest', async (request, reply) => {
+    watchSse(request, reply);
+  });
   app.addHook('onSend', async (request, reply, payload) => {
     try {
       const v = checkResponse(request, reply, payload);

@@ -45,6 +45,14 @@ export interface OpenAiServer {
   filterMode: 'finish' | 'error';
   /** Words the transcription endpoint "hears", spread evenly across the audio. */
   transcript: string;
+  /**
+   * Language detection as Whisper servers do it: a transcription request naming no language
+   * reports the next language of this list (an English name, as verbose_json does; 'english'
+   * when the list is empty); a request naming one reports that one. `transcripts` gives the
+   * words heard per reported language (default `transcript`).
+   */
+  detect: string[];
+  transcripts: Record<string, string>;
   /** When set, transcriptions come from this real recognizer run on the uploaded WAV. */
   recognizer?: FileRecognizer;
   /** When set, /audio/speech answers with this real synthesizer's MP3 (spoken as en-US). */
@@ -101,6 +109,8 @@ export async function startOpenAiServer(): Promise<OpenAiServer> {
     filterWords: ['FORBIDDEN'],
     filterMode: 'finish',
     transcript: 'hello from the remote server',
+    detect: [],
+    transcripts: {},
     transcriptionsInFlight: 0,
     maxTranscriptionsInFlight: 0,
     chunkDelayMs: 0,
@@ -182,15 +192,17 @@ export async function startOpenAiServer(): Promise<OpenAiServer> {
         }
       }
       const duration = wavDurationSec(wav);
-      const ws = state.transcript.split(' ');
+      const requested = fields.language?.[0];
+      const language = requested ?? state.detect.shift() ?? 'english';
+      const ws = (state.transcripts[language] ?? state.transcript).split(' ');
       const per = duration / ws.length;
       const words = ws.map((w, i) => ({ word: w, start: i * per, end: (i + 0.8) * per }));
       const half = Math.ceil(ws.length / 2);
       return send(res, 200, {
         task: 'transcribe',
-        language: 'english',
+        language,
         duration,
-        text: state.transcript,
+        text: ws.join(' '),
         segments: [
           { id: 0, start: 0, end: half * per, text: ` ${ws.slice(0, half).join(' ')}` },
           { id: 1, start: half * per, end: duration, text: ` ${ws.slice(half).join(' ')}` },

@@ -38,7 +38,9 @@ export function createSherpaDiarizer(sherpa: SherpaModule, segmentation: string,
       const run = busy.then(() => {
         if (options.signal?.aborted) throw options.signal.reason;
         sd.setConfig({ clustering: { numClusters: options.numSpeakers ?? -1, threshold: THRESHOLD } });
-        return numberSpeakers(sd.process(audio.samples) as Array<{ start: number; end: number; speaker: number }>);
+        // sherpa-onnx takes the whole recording in one array: this engine is not bounded in memory.
+        const whole = 'read' in audio ? audio.read(0, audio.durationMs + 1) : audio;
+        return numberSpeakers(sd.process(whole.samples) as Array<{ start: number; end: number; speaker: number }>);
       });
       busy = run.catch(() => {});
       return run;

@@ -3,10 +3,17 @@
  * response_format=verbose_json and word + segment timestamps, as OpenAI, speaches,
  * LocalAI and faster-whisper servers accept. Words are attached to the segment whose time
  * span holds them.
+ *
+ * Language detection (multi_language, `options.languages`): the request names no language, so
+ * a Whisper server detects it and reports it (verbose_json `language`); the transcript's
+ * `language` is the candidate with that base language. A language outside the candidates is
+ * never passed on as one of them: the audio is transcribed again in `options.language`.
+ * Servers that need the language are configured with PARLEY_REMOTE_STT_LANGUAGE_DETECTION=false
+ * (the engine then does not declare detection, and multi_language is refused at start).
  */
 import { baseLanguage, normalizeLanguage } from '../../languages.js';
 import type { EngineFactory } from '../registry.js';
-import type { FileRecognizer, FileTranscript, FileTranscriptSegment, Word } from '../types.js';
+import type { FileRecognizer, FileSttOptions, FileTranscript, FileTranscriptSegment, PcmAudio, Word } from '../types.js';
 import { NOT_CONFIGURED, remoteEndpoint } from './endpoints.js';
 import { sttError } from './errors.js';
 import { bodyFailure, type RemoteEndpoint, remoteFetch } from './http.js';
@@ -22,7 +29,12 @@ interface Verbose {
 
 /** verbose_json reports the language as an English name ("english"); map it back to a tag. */
 function languageTag(reported: string | undefined, requested: string): string {
-  if (!reported) return requested;
+  return reportedTag(reported) ?? requested;
+}
+
+/** The tag of a reported language (a name or a code); null when not recognizable. */
+function reportedTag(reported: string | undefined): string | null {
+  if (!reported) return null;
   const direct = normalizeLanguage(reported);
   if (direct && direct.length <= 3) return direct;
   const names = new Intl.DisplayNames(['en'], { type: 'language' });
@@ -49,62 +61,85 @@ function languageTag(reported: string | undefined, requested: string): string {
     'id',
   ])
     if (names.of(code)?.toLowerCase() === reported.toLowerCase()) return code;
-  return requested;
+  return null;
 }
 
-export function createOpenAiTranscription(ep: RemoteEndpoint, id = 'remote/openai-transcription'): FileRecognizer {
+/** The candidate a reported language is (same base language: "english" is en-US when en-US was asked). */
+function candidateFor(reported: string | undefined, candidates: readonly string[]): string | null {
+  const tag = reportedTag(reported);
+  return tag ? (candidates.find((c) => baseLanguage(c) === baseLanguage(tag)) ?? null) : null;
+}
+
+export function createOpenAiTranscription(ep: RemoteEndpoint, id = 'remote/openai-transcription', detects = true): FileRecognizer {
+  const once = transcribeOnce(ep, id);
   return {
     id,
     kind: 'file-stt',
     tier: 'remote',
-    capabilities: { languages: ['*'], wordTimes: true },
+    capabilities: { languages: ['*'], wordTimes: true, languageDetection: detects },
     async transcribe(audio, options): Promise<FileTranscript> {
-      const wav = pcmToWav(audio);
-      const durationMs = Math.round((audio.samples.length / audio.sampleRate) * 1000);
-      let body: Verbose;
-      try {
-        const res = await remoteFetch(ep, {
-          method: 'POST',
-          path: '/audio/transcriptions',
-          signal: options.signal,
-          body: () => {
-            const form = new FormData();
-            form.set('file', new Blob([wav], { type: 'audio/wav' }), 'audio.wav');
-            form.set('model', ep.model);
-            form.set('response_format', 'verbose_json');
-            form.append('timestamp_granularities[]', 'word');
-            form.append('timestamp_granularities[]', 'segment');
-            if (options.language && options.language !== '*') form.set('language', baseLanguage(options.language));
-            return form;
-          },
-        });
-        body = (await res.json().catch((err: unknown) => {
-          throw bodyFailure(err, ep, options.signal);
-        })) as Verbose;
-      } catch (err) {
-        throw sttError(err, id);
-      }
-      options.onProgress?.(1);
-      const words: Word[] = (body.words ?? []).map((w) => ({
-        text: w.word.trim(),
-        startMs: Math.round(w.start * 1000),
-        endMs: Math.round(w.end * 1000),
-      }));
-      const raw = body.segments?.length ? body.segments : [{ start: 0, end: body.duration ?? durationMs / 1000, text: body.text ?? '' }];
-      const segments: FileTranscriptSegment[] = raw
-        .map((s) => {
-          const startMs = Math.round(s.start * 1000);
-          const endMs = Math.round(s.end * 1000);
-          return { text: s.text.trim(), startMs, endMs, words: words.filter((w) => w.startMs >= startMs && w.startMs < endMs) };
-        })
-        .filter((s) => s.text);
-      return {
-        text: (body.text ?? segments.map((s) => s.text).join(' ')).trim(),
-        language: languageTag(body.language, options.language),
-        segments,
-        durationMs: body.duration ? Math.round(body.duration * 1000) : durationMs,
-      };
+      const candidates = detects && options.languages && options.languages.length > 1 ? options.languages : null;
+      if (!candidates) return withoutReported(await once(audio, options));
+      const heard = await once(audio, { ...options, language: '*' });
+      const language = candidateFor(heard.reported, candidates);
+      if (language) return { ...withoutReported(heard), language };
+      // Heard none of the candidates: recognized again in the fallback, never mislabelled.
+      return withoutReported(await once(audio, options));
     },
+  };
+}
+
+const withoutReported = ({ reported: _, ...t }: FileTranscript & { reported?: string }): FileTranscript => t;
+
+/** One request; `language` '*' sends none (the server detects it). */
+function transcribeOnce(ep: RemoteEndpoint, id: string) {
+  return async (audio: PcmAudio, options: FileSttOptions): Promise<FileTranscript & { reported?: string }> => {
+    const wav = pcmToWav(audio);
+    const durationMs = Math.round((audio.samples.length / audio.sampleRate) * 1000);
+    let body: Verbose;
+    try {
+      const res = await remoteFetch(ep, {
+        method: 'POST',
+        path: '/audio/transcriptions',
+        signal: options.signal,
+        body: () => {
+          const form = new FormData();
+          form.set('file', new Blob([wav], { type: 'audio/wav' }), 'audio.wav');
+          form.set('model', ep.model);
+          form.set('response_format', 'verbose_json');
+          form.append('timestamp_granularities[]', 'word');
+          form.append('timestamp_granularities[]', 'segment');
+          if (options.language && options.language !== '*') form.set('language', baseLanguage(options.language));
+          return form;
+        },
+      });
+      body = (await res.json().catch((err: unknown) => {
+        throw bodyFailure(err, ep, options.signal);
+      })) as Verbose;
+    } catch (err) {
+      throw sttError(err, id);
+    }
+    options.onProgress?.(1);
+    const words: Word[] = (body.words ?? []).map((w) => ({
+      text: w.word.trim(),
+      startMs: Math.round(w.start * 1000),
+      endMs: Math.round(w.end * 1000),
+    }));
+    const raw = body.segments?.length ? body.segments : [{ start: 0, end: body.duration ?? durationMs / 1000, text: body.text ?? '' }];
+    const segments: FileTranscriptSegment[] = raw
+      .map((s) => {
+        const startMs = Math.round(s.start * 1000);
+        const endMs = Math.round(s.end * 1000);
+        return { text: s.text.trim(), startMs, endMs, words: words.filter((w) => w.startMs >= startMs && w.startMs < endMs) };
+      })
+      .filter((s) => s.text);
+    return {
+      text: (body.text ?? segments.map((s) => s.text).join(' ')).trim(),
+      language: languageTag(body.language, options.language),
+      reported: body.language,
+      segments,
+      durationMs: body.duration ? Math.round(body.duration * 1000) : durationMs,
+    };
   };
 }
 
@@ -115,6 +150,8 @@ export const openAiTranscriptionFactory: EngineFactory = {
   summary: 'OpenAI-compatible /audio/transcriptions (PARLEY_REMOTE_STT_URL): Whisper servers such as speaches, LocalAI, OpenAI.',
   async create(ctx) {
     const ep = remoteEndpoint(ctx.config, 'stt');
-    return ep ? createOpenAiTranscription(ep) : { unavailable: NOT_CONFIGURED('PARLEY_REMOTE_STT_URL') };
+    return ep
+      ? createOpenAiTranscription(ep, undefined, ctx.config.engines.remoteSttLanguageDetection)
+      : { unavailable: NOT_CONFIGURED('PARLEY_REMOTE_STT_URL') };
   },
 };

@@ -11,6 +11,9 @@
  *   runs (the next one simply covers more audio), finals queue behind it. A slow recognizer
  *   therefore gives fewer interims, never a growing backlog.
  * Every pass sends at most `maxUtteranceMs` of audio (plus the padding before the VAD start).
+ * multi_language (`options.languages`): each pass asks the file recognizer to tell the
+ * language among them; results carry it as `detectedLanguage`, and the language last heard is
+ * the fallback of the next pass (a recognizer that hears none of them recognizes in it).
  */
 import { copyRange } from '../audio/chunks.js';
 import { EngineError } from '../errors.js';
@@ -99,6 +102,8 @@ class OverFileStream implements RecognizerStream {
   private readonly cancel = new AbortController();
   private ending: Promise<void> | null = null;
   private aborted = false;
+  /** multi_language: the language last heard (the fallback of the next pass). */
+  private lastLanguage: string;
 
   constructor(
     private readonly file: FileRecognizer,
@@ -109,6 +114,18 @@ class OverFileStream implements RecognizerStream {
     this.padSamples = (settings.paddingMs ?? 300) * SAMPLES_PER_MS;
     this.intervalSamples = settings.intervalMs * SAMPLES_PER_MS;
     this.maxSamples = settings.maxUtteranceMs * SAMPLES_PER_MS;
+    this.lastLanguage = options.language;
+  }
+
+  /** The candidates when the session tells languages apart (two or more), else null. */
+  private get candidates(): readonly string[] | null {
+    const l = this.options.languages;
+    return l && l.length > 1 ? l : null;
+  }
+
+  /** `detectedLanguage` of a result from transcript `t` (multi_language only). */
+  private detected(t: FileTranscript): { detectedLanguage?: string } {
+    return this.candidates ? { detectedLanguage: t.language } : {};
   }
 
   write(pcm: Int16Array): void {
@@ -178,7 +195,9 @@ class OverFileStream implements RecognizerStream {
       const text = t.text.trim();
       // An utterance with nothing in it gives no result, unless interims must be closed.
       if (!text && u.interimsSent === 0) return;
+      if (this.candidates && text) this.lastLanguage = t.language;
       this.emit({
+        ...this.detected(t),
         text,
         isFinal: true,
         startMs: u.startSample / SAMPLES_PER_MS,
@@ -205,7 +224,13 @@ class OverFileStream implements RecognizerStream {
       if (agreed > u.stable.length) {
         u.stable = words.slice(0, agreed);
         u.interimsSent++;
-        this.emit({ text: u.stable.join(' '), isFinal: false, startMs: u.startSample / SAMPLES_PER_MS, endMs: endSample / SAMPLES_PER_MS });
+        this.emit({
+          ...this.detected(t),
+          text: u.stable.join(' '),
+          isFinal: false,
+          startMs: u.startSample / SAMPLES_PER_MS,
+          endMs: endSample / SAMPLES_PER_MS,
+        });
       }
     });
   }
@@ -234,7 +259,12 @@ class OverFileStream implements RecognizerStream {
   }
 
   private transcribe(samples: Float32Array): Promise<FileTranscript> {
-    return this.file.transcribe({ sampleRate: RATE, samples }, { language: this.options.language, signal: this.cancel.signal });
+    const candidates = this.candidates;
+    const language = candidates ? this.lastLanguage : this.options.language;
+    return this.file.transcribe(
+      { sampleRate: RATE, samples },
+      { language, ...(candidates ? { languages: candidates } : {}), signal: this.cancel.signal },
+    );
   }
 
   private emit(result: SttResult): void {

@@ -1,3 +1,4 @@
+import { REQUEST_LOG_MODES } from '../http/request-log.js';
 import { defineSection, SettingError, settings } from './settings.js';
 
 export const ROLES = ['api', 'realtime', 'worker'] as const;
@@ -36,6 +37,17 @@ export const platformSettings = defineSection({
     ROLES.join(','),
   ),
   logLevel: settings.oneOf('LOG_LEVEL', 'Log level.', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const, 'info'),
+  requestLog: settings.oneOf(
+    'PARLEY_REQUEST_LOG',
+    'Which HTTP requests get their one info log line (id, method, URL without secrets, status, ms): all, errors (status >= 400) or off.',
+    REQUEST_LOG_MODES,
+    'all',
+  ),
+  keyCache: settings.bool(
+    'PARLEY_KEY_CACHE',
+    'Keep API key lookups in memory on SQLite, checked on every request against a counter that any change to a key or account moves (a changed key still takes effect on the next request). Off: one database read per request.',
+    true,
+  ),
   trustProxy: settings.bool('PARLEY_TRUST_PROXY', 'Believe X-Forwarded-For for the client address (only behind your own proxy).', false),
   corsOrigins: settings.list(
     'PARLEY_CORS_ORIGINS',

@@ -86,6 +86,14 @@ export const ERRORS = {
   stt_quota_exceeded: def(402, 'fatal', 'billing', 'Credit is insufficient; the recording has ended.'),
   stt_silence_timeout: def(null, 'fatal', 'stt', 'No speech was detected for too long; the recording has ended.'),
   stt_silence_warning: def(null, 'warning', 'stt', 'No speech detected; the recording will end soon.'),
+  // Live backpressure (docs/live-modes.md): the recording goes on, the audio is kept.
+  stt_audio_dropped: def(
+    null,
+    'warning',
+    'stt',
+    'Speech recognition fell behind the audio; some audio is recorded but not transcribed until it catches up.',
+    { parley: true },
+  ),
   audio_invalid_format: def(400, 'error', 'audio', 'The audio format is not valid.'),
   audio_format_unsupported: def(400, 'error', 'audio', 'The audio format is not supported.'),
   audio_process_failed: def(500, 'error', 'audio', 'The audio could not be processed.'),
@@ -145,6 +153,7 @@ export const ERRORS = {
   validation_failed: def(422, 'error', 'request', 'The request is not valid.', { statusBy: { voices: 400 } }),
   too_many_requests: def(429, 'error', 'request', 'Too many requests; retry later.'),
   not_found: def(404, 'error', 'request', 'No such endpoint.', { parley: true }),
+  metrics_unauthorized: def(401, 'fatal', 'metrics', 'Reading metrics needs the metrics bearer token.', { parley: true }),
   request_too_large: def(413, 'error', 'request', 'The request body is too large.', { parley: true }),
   request_headers_too_large: def(431, 'error', 'request', 'The request headers are too large.', { parley: true }),
   unsupported_media_type: def(415, 'error', 'request', 'The request content type is not supported.', { parley: true }),

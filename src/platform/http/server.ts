@@ -11,6 +11,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify from 'fastify';
 import type { Logger } from 'pino';
 import { clientErrorResponse, installErrorHandling } from './errors.js';
+import { installRequestLog, type RequestLogMode } from './request-log.js';
 import { closeAllSse } from './sse.js';
 import type { HttpApp } from './types.js';
 
@@ -21,6 +22,8 @@ export interface HttpServerOptions {
   /** Origins allowed on private (authenticated) routes; "*" allows any. */
   corsOrigins: string[];
   version: string;
+  /** Which requests get their one log line (src/platform/http/request-log.ts). */
+  requestLog: RequestLogMode;
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
@@ -39,6 +42,8 @@ export function isPublicPath(url: string): boolean {
 export async function createHttpServer(options: HttpServerOptions): Promise<HttpApp> {
   const app = Fastify({
     loggerInstance: options.logger,
+    // Fastify writes two lines per request; ours writes one (request-log.ts).
+    disableRequestLogging: true,
     bodyLimit: options.bodyLimitBytes,
     trustProxy: options.trustProxy,
     requestIdHeader: false,
@@ -80,6 +85,7 @@ export async function createHttpServer(options: HttpServerOptions): Promise<Http
     return payload;
   });
   installErrorHandling(app);
+  installRequestLog(app, options.requestLog);
   // Response schemas document the interface and are checked by the contract test; they must
   // never change a body (fast-json-stringify would drop undeclared fields and coerce types).
   app.setSerializerCompiler(() => (data) => JSON.stringify(data));

@@ -16,6 +16,10 @@ import { broadcastHostsMigration } from './0501_broadcast_hosts.js';
 import { broadcastLiveSinceMigration } from './0502_broadcast_live_since.js';
 import { broadcastRecordingsMigration } from './0503_broadcast_recordings.js';
 import { broadcastHostLeaseMigration } from './0504_broadcast_host_lease.js';
+import { broadcastCaptionSinksMigration } from './0510_broadcast_caption_sinks.js';
+import { broadcastTtsLanguagesMigration } from './0511_broadcast_tts_languages.js';
+import { liveRecordingsMigration } from './0600_live_recordings.js';
+import { authEpochMigration } from './0700_auth_epoch.js';
 
 export const MIGRATIONS: Migration[] = [
   accountsKeysMigration,
@@ -34,4 +38,8 @@ export const MIGRATIONS: Migration[] = [
   broadcastLiveSinceMigration,
   broadcastRecordingsMigration,
   broadcastHostLeaseMigration,
+  broadcastCaptionSinksMigration,
+  broadcastTtsLanguagesMigration,
+  liveRecordingsMigration,
+  authEpochMigration,
 ];

@@ -119,15 +119,28 @@ export function writeVtt(input: ExportInput): string {
   return `WEBVTT\n\n${body.join('\n')}`;
 }
 
-/** RFC 4180 field: quoted when it holds a quote, comma or line break; quotes doubled. */
-function csvField(v: string): string {
+/**
+ * A cell a spreadsheet would run as a formula (CSV injection): one that starts with `=`, `+`,
+ * `-`, `@`, a tab or a carriage return. Speaker labels, recognized text (glossary corrections
+ * included) and translations come from users and speech, so any of them can.
+ */
+const FORMULA_START = /^[=+\-@\t\r]/;
+
+/**
+ * RFC 4180 field: quoted when it holds a quote, comma or line break; quotes doubled. A cell
+ * that would start a formula is neutralized as OWASP recommends: a single quote in front
+ * (spreadsheets then show it as text) and the cell quoted. The quote is visible in the file:
+ * the price of safety for a reader who opens it in a spreadsheet.
+ */
+export function csvField(v: string): string {
+  if (FORMULA_START.test(v)) return `"'${v.replace(/"/g, '""')}"`;
   return /[",\r\n]/.test(v) ? `"${v.replace(/"/g, '""')}"` : v;
 }
 
 /**
  * CSV per RFC 4180 (CRLF records, header row) with a UTF-8 byte order mark, so spreadsheet
  * programs read Chinese and other non-Latin text as UTF-8. The original text keeps its line
- * breaks (quoted).
+ * breaks (quoted). Cells that would be formulas are neutralized (`csvField`).
  */
 export function writeCsv(input: ExportInput): string {
   const header = [

@@ -162,26 +162,53 @@ export function mfcc(samples: Float32Array, options: MfccOptions = DEFAULT_MFCC)
 }
 
 /**
- * Cepstral mean and variance normalization over all the given matrices (the speech regions
- * of one recording): removes the channel's fixed colouring while keeping what differs
- * between the speakers of that recording.
+ * Cepstral mean and variance normalization over all the speech regions of one recording:
+ * removes the channel's fixed colouring while keeping what differs between the speakers of
+ * that recording. The statistics are gathered region by region (`add`), so the regions need
+ * not be in memory together; `apply` then normalizes a region's frames when they are needed.
  */
-export function normalizeTogether(matrices: readonly FeatureMatrix[]): void {
-  const dim = matrices[0]?.dim ?? 0;
-  const count = matrices.reduce((n, m) => n + m.frames, 0);
-  if (count < 2) return;
-  for (let d = 0; d < dim; d++) {
-    let sum = 0;
-    let sq = 0;
-    for (const m of matrices) {
+export class CepstralNormalization {
+  private readonly sum: Float64Array;
+  private readonly sq: Float64Array;
+  private count = 0;
+  private readonly mean: Float64Array;
+  private readonly sd: Float64Array;
+
+  constructor(readonly dim: number) {
+    this.sum = new Float64Array(dim);
+    this.sq = new Float64Array(dim);
+    this.mean = new Float64Array(dim);
+    this.sd = new Float64Array(dim).fill(1);
+  }
+
+  add(m: FeatureMatrix): void {
+    for (let d = 0; d < this.dim; d++) {
+      let sum = this.sum[d]!;
+      let sq = this.sq[d]!;
       for (let f = 0; f < m.frames; f++) {
-        const v = m.data[f * dim + d]!;
+        const v = m.data[f * this.dim + d]!;
         sum += v;
         sq += v * v;
       }
+      this.sum[d] = sum;
+      this.sq[d] = sq;
     }
-    const mean = sum / count;
-    const sd = Math.sqrt(Math.max(sq / count - mean * mean, 1e-8));
-    for (const m of matrices) for (let f = 0; f < m.frames; f++) m.data[f * dim + d] = (m.data[f * dim + d]! - mean) / sd;
+    this.count += m.frames;
+  }
+
+  /** Fixes the mean and deviation from what was added (fewer than 2 frames: left as they are). */
+  finish(): void {
+    if (this.count < 2) return;
+    for (let d = 0; d < this.dim; d++) {
+      const mean = this.sum[d]! / this.count;
+      this.mean[d] = mean;
+      this.sd[d] = Math.sqrt(Math.max(this.sq[d]! / this.count - mean * mean, 1e-8));
+    }
+  }
+
+  apply(m: FeatureMatrix): void {
+    for (let f = 0; f < m.frames; f++) {
+      for (let d = 0; d < this.dim; d++) m.data[f * this.dim + d] = (m.data[f * this.dim + d]! - this.mean[d]!) / this.sd[d]!;
+    }
   }
 }

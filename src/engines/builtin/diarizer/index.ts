@@ -16,6 +16,7 @@
  * with the same pitch are only told apart on turns of several seconds; a speaker whose pitch
  * falls by more than half an octave within a turn can be split in two.
  */
+import { pcmSourceOf } from '../../audio/pcm-source.js';
 import { EngineError } from '../../errors.js';
 import type { EngineFactory } from '../../registry.js';
 import type {
@@ -23,16 +24,18 @@ import type {
   Diarizer,
   LiveDiarization,
   PcmAudio,
+  PcmSource,
   SpeakerTurn,
   SpeechSegment,
   VoiceActivityDetector,
 } from '../../types.js';
 import { sileroVadFactory } from '../silero-vad.js';
 import { clusterVoices } from './clustering.js';
-import { type FeatureMatrix, FRAME_HOP, mfcc, normalizeTogether } from './features.js';
+import { CepstralNormalization, DEFAULT_MFCC, type FeatureMatrix, FRAME_HOP, mfcc } from './features.js';
+import type { GaussianStats } from './gaussian.js';
 import { OnlineDiarizer } from './online.js';
 import { pitchTrack } from './pitch.js';
-import { refineChanges } from './resegment.js';
+import { PitchStats, refineChanges, type SpeakerModel, speakerModel } from './resegment.js';
 import { splitAtSpeakerChanges } from './segmentation.js';
 import { DEFAULT_TUNING, VoiceProfile } from './voice-profile.js';
 
@@ -46,9 +49,15 @@ const JOIN_GAP_MS = 100;
 /** Speech (frames) a cluster needs to stand as a speaker of its own. */
 const MIN_SPEAKER_FRAMES = 150;
 
+/** A speech region: its times and how many feature frames it has. */
 interface Region {
   startMs: number;
   endMs: number;
+  frames: number;
+}
+
+/** A region's frames while it is being worked on (read again from the source when needed). */
+interface RegionFrames {
   features: FeatureMatrix;
   f0: Float64Array;
 }
@@ -61,13 +70,15 @@ interface Piece {
   startMs: number;
   endMs: number;
   profile: VoiceProfile;
+  /** log2 pitch of the voiced frames (for the speaker models that place the changes). */
+  pitch: PitchStats;
 }
 
 /** Times of frames [from, to) of a region; a region's own edges keep the VAD's exact times. */
 function timesOf(r: Region, from: number, to: number): { startMs: number; endMs: number } {
   return {
     startMs: from === 0 ? r.startMs : r.startMs + Math.round(from * MS_PER_FRAME),
-    endMs: to === r.features.frames ? r.endMs : r.startMs + Math.round(to * MS_PER_FRAME),
+    endMs: to === r.frames ? r.endMs : r.startMs + Math.round(to * MS_PER_FRAME),
   };
 }
 
@@ -86,9 +97,18 @@ export class ClassicDiarizer implements Diarizer {
     return new OnlineDiarizer();
   }
 
-  async diarize(audio: PcmAudio, options: DiarizeOptions = {}): Promise<SpeakerTurn[]> {
-    if (audio.sampleRate !== SAMPLE_RATE) {
-      throw new EngineError('audio_invalid_format', `the diarizer needs ${SAMPLE_RATE} Hz audio, got ${audio.sampleRate}`, {
+  /**
+   * In bounded memory: the audio is read one speech region (or VAD slice) at a time, and of
+   * each region only its pieces' voice profiles are kept (a few KB each), never its frames.
+   * That costs reading and analysing each region again: once for the recording-wide
+   * normalization, once for the pieces, and once more for the regions where the voice changes
+   * (to place the change). An hour of audio held whole was about 230 MB; now the memory is
+   * the longest region's frames plus the profiles and their distances (see ARCHITECTURE.md).
+   */
+  async diarize(input: PcmAudio | PcmSource, options: DiarizeOptions = {}): Promise<SpeakerTurn[]> {
+    const source = pcmSourceOf(input);
+    if (source.sampleRate !== SAMPLE_RATE) {
+      throw new EngineError('audio_invalid_format', `the diarizer needs ${SAMPLE_RATE} Hz audio, got ${source.sampleRate}`, {
         engineId: this.id,
       });
     }
@@ -96,32 +116,63 @@ export class ClassicDiarizer implements Diarizer {
       if (options.signal?.aborted) throw options.signal.reason ?? new Error('aborted');
     };
     aborted();
-    const speech = await this.speech(audio, aborted);
+    const speech = await this.speech(source, aborted);
+    const read = (r: { startMs: number; endMs: number }) => source.read(r.startMs, r.endMs - r.startMs).samples;
+
+    // Pass 1: the cepstral normalization over all of the recording's speech.
+    const normalization = new CepstralNormalization(DEFAULT_MFCC.cepstra);
     const regions: Region[] = [];
     for (const s of speech) {
       aborted();
-      const from = Math.round((s.startMs * SAMPLE_RATE) / 1000);
-      const samples = audio.samples.subarray(from, Math.round((s.endMs * SAMPLE_RATE) / 1000));
-      const features = mfcc(samples);
+      const features = mfcc(read(s));
       if (features.frames === 0) continue;
-      regions.push({ startMs: s.startMs, endMs: s.endMs, features, f0: pitchTrack(samples, features.frames) });
+      normalization.add(features);
+      regions.push({ startMs: s.startMs, endMs: s.endMs, frames: features.frames });
       await nextTick(); // long recordings: let the event loop breathe between regions
     }
     if (regions.length === 0) return [];
-    normalizeTogether(regions.map((r) => r.features));
+    normalization.finish();
+    const framesOf = (r: Region): RegionFrames => {
+      const samples = read(r);
+      const features = mfcc(samples);
+      normalization.apply(features);
+      return { features, f0: pitchTrack(samples, features.frames) };
+    };
 
+    // Pass 2: each region cut at speaker changes; a voice profile per piece.
     const pieces: Piece[] = [];
     for (const [index, r] of regions.entries()) {
       aborted();
-      for (const [from, to] of splitAtSpeakerChanges(r.features, r.f0, 0, r.features.frames, DEFAULT_TUNING)) {
-        pieces.push({ region: index, from, to, ...timesOf(r, from, to), profile: VoiceProfile.of(r.features, r.f0, from, to) });
+      const { features, f0 } = framesOf(r);
+      for (const [from, to] of splitAtSpeakerChanges(features, f0, 0, features.frames, DEFAULT_TUNING)) {
+        pieces.push({
+          region: index,
+          from,
+          to,
+          ...timesOf(r, from, to),
+          profile: VoiceProfile.of(features, f0, from, to),
+          pitch: PitchStats.of(f0, from, to),
+        });
       }
       await nextTick();
     }
     aborted();
     const speakers = await assignSpeakers(pieces, options.numSpeakers, options.signal);
     const framed = pieces.map((p, i) => ({ region: p.region, from: p.from, to: p.to, speaker: speakers[i]! }));
-    refineChanges(regions, framed);
+
+    // Pass 3: only the regions where the speaker changes, to place each change.
+    const models = speakerModels(pieces, speakers);
+    for (let k = 0; k < framed.length; ) {
+      let end = k + 1;
+      while (end < framed.length && framed[end]!.region === framed[k]!.region) end++;
+      const own = framed.slice(k, end);
+      if (own.some((p) => p.speaker !== own[0]!.speaker)) {
+        aborted();
+        refineChanges(framesOf(regions[own[0]!.region]!), own, models);
+        await nextTick();
+      }
+      k = end;
+    }
     return numberSpeakers(
       framed.map((p) => timesOf(regions[p.region]!, p.from, p.to)),
       framed.map((p) => p.speaker),
@@ -133,20 +184,32 @@ export class ClassicDiarizer implements Diarizer {
    * would hold the event loop for seconds. A segment crossing a slice edge becomes two
    * adjacent regions, which costs nothing here (same-speaker neighbours are joined again).
    */
-  private async speech(audio: PcmAudio, aborted: () => void): Promise<SpeechSegment[]> {
-    const slice = VAD_SLICE_SECONDS * SAMPLE_RATE;
+  private async speech(source: PcmSource, aborted: () => void): Promise<SpeechSegment[]> {
+    const sliceMs = VAD_SLICE_SECONDS * 1000;
     const out: SpeechSegment[] = [];
-    for (let from = 0; from < audio.samples.length; from += slice) {
+    for (let offsetMs = 0; offsetMs < source.durationMs; offsetMs += sliceMs) {
       aborted();
-      const part = audio.samples.subarray(from, Math.min(audio.samples.length, from + slice));
-      const offsetMs = Math.round((from / SAMPLE_RATE) * 1000);
-      for (const s of await this.vad.segments({ sampleRate: SAMPLE_RATE, samples: part })) {
+      const part = source.read(offsetMs, Math.min(sliceMs, source.durationMs - offsetMs));
+      for (const s of await this.vad.segments(part)) {
         out.push({ startMs: s.startMs + offsetMs, endMs: s.endMs + offsetMs });
       }
       await nextTick();
     }
     return out;
   }
+}
+
+/** Each speaker's model, from the statistics its pieces already hold (no pass over frames). */
+function speakerModels(pieces: readonly Piece[], speakers: readonly number[]): Map<number, SpeakerModel> {
+  const sums = new Map<number, { cepstra: GaussianStats; pitch: PitchStats }>();
+  pieces.forEach((p, i) => {
+    const s = sums.get(speakers[i]!);
+    sums.set(
+      speakers[i]!,
+      s ? { cepstra: s.cepstra.plus(p.profile.cepstra), pitch: s.pitch.plus(p.pitch) } : { cepstra: p.profile.cepstra, pitch: p.pitch },
+    );
+  });
+  return new Map([...sums].map(([speaker, s]) => [speaker, speakerModel(s.cepstra, s.pitch)]));
 }
 
 /**

@@ -7,7 +7,7 @@
  * voiced log-pitch, both learnt from all of that speaker's speech.
  */
 import type { FeatureMatrix } from './features.js';
-import { GaussianStats } from './gaussian.js';
+import type { GaussianStats } from './gaussian.js';
 
 export interface FramedPiece {
   region: number;
@@ -28,7 +28,36 @@ const REACH = 100;
 const MIN_KEEP = 30;
 const PITCH_SD_FLOOR = 0.08; // octaves
 
-interface SpeakerModel {
+/** Count, sum and sum of squares of the log2 pitch of voiced frames; they add like GaussianStats. */
+export class PitchStats {
+  constructor(
+    readonly n = 0,
+    readonly sum = 0,
+    readonly sq = 0,
+  ) {}
+
+  static of(f0: Float64Array, from: number, to: number): PitchStats {
+    let n = 0;
+    let sum = 0;
+    let sq = 0;
+    for (let f = from; f < to; f++) {
+      const hz = f0[f]!;
+      if (hz > 0) {
+        const oct = Math.log2(hz);
+        n++;
+        sum += oct;
+        sq += oct * oct;
+      }
+    }
+    return new PitchStats(n, sum, sq);
+  }
+
+  plus(o: PitchStats): PitchStats {
+    return new PitchStats(this.n + o.n, this.sum + o.sum, this.sq + o.sq);
+  }
+}
+
+export interface SpeakerModel {
   mean: Float64Array;
   /** Lower Cholesky factor of the covariance. */
   chol: Float64Array;
@@ -37,24 +66,10 @@ interface SpeakerModel {
   pitchSd: number;
 }
 
-function speakerModel(regions: readonly RegionFrames[], pieces: readonly FramedPiece[], dim: number): SpeakerModel {
-  const stats = new GaussianStats(dim);
-  let n = 0;
-  let sum = 0;
-  let sq = 0;
-  for (const p of pieces) {
-    const r = regions[p.region]!;
-    for (let f = p.from; f < p.to; f++) {
-      stats.addFrame(r.features, f);
-      const hz = r.f0[f]!;
-      if (hz > 0) {
-        const oct = Math.log2(hz);
-        n++;
-        sum += oct;
-        sq += oct * oct;
-      }
-    }
-  }
+/** A speaker's model from the statistics of all of its speech. */
+export function speakerModel(stats: GaussianStats, pitch: PitchStats): SpeakerModel {
+  const dim = stats.dim;
+  const { n, sum, sq } = pitch;
   const chol = stats.covariance();
   let logDet = 0;
   for (let j = 0; j < dim; j++) {
@@ -91,23 +106,12 @@ function frameLogLik(m: SpeakerModel, region: RegionFrames, f: number, scratch: 
   return ll;
 }
 
-/** Moves each change between two speakers inside a region to its most likely frame (pieces are in time order; edited in place). */
-export function refineChanges(regions: readonly RegionFrames[], pieces: FramedPiece[]): void {
-  const dim = regions[0]?.features.dim ?? 0;
-  const models = new Map<number, SpeakerModel>();
-  const model = (speaker: number) => {
-    let m = models.get(speaker);
-    if (!m) {
-      m = speakerModel(
-        regions,
-        pieces.filter((p) => p.speaker === speaker),
-        dim,
-      );
-      models.set(speaker, m);
-    }
-    return m;
-  };
-  const scratch = new Float64Array(dim);
+/**
+ * Moves each change between two speakers inside one region to its most likely frame.
+ * `pieces` are that region's, in time order (edited in place); `models` has every speaker's.
+ */
+export function refineChanges(region: RegionFrames, pieces: FramedPiece[], models: ReadonlyMap<number, SpeakerModel>): void {
+  const scratch = new Float64Array(region.features.dim);
   for (let k = 0; k + 1 < pieces.length; k++) {
     const a = pieces[k]!;
     const b = pieces[k + 1]!;
@@ -115,9 +119,8 @@ export function refineChanges(regions: readonly RegionFrames[], pieces: FramedPi
     const lo = Math.max(a.from + MIN_KEEP, a.to - REACH);
     const hi = Math.min(b.to - MIN_KEEP, b.from + REACH);
     if (hi <= lo) continue;
-    const region = regions[a.region]!;
-    const ma = model(a.speaker);
-    const mb = model(b.speaker);
+    const ma = models.get(a.speaker)!;
+    const mb = models.get(b.speaker)!;
     // argmax over t of Σ_{lo<=f<t} (ℓA − ℓB): "A up to t, B from t".
     let run = 0;
     let best = 0;

@@ -101,6 +101,13 @@ class PocketSphinxStream implements RecognizerStream {
   private inUtterance = false;
   private done = false;
   private failed = false;
+  /** Samples accepted and not yet through the stream decoder, and samples of finals not yet decoded (the backlog). */
+  private queuedSamples = 0;
+  private finalsSamples = 0;
+  /** Set while audio is dropped because the backlog passed options.maxBacklogMs. */
+  private dropping = false;
+  /** The last chunk was skipped (the utterance before the gap is already closed). */
+  private inGap = false;
 
   constructor(
     private decoder: PsDecoder,
@@ -119,11 +126,18 @@ class PocketSphinxStream implements RecognizerStream {
     if (this.done || this.failed || pcm.length === 0) return;
     const chunk = pcm.slice(); // the caller may reuse its buffer
     const events = this.vadStream.write(toFloat32(chunk));
+    if (this.overBacklog()) {
+      this.skip(chunk);
+      return;
+    }
+    this.inGap = false;
+    this.queuedSamples += chunk.length;
     this.enqueue(async () => {
       this.audio.push(chunk);
       for (let at = 0; at < chunk.length; at += PIECE_SAMPLES) {
         const piece = chunk.subarray(at, at + PIECE_SAMPLES);
         await this.decoder.process(piece);
+        this.queuedSamples -= piece.length;
         const ms = (piece.length / RATE) * 1000;
         this.fedMs += ms;
         this.sinceInterimMs += ms;
@@ -134,6 +148,41 @@ class PocketSphinxStream implements RecognizerStream {
         else if (this.options.interimResults) this.interim();
       }
       if (!this.speaking) this.audio.dropBefore(this.fedMs - KEEP_IN_SILENCE_MS);
+    });
+  }
+
+  /**
+   * Whether new audio must be dropped: the backlog is past the limit, or (while dropping) not
+   * yet back under half of it, so a stream at the edge does not flip with every chunk.
+   */
+  private overBacklog(): boolean {
+    const limitMs = this.options.maxBacklogMs;
+    if (limitMs === undefined) return false;
+    const backlogMs = ((this.queuedSamples + this.finalsSamples) / RATE) * 1000;
+    const over = this.dropping ? backlogMs > limitMs / 2 : backlogMs > limitMs;
+    if (over && !this.dropping) this.options.onAudioDropped?.({ backlogMs: Math.round(backlogMs), limitMs });
+    this.dropping = over;
+    return over;
+  }
+
+  /**
+   * Audio that is not recognized still takes its time on the stream's clock (later results
+   * keep the recording's timeline): the utterance in progress is closed first (its words so
+   * far become a final), then the clock moves past the chunk and the VAD's view of it is
+   * forgotten; speech that goes on after the gap starts a new utterance.
+   */
+  private skip(chunk: Int16Array): void {
+    const first = !this.inGap;
+    this.inGap = true;
+    this.enqueue(async () => {
+      if (first) await this.finalize(this.speechSoFar(), true);
+      this.audio.push(chunk);
+      this.fedMs += (chunk.length / RATE) * 1000;
+      this.utteranceStartMs = this.fedMs;
+      this.speechStartMs = null;
+      this.speaking = false;
+      this.sinceInterimMs = 0;
+      this.audio.dropBefore(this.fedMs - KEEP_IN_SILENCE_MS);
     });
   }
 
@@ -239,6 +288,7 @@ class PocketSphinxStream implements RecognizerStream {
 
   private decodeFinal(pcm: Int16Array, fromMs: number, heldInterim: SttResult | null): void {
     this.finalsPending++;
+    this.finalsSamples += pcm.length;
     const vocabulary = this.vocabulary;
     const words = (async (): Promise<Word[]> => {
       const decoder = await this.finals.acquire('file', undefined, vocabulary);
@@ -264,6 +314,7 @@ class PocketSphinxStream implements RecognizerStream {
         this.fail(err);
       } finally {
         this.finalsPending--;
+        this.finalsSamples -= pcm.length;
         const held = this.heldInterim;
         if (this.finalsPending === 0 && held && !this.failed) {
           this.heldInterim = null;

@@ -1,0 +1,330 @@
+/**
+ * Live: the microphone over /ws (a ticket, `start` with audio_format webm, MediaRecorder
+ * chunks as binary frames), captions as they come (interim text in grey italics, finals in
+ * full), the translations beside each sentence, speaker labels, pause/resume/stop, the
+ * elapsed time and the points the recording has used so far.
+ */
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { type LiveEvent, type LiveSession, ParleyError, type Plan, parley } from './api';
+import { languageName, SPEECH_LANGUAGES, TRANSLATION_LANGUAGES } from './languages';
+import { Microphone } from './microphone';
+import { Card, clock, ErrorNote, formatPoints, LanguageChecks, LanguageSelect, speakerName } from './ui';
+
+export interface Caption {
+  sid: number;
+  text: string;
+  final: boolean;
+  speaker: string | null;
+  translations: Record<string, string>;
+}
+
+/** Captions by sentence id, updated from live events (results and translations). */
+export function applyCaptionEvent(captions: Map<number, Caption>, e: LiveEvent): Map<number, Caption> | null {
+  if (e.action === 'result') {
+    const o = e.data.origin;
+    const before = captions.get(o.sid);
+    // The first final of a sid counts (sids may repeat in the transcript).
+    if (before?.final) return null;
+    const next = new Map(captions);
+    next.set(o.sid, { sid: o.sid, text: o.text, final: o.is_final, speaker: o.speaker_id, translations: before?.translations ?? {} });
+    return next;
+  }
+  if (e.action === 'translation') {
+    const d = e.data;
+    const before = captions.get(d.sid) ?? { sid: d.sid, text: '', final: false, speaker: null, translations: {} };
+    const next = new Map(captions);
+    next.set(d.sid, { ...before, translations: { ...before.translations, [d.language]: d.text } });
+    return next;
+  }
+  return null;
+}
+
+export function CaptionList({ captions, languages }: { captions: Map<number, Caption>; languages: string[] }) {
+  const box = useRef<HTMLDivElement>(null);
+  const list = [...captions.values()].sort((a, b) => a.sid - b.sid);
+  // Follow the newest caption inside the list (not the page).
+  useEffect(() => {
+    if (box.current && captions.size > 0) box.current.scrollTop = box.current.scrollHeight;
+  }, [captions]);
+  if (list.length === 0) return <p class="muted">Captions appear here as you speak.</p>;
+  return (
+    <div class="captions" ref={box} aria-live="polite" aria-relevant="additions text">
+      {list.map((c) => (
+        <div key={c.sid} class={`caption ${c.final ? 'final' : 'interim'}`} data-sid={c.sid}>
+          {c.speaker ? <span class="who-said">{speakerName(c.speaker)}</span> : null}
+          <span class="source">{c.text}</span>
+          <span class="translations">
+            {languages.map((l) =>
+              c.translations[l] ? (
+                <span key={l} class="translation" lang={l}>
+                  <span class="sr-only">{languageName(l)}: </span>
+                  {c.translations[l]}
+                </span>
+              ) : null,
+            )}
+          </span>
+        </div>
+      ))}
+    </div>
+  );
+}
+
+type Phase = 'idle' | 'starting' | 'recording' | 'paused' | 'stopping' | 'ended';
+
+/** Elapsed recording time (not counting pauses), ticking once a second. */
+export function useElapsed(running: boolean, reset: unknown): number {
+  const [elapsed, setElapsed] = useState(0);
+  const since = useRef<number | null>(null);
+  const banked = useRef(0);
+  useEffect(() => {
+    banked.current = 0;
+    since.current = null;
+    setElapsed(0);
+  }, [reset]);
+  useEffect(() => {
+    if (!running) {
+      if (since.current !== null) banked.current += (Date.now() - since.current) / 1000;
+      since.current = null;
+      return;
+    }
+    since.current = Date.now();
+    const timer = setInterval(() => setElapsed(banked.current + (Date.now() - (since.current ?? Date.now())) / 1000), 500);
+    return () => clearInterval(timer);
+  }, [running]);
+  return elapsed;
+}
+
+/** Points used so far by the recording of `taskId` (its usage row, a running total), polled. */
+export function useBurn(taskId: string | null, active: boolean, onCreditChange: () => void): number | null {
+  const [points, setPoints] = useState<number | null>(null);
+  useEffect(() => {
+    if (!taskId) {
+      setPoints(null);
+      return;
+    }
+    let stopped = false;
+    const poll = async () => {
+      try {
+        const usage = await parley.me.usage({ page: 1, per_page: 10 });
+        const row = usage.data.find((r) => r.task_id === taskId);
+        if (!stopped) setPoints(row ? row.points : 0);
+        onCreditChange();
+      } catch {
+        // The meter waits for the next poll.
+      }
+    };
+    void poll();
+    if (!active) return;
+    const timer = setInterval(poll, 10_000);
+    return () => {
+      stopped = true;
+      clearInterval(timer);
+    };
+  }, [taskId, active, onCreditChange]);
+  return points;
+}
+
+export function LiveScreen({ plan, onCreditChange }: { plan: Plan; onCreditChange: () => void }) {
+  const [language, setLanguage] = useState('en-US');
+  const [targets, setTargets] = useState<string[]>(['es']);
+  const [mode, setMode] = useState<'single' | 'multi_speaker'>('single');
+  const [name, setName] = useState('');
+  const [phase, setPhase] = useState<Phase>('idle');
+  const [status, setStatus] = useState('');
+  const [captions, setCaptions] = useState<Map<number, Caption>>(new Map());
+  const [taskId, setTaskId] = useState<string | null>(null);
+  const [error, setError] = useState<unknown>(null);
+  const captionsRef = useRef(captions);
+  const session = useRef<LiveSession | null>(null);
+  const mic = useRef<Microphone | null>(null);
+  const elapsed = useElapsed(phase === 'recording', taskId);
+  const burn = useBurn(taskId, phase === 'recording' || phase === 'paused', onCreditChange);
+
+  // Leaving the screen ends the recording (the browser would keep the microphone otherwise).
+  useEffect(
+    () => () => {
+      void mic.current?.stop();
+      session.current?.close();
+    },
+    [],
+  );
+
+  const finish = async () => {
+    setPhase('stopping');
+    try {
+      await mic.current?.stop();
+      await session.current?.stop();
+    } catch (err) {
+      setError(err);
+    } finally {
+      session.current?.close();
+      session.current = null;
+      mic.current = null;
+      // An interim the recognizer never finished is not part of the transcript.
+      captionsRef.current = new Map([...captionsRef.current].filter(([, c]) => c.final));
+      setCaptions(captionsRef.current);
+      setPhase('ended');
+    }
+  };
+
+  const start = async (e: Event) => {
+    e.preventDefault();
+    setError(null);
+    captionsRef.current = new Map();
+    setCaptions(captionsRef.current);
+    setTaskId(null);
+    setPhase('starting');
+    try {
+      mic.current = await Microphone.open();
+      const s = await parley.live.start(
+        {
+          type: 'transcribe',
+          audio_format: 'webm',
+          transcription_languages: [language],
+          translation_languages: targets,
+          realtime_translation: targets.length > 0,
+          recognition_mode: mode,
+          ...(name.trim() ? { name: name.trim() } : {}),
+        },
+        (event) => {
+          const next = applyCaptionEvent(captionsRef.current, event);
+          if (next) {
+            captionsRef.current = next;
+            setCaptions(next);
+          }
+          if (event.action === 'status') setStatus(event.data.status);
+        },
+      );
+      session.current = s;
+      s.onError((err) => {
+        setError(err);
+        // A fatal error without a sentence ends the recording.
+        if (err.severity === 'fatal' && err.sid === undefined) void finish();
+      });
+      void s.closed.then(() => setPhase((p) => (p === 'recording' || p === 'paused' ? 'ended' : p)));
+      setTaskId(s.taskId ?? null);
+      mic.current.start((chunk) => s.sendAudio(chunk));
+      setPhase('recording');
+    } catch (err) {
+      await mic.current?.stop().catch(() => {});
+      mic.current = null;
+      setError(err instanceof ParleyError || err instanceof Error ? err : new Error(String(err)));
+      setPhase('idle');
+    }
+  };
+
+  const pause = async () => {
+    mic.current?.pause();
+    setPhase('paused');
+    await session.current?.pause().catch(setError);
+  };
+  const resume = async () => {
+    await session.current?.resume().catch(setError);
+    mic.current?.resume();
+    setPhase('recording');
+  };
+
+  const busy = phase !== 'idle' && phase !== 'ended';
+  return (
+    <div class="screen">
+      <div class="screen-head">
+        <h1>Live</h1>
+      </div>
+      <Card title="Microphone" id="live-setup">
+        <form class="row" onSubmit={start}>
+          <LanguageSelect
+            id="live-language"
+            label="Speech language"
+            value={language}
+            options={SPEECH_LANGUAGES}
+            onChange={setLanguage}
+            disabled={busy}
+          />
+          <div class="field">
+            <label for="live-mode">Speakers</label>
+            <select
+              id="live-mode"
+              value={mode}
+              disabled={busy}
+              onChange={(ev) => setMode((ev.currentTarget as HTMLSelectElement).value as 'single' | 'multi_speaker')}
+            >
+              <option value="single">One speaker</option>
+              <option value="multi_speaker">Several (speaker labels)</option>
+            </select>
+          </div>
+          <div class="field">
+            <label for="live-name">Name (optional)</label>
+            <input
+              id="live-name"
+              maxLength={60}
+              value={name}
+              disabled={busy}
+              onInput={(ev) => setName((ev.currentTarget as HTMLInputElement).value)}
+            />
+          </div>
+          <LanguageChecks legend="Translate into" options={TRANSLATION_LANGUAGES} value={targets} onChange={setTargets} disabled={busy} />
+          <div class="live-controls">
+            {!busy ? (
+              <button type="submit" class="primary">
+                Start recording
+              </button>
+            ) : null}
+            {phase === 'recording' ? (
+              <button type="button" onClick={pause}>
+                Pause
+              </button>
+            ) : null}
+            {phase === 'paused' ? (
+              <button type="button" onClick={resume}>
+                Resume
+              </button>
+            ) : null}
+            {phase === 'recording' || phase === 'paused' ? (
+              <button type="button" class="danger" onClick={finish}>
+                Stop
+              </button>
+            ) : null}
+          </div>
+        </form>
+        <div class="meters" aria-live="off">
+          <div class="meter">
+            <span class="value" role="timer" aria-label="Elapsed time">
+              {phase === 'recording' || phase === 'paused' ? (
+                <span class={`recording-dot${phase === 'paused' ? ' paused' : ''}`} aria-hidden="true" />
+              ) : null}
+              {clock(elapsed)}
+            </span>
+            <span class="label">Elapsed</span>
+          </div>
+          <div class="meter">
+            <span class="value" data-testid="burn">
+              {burn === null ? '—' : formatPoints(burn)}
+            </span>
+            <span class="label">Points used by this recording</span>
+          </div>
+          {plan.mode === 'credit' ? (
+            <div class="meter">
+              <span class="value">{formatPoints(plan.available_credit)}</span>
+              <span class="label">Points available</span>
+            </div>
+          ) : null}
+          <div class="meter">
+            <span class="value" role="status">
+              {phase === 'starting' ? 'starting' : phase === 'stopping' ? 'saving' : status || phase}
+            </span>
+            <span class="label">State</span>
+          </div>
+        </div>
+        <ErrorNote error={error} />
+        {phase === 'ended' && taskId ? (
+          <p class="notice" role="status">
+            Saved. <a href={`#/library/${taskId}`}>Open the recording in the library</a>
+          </p>
+        ) : null}
+      </Card>
+      <Card title="Captions" id="captions">
+        <CaptionList captions={captions} languages={targets} />
+      </Card>
+    </div>
+  );
+}

@@ -1,0 +1,147 @@
+/** Small pieces every screen uses: error notes, formatting, a loader hook, language pickers. */
+import type { ComponentChildren } from 'preact';
+import { useCallback, useEffect, useState } from 'preact/hooks';
+import { languageName } from './languages';
+
+export function ErrorNote({ error }: { error: unknown }) {
+  if (!error) return null;
+  const text = error instanceof Error ? error.message : String(error);
+  const code = (error as { code?: string | null }).code;
+  return (
+    <p class="error" role="alert">
+      {code ? <code>{code}</code> : null} {text}
+    </p>
+  );
+}
+
+/** Loads with `load()` on mount and when `deps` change; `reload()` runs it again. */
+export function useLoad<T>(load: () => Promise<T>, deps: unknown[] = []) {
+  const [value, setValue] = useState<T | undefined>(undefined);
+  const [error, setError] = useState<unknown>(null);
+  const [loading, setLoading] = useState(true);
+  const reload = useCallback(async () => {
+    setLoading(true);
+    try {
+      setValue(await load());
+      setError(null);
+    } catch (err) {
+      setError(err);
+    } finally {
+      setLoading(false);
+    }
+  }, deps);
+  useEffect(() => {
+    void reload();
+  }, [reload]);
+  return { value, error, loading, reload, setValue };
+}
+
+export const formatDate = (iso: string | null | undefined) => (iso ? new Date(iso).toLocaleString() : '—');
+export const formatPoints = (n: number | null | undefined) => (n === null || n === undefined ? '—' : n.toFixed(2));
+
+/** Seconds -> m:ss (or h:mm:ss). */
+export function clock(totalSeconds: number): string {
+  const s = Math.max(0, Math.floor(totalSeconds));
+  const h = Math.floor(s / 3600);
+  const m = Math.floor((s % 3600) / 60);
+  const ss = String(s % 60).padStart(2, '0');
+  return h > 0 ? `${h}:${String(m).padStart(2, '0')}:${ss}` : `${m}:${ss}`;
+}
+
+/** "mm:ss" (minutes may pass 59) -> seconds. */
+export const seconds = (mmss: string) => {
+  const [m, s] = mmss.split(':').map(Number);
+  return (m ?? 0) * 60 + (s ?? 0);
+};
+
+/** A speaker's display name: a bare number from diarization reads "Speaker 2". */
+export const speakerName = (label: string) => (/^\d+$/.test(label) ? `Speaker ${label}` : label);
+
+export function StatusBadge({ status }: { status: string }) {
+  return <span class={`badge status-${/^[a-z_]+$/.test(status) ? status : 'other'}`}>{status}</span>;
+}
+
+/** A row of checkboxes for picking several languages. */
+export function LanguageChecks(props: {
+  legend: string;
+  options: Array<[string, string]>;
+  value: string[];
+  onChange: (codes: string[]) => void;
+  disabled?: boolean;
+}) {
+  return (
+    <fieldset class="checks" disabled={props.disabled}>
+      <legend>{props.legend}</legend>
+      {props.options.map(([code, name]) => (
+        <label key={code}>
+          <input
+            type="checkbox"
+            value={code}
+            checked={props.value.includes(code)}
+            onChange={(e) => {
+              const on = (e.currentTarget as HTMLInputElement).checked;
+              props.onChange(on ? [...props.value, code] : props.value.filter((c) => c !== code));
+            }}
+          />
+          {name}
+        </label>
+      ))}
+    </fieldset>
+  );
+}
+
+/** A select of languages (with the current value kept even when it is not in the list). */
+export function LanguageSelect(props: {
+  label: string;
+  options: Array<[string, string]>;
+  value: string;
+  onChange: (code: string) => void;
+  id: string;
+  disabled?: boolean;
+  empty?: string;
+}) {
+  const options =
+    props.options.some(([c]) => c === props.value) || !props.value
+      ? props.options
+      : [[props.value, languageName(props.value)], ...props.options];
+  return (
+    <div class="field">
+      <label for={props.id}>{props.label}</label>
+      <select
+        id={props.id}
+        value={props.value}
+        disabled={props.disabled}
+        onChange={(e) => props.onChange((e.currentTarget as HTMLSelectElement).value)}
+      >
+        {props.empty !== undefined ? <option value="">{props.empty}</option> : null}
+        {options.map(([code, name]) => (
+          <option key={code} value={code}>
+            {name} ({code})
+          </option>
+        ))}
+      </select>
+    </div>
+  );
+}
+
+export function Card(props: { title: string; children: ComponentChildren; actions?: ComponentChildren; id?: string }) {
+  return (
+    <section class="card" id={props.id} aria-labelledby={props.id ? `${props.id}-title` : undefined}>
+      <div class="card-head">
+        <h2 id={props.id ? `${props.id}-title` : undefined}>{props.title}</h2>
+        {props.actions}
+      </div>
+      {props.children}
+    </section>
+  );
+}
+
+/** Saves a Blob under a file name (the browser's download). */
+export function saveBlob(blob: Blob, name: string) {
+  const url = URL.createObjectURL(blob);
+  const a = Object.assign(document.createElement('a'), { href: url, download: name });
+  document.body.append(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 10_000);
+}

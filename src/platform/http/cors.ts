@@ -20,7 +20,13 @@ const PRIVATE_METHODS = 'GET, POST, PUT, PATCH, DELETE, OPTIONS';
 function addVary(reply: FastifyReply, field: string): void {
   const current = reply.getHeader('vary');
   if (current === undefined) reply.header('Vary', field);
-  else if (!String(current).toLowerCase().split(/\s*,\s*/).includes(field.toLowerCase())) reply.header('Vary', `${current}, ${field}`);
+  else if (
+    !String(current)
+      .toLowerCase()
+      .split(/\s*,\s*/)
+      .includes(field.toLowerCase())
+  )
+    reply.header('Vary', `${current}, ${field}`);
 }
 
 export function installCors(app: HttpApp, options: { corsOrigins: string[]; isPublicPath(url: string): boolean }): void {

@@ -105,7 +105,7 @@ describe.skipIf(!haveChromium() || !haveSharedAudio())('console in Chromium', ()
     expect(await page.locator('dd.big').textContent()).toBe('500.00 points');
     await page.getByRole('img', { name: /Points used per day/ }).waitFor();
     expect(await page.getByText('console test key').count()).toBe(1);
-    await screenshot('account');
+    expect(await page.getByText('No usage yet.').count()).toBe(1);
   });
 
   it(
@@ -254,6 +254,24 @@ describe.skipIf(!haveChromium() || !haveSharedAudio())('console in Chromium', ()
     },
     LONG * 2,
   );
+
+  it('Account after use: the import, the recording and the broadcast in the usage list, the day of use as the chart’s tallest bar', async () => {
+    await nav('Account');
+    await page.getByRole('heading', { name: 'Account', level: 1 }).waitFor();
+    const rows = page.locator('#usage tbody tr');
+    await expect.poll(async () => (await rows.allTextContents()).join('\n'), { timeout: 60_000 }).toContain('broadcast');
+    const text = (await rows.allTextContents()).join('\n');
+    for (const type of ['import', 'recording', 'broadcast']) expect(text).toContain(type);
+    // Today's bar is the last one, and the tallest (all use happened today).
+    const heights = await page.locator('#usage svg rect.bar').evaluateAll((bars) => bars.map((b) => Number(b.getAttribute('height'))));
+    expect(heights).toHaveLength(14);
+    expect(heights.at(-1)).toBe(Math.max(...heights));
+    expect(heights.at(-1)).toBeGreaterThan(100);
+    const credit = Number(((await page.locator('dd.big').textContent()) as string).replace(' points', ''));
+    expect(credit).toBeLessThan(500);
+    await page.locator('#usage').scrollIntoViewIfNeeded();
+    await screenshot('account'); // the header stays on top while the page scrolls
+  });
 
   it('fits a phone: no screen is wider than 390 px (tables scroll inside their cards)', async () => {
     await page.setViewportSize({ width: 390, height: 844 });

@@ -13,7 +13,7 @@ import { refusalError } from '../engines/refusal.js';
 import type { EngineRegistry } from '../engines/registry.js';
 import { liveDiarizer, openLabelled } from '../engines/streaming/labels.js';
 import { readableText } from '../engines/text/readable.js';
-import type { RecognizerStream, SttResult } from '../engines/types.js';
+import type { RecognizerStream, SpeakerCorrection, SttResult } from '../engines/types.js';
 import { applyGlossary, dictionaryFor, type Glossary, termHints, translateWithDictionary } from '../glossary/index.js';
 import { baseLanguage } from '../languages.js';
 import type { Principal } from '../platform/auth/types.js';
@@ -134,6 +134,8 @@ export class Recording {
   speakerLabels: Record<string, string> = {};
   /** Speakers whose last sentence was reassigned away (they still exist). */
   keptSpeakers: string[] = [];
+  /** Sentences a user reassigned (the diarizer's corrections skip them). */
+  private readonly editedSids = new Set<number>();
   /** Speakers merged away: their later results go to the target. */
   private readonly mergedInto = new Map<string, string>();
   /** Conversation recordings: the two speakers (languages may change) and who speaks now (conversation-actions.ts). */
@@ -412,6 +414,34 @@ export class Recording {
     }
     // A final may hold two speakers: one sentence per speaker turn.
     for (const part of this.speakers.final(r, offsetMs)) this.deliver(language, offsetMs, part, lane);
+    for (const c of this.speakers.corrections()) this.relabel(c);
+  }
+
+  /**
+   * The live diarizer changed its mind about earlier audio: each final sentence mostly inside
+   * it that still carries the old speaker moves to the new one (sentences a user reassigned stay),
+   * told to every audience as `speaker_reassigned` (`source` `diarization`) and stored so.
+   */
+  private relabel(c: SpeakerCorrection): void {
+    const from = this.speakerOf(c.previousSpeakerId);
+    const to = this.speakerOf(c.speakerId) as string;
+    if (from === to) return;
+    for (const s of this.sentences) {
+      const inside = Math.min(s.endMs, c.endMs) - Math.max(s.startMs, c.startMs);
+      const mostly = inside > 0 && inside * 2 >= s.endMs - s.startMs;
+      if (s.speakerId !== from || this.editedSids.has(s.sid) || !mostly) continue;
+      s.speakerId = to;
+      this.events.publish({
+        event: 'speaker_reassigned',
+        data: {
+          sid: s.sid,
+          old_speaker_id: from as string,
+          new_speaker_id: to,
+          new_speaker_label: this.speakerLabels[to] ?? to,
+          source: 'diarization',
+        },
+      });
+    }
   }
 
   private deliver(streamLanguage: string, offsetMs: number, r: SttResult, lane?: Lane): void {
@@ -496,6 +526,8 @@ export class Recording {
       for (const s of this.sentences) {
         if ((move.fromSpeaker !== undefined && s.speakerId === move.fromSpeaker) || move.sids?.includes(s.sid)) s.speakerId = move.to;
       }
+      // A user's reassign is final: the live diarizer's later corrections leave these sentences alone.
+      for (const sid of move.sids ?? []) this.editedSids.add(sid);
       if (move.fromSpeaker !== undefined) {
         this.mergedInto.set(move.fromSpeaker, move.to);
         for (const [from, to] of this.mergedInto) if (to === move.fromSpeaker) this.mergedInto.set(from, move.to);

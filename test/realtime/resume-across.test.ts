@@ -6,17 +6,32 @@
  * only the fleet can answer: resume_grace_expired for a recording finalized elsewhere,
  * resume_unavailable when the holder does not answer.
  */
+import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { classicDiarizerFactory } from '../../src/engines/builtin/diarizer/index.js';
 import { segmentPrefix } from '../../src/realtime/live/segments.js';
 import { LiveRecordingStore, tokenHash } from '../../src/realtime/live/store.js';
 import { api, createPgSchema, dropPgSchema, type TestApp } from '../support/app.js';
 import { startS3Server, type TestS3Server } from '../support/s3-server.js';
 import { testRedisUrl } from '../support/services.js';
-import { type Client, connect, errorWith, event, JFK, jfkPcm, startLiveApp, startSession, streamPcm, ticketAndKey, vt } from './support.js';
+import {
+  type Client,
+  connect,
+  errorWith,
+  event,
+  JFK,
+  jfkPcm,
+  liveEngines,
+  startLiveApp,
+  startSession,
+  streamPcm,
+  ticketAndKey,
+  vt,
+} from './support.js';
 
 const redisUrl = testRedisUrl();
 const pg = Boolean(process.env.DATABASE_URL);
@@ -32,6 +47,8 @@ describe.skipIf(!redisUrl || !pg || !existsSync(JFK))('resume on another realtim
     const dir = mkdtempSync(join(tmpdir(), 'parley-rt-'));
     cleanup.push(() => rmSync(dir, { recursive: true, force: true }));
     const t = await startLiveApp('postgres', {
+      // The live diarizer beside the recognizer (multi_speaker).
+      engines: await liveEngines([classicDiarizerFactory]),
       env: {
         PARLEY_ROLES: roles,
         REDIS_URL: redisUrl!,
@@ -113,6 +130,86 @@ describe.skipIf(!redisUrl || !pg || !existsSync(JFK))('resume on another realtim
     expect(usage[0]).toMatchObject({ type: 'recording', in_progress: false });
     // The segments go once the recording is finalized.
     expect(await s3.store().list(segmentPrefix(taskId))).toEqual([]);
+    cl2.ws.close();
+  }, 240_000);
+
+  it('multi_channel resumed on the other instance: the channels go on at the recording position', async () => {
+    const stereo = new URL('../../../shared/audio/stereo_diarization.wav', import.meta.url).pathname;
+    if (!existsSync(stereo)) return;
+    const pcm = execFileSync('ffmpeg', ['-v', 'error', '-i', stereo, '-f', 's16le', '-ar', '16000', '-ac', '2', 'pipe:1'], {
+      maxBuffer: 16 << 20,
+    });
+    const send = async (c: Client, part: Buffer) => {
+      for (let i = 0; i < part.length; i += 6400) {
+        c.send(vt('audio', { audio: part.subarray(i, i + 6400).toString('base64') }));
+        await new Promise((r) => setTimeout(r, 50));
+      }
+    };
+    const k = await ticketAndKey(rt1);
+    const cl = await connect(rt1, [`ticket.${k.ticket}`]);
+    const started = await startSession(cl, {
+      recognition_mode: 'multi_channel',
+      audio_format: 'pcm',
+      channel_mode: 'interleaved',
+      channels: [
+        { channel_id: 1, language: 'en', label: 'Left' },
+        { channel_id: 2, language: 'en' },
+      ],
+    });
+    const cut = 64_000 * 2; // 2 s of 2-channel frames
+    await send(cl, pcm.subarray(0, cut));
+    cl.send({ type: 'health', data: {} });
+    await cl.next((m) => m.type === 'health', 10_000);
+    cl.ws.terminate();
+    const cl2 = await reconnect(rt2, k.key);
+    cl2.send(vt('start', { resume_token: started.data.resume_token }));
+    const ok = await event(cl2, 'resume_ok', 90_000);
+    expect(ok.data).toMatchObject({ recognition_mode: 'multi_channel', received_ms: 2000 });
+    await send(cl2, pcm.subarray(cut));
+    cl2.send(vt('stop'));
+    const done = await cl2.next((m) => m.data?.action === 'task_complete', 150_000);
+    expect(done.data.status).toBe('completed');
+    expect(Math.abs((done.data.duration_ms as number) - pcm.length / 64)).toBeLessThanOrEqual(100);
+    // Results recognized on the second instance (after the missed events) carry their channel and
+    // positions after the cut: its recognizers started at the recording's position.
+    const live = cl2.messages.slice(cl2.messages.indexOf(ok) + 1 + (ok.data.missed_events as number));
+    const after = live.filter((m) => m.data?.action === 'result' && m.data.origin.is_final).map((m) => m.data.origin);
+    expect(after.length).toBeGreaterThan(0);
+    expect(after.every((o) => o.channel_id === 1 || o.channel_id === 2)).toBe(true);
+    expect(after.every((o) => o.speaker_id === String(o.channel_id))).toBe(true);
+    expect(after.every((o) => (o.end_ms as number) > 2000)).toBe(true);
+    cl2.ws.close();
+  }, 240_000);
+
+  it('multi_speaker resumed on the other instance: the diarizer there hears the recording so far, speakers go on', async () => {
+    const stereo = new URL('../../../shared/audio/stereo_diarization.wav', import.meta.url).pathname;
+    if (!existsSync(stereo)) return;
+    const mono = execFileSync('ffmpeg', ['-v', 'error', '-i', stereo, '-f', 's16le', '-ar', '16000', '-ac', '1', 'pipe:1'], {
+      maxBuffer: 16 << 20,
+    });
+    const k = await ticketAndKey(rt1);
+    const cl = await connect(rt1, [`ticket.${k.ticket}`]);
+    const started = await startSession(cl, { recognition_mode: 'multi_speaker' });
+    const cut = 32_000 * 2;
+    await streamPcm(cl, mono.subarray(0, cut), 4);
+    cl.send({ type: 'health', data: {} });
+    await cl.next((m) => m.type === 'health', 10_000);
+    cl.ws.terminate();
+    const cl2 = await reconnect(rt2, k.key);
+    cl2.send(vt('start', { resume_token: started.data.resume_token }));
+    const ok = await event(cl2, 'resume_ok', 90_000);
+    expect(ok.data).toMatchObject({ recognition_mode: 'multi_speaker', received_ms: 2000 });
+    await streamPcm(cl2, mono.subarray(cut), 4);
+    cl2.send(vt('stop'));
+    const done = await cl2.next((m) => m.data?.action === 'task_complete', 150_000);
+    expect(done.data.status).toBe('completed');
+    expect(Math.abs((done.data.duration_ms as number) - mono.length / 32)).toBeLessThanOrEqual(100);
+    // Finals recognized on the second instance carry a speaker of the live diarizer there.
+    const live = cl2.messages.slice(cl2.messages.indexOf(ok) + 1 + (ok.data.missed_events as number));
+    const after = live.filter((m) => m.data?.action === 'result' && m.data.origin.is_final).map((m) => m.data.origin);
+    expect(after.length).toBeGreaterThan(0);
+    expect(after.every((o) => typeof o.speaker_id === 'string' && o.speaker_id.length > 0)).toBe(true);
+    expect(after.every((o) => (o.end_ms as number) > 2000)).toBe(true);
     cl2.ws.close();
   }, 240_000);
 

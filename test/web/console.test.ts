@@ -105,7 +105,7 @@ describe.skipIf(!haveChromium() || !haveSharedAudio())('console in Chromium', ()
     expect(await page.locator('dd.big').textContent()).toBe('500.00 points');
     await page.getByRole('img', { name: /Points used per day/ }).waitFor();
     expect(await page.getByText('console test key').count()).toBe(1);
-    await screenshot('account');
+    expect(await page.getByText('No usage yet.').count()).toBe(1);
   });
 
   it(
@@ -129,7 +129,7 @@ describe.skipIf(!haveChromium() || !haveSharedAudio())('console in Chromium', ()
   );
 
   it(
-    'Library: the task is listed; its export downloads the SRT bytes; the player seeks by sentence',
+    'Library: the task is listed; its export downloads the SRT bytes; the player seeks by sentence; retranslation and summary stream in',
     async () => {
       await nav('Library');
       await page.getByLabel('Search titles').fill('jfk');
@@ -173,6 +173,18 @@ describe.skipIf(!haveChromium() || !haveSharedAudio())('console in Chromium', ()
       expect(await page.locator('ol.sentences li[aria-current="true"]').count()).toBe(1);
       await page.evaluate("document.querySelector('audio').pause()");
       await screenshot('task');
+
+      // Retranslation into the first language the task lacks (Catalan: Apertium has English to Catalan), streamed beside the text.
+      expect(await page.getByLabel('Into').inputValue()).toBe('ca');
+      await page.getByRole('button', { name: 'Translate', exact: true }).click();
+      await page.getByText(/\d+ sentences translated into Catalan/).waitFor({ timeout: LONG });
+      const sentences = await page.locator('ol.sentences li').count();
+      await expect.poll(() => page.locator('ol.sentences .translation[lang="ca"]').count(), { timeout: 30_000 }).toBe(sentences);
+      expect(await page.getByLabel('Translation shown beside the text').inputValue()).toBe('ca');
+      // The summary, written by the built-in summarizer and saved.
+      await page.getByRole('button', { name: 'Summarize' }).click();
+      await page.getByRole('button', { name: 'Regenerate' }).waitFor({ timeout: LONG });
+      expect(await page.locator('#summary p.summary').textContent()).toMatch(JFK_WORDS);
     },
     LONG,
   );
@@ -254,6 +266,24 @@ describe.skipIf(!haveChromium() || !haveSharedAudio())('console in Chromium', ()
     },
     LONG * 2,
   );
+
+  it('Account after use: the import, the recording and the broadcast in the usage list, the day of use as the chart’s tallest bar', async () => {
+    await nav('Account');
+    await page.getByRole('heading', { name: 'Account', level: 1 }).waitFor();
+    const rows = page.locator('#usage tbody tr');
+    await expect.poll(async () => (await rows.allTextContents()).join('\n'), { timeout: 60_000 }).toContain('broadcast');
+    const text = (await rows.allTextContents()).join('\n');
+    for (const type of ['import', 'recording', 'broadcast']) expect(text).toContain(type);
+    // Today's bar is the last one, and the tallest (all use happened today).
+    const heights = await page.locator('#usage svg rect.bar').evaluateAll((bars) => bars.map((b) => Number(b.getAttribute('height'))));
+    expect(heights).toHaveLength(14);
+    expect(heights.at(-1)).toBe(Math.max(...heights));
+    expect(heights.at(-1)).toBeGreaterThan(100);
+    const credit = Number(((await page.locator('dd.big').textContent()) as string).replace(' points', ''));
+    expect(credit).toBeLessThan(500);
+    await page.locator('#usage').scrollIntoViewIfNeeded();
+    await screenshot('account'); // the header stays on top while the page scrolls
+  });
 
   it('fits a phone: no screen is wider than 390 px (tables scroll inside their cards)', async () => {
     await page.setViewportSize({ width: 390, height: 844 });

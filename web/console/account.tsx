@@ -125,7 +125,7 @@ function UsageChart({ records }: { records: UsageRecord[] }) {
     if (slot) slot.points += r.points;
   }
   const max = Math.max(1, ...days.map((d) => d.points));
-  const w = 28;
+  const w = 56;
   const h = 120;
   const total = days.reduce((s, d) => s + d.points, 0);
   return (
@@ -139,12 +139,12 @@ function UsageChart({ records }: { records: UsageRecord[] }) {
           const bh = (d.points / max) * h;
           return (
             <g key={d.day}>
-              <rect x={i * w + 4} y={h - bh} width={w - 8} height={Math.max(bh, 0.5)} class="bar">
+              <rect x={i * w + 8} y={h - bh} width={w - 16} height={Math.max(bh, 0.5)} class="bar">
                 <title>
                   {d.day}: {formatPoints(d.points)} points
                 </title>
               </rect>
-              <text x={i * w + w / 2} y={h + 14} text-anchor="middle" class="axis">
+              <text x={i * w + w / 2} y={h + 16} text-anchor="middle" class="axis">
                 {d.day.slice(8)}
               </text>
             </g>

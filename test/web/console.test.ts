@@ -129,7 +129,7 @@ describe.skipIf(!haveChromium() || !haveSharedAudio())('console in Chromium', ()
   );
 
   it(
-    'Library: the task is listed; its export downloads the SRT bytes; the player seeks by sentence',
+    'Library: the task is listed; its export downloads the SRT bytes; the player seeks by sentence; retranslation and summary stream in',
     async () => {
       await nav('Library');
       await page.getByLabel('Search titles').fill('jfk');
@@ -173,6 +173,18 @@ describe.skipIf(!haveChromium() || !haveSharedAudio())('console in Chromium', ()
       expect(await page.locator('ol.sentences li[aria-current="true"]').count()).toBe(1);
       await page.evaluate("document.querySelector('audio').pause()");
       await screenshot('task');
+
+      // Retranslation into the first language the task lacks (Catalan: Apertium has English to Catalan), streamed beside the text.
+      expect(await page.getByLabel('Into').inputValue()).toBe('ca');
+      await page.getByRole('button', { name: 'Translate', exact: true }).click();
+      await page.getByText(/\d+ sentences translated into Catalan/).waitFor({ timeout: LONG });
+      const sentences = await page.locator('ol.sentences li').count();
+      await expect.poll(() => page.locator('ol.sentences .translation[lang="ca"]').count(), { timeout: 30_000 }).toBe(sentences);
+      expect(await page.getByLabel('Translation shown beside the text').inputValue()).toBe('ca');
+      // The summary, written by the built-in summarizer and saved.
+      await page.getByRole('button', { name: 'Summarize' }).click();
+      await page.getByRole('button', { name: 'Regenerate' }).waitFor({ timeout: LONG });
+      expect(await page.locator('#summary p.summary').textContent()).toMatch(JFK_WORDS);
     },
     LONG,
   );

@@ -362,10 +362,12 @@ function SummaryCard(props: { task: TaskDetail; summary: History['summary']; onS
 
 function RetranslateCard(props: {
   taskId: string;
+  have: string[];
   onTranslation: (lang: string, sid: number, text: string) => void;
   onDone: (lang: string) => void;
 }) {
-  const [lang, setLang] = useState('fr');
+  // The first language the task has no translation in yet.
+  const [lang, setLang] = useState(() => TRANSLATION_LANGUAGES.find(([code]) => !props.have.includes(code))?.[0] ?? 'es');
   const [busy, setBusy] = useState(false);
   const [note, setNote] = useState('');
   const [error, setError] = useState<unknown>(null);
@@ -514,14 +516,20 @@ export function TaskView({ taskId }: { taskId: string }) {
                 <ExportCard task={t} languages={languages} diarized={h.diarized} />
                 <RetranslateCard
                   taskId={taskId}
+                  have={languages}
                   onTranslation={(l, sid, text) => {
                     setShownLanguage(l);
-                    history.setValue({
-                      ...h,
-                      sentences: h.sentences.map((s) =>
-                        s.sid === sid ? { ...s, translations: { ...(s.translations ?? {}), [l]: text } } : s,
-                      ),
-                    });
+                    // One event at a time: build on the latest state, not this render's.
+                    history.setValue((cur) =>
+                      cur
+                        ? {
+                            ...cur,
+                            sentences: cur.sentences.map((x) =>
+                              x.sid === sid ? { ...x, translations: { ...(x.translations ?? {}), [l]: text } } : x,
+                            ),
+                          }
+                        : cur,
+                    );
                   }}
                   onDone={() => history.reload()}
                 />

@@ -10,6 +10,8 @@ import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { classicDiarizerFactory } from '../../src/engines/builtin/diarizer/index.js';
+import type { EngineFactory } from '../../src/engines/registry.js';
+import type { Diarizer } from '../../src/engines/types.js';
 import type { SessionEvent } from '../../src/stream/events.js';
 import { openSubtitles, ownerToken } from '../subtitles/support.js';
 import { api, backends, type TestApp } from '../support/app.js';
@@ -248,6 +250,42 @@ describe('multi_speaker without a live diarizer', () => {
       cl.send(vt('start', { type: 'transcribe', recognition_mode: 'multi_speaker', transcription_languages: ['en'] }));
       const m = await errorWith(cl, 'diarization_unavailable', 15_000);
       expect(m.data.details).toMatchObject({ field: 'recognition_mode', language: 'en' });
+      cl.ws.close();
+    } finally {
+      await t.close();
+    }
+  }, 60_000);
+
+  it('a live diarizer that fails to open: diarization_start_failed naming it, the connection kept', async () => {
+    // A test double: the built-in diarizer does not fail on demand.
+    const broken: EngineFactory = {
+      id: 'test/broken-diarizer',
+      kind: 'diarizer',
+      tier: 'builtin',
+      summary: 'a diarizer whose live mode cannot open',
+      create: async () =>
+        ({
+          id: 'test/broken-diarizer',
+          kind: 'diarizer',
+          tier: 'builtin',
+          capabilities: { languages: ['*'] },
+          diarize: () => Promise.reject(new Error('not used')),
+          openLive: () => {
+            throw new Error('the live diarizer could not open');
+          },
+        }) as Diarizer,
+    };
+    const t = await startLiveApp('sqlite', { engines: await liveEngines([broken]) });
+    try {
+      const { ticket } = await ticketAndKey(t);
+      const cl = await connect(t, [`ticket.${ticket}`]);
+      cl.send(vt('start', { type: 'transcribe', recognition_mode: 'multi_speaker', transcription_languages: ['en'] }));
+      const m = await errorWith(cl, 'diarization_start_failed', 15_000);
+      expect(m.data).toMatchObject({ severity: 'fatal', details: { engine: 'test/broken-diarizer' } });
+      // The connection stays: a single-mode start works.
+      await startSession(cl, {});
+      cl.send(vt('stop'));
+      await event(cl, 'task_complete', 30_000);
       cl.ws.close();
     } finally {
       await t.close();

@@ -567,6 +567,7 @@ export class Connection implements Resumable {
       await rec.continueFrom(row, snap, true);
     } catch (err) {
       // Another process may try within the grace (e.g. every recognizer busy here).
+      await rec.discard();
       await fleet.giveBack(row.task_id);
       throw err;
     }

@@ -771,6 +771,23 @@ export class Recording {
     }
   }
 
+  /** continueFrom failed part way: what it opened here goes, the row and segments stay for another process. */
+  async discard(): Promise<void> {
+    this.stream?.abort();
+    this.stream = null;
+    this.channels?.abort();
+    this.channels = null;
+    await this.segments?.close();
+    this.segments = null;
+    if (this.wavFd >= 0) closeSync(this.wavFd);
+    this.wavFd = -1;
+    if (this.wavPath) {
+      rmSync(this.wavPath, { force: true });
+      rmSync(this.sidecarPath, { force: true });
+    }
+    this.publisher?.close();
+  }
+
   private async replayTo(speakers: LiveSpeakers): Promise<void> {
     let carry: Buffer | null = null;
     for await (const chunk of createReadStream(this.wavPath, { start: 44, end: 44 + this.bytes - 1 })) {

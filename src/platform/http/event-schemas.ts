@@ -63,6 +63,7 @@ export const SpeakerReassigned = Type.Object({
   old_speaker_id: Type.String(),
   new_speaker_id: Type.String(),
   new_speaker_label: Type.String(),
+  source: Type.Optional(Type.Literal('diarization', { description: 'Extension: present when the live diarizer made the change' })),
 });
 export const SpeakersMerged = Type.Object({
   source_speaker_id: Type.String(),

@@ -539,7 +539,7 @@ export interface Operations {
           old_speaker_id: string;
           new_speaker_id: string;
           new_speaker_label: string;
-          /** Extension: present when the live diarizer made the change */
+          /** Extension: the live diarizer corrected an earlier final (absent for edits) */
           source?: "diarization" | (string & {});
         };
       };
@@ -1539,7 +1539,7 @@ export interface Operations {
         old_speaker_id: string;
         new_speaker_id: string;
         new_speaker_label: string;
-        /** Extension: present when the live diarizer made the change */
+        /** Extension: the live diarizer corrected an earlier final (absent for edits) */
         source?: "diarization" | (string & {});
       };
       speakers_merged: {
@@ -2247,7 +2247,7 @@ export interface Operations {
         old_speaker_id: string;
         new_speaker_id: string;
         new_speaker_label: string;
-        /** Extension: present when the live diarizer made the change */
+        /** Extension: the live diarizer corrected an earlier final (absent for edits) */
         source?: "diarization" | (string & {});
       };
       speakers_merged: {
@@ -2412,7 +2412,7 @@ export interface LiveEvents {
     old_speaker_id: string;
     new_speaker_id: string;
     new_speaker_label: string;
-    /** Extension: present when the live diarizer made the change */
+    /** Extension: the live diarizer corrected an earlier final (absent for edits) */
     source?: "diarization";
   };
   /** Two speakers were merged */

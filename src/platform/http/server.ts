@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import Fastify from 'fastify';
+import Fastify, { LogController } from 'fastify';
 import type { Logger } from 'pino';
 import { installCors } from './cors.js';
 import { clientErrorResponse, installErrorHandling } from './errors.js';
@@ -43,7 +43,7 @@ export async function createHttpServer(options: HttpServerOptions): Promise<Http
   const app = Fastify({
     loggerInstance: options.logger,
     // Fastify writes two lines per request; ours writes one (request-log.ts).
-    disableRequestLogging: true,
+    logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: options.bodyLimitBytes,
     trustProxy: options.trustProxy,
     requestIdHeader: false,

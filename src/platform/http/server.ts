@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import Fastify from 'fastify';
+import Fastify, { LogController } from 'fastify';
 import type { Logger } from 'pino';
 import { installCors } from './cors.js';
 import { clientErrorResponse, installErrorHandling } from './errors.js';
@@ -34,16 +34,19 @@ const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
  */
 const PUBLIC_PREFIXES = ['/api/v1/viewer/', '/api/v1/public/', '/broadcast/', '/api/v1/version', '/version', '/tasks/'];
 
+const PUBLIC_EXACT = new Set(PUBLIC_PREFIXES.map((p) => p.replace(/\/$/, '')));
+
 export function isPublicPath(url: string): boolean {
-  const path = url.split('?')[0] ?? '';
-  return PUBLIC_PREFIXES.some((p) => path === p.replace(/\/$/, '') || path.startsWith(p));
+  const q = url.indexOf('?');
+  const path = q < 0 ? url : url.slice(0, q);
+  return PUBLIC_EXACT.has(path) || PUBLIC_PREFIXES.some((p) => path.startsWith(p));
 }
 
 export async function createHttpServer(options: HttpServerOptions): Promise<HttpApp> {
   const app = Fastify({
     loggerInstance: options.logger,
     // Fastify writes two lines per request; ours writes one (request-log.ts).
-    disableRequestLogging: true,
+    logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: options.bodyLimitBytes,
     trustProxy: options.trustProxy,
     requestIdHeader: false,

@@ -539,6 +539,8 @@ export interface Operations {
           old_speaker_id: string;
           new_speaker_id: string;
           new_speaker_label: string;
+          /** Extension: the live diarizer corrected an earlier final (absent for edits) */
+          source?: "diarization" | (string & {});
         };
       };
     };
@@ -1537,6 +1539,8 @@ export interface Operations {
         old_speaker_id: string;
         new_speaker_id: string;
         new_speaker_label: string;
+        /** Extension: the live diarizer corrected an earlier final (absent for edits) */
+        source?: "diarization" | (string & {});
       };
       speakers_merged: {
         source_speaker_id: string;
@@ -2243,6 +2247,8 @@ export interface Operations {
         old_speaker_id: string;
         new_speaker_id: string;
         new_speaker_label: string;
+        /** Extension: the live diarizer corrected an earlier final (absent for edits) */
+        source?: "diarization" | (string & {});
       };
       speakers_merged: {
         source_speaker_id: string;
@@ -2400,12 +2406,14 @@ export interface LiveEvents {
     new_label: string;
     affected_sids: number[];
   };
-  /** A sentence moved to another speaker */
+  /** A sentence moved to another speaker: a reassign_speaker (or REST) edit, or the live diarizer correcting an earlier final of a multi_speaker session (source diarization) */
   speaker_reassigned: {
     sid: number;
     old_speaker_id: string;
     new_speaker_id: string;
     new_speaker_label: string;
+    /** Extension: the live diarizer corrected an earlier final (absent for edits) */
+    source?: "diarization";
   };
   /** Two speakers were merged */
   speakers_merged: {
@@ -2416,7 +2424,24 @@ export interface LiveEvents {
   };
   /** Speech of a translated sentence */
   tts_ready: {
-    [key: string]: unknown;
+    sid: number;
+    language: string;
+    /** The sentence as transcribed */
+    transcript: string;
+    /** What is spoken (the translation, or the transcript in its own language) */
+    text: string;
+    /** Base64 MP3 */
+    audio: string;
+    format: "mp3";
+    duration_ms: number;
+    boundaries: {
+      offset_ms: number;
+      duration_ms: number;
+      text: string;
+      /** Character offset of the word in `text` */
+      text_offset: number;
+      word_length: number;
+    }[];
   };
   /** Queued speech was dropped */
   tts_stopped: {

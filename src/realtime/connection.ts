@@ -436,6 +436,7 @@ export class Connection implements Resumable {
       const token = host ? null : (this.host.resume?.issue() ?? null);
       rec.resumeToken = token;
       rec.owner = () => this.ownerState();
+      rec.onLost = () => this.letGo(rec);
       try {
         await rec.begin();
       } catch (err) {
@@ -563,10 +564,12 @@ export class Connection implements Resumable {
       snap.sessionId,
     );
     rec.resumeToken = token;
+    rec.onLost = () => this.letGo(rec);
     try {
       await rec.continueFrom(row, snap, true);
     } catch (err) {
       // Another process may try within the grace (e.g. every recognizer busy here).
+      await rec.discard();
       await fleet.giveBack(row.task_id);
       throw err;
     }
@@ -620,6 +623,32 @@ export class Connection implements Resumable {
       this.markDone();
       if (this.open) this.close(CLOSE.resumedElsewhere, 'session resumed on another connection');
     }
+  }
+
+  /**
+   * The recording was taken over by another process while this one still ran it (this process
+   * stalled past its lease and the grace): nothing more is recorded or finalized here, and the
+   * client, whose session now lives elsewhere, is closed with 4010 (it may resume there).
+   */
+  private letGo(rec: Recording): void {
+    if (this.recording !== rec || !this.running) return;
+    this.state = { ...(this.state as { sessionId: string; taskId: string }), kind: 'stopping' };
+    this.token = null;
+    if (this.grace) clearTimeout(this.grace);
+    this.grace = null;
+    this.silence?.stop();
+    this.silence = null;
+    this.detach();
+    this.detach = () => {};
+    this.gapOff();
+    this.gap = null;
+    this.background(rec.discard(), 'letting a recording go');
+    this.recording = null;
+    this.speech = null;
+    this.sink = null;
+    this.state = { kind: 'connected' };
+    this.markDone();
+    if (this.open) this.close(CLOSE.resumedElsewhere, 'session taken over by another process');
   }
 
   /** What this connection adds to its recording's snapshot (src/realtime/live/snapshot.ts). */

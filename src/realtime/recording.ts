@@ -147,6 +147,11 @@ export class Recording {
   onMustEnd: (err: AppError) => void = () => {};
   /** A result with text arrived (the silence watch restarts). */
   onSpeech: () => void = () => {};
+  /**
+   * Another process took this recording over (it stalled past its lease and the grace): the
+   * connection lets it go without finalizing it (that process continues or finishes it).
+   */
+  onLost: () => void = () => {};
 
   constructor(
     readonly deps: RecordingDeps,
@@ -660,7 +665,15 @@ export class Recording {
 
   private segmentWriter(live: LiveDeps, segments: number, bytes: number): SegmentWriter {
     const deps = { blobs: this.deps.blobs, store: live.store, instanceId: live.instanceId, logger: this.deps.logger };
-    return new SegmentWriter(deps, this.taskId, live.segmentBytes, () => JSON.stringify(this.snapshot()), segments, bytes);
+    return new SegmentWriter(
+      deps,
+      this.taskId,
+      live.segmentBytes,
+      () => JSON.stringify(this.snapshot()),
+      segments,
+      bytes,
+      () => this.onLost(),
+    );
   }
 
   /** Everything but the audio, for another process (live/snapshot.ts). */
@@ -769,6 +782,24 @@ export class Recording {
       // The live diarizer hears the recording so far again: the speakers keep their labels.
       if (this.speakers) await this.replayTo(this.speakers);
     }
+  }
+
+  /** continueFrom failed part way: what it opened here goes, the row and segments stay for another process. */
+  async discard(): Promise<void> {
+    this.webm?.abort();
+    this.stream?.abort();
+    this.stream = null;
+    this.channels?.abort();
+    this.channels = null;
+    await this.segments?.close();
+    this.segments = null;
+    if (this.wavFd >= 0) closeSync(this.wavFd);
+    this.wavFd = -1;
+    if (this.wavPath) {
+      rmSync(this.wavPath, { force: true });
+      rmSync(this.sidecarPath, { force: true });
+    }
+    this.publisher?.close();
   }
 
   private async replayTo(speakers: LiveSpeakers): Promise<void> {

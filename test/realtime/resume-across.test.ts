@@ -18,6 +18,7 @@ import { LiveRecordingStore, tokenHash } from '../../src/realtime/live/store.js'
 import { api, createPgSchema, dropPgSchema, type TestApp } from '../support/app.js';
 import { startS3Server, type TestS3Server } from '../support/s3-server.js';
 import { testRedisUrl } from '../support/services.js';
+import { until } from '../webhooks/receiver.js';
 import {
   type Client,
   connect,
@@ -212,6 +213,32 @@ describe.skipIf(!redisUrl || !pg || !existsSync(JFK))('resume on another realtim
     expect(after.every((o) => (o.end_ms as number) > 2000)).toBe(true);
     cl2.ws.close();
   }, 240_000);
+
+  it('a holder whose row was taken lets the recording go (4010); nobody holding it, a sweep finishes it', async () => {
+    const k = await ticketAndKey(rt1);
+    const cl = await connect(rt1, [`ticket.${k.ticket}`]);
+    const started = await startSession(cl, {});
+    const taskId = started.data.task_id as string;
+    cl.send(vt('audio', { audio: Buffer.alloc(32_000).toString('base64') }));
+    cl.send({ type: 'health', data: {} });
+    await cl.next((m) => m.type === 'health', 10_000);
+    // As if rt1 had stalled past its lease and another process had taken the recording (which then went silent too).
+    await rt1.app.deps.database.db
+      .updateTable('live_recordings')
+      .set({ instance_id: randomUUID(), lease_until: new Date(Date.now() + 1000).toISOString() })
+      .where('task_id', '=', taskId)
+      .execute();
+    cl.send(vt('audio', { audio: Buffer.alloc(64_000).toString('base64') }));
+    expect((await cl.closed).code).toBe(4010);
+    // rt1 finalized nothing; after the lease and the grace, a sweep (on either instance) finishes it from the segments.
+    const store = new LiveRecordingStore(rt1.app.deps.database);
+    await until(async () => (await store.get(taskId))?.state === 'grace_expired', 60_000, 'the sweep to finish it');
+    const finished = await task(k.key, taskId);
+    expect(finished.processing_status).toBe('completed');
+    expect(finished.duration_ms).toBeGreaterThanOrEqual(1000);
+    expect(finished.duration_ms).toBeLessThanOrEqual(3000);
+    expect(await s3.store().list(segmentPrefix(taskId))).toEqual([]);
+  }, 120_000);
 
   it('a drain (service_shutdown) on one instance: the client resumes on the other', async () => {
     const rt3 = await open('realtime');

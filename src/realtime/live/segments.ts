@@ -26,6 +26,7 @@ export class SegmentWriter {
   private pendingBytes = 0;
   private chain: Promise<void> = Promise.resolve();
   private readonly timer: NodeJS.Timeout;
+  private lost = false;
 
   constructor(
     private readonly d: SegmentDeps,
@@ -36,6 +37,8 @@ export class SegmentWriter {
     /** Segments and bytes already stored (a recording continued here). */
     private segments = 0,
     private storedBytes = 0,
+    /** The row is no longer this process's (another took the recording over): called once. */
+    private readonly onLost: () => void = () => {},
   ) {
     // A slow talker's audio still reaches the store: at least one segment per period.
     this.timer = setInterval(
@@ -92,7 +95,12 @@ export class SegmentWriter {
         this.storedBytes += data.length;
       }
       const held = await this.d.store.saveSegment(this.taskId, this.d.instanceId, this.segments, this.storedBytes, this.snapshot());
-      if (!held) this.d.logger.warn({ task_id: this.taskId }, 'live recording row no longer held by this process');
+      if (!held && !this.lost) {
+        this.lost = true;
+        clearInterval(this.timer);
+        this.d.logger.warn({ task_id: this.taskId }, 'live recording row no longer held by this process: let go');
+        this.onLost();
+      }
     } catch (err) {
       // The local file still has the audio: a normal finish loses nothing; the next flush tries again.
       this.d.logger.error({ err, task_id: this.taskId }, 'live audio segment not stored');

@@ -24,7 +24,7 @@ import type { SentenceInput, TranslationInput } from '../tasks/store.js';
 import type { ChannelSpec } from './channel-spec.js';
 import { ChannelSet, type Lane } from './channels.js';
 import type { ConversationSpeaker } from './conversation.js';
-import { type FinalizeDeps, type FinishKind, finalizeRecording } from './finalize.js';
+import { type FinalizeDeps, type FinishKind, finalizeRecording, summaryRequestOf } from './finalize.js';
 import { LiveSpeakers } from './live-speakers.js';
 import type { RecordingSidecar } from './recover.js';
 import type { StartRequest } from './start.js';
@@ -72,8 +72,8 @@ export class Recording {
   readonly sessionId = randomUUID();
   taskId = '';
   private sessionGlossary: Glossary | null = null;
-  /** What `set_summary` last asked for (initially the start's summary fields). */
-  summary: SessionSummary | null;
+  /** What `set_summary` last asked for (initially the start's summary fields); kept in the sidecar too. */
+  private asked: SessionSummary | null;
   /** The language recognized now (`switch_language` changes it). */
   language: string;
   private stream: RecognizerStream | null = null;
@@ -129,7 +129,7 @@ export class Recording {
     readonly principal: Principal,
     readonly start: StartRequest,
   ) {
-    this.summary = start.summary;
+    this.asked = start.summary;
     this.language = start.transcriptionLanguages[0] as string;
     this.talk = start.conversation
       ? { speakers: start.conversation.speakers.map((sp) => ({ ...sp })), active: start.conversation.speakers[0].speakerId }
@@ -180,8 +180,7 @@ export class Recording {
     this.wavPath = join(this.deps.tempDir, `${this.taskId}.wav`);
     this.wavFd = openSync(this.wavPath, 'w');
     writeSync(this.wavFd, wavHeader(0));
-    const sidecar: RecordingSidecar = { task_id: this.taskId, usage_id: this.usageId };
-    writeFileSync(this.sidecarPath, JSON.stringify(sidecar));
+    this.writeSidecar();
     if (s.channels) {
       this.channels = new ChannelSet((spec, offset, lane) => this.openChannel(spec, offset, lane));
       await this.channels.begin(s.channels);
@@ -531,6 +530,26 @@ export class Recording {
     return this.wavPath.replace(/\.wav$/, '.json');
   }
 
+  get summary(): SessionSummary | null {
+    return this.asked;
+  }
+
+  /** `set_summary`: also written to the sidecar, so a recording recovered after a crash keeps it. */
+  set summary(summary: SessionSummary | null) {
+    this.asked = summary;
+    if (this.wavFd >= 0) this.writeSidecar();
+  }
+
+  /** What recovery needs if this process dies (recover.ts): the task, its usage row, the summary asked for. */
+  private writeSidecar(): void {
+    const sidecar: RecordingSidecar = {
+      task_id: this.taskId,
+      usage_id: this.usageId,
+      summary: this.asked ? summaryRequestOf(this.asked) : null,
+    };
+    writeFileSync(this.sidecarPath, JSON.stringify(sidecar));
+  }
+
   /** The session's event stream (after begin()); the connection attaches the owner's socket to it. */
   get events(): SessionPublisher {
     if (!this.publisher) throw new Error('the recording has not begun');
@@ -552,14 +571,15 @@ export class Recording {
     await this.stream?.end();
     this.stream = null;
     // A conversation without summary_language is summarized in its active language.
-    if (this.talk && this.summary && this.summary.language === null) this.summary = { ...this.summary, language: this.activeLanguage };
+    if (this.talk && this.asked && this.asked.language === null) this.asked = { ...this.asked, language: this.activeLanguage };
     await this.channels?.end();
     // Channels finish utterances out of order: the transcript is in sid order.
     this.sentences.sort((a, b) => a.sid - b.sid);
     await Promise.all([...this.pending]);
     this.markRecognized();
     await this.charging;
-    await this.closeUsage(kind === 'normal' && this.bytes === 0);
+    // No audio is never charged, whoever ended the recording (a force-fail keeps its user_forced outcome).
+    await this.closeUsage(this.bytes === 0);
     writeSync(this.wavFd, wavHeader(this.bytes), 0, 44, 0);
     closeSync(this.wavFd);
     this.wavFd = -1;

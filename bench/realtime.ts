@@ -20,7 +20,12 @@
  * recognizers per session); each prints its largest N and sessions per core. Per-word delay is
  * measured in single mode only.
  *
- * Usage: npm run -s bench:realtime [-- --max 32 --passes 1 --modes single,multi_speaker,multi_channel4]
+ * Memory per additional live session (issue 14, target at most 40 MB): server RSS peak while
+ * 1 session streams, then while 9 stream at once; (peak9 - peak1) / 8. Decoders are loaded
+ * first (start and stop), so each figure holds a whole level's decoders; the fixed costs
+ * (finals decoders, shared language models) are in both and cancel out.
+ *
+ * Usage: npm run -s bench:realtime [-- --max 32 --passes 1 --modes single,multi_speaker,multi_channel4,memory]
  */
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -48,7 +53,7 @@ const MODES = (() => {
   const i = process.argv.indexOf('--modes');
   return (i > 0 ? String(process.argv[i + 1]) : 'single,multi_speaker,multi_channel4').split(',') as Mode[];
 })();
-type Mode = 'single' | 'multi_speaker' | 'multi_channel4';
+type Mode = 'single' | 'multi_speaker' | 'multi_channel4' | 'memory';
 const CHANNELS = 4;
 
 /** The start's mode fields. */
@@ -230,7 +235,7 @@ async function main(): Promise<void> {
   const { base, env } = await localServerEnv(join(work, 'data'), {
     PARLEY_STARTER_CREDIT: '1000000',
     // Enough decoders that the pool is not the limit (each ~60 MB, loaded on first use).
-    PARLEY_POCKETSPHINX_DECODERS: String(MODES.includes('multi_channel4') ? MAX_N * CHANNELS : MAX_N),
+    PARLEY_POCKETSPHINX_DECODERS: String(Math.max(MODES.includes('multi_channel4') ? MAX_N * CHANNELS : MAX_N, MEMORY_SESSIONS + 1)),
   });
   const server = startServer(env);
   try {
@@ -246,12 +251,46 @@ async function main(): Promise<void> {
     await loadWordTimes(env);
     const baseline = await rssBytes(pid);
     console.log(`server RSS before any session: ${mb(baseline)} MB`);
-    for (const mode of MODES) await scan(mode, base, key, pid, baseline);
+    for (const mode of MODES) {
+      if (mode === 'memory') await memoryPerSession(base, key, pid);
+      else await scan(mode, base, key, pid, baseline);
+    }
   } finally {
     server.child.kill('SIGTERM');
     await server.exited;
     rmSync(work, { recursive: true, force: true });
   }
+}
+
+const MEMORY_SESSIONS = 9;
+
+/** Server RSS peak while `n` sessions stream jfk at once (their decoders loaded first). */
+async function peakWhileStreaming(base: string, key: string, pid: number, n: number): Promise<number> {
+  await Promise.all(Array.from({ length: n }, () => session(base, key, true)));
+  let peak = await rssBytes(pid);
+  const sampler = setInterval(() => {
+    void rssBytes(pid).then((b) => {
+      peak = Math.max(peak, b);
+    });
+  }, 100);
+  const results = await Promise.all(Array.from({ length: n }, () => session(base, key)));
+  clearInterval(sampler);
+  const errors = results.flatMap((r) => r.errors).filter((e) => e !== 'stt_silence_warning');
+  if (errors.length) throw new Error(`sessions failed: ${[...new Set(errors)].join(', ')}`);
+  return peak;
+}
+
+/** Memory per additional live session: RSS peak at 1 and at MEMORY_SESSIONS sessions. */
+async function memoryPerSession(base: string, key: string, pid: number): Promise<void> {
+  const mb = (b: number) => (b / 1024 / 1024).toFixed(1);
+  console.log('-- memory per additional live session');
+  await session(base, key); // warm-up
+  const one = await peakWhileStreaming(base, key, pid, 1);
+  const many = await peakWhileStreaming(base, key, pid, MEMORY_SESSIONS);
+  const per = (many - one) / (MEMORY_SESSIONS - 1);
+  console.log(
+    `memory: server RSS peak ${mb(one)} MB with 1 session, ${mb(many)} MB with ${MEMORY_SESSIONS}: ${mb(per)} MB per additional live session (target at most 40 MB)${per <= 40 * 1024 * 1024 ? '' : '  <- over target'}; load ${loadavg()[0]!.toFixed(2)}`,
+  );
 }
 
 /** Levels of N concurrent sessions of `mode` until interim p95 passes the target twice in a row. */

@@ -7,7 +7,7 @@ import { benchBackendName, startBenchApp } from './support.js';
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
 const TARGET = 0.5;
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 10);
 
 /** The round with the median throughput (its p99 goes with it); errors summed over rounds. */
 function median(rs: Result[]): Result {

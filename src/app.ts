@@ -36,6 +36,11 @@ import { openJobQueue } from './jobs/create.js';
 import type { JobQueue } from './jobs/types.js';
 import { createKeysModule, type KeysModule } from './keys/module.js';
 import { registerKeyRoutes } from './keys/routes.js';
+import { observedEngine } from './metrics/engines.js';
+import { installHttpMetrics, registerMetricsRoute, startMetricsListener } from './metrics/http.js';
+import { Metrics } from './metrics/metrics.js';
+import { registerStateGauges } from './metrics/state.js';
+import { MetricsStore } from './metrics/store.js';
 import type { Authenticator } from './platform/auth/types.js';
 import { createHttpServer } from './platform/http/server.js';
 import type { HttpApp } from './platform/http/types.js';
@@ -109,6 +114,10 @@ export interface AppDeps {
   tasks: TaskModule;
   /** Imports: store, service, job pipeline and the reprocessing job (src/imports). */
   imports: ImportsModule;
+  /** Prometheus metrics of this process (src/metrics); served per PARLEY_METRICS_*. */
+  metrics: Metrics;
+  /** The port of the separate metrics listener (PARLEY_METRICS_LISTEN), when there is one. */
+  metricsPort: number | null;
 }
 
 export interface ParleyApp {
@@ -164,7 +173,9 @@ export async function buildApp(config: Config, overrides: BuildOverrides = {}): 
   const streams = new SessionStreams(bus, logger.child({ component: 'stream' }));
   // Local disk, or an S3-compatible bucket every node shares (PARLEY_S3_BUCKET).
   const blobs = await openBlobStore(config);
-  const engines = overrides.engines ?? EngineRegistry.fromEngines([]);
+  // One metrics registry per app; engines report their latency through it (src/metrics).
+  const metrics = new Metrics();
+  const engines = (overrides.engines ?? EngineRegistry.fromEngines([])).observed((e) => observedEngine(e, metrics.observeEngine));
   // Audio behind one interface (src/engines/audio/port.ts); ffmpeg's path is known only here.
   const audio = createFfmpegAudio(config.engines.ffmpegPath);
   const summaryTemplates = SummaryTemplateCatalogue.fromSettings(config.summaryTemplates);
@@ -190,6 +201,7 @@ export async function buildApp(config: Config, overrides: BuildOverrides = {}): 
     now,
     keyPolicies: keys,
     notices: creditWebhooks(webhooks),
+    onCharged: metrics.observeCharge,
   });
   const importStore = new ImportStore(database, now);
   const reprocessor = reprocessQueue(jobs);
@@ -293,6 +305,8 @@ export async function buildApp(config: Config, overrides: BuildOverrides = {}): 
     summaryTemplates,
     tasks,
     imports,
+    metrics,
+    metricsPort: null,
   };
 
   const http = await createHttpServer({
@@ -303,6 +317,19 @@ export async function buildApp(config: Config, overrides: BuildOverrides = {}): 
     version: build,
     requestLog: config.platform.requestLog,
   });
+  // Metrics first: their hooks see every route's requests. Served on a listener of its own,
+  // or on the main port behind a bearer token, or not at all (docs/metrics.md).
+  installHttpMetrics(http, metrics);
+  registerStateGauges(metrics, {
+    store: new MetricsStore(database),
+    jobStats: () => jobs.stats(),
+    seatCounts: (id) => broadcasts.seats.counts(id),
+  });
+  const metricsListener = config.metrics.listen
+    ? await startMetricsListener(metrics, { ...config.metrics.listen, token: config.metrics.token })
+    : null;
+  if (metricsListener) deps.metricsPort = metricsListener.port;
+  else if (config.metrics.token) registerMetricsRoute(http, metrics, config.metrics.token);
   registerVersionRoutes(http, { build, roles });
   const auth = overrides.authenticator ?? authenticator;
   // Feature routes, one line per feature (see ARCHITECTURE.md).
@@ -344,6 +371,7 @@ export async function buildApp(config: Config, overrides: BuildOverrides = {}): 
         ...createRealtimePorts({
           settings: { ...rt, tempDir: join(config.platform.dataDir, 'tmp', 'realtime') },
           logger,
+          database,
           now,
           bus,
           streams,
@@ -371,6 +399,7 @@ export async function buildApp(config: Config, overrides: BuildOverrides = {}): 
         silenceWarningMs: rt.silenceWarningSeconds * 1000,
         disconnectGraceMs: rt.disconnectGraceSeconds * 1000,
         drainMs: rt.drainSeconds * 1000,
+        handoverTimeoutMs: rt.handoverTimeoutSeconds * 1000,
       },
       trustProxy: config.platform.trustProxy,
     });
@@ -397,6 +426,7 @@ export async function buildApp(config: Config, overrides: BuildOverrides = {}): 
       if (closed) return;
       closed = true;
       await http.close();
+      await metricsListener?.close();
       stopImportSweep();
       stopWebhookRepair();
       await jobs.close(config.platform.shutdownGraceMs);

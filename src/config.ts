@@ -8,6 +8,7 @@ import { billingSettings } from './billing/settings.js';
 import { broadcastSettings } from './broadcasts/settings.js';
 import { engineSettings } from './engines/settings.js';
 import { importSettings } from './imports/settings.js';
+import { metricsSettings } from './metrics/settings.js';
 import { planSettings } from './plans/settings.js';
 import { platformSettings, ROLES } from './platform/config/platform-settings.js';
 import { readSection, type Section, type SectionValues } from './platform/config/settings.js';
@@ -29,6 +30,7 @@ export const SECTIONS = {
   imports: importSettings,
   subtitles: subtitleSettings,
   broadcasts: broadcastSettings,
+  metrics: metricsSettings,
 } as const satisfies Record<string, Section>;
 
 export type Config = { [K in keyof typeof SECTIONS]: SectionValues<(typeof SECTIONS)[K]> };

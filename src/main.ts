@@ -34,14 +34,24 @@ async function main(): Promise<void> {
   const engines = await createEngines(config, engineLogger);
   logRoleEngines(engines, config.platform.roles, engineLogger);
   const app = await buildApp(config, { engines, logger });
-  await createFirstAccountIfEmpty(app.deps, config.platform.starterCredit);
-  await app.http.listen({ port: config.platform.port, host: config.platform.host });
-  logger.info({ roles: config.platform.roles, port: config.platform.port, build: app.deps.build }, 'parley listening');
-  // A short banner for people (the logs are for machines): where to go and what runs here.
+  // Fastify logs one "Server listening" line per interface at info; the line below and the
+  // banner say the same once, so its own lines go out at debug only.
+  const httpLog = app.http.log;
+  const level = httpLog.level;
+  if (!logger.isLevelEnabled('debug')) httpLog.level = 'warn';
+  try {
+    await app.http.listen({ port: config.platform.port, host: config.platform.host });
+  } finally {
+    httpLog.level = level;
+  }
   const address = app.http.server.address();
   const port = typeof address === 'object' && address ? address.port : config.platform.port;
   const host = ['0.0.0.0', '::'].includes(config.platform.host) ? 'localhost' : config.platform.host;
   const url = `http://${host}:${port}`;
+  logger.info({ roles: config.platform.roles, port, url, build: app.deps.build }, 'parley listening');
+  // After listening, so the key's curl line names the real address.
+  await createFirstAccountIfEmpty(app.deps, config.platform.starterCredit, undefined, url);
+  // A short banner for people (the logs are for machines): where to go and what runs here.
   const ready = [...new Set(engines.status.filter((e) => e.available).map((e) => e.id))];
   process.stdout.write(
     [

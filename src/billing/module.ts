@@ -36,6 +36,8 @@ export function createBillingModule(d: {
   keyPolicies: KeyPolicySource;
   /** Where credit crossings are written durably (the webhooks feature's outbox). */
   notices?: CreditNotices;
+  /** Metrics: points charged by usage type. */
+  onCharged?: (usageType: string, points: number) => void;
 }): BillingModule {
   const now = d.now ?? (() => new Date());
   const plans = new PlanService(d.database, { catalogue: d.config.plans.catalogue, now });
@@ -49,6 +51,7 @@ export function createBillingModule(d: {
     now,
     logger: d.logger.child({ component: 'billing' }),
     notices: d.notices,
+    onCharged: d.onCharged,
   });
   const limits = new LimitsCalculator({
     minutes: billing.store,

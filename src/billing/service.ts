@@ -76,6 +76,8 @@ export interface BillingServiceOptions {
   logger?: Logger;
   /** Durable notifications of credit crossings (the webhooks feature's outbox), written in the crossing's transaction. */
   notices?: CreditNotices;
+  /** Told of every charge that took points (metrics: credit charged by usage type). */
+  onCharged?: (usageType: string, points: number) => void;
 }
 
 export class BillingService {
@@ -88,6 +90,7 @@ export class BillingService {
   private readonly now: () => Date;
   private readonly logger: Logger | undefined;
   private readonly notices: CreditNotices | undefined;
+  private readonly onCharged: ((usageType: string, points: number) => void) | undefined;
 
   constructor(options: BillingServiceOptions) {
     this.notices = options.notices;
@@ -99,6 +102,7 @@ export class BillingService {
     this.lowThresholdMilli = toMilli(options.lowThreshold);
     this.now = options.now ?? (() => new Date());
     this.logger = options.logger;
+    this.onCharged = options.onCharged;
   }
 
   async policy(keyId: string): Promise<KeyPolicy> {
@@ -294,7 +298,9 @@ export class BillingService {
     if (outcome.crossings.includes('exhausted')) {
       await this.publish(CREDIT_EXHAUSTED, { accountId, balance, cause: 'charge', at } satisfies CreditExhaustedEvent);
     }
-    return { usage: outcome.usage, charged: fromMilli(outcome.chargedMilli), duplicate: outcome.duplicate };
+    const charged = fromMilli(outcome.chargedMilli);
+    if (!outcome.duplicate && charged > 0) this.onCharged?.(outcome.usage.type, charged);
+    return { usage: outcome.usage, charged, duplicate: outcome.duplicate };
   }
 
   private async publish<T extends typeof CREDIT_LOW | typeof CREDIT_EXHAUSTED>(topic: T, message: MessageOf<T>): Promise<void> {

@@ -18,6 +18,8 @@ export async function createFirstAccountIfEmpty(
   deps: { keys: KeyService; billing: BillingService; logger: Logger },
   starterCredit: number,
   print: (text: string) => void = (t) => process.stdout.write(t),
+  /** Where the service answers (the curl line uses it). */
+  baseUrl = 'http://localhost:8080',
 ): Promise<FirstStartResult | null> {
   if ((await deps.keys.store.countAccounts()) > 0) return null;
   const created = await deps.keys.createKey({ name: 'Starter key' });
@@ -29,7 +31,7 @@ export async function createFirstAccountIfEmpty(
       ' Parley: first start. An account and an API key were created.',
       ` API key (shown once, keep it): ${created.api_key}`,
       ` Account: ${created.account_id}   Starter credit: ${starterCredit} points`,
-      ' Try: curl -H "X-API-Key: <key>" http://localhost:8080/api/v1/me/plan',
+      ` Try: curl -H "X-API-Key: <key>" ${baseUrl}/api/v1/me/plan`,
       ' More keys: npm run -s admin -- create-key --help',
       '================================================================',
       '',

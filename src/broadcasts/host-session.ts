@@ -121,6 +121,8 @@ export class BroadcastHost {
   private leaseTimer: NodeJS.Timeout | null = null;
   /** Another host took the broadcast (this process's lease had lapsed): nothing more goes to viewers from here. */
   private superseded = false;
+  /** hostDropped ran (drain or drop): the broadcast is frozen for this host session. */
+  private dropped = false;
   private onLost: (error: AppError) => void = () => {};
 
   constructor(
@@ -394,7 +396,9 @@ export class BroadcastHost {
   async hostDropped(): Promise<void> {
     this.keepBroadcast = true;
     this.stopLease();
-    if (this.superseded) return;
+    // Once: a drained host's connection may drop later too (its viewers were told already).
+    if (this.superseded || this.dropped) return;
+    this.dropped = true;
     await this.apply({ kind: 'host_dropped' });
     await this.deps.store.freeze(this.id, this.session, this.deps.now());
     this.waitTimer = setTimeout(() => void this.endIfStillFrozen(), this.deps.hostWaitMs);

@@ -100,6 +100,22 @@ export interface SubtitleViewersEvent {
   max: number;
 }
 
+// --- Live recordings moving between realtime processes (src/realtime/live/handover.ts) ---
+
+/** Asks the realtime process `instanceId` to hand a recording over (a resume on another process). */
+export const handoverTopic = (instanceId: string) => `realtime.${instanceId}.handover` as const;
+/** The answer to one hand-over request. */
+export const handoverReplyTopic = (requestId: string) => `realtime.handover.${requestId}.reply` as const;
+
+export interface HandoverRequest {
+  request_id: string;
+  token: string;
+  key_id: string;
+}
+
+/** ok: the recording is parked for the asker to claim; else the refusal the resuming client is sent. */
+export type HandoverReply = { ok: true } | { ok: false; code: string; message: string; details: Record<string, unknown> };
+
 /** Topic name -> message type. */
 export interface TopicMap {
   [CREDIT_LOW]: CreditLowEvent;
@@ -112,6 +128,8 @@ export interface TopicMap {
   [session: `session.${string}.events`]: SessionEvent;
   [viewers: `subtitle.${string}.viewers`]: SubtitleViewersEvent;
   [broadcastViewers: `broadcast.${string}.viewers`]: BroadcastViewerEvent;
+  [handover: `realtime.${string}.handover`]: HandoverRequest;
+  [handoverReply: `realtime.handover.${string}.reply`]: HandoverReply;
 }
 
 export type Topic = keyof TopicMap & string;

@@ -2400,12 +2400,14 @@ export interface LiveEvents {
     new_label: string;
     affected_sids: number[];
   };
-  /** A sentence moved to another speaker */
+  /** A sentence moved to another speaker: a reassign_speaker (or REST) edit, or the live diarizer correcting an earlier final of a multi_speaker session (source diarization) */
   speaker_reassigned: {
     sid: number;
     old_speaker_id: string;
     new_speaker_id: string;
     new_speaker_label: string;
+    /** Extension: present when the live diarizer made the change */
+    source?: "diarization";
   };
   /** Two speakers were merged */
   speakers_merged: {

@@ -36,19 +36,30 @@ export async function createEngines(
 ): Promise<EngineRegistry> {
   const modelsDir = config.engines.modelsDir ?? join(config.platform.dataDir, 'models');
   const registry = await EngineRegistry.create({ config, modelsDir, logger }, CATALOG, kindsForRoles(roles));
+  // One line per engine at debug (LOG_LEVEL=debug, or `npm run -s engines`); one summary at info.
   for (const s of registry.status) {
     if (s.available)
-      logger.info({ engine: s.id, kind: s.kind, tier: s.tier, languages: s.languages, pairs: s.pairs?.length }, 'engine ready');
-    else logger.info({ engine: s.id, kind: s.kind, tier: s.tier, reason: s.reason }, 'engine unavailable');
+      logger.debug({ engine: s.id, kind: s.kind, tier: s.tier, languages: s.languages, pairs: s.pairs?.length }, 'engine ready');
+    else logger.debug({ engine: s.id, kind: s.kind, tier: s.tier, reason: s.reason }, 'engine unavailable');
   }
+  const ready = registry.status.filter((s) => s.available).map((s) => s.id);
+  const unavailable = registry.status.filter((s) => !s.available).map((s) => s.id);
+  logger.info(
+    { ready: [...new Set(ready)], unavailable: [...new Set(unavailable)] },
+    `engines: ${new Set(ready).size} ready, ${new Set(unavailable).size} not loaded (why: npm run -s engines, or LOG_LEVEL=debug)`,
+  );
   return registry;
 }
 
-/** At start-up: one line per role naming the kinds it uses that no engine here serves. */
+/**
+ * At start-up, at debug level: one line per role naming the kinds it uses that no engine here
+ * serves (the built-in tier leaves some kinds to optional tiers on purpose, so this is detail,
+ * not a warning; `npm run -s engines` prints the same table).
+ */
 export function logRoleEngines(registry: EngineRegistry, roles: readonly Role[], logger: Logger): void {
   for (const role of roles) {
     const line = roleEngineLine(role, registry.status);
-    logger.info({ role, missing: line.missing }, line.message);
+    logger.debug({ role, missing: line.missing }, line.message);
   }
 }
 

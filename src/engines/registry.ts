@@ -109,9 +109,21 @@ export class EngineRegistry {
   /** Every engine of the catalogue (or given) with what it serves or why not, in preference order. */
   readonly status: EngineStatus[];
 
-  private constructor(engines: AnyEngine[], status: EngineStatus[], options: RegistryOptions) {
+  private constructor(
+    engines: AnyEngine[],
+    status: EngineStatus[],
+    private readonly options: RegistryOptions,
+  ) {
     this.engines = byPreference(engines, options.tierOrder);
     this.status = byPreference(status, options.tierOrder);
+  }
+
+  /**
+   * The same engines, each call of their timed operations reported to `observe` (metrics:
+   * src/metrics/engines.ts). A new registry; this one is left as it is.
+   */
+  observed(wrap: (engine: AnyEngine) => AnyEngine): EngineRegistry {
+    return new EngineRegistry(this.engines.map(wrap), this.status, this.options);
   }
 
   /**

@@ -50,6 +50,18 @@ export const engineSettings = defineSection({
     4,
     { min: 1, max: 64 },
   ),
+  pocketsphinxSharedLms: settings.int(
+    'PARLEY_POCKETSPHINX_SHARED_LMS',
+    'Copies of the English language model (~33 MB each) that PocketSphinx decoders without glossary words share, per use (live streams, files). Decoding on one copy runs one call at a time, so about one copy per core; 0 gives every decoder its own (~33 MB more per live session).',
+    2,
+    { min: 0, max: 64 },
+  ),
+  pocketsphinxStreamWords: settings.int(
+    'PARLEY_POCKETSPHINX_STREAM_WORDS',
+    "Words in the dictionary of live PocketSphinx stream decoders (interims only; finals always use every word): the language model's most probable this many, 0 for all ~70,000. Fewer save memory per live session but interims miss more words (measured: 40,000 words save ~16 MB a session for +1.8 points interim WER; 30,000 ~21 MB for +7 points).",
+    0,
+    { min: 0, max: 200_000 },
+  ),
   pocketsphinxStreamLookahead: settings.int(
     'PARLEY_POCKETSPHINX_STREAM_LOOKAHEAD',
     "Phone-loop lookahead of live PocketSphinx streams, in 10 ms frames. 0 shows an utterance's first words about 50 ms sooner; 5 (the library default) lets the same cores serve about twice as many live streams.",

@@ -238,6 +238,16 @@ export interface LiveDiarization {
   current(fromMs: number, toMs: number): string | null;
   /** The speakers of a finished utterance [fromMs, toMs), in time order; learnt, and the audio before toMs released. */
   commit(fromMs: number, toMs: number): SpeakerPiece[];
+  /**
+   * Pieces of earlier commits whose speaker changed since (what more speech taught), each once:
+   * the session relabels the finals they cover. Optional: diarizers that never revise omit it.
+   */
+  corrections?(): SpeakerCorrection[];
+}
+
+/** An earlier committed piece now judged to be another speaker. */
+export interface SpeakerCorrection extends SpeakerPiece {
+  previousSpeakerId: string;
 }
 
 export interface LanguageGuess {

@@ -20,7 +20,7 @@ import type { Logger } from 'pino';
 import { type Backoff, nextDelay } from '../platform/retry.js';
 import type { Database } from '../store/database.js';
 import { DEFAULT_ATTEMPTS, defaultBackoff, newJobRow } from './store-queue.js';
-import type { JobContext, JobHandler, JobOptions, JobQueue, JobState, WorkOptions } from './types.js';
+import type { JobContext, JobHandler, JobOptions, JobQueue, JobQueueStats, JobState, WorkOptions } from './types.js';
 import { PermanentJobError } from './types.js';
 
 export interface BullQueueOptions {
@@ -70,6 +70,23 @@ export class BullJobQueue implements JobQueue {
       this.queues.set(name, q);
     }
     return q;
+  }
+
+  /** The queues this process has opened (the names it enqueues or works). */
+  async stats(): Promise<JobQueueStats[]> {
+    return Promise.all(
+      [...this.queues.entries()].map(async ([name, q]) => {
+        const counts = await q.getJobCounts('wait', 'prioritized', 'active', 'delayed');
+        const [oldest] = await q.getJobs(['wait', 'prioritized'], 0, 0, true);
+        return {
+          name,
+          waiting: (counts.wait ?? 0) + (counts.prioritized ?? 0),
+          running: counts.active ?? 0,
+          delayed: counts.delayed ?? 0,
+          oldestWaitingSeconds: oldest ? Math.max(0, (Date.now() - oldest.timestamp - (oldest.opts.delay ?? 0)) / 1000) : 0,
+        };
+      }),
+    );
   }
 
   async enqueue<P>(name: string, payload: P, options: JobOptions = {}): Promise<string> {

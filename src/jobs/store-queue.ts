@@ -11,7 +11,7 @@ import { sql } from 'kysely';
 import type { Logger } from 'pino';
 import { type Backoff, exponentialBackoff, nextDelay } from '../platform/retry.js';
 import type { Database } from '../store/database.js';
-import type { JobContext, JobHandler, JobOptions, JobQueue, WorkOptions } from './types.js';
+import type { JobContext, JobHandler, JobOptions, JobQueue, JobQueueStats, WorkOptions } from './types.js';
 import { PermanentJobError } from './types.js';
 
 export interface StoreQueueOptions {
@@ -222,6 +222,36 @@ export class StoreJobQueue implements JobQueue {
       .where('id', '=', id)
       .where('locked_by', '=', this.workerId)
       .execute();
+  }
+
+  async stats(): Promise<JobQueueStats[]> {
+    const now = this.now();
+    const nowIso = now.toISOString();
+    const rows = await this.database.db
+      .selectFrom('jobs')
+      .select((eb) => [
+        'name',
+        'status',
+        eb.fn.countAll<number | string>().as('n'),
+        eb.fn.min('run_at').as('oldest'),
+        sql<number | string>`sum(case when run_at > ${nowIso} then 1 else 0 end)`.as('later'),
+      ])
+      .where('status', 'in', ['pending', 'running'])
+      .groupBy(['name', 'status'])
+      .execute();
+    const byName = new Map<string, JobQueueStats>();
+    for (const r of rows) {
+      const s = byName.get(r.name) ?? { name: r.name, waiting: 0, running: 0, delayed: 0, oldestWaitingSeconds: 0 };
+      byName.set(r.name, s);
+      if (r.status === 'running') s.running += Number(r.n);
+      else {
+        s.delayed += Number(r.later);
+        s.waiting += Number(r.n) - Number(r.later);
+        const oldest = r.oldest ? now.getTime() - Date.parse(String(r.oldest)) : 0;
+        s.oldestWaitingSeconds = Math.max(0, oldest / 1000);
+      }
+    }
+    return [...byName.values()];
   }
 
   /** A job's state, for status endpoints and tests. */

@@ -68,6 +68,20 @@ export interface JobQueue {
   work<P>(name: string, handler: JobHandler<P>, options?: WorkOptions): void;
   /** A job's state (null when unknown or forgotten). */
   get(id: string): Promise<JobState | null>;
+  /** Queue depth and age per job name, for metrics (src/metrics). */
+  stats(): Promise<JobQueueStats[]>;
   /** Stops taking jobs and waits for running ones (up to the grace period). */
   close(graceMs?: number): Promise<void>;
+}
+
+export interface JobQueueStats {
+  name: string;
+  /** Jobs due and not yet taken by a worker. */
+  waiting: number;
+  /** Jobs a worker is running. */
+  running: number;
+  /** Scheduled for later (retries after a backoff, delayed jobs). */
+  delayed: number;
+  /** How long the oldest waiting job has been due, in seconds (0 when none waits). */
+  oldestWaitingSeconds: number;
 }

@@ -378,12 +378,14 @@ export const EVENTS: Record<string, { summary: string; fields: TSchema }> = {
     fields: Type.Object({ speaker_id: Type.String(), new_label: Type.String(), affected_sids: Type.Array(Type.Integer()) }),
   },
   speaker_reassigned: {
-    summary: 'A sentence moved to another speaker',
+    summary:
+      'A sentence moved to another speaker: a reassign_speaker (or REST) edit, or the live diarizer correcting an earlier final of a multi_speaker session (source diarization)',
     fields: Type.Object({
       sid: Type.Integer(),
       old_speaker_id: Type.String(),
       new_speaker_id: Type.String(),
       new_speaker_label: Type.String(),
+      source: Type.Optional(Type.Literal('diarization', { description: 'Extension: present when the live diarizer made the change' })),
     }),
   },
   speakers_merged: {

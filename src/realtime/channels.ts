@@ -38,7 +38,13 @@ export class ChannelSet {
   /** One setting change per channel per 5 s (channel actions). */
   readonly cooldown = new ChannelCooldown();
 
-  constructor(private readonly open: OpenChannel) {}
+  /** `startMs`: where the recording already is (a recording continued on this process). */
+  constructor(
+    private readonly open: OpenChannel,
+    startMs = 0,
+  ) {
+    this.frames = startMs * SAMPLES_PER_MS;
+  }
 
   /** Opens the start's channels; on failure nothing stays open. */
   async begin(specs: readonly ChannelSpec[]): Promise<void> {

@@ -27,6 +27,8 @@ import {
 } from './conversation-actions.js';
 import type { FinishKind } from './finalize.js';
 import { type RealtimeLimits, TokenBucket } from './limits.js';
+import type { LiveFleet } from './live/fleet.js';
+import type { OwnerState } from './live/snapshot.js';
 import type { RealtimePorts } from './ports.js';
 import { CLOSE, type ClientMessage, errorMessage, eventMessage, healthMessage, parseClientMessage } from './protocol.js';
 import { Recording } from './recording.js';
@@ -55,6 +57,8 @@ export interface ConnectionHost {
   shuttingDown(): boolean;
   /** Resume tokens of this process (resume.ts); without it sessions cannot be resumed. */
   resume?: ResumeDirectory;
+  /** Recordings of other processes (src/realtime/live): a resume of one takes it over here. */
+  fleet?: LiveFleet;
 }
 
 /** Where the recording's own messages (errors, finalization events) go: re-pointed on resume. */
@@ -233,9 +237,10 @@ export class Connection implements Resumable {
     }
     if (this.running || this.finishing) {
       this.closeWhenIdle = true;
-      await Promise.race([this.recordingDone, sleep(this.limits.drainMs)]);
-      // A broadcast outlives this process: its viewers wait for the host to start it elsewhere.
+      // A broadcast outlives this process: frozen now, its viewers wait for the host, who can
+      // start it again on another node at once (a new recording there; this one ends with the drain).
       if (this.running && this.broadcast) await this.broadcast.hostDropped().catch((err) => this.logger.error({ err }, 'broadcast freeze'));
+      await Promise.race([this.recordingDone, sleep(this.limits.drainMs)]);
       if (this.running) this.endRecording('normal');
       await this.settled();
       this.close(CLOSE.goingAway, 'service shutdown');
@@ -427,6 +432,11 @@ export class Connection implements Resumable {
       rec.onMustEnd = () => {
         if (this.running) this.endRecording('normal');
       };
+      // A broadcast host reconnects with its broadcast token instead (src/broadcasts/host-session.ts).
+      const token = host ? null : (this.host.resume?.issue() ?? null);
+      rec.resumeToken = token;
+      rec.owner = () => this.ownerState();
+      rec.onLost = () => this.letGo(rec);
       try {
         await rec.begin();
       } catch (err) {
@@ -448,8 +458,7 @@ export class Connection implements Resumable {
       this.recording = rec;
       this.sink = sink;
       this.speech = start.tts ? this.makeSpeech(rec, start.tts) : null;
-      // A broadcast host reconnects with its broadcast token instead (src/broadcasts/host-session.ts).
-      this.token = host ? null : (this.host.resume?.issue() ?? null);
+      this.token = token;
       this.rawStart = data;
       // The session's events reach this client as they reach every other subscriber.
       const toClient = rec.events.attach((e) => this.send(eventMessage(e.event, e.data), isInterim(e)));
@@ -523,12 +532,128 @@ export class Connection implements Resumable {
       return;
     }
     await this.checkKeyAgain();
+    // A recording this process does not hold (any more): through the fleet (src/realtime/live).
+    if (this.host.fleet && typeof token === 'string' && directory.wellFormed(token) && !directory.knows(token)) {
+      await this.resumeFromFleet(this.host.fleet, token);
+      return;
+    }
     const found = directory.find<Connection>(token, this.principal);
     if (found instanceof AppError) {
       this.sendError(found);
       return;
     }
     this.adopt(found.surrender());
+  }
+
+  /** The recording is taken over from another process (or the store, its process dead) and goes on here. */
+  private async resumeFromFleet(fleet: LiveFleet, token: string): Promise<void> {
+    const located = await fleet.locate(token, this.principal);
+    if (located instanceof AppError) {
+      this.sendError(located);
+      return;
+    }
+    const { row, snap } = located;
+    const sink: OwnerSink = {
+      emit: (action, payload) => this.send(eventMessage(action, payload)),
+      error: (err) => this.sendError(err),
+    };
+    const rec = new Recording(
+      { ...this.ports.recording, emit: (action, payload) => sink.emit(action, payload), error: (err) => sink.error(err) },
+      this.principal,
+      snap.start,
+      snap.sessionId,
+    );
+    rec.resumeToken = token;
+    rec.onLost = () => this.letGo(rec);
+    try {
+      await rec.continueFrom(row, snap, true);
+    } catch (err) {
+      // Another process may try within the grace (e.g. every recognizer busy here).
+      await rec.discard();
+      await fleet.giveBack(row.task_id);
+      throw err;
+    }
+    const state: SessionState = { kind: snap.status, sessionId: rec.sessionId, taskId: rec.taskId };
+    this.adopt({ recording: rec, state, rawStart: snap.rawStart, glossary: snap.glossary, sink, token, gap: snap.gap, speech: null });
+    if (rec.start.tts) this.speech = this.makeSpeech(rec, rec.start.tts);
+  }
+
+  /**
+   * A resume on another process asks for this connection's recording: it is parked there
+   * (its last audio and state stored) and this connection lets it go, closing if still open.
+   * False: there was no running recording to hand over.
+   */
+  async handOff(graceMs: number): Promise<boolean> {
+    const rec = this.recording;
+    if (!rec || !this.running) return false;
+    const owner = this.ownerState();
+    this.state = { ...(this.state as { sessionId: string; taskId: string }), kind: 'stopping' };
+    this.token = null;
+    if (this.grace) clearTimeout(this.grace);
+    this.grace = null;
+    this.silence?.stop();
+    this.silence = null;
+    // Events until the recording is parked (the last final) reach the resuming client through the snapshot.
+    const gap = [...owner.gap];
+    this.detach();
+    this.detach = () => {};
+    this.gapOff();
+    this.gapOff = rec.events.attach((e) => {
+      if (!isInterim(e) && gap.length < GAP_MAX) gap.push(e);
+    });
+    rec.owner = () => ({ ...owner, gap });
+    const began = Date.now();
+    let parked = false;
+    try {
+      parked = await rec.park(graceMs);
+      return parked;
+    } catch (err) {
+      this.logger.error({ err, task_id: rec.taskId }, 'hand-over failed');
+      return false;
+    } finally {
+      this.logger.info({ task_id: rec.taskId, ms: Date.now() - began, parked }, 'recording hand-over');
+      // Not handed over: it ends here, as after a stop (its recognizer already ended).
+      if (!parked) await rec.finish('normal').catch((err) => this.logger.error({ err, task_id: rec.taskId }, 'finalization failed'));
+      this.gapOff();
+      this.gap = null;
+      this.recording = null;
+      this.speech = null;
+      this.sink = null;
+      this.state = { kind: 'connected' };
+      this.markDone();
+      if (this.open) this.close(CLOSE.resumedElsewhere, 'session resumed on another connection');
+    }
+  }
+
+  /**
+   * The recording was taken over by another process while this one still ran it (this process
+   * stalled past its lease and the grace): nothing more is recorded or finalized here, and the
+   * client, whose session now lives elsewhere, is closed with 4010 (it may resume there).
+   */
+  private letGo(rec: Recording): void {
+    if (this.recording !== rec || !this.running) return;
+    this.state = { ...(this.state as { sessionId: string; taskId: string }), kind: 'stopping' };
+    this.token = null;
+    if (this.grace) clearTimeout(this.grace);
+    this.grace = null;
+    this.silence?.stop();
+    this.silence = null;
+    this.detach();
+    this.detach = () => {};
+    this.gapOff();
+    this.gap = null;
+    this.background(rec.discard(), 'letting a recording go');
+    this.recording = null;
+    this.speech = null;
+    this.sink = null;
+    this.state = { kind: 'connected' };
+    this.markDone();
+    if (this.open) this.close(CLOSE.resumedElsewhere, 'session taken over by another process');
+  }
+
+  /** What this connection adds to its recording's snapshot (src/realtime/live/snapshot.ts). */
+  private ownerState(): OwnerState {
+    return { rawStart: this.rawStart, status: this.state.kind === 'paused' ? 'paused' : 'started', gap: this.gap ?? [] };
   }
 
   /** The other side of resumeSession: this connection gives its recording away and closes if still open. */
@@ -573,6 +698,7 @@ export class Connection implements Resumable {
     this.speech = h.speech;
     h.sink.emit = (action, payload) => this.send(eventMessage(action, payload));
     h.sink.error = (err) => this.sendError(err);
+    rec.owner = () => this.ownerState();
     rec.onMustEnd = () => {
       if (this.running) this.endRecording('normal');
     };
@@ -649,8 +775,9 @@ export class Connection implements Resumable {
   private endRecording(kind: FinishKind, why: EndedReason = 'ended'): void {
     if (this.state.kind !== 'started' && this.state.kind !== 'paused') return;
     this.state = { ...this.state, kind: 'stopping' };
-    // From here a resume is refused with the reason (resume.ts).
+    // From here a resume is refused with the reason (resume.ts; on other processes, the row's state).
     if (this.token) this.host.resume?.forget(this.token, why);
+    if (this.recording) this.recording.endState = why === 'grace_expired' ? 'grace_expired' : 'ended';
     this.token = null;
     if (this.grace) clearTimeout(this.grace);
     this.grace = null;

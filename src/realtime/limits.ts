@@ -23,6 +23,8 @@ export interface RealtimeLimits {
   disconnectGraceMs: number;
   /** Shutdown: recordings may go on this long before they are finalized. */
   drainMs: number;
+  /** A resume of another process's recording waits this long for its hand-over (src/realtime/live/fleet.ts). */
+  handoverTimeoutMs: number;
   /** Shutdown: connections without a recording close this long after `service_shutdown`. */
   idleCloseMs: number;
 }
@@ -39,6 +41,7 @@ export const DEFAULT_LIMITS: RealtimeLimits = {
   silenceWarningMs: 60_000,
   disconnectGraceMs: 30_000,
   drainMs: 5_000,
+  handoverTimeoutMs: 60_000,
   idleCloseMs: 2_000,
 };
 

@@ -6,7 +6,7 @@
  * times), each part its own sentence with its own speaker. A final may say another speaker
  * than the interims did: it is the correction, and every audience gets it.
  */
-import type { LiveDiarization, SpeakerPiece, SttResult } from '../engines/types.js';
+import type { LiveDiarization, SpeakerCorrection, SpeakerPiece, SttResult } from '../engines/types.js';
 
 const INTERIM_EVERY_MS = 500;
 
@@ -18,6 +18,11 @@ export class LiveSpeakers {
 
   write(pcm: Int16Array): void {
     this.diarization.write(pcm);
+  }
+
+  /** Earlier finals' audio now judged another speaker (drained). */
+  corrections(): SpeakerCorrection[] {
+    return this.diarization.corrections?.() ?? [];
   }
 
   /** The speaker for an interim covering [fromMs, toMs) of the recording. */

@@ -5,6 +5,7 @@
  * them into these ports once.
  */
 
+import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { BillingService } from '../billing/service.js';
 import type { BroadcastHostDeps } from '../broadcasts/host-session.js';
@@ -23,10 +24,13 @@ import { summarizeTask } from '../processing/summarize.js';
 import { translateTask } from '../processing/translate.js';
 import { chargeRetranslation } from '../retranslate/service.js';
 import type { BlobStore } from '../storage/types.js';
+import type { Database } from '../store/database.js';
 import type { SessionStreams } from '../stream/session-streams.js';
 import type { SummaryTemplateCatalogue } from '../summary-templates/catalogue.js';
 import { SESSION_FORCE_END_TOPIC, type TaskReprocessor, type TaskService } from '../tasks/service.js';
 import type { TicketService } from '../tickets/service.js';
+import { segmentPrefix } from './live/segments.js';
+import { LiveRecordingStore } from './live/store.js';
 import { planFeatures } from './plan-features.js';
 import type { RecordingDeps } from './recording.js';
 import type { RecoveryDeps } from './recover.js';
@@ -72,6 +76,8 @@ export interface RealtimePorts {
   renameTask(principal: Principal, taskId: string, name: string): Promise<void>;
   /** Recovery of a dead process's recordings (recover.ts) and after how long a process counts as dead. */
   recovery: RecoveryDeps & { staleMs: number };
+  /** This process in the fleet's live recordings (src/realtime/live): its id, the rows, the bus for hand-overs. */
+  live: { instanceId: string; store: LiveRecordingStore; bus: EventBus; leaseMs: number };
   /** Broadcast host sessions (src/broadcasts/host-session.ts); absent: `start` of type broadcast is refused. */
   broadcasts?: BroadcastHostDeps;
   /** Subscribes to force-fail of live tasks (the task service publishes before it fails the task); resolves once live. */
@@ -112,8 +118,10 @@ export function engineQueryOf(registry: EngineRegistry): EngineQuery {
 
 /** The services the realtime ports are made of (given by the composition root). */
 export interface RealtimeWiring {
-  settings: { billingMinuteMs: number; recoverAfterSeconds: number; sttMaxBacklogMs: number; tempDir: string };
+  settings: { billingMinuteMs: number; recoverAfterSeconds: number; segmentSeconds: number; sttMaxBacklogMs: number; tempDir: string };
   logger: Logger;
+  /** live_recordings (src/realtime/live/store.ts). */
+  database: Database;
   now: () => Date;
   bus: EventBus;
   /** Live sessions as event streams (src/stream). */
@@ -136,8 +144,14 @@ export interface RealtimeWiring {
 }
 
 export function createRealtimePorts(deps: RealtimeWiring): RealtimePorts {
+  const instanceId = randomUUID();
+  const store = new LiveRecordingStore(deps.database, deps.now);
+  const leaseMs = deps.settings.recoverAfterSeconds * 1000;
   return {
+    live: { instanceId, store, bus: deps.bus, leaseMs },
     recording: {
+      // 16 kHz s16le mono: 32,000 bytes a second.
+      live: { store, instanceId, leaseMs, segmentBytes: deps.settings.segmentSeconds * 32_000 },
       tasks: deps.tasks,
       engines: deps.engines,
       blobs: deps.blobs,
@@ -193,7 +207,15 @@ export function createRealtimePorts(deps: RealtimeWiring): RealtimePorts {
         await deps.billing.refund(usageId, 'no_audio');
       },
       logger: deps.logger.child({ component: 'recording-recovery' }),
-      staleMs: deps.settings.recoverAfterSeconds * 1000,
+      staleMs: leaseMs,
+      // A recording of this data folder's dead process: recovered here unless another process took it (resumed or finished it).
+      live: {
+        claim: async (taskId) => ((await store.get(taskId)) ? store.claimForRecovery(taskId, instanceId, 0, leaseMs) : null),
+        done: async (taskId) => {
+          await store.end(taskId, 'grace_expired');
+          await deps.blobs.deletePrefix(segmentPrefix(taskId));
+        },
+      },
     },
     glossaryLimits: deps.glossaryLimits,
     retranslation: {

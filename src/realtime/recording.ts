@@ -5,7 +5,7 @@
  * per-minute billing with the plan's running limits. Finalization is in finalize.ts.
  */
 import { randomUUID } from 'node:crypto';
-import { closeSync, mkdirSync, openSync, rmSync, writeFileSync, writeSync } from 'node:fs';
+import { closeSync, createReadStream, mkdirSync, openSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import type { AudioTools, LiveAudioDecoder } from '../engines/audio/port.js';
 import { EngineError } from '../engines/errors.js';
@@ -13,7 +13,7 @@ import { refusalError } from '../engines/refusal.js';
 import type { EngineRegistry } from '../engines/registry.js';
 import { liveDiarizer, openLabelled } from '../engines/streaming/labels.js';
 import { readableText } from '../engines/text/readable.js';
-import type { RecognizerStream, SttResult } from '../engines/types.js';
+import type { RecognizerStream, SpeakerCorrection, SttResult } from '../engines/types.js';
 import { applyGlossary, dictionaryFor, type Glossary, termHints, translateWithDictionary } from '../glossary/index.js';
 import { baseLanguage } from '../languages.js';
 import type { Principal } from '../platform/auth/types.js';
@@ -25,6 +25,9 @@ import type { ChannelSpec } from './channel-spec.js';
 import { ChannelSet, type Lane } from './channels.js';
 import type { ConversationSpeaker } from './conversation.js';
 import { type FinalizeDeps, type FinishKind, finalizeRecording, summaryRequestOf } from './finalize.js';
+import { downloadSegments, SegmentWriter, segmentPrefix } from './live/segments.js';
+import type { OwnerState, RecordingSnapshot } from './live/snapshot.js';
+import { type EndState, type LiveRecordingStore, type LiveRow, tokenHash } from './live/store.js';
 import { LiveSpeakers } from './live-speakers.js';
 import type { RecordingSidecar } from './recover.js';
 import type { StartRequest } from './start.js';
@@ -59,6 +62,17 @@ export interface RecordingDeps extends FinalizeDeps {
   streams: Pick<SessionStreams, 'publisher'>;
   /** Sends an error to the owner's client (errors are not part of the session stream). */
   error(err: AppError): void;
+  /** The recording as the fleet sees it (src/realtime/live): audio segments, lease, snapshot. Absent: this process only. */
+  live?: LiveDeps;
+}
+
+export interface LiveDeps {
+  store: LiveRecordingStore;
+  /** This realtime process (the holder named in live_recordings). */
+  instanceId: string;
+  /** PCM bytes per audio segment in the blob store. */
+  segmentBytes: number;
+  leaseMs: number;
 }
 
 export type SessionSummary = NonNullable<StartRequest['summary']>;
@@ -69,8 +83,16 @@ export function mmss(ms: number): string {
 }
 
 export class Recording {
-  readonly sessionId = randomUUID();
+  readonly sessionId: string;
   taskId = '';
+  /** Set by the connection before begin(): the live_recordings row keeps its hash (a resume on any process finds it). */
+  resumeToken: string | null = null;
+  /** What the owning connection adds to the snapshot (snapshot.ts). */
+  owner: () => OwnerState = () => ({ rawStart: {}, status: 'started', gap: [] });
+  /** How the row ends when the recording is finalized (a late resume is told why). */
+  endState: EndState = 'ended';
+  /** The audio in the blob store as it arrives (live/segments.ts); null without `deps.live`. */
+  private segments: SegmentWriter | null = null;
   private sessionGlossary: Glossary | null = null;
   /** What `set_summary` last asked for (initially the start's summary fields); kept in the sidecar too. */
   private asked: SessionSummary | null;
@@ -112,6 +134,8 @@ export class Recording {
   speakerLabels: Record<string, string> = {};
   /** Speakers whose last sentence was reassigned away (they still exist). */
   keptSpeakers: string[] = [];
+  /** Sentences a user reassigned (the diarizer's corrections skip them). */
+  private readonly editedSids = new Set<number>();
   /** Speakers merged away: their later results go to the target. */
   private readonly mergedInto = new Map<string, string>();
   /** Conversation recordings: the two speakers (languages may change) and who speaks now (conversation-actions.ts). */
@@ -123,12 +147,19 @@ export class Recording {
   onMustEnd: (err: AppError) => void = () => {};
   /** A result with text arrived (the silence watch restarts). */
   onSpeech: () => void = () => {};
+  /**
+   * Another process took this recording over (it stalled past its lease and the grace): the
+   * connection lets it go without finalizing it (that process continues or finishes it).
+   */
+  onLost: () => void = () => {};
 
   constructor(
     readonly deps: RecordingDeps,
     readonly principal: Principal,
     readonly start: StartRequest,
+    sessionId: string = randomUUID(),
   ) {
+    this.sessionId = sessionId;
     this.asked = start.summary;
     this.language = start.transcriptionLanguages[0] as string;
     this.talk = start.conversation
@@ -181,6 +212,21 @@ export class Recording {
     this.wavFd = openSync(this.wavPath, 'w');
     writeSync(this.wavFd, wavHeader(0));
     this.writeSidecar();
+    const live = this.deps.live;
+    if (live) {
+      await live.store.insert({
+        task_id: this.taskId,
+        account_id: this.principal.accountId,
+        key_id: this.principal.keyId,
+        usage_id: this.usageId,
+        token_hash: this.resumeToken ? tokenHash(this.resumeToken) : null,
+        state: 'live',
+        instance_id: live.instanceId,
+        lease_until: new Date(Date.now() + live.leaseMs).toISOString(),
+        snapshot: JSON.stringify(this.snapshot()),
+      });
+      this.segments = this.segmentWriter(live, 0, 0);
+    }
     if (s.channels) {
       this.channels = new ChannelSet((spec, offset, lane) => this.openChannel(spec, offset, lane));
       await this.channels.begin(s.channels);
@@ -333,8 +379,9 @@ export class Recording {
     if (copy.length === 0) return;
     const stored = Buffer.alloc(copy.length * 2);
     for (let i = 0; i < copy.length; i++) stored.writeInt16LE(copy[i] as number, i * 2);
-    writeSync(this.wavFd, stored);
+    writeSync(this.wavFd, stored, 0, stored.length, 44 + this.bytes);
     this.bytes += stored.length;
+    this.segments?.append(stored);
     if (this.durationMs >= this.minutesCharged * this.deps.billing.minuteMs && !this.charging) this.chargeNext();
   }
 
@@ -371,6 +418,34 @@ export class Recording {
     }
     // A final may hold two speakers: one sentence per speaker turn.
     for (const part of this.speakers.final(r, offsetMs)) this.deliver(language, offsetMs, part, lane);
+    for (const c of this.speakers.corrections()) this.relabel(c);
+  }
+
+  /**
+   * The live diarizer changed its mind about earlier audio: each final sentence mostly inside
+   * it that still carries the old speaker moves to the new one (sentences a user reassigned stay),
+   * told to every audience as `speaker_reassigned` (`source` `diarization`) and stored so.
+   */
+  private relabel(c: SpeakerCorrection): void {
+    const from = this.speakerOf(c.previousSpeakerId);
+    const to = this.speakerOf(c.speakerId) as string;
+    if (from === to) return;
+    for (const s of this.sentences) {
+      const inside = Math.min(s.endMs, c.endMs) - Math.max(s.startMs, c.startMs);
+      const mostly = inside > 0 && inside * 2 >= s.endMs - s.startMs;
+      if (s.speakerId !== from || this.editedSids.has(s.sid) || !mostly) continue;
+      s.speakerId = to;
+      this.events.publish({
+        event: 'speaker_reassigned',
+        data: {
+          sid: s.sid,
+          old_speaker_id: from as string,
+          new_speaker_id: to,
+          new_speaker_label: this.speakerLabels[to] ?? to,
+          source: 'diarization',
+        },
+      });
+    }
   }
 
   private deliver(streamLanguage: string, offsetMs: number, r: SttResult, lane?: Lane): void {
@@ -455,6 +530,8 @@ export class Recording {
       for (const s of this.sentences) {
         if ((move.fromSpeaker !== undefined && s.speakerId === move.fromSpeaker) || move.sids?.includes(s.sid)) s.speakerId = move.to;
       }
+      // A user's reassign is final: the live diarizer's later corrections leave these sentences alone.
+      for (const sid of move.sids ?? []) this.editedSids.add(sid);
       if (move.fromSpeaker !== undefined) {
         this.mergedInto.set(move.fromSpeaker, move.to);
         for (const [from, to] of this.mergedInto) if (to === move.fromSpeaker) this.mergedInto.set(from, move.to);
@@ -578,6 +655,7 @@ export class Recording {
     await Promise.all([...this.pending]);
     this.markRecognized();
     await this.charging;
+    await this.segments?.close();
     // No audio is never charged, whoever ended the recording (a force-fail keeps its user_forced outcome).
     await this.closeUsage(this.bytes === 0);
     writeSync(this.wavFd, wavHeader(this.bytes), 0, 44, 0);
@@ -588,8 +666,171 @@ export class Recording {
     } finally {
       rmSync(this.wavPath, { force: true });
       rmSync(this.sidecarPath, { force: true });
+      await this.forgetLive(this.endState);
       // The last event of the stream, after the last final and translation.
       this.publisher?.end();
+    }
+  }
+
+  /** The recording is finalized: its segments go, its row says how it ended. */
+  private async forgetLive(state: EndState): Promise<void> {
+    if (!this.deps.live || !this.taskId) return;
+    try {
+      await this.deps.live.store.end(this.taskId, state);
+      await this.deps.blobs.deletePrefix(segmentPrefix(this.taskId));
+    } catch (err) {
+      this.deps.logger.error({ err, task_id: this.taskId }, 'live recording row not ended');
+    }
+  }
+
+  private segmentWriter(live: LiveDeps, segments: number, bytes: number): SegmentWriter {
+    const deps = { blobs: this.deps.blobs, store: live.store, instanceId: live.instanceId, logger: this.deps.logger };
+    return new SegmentWriter(
+      deps,
+      this.taskId,
+      live.segmentBytes,
+      () => JSON.stringify(this.snapshot()),
+      segments,
+      bytes,
+      () => this.onLost(),
+    );
+  }
+
+  /** Everything but the audio, for another process (live/snapshot.ts). */
+  snapshot(): RecordingSnapshot {
+    return {
+      v: 1,
+      ...this.owner(),
+      sessionId: this.sessionId,
+      start: this.start,
+      language: this.language,
+      summary: this.summary,
+      glossary: this.sessionGlossary,
+      nextSid: this.sid,
+      sentences: this.sentences,
+      translations: Object.fromEntries([...this.translations].map(([lang, m]) => [lang, [...m.values()]])),
+      speakerLabels: this.speakerLabels,
+      keptSpeakers: this.keptSpeakers,
+      mergedInto: [...this.mergedInto],
+      talk: this.talk,
+      minutesCharged: this.minutesCharged,
+      seq: this.publisher?.lastSeq ?? 0,
+      channels: this.channels?.specs ?? null,
+    };
+  }
+
+  /**
+   * Hands the recording to another process: recognition ends (the utterance in progress
+   * becomes a final), translations and the minute charge settle, the last audio and the
+   * snapshot are stored, and the row is parked for `graceMs`. The stream closes here without
+   * an end: the process that takes over goes on with it. False: the audio could not all be
+   * stored or the row was no longer ours; the recording is then still here, to be finished.
+   */
+  async park(graceMs: number): Promise<boolean> {
+    const live = this.deps.live;
+    if (!live || !this.segments) return false;
+    await this.webm?.end();
+    await this.switched?.catch(() => {});
+    await this.stream?.end();
+    this.stream = null;
+    await this.channels?.end();
+    this.channels = null;
+    await Promise.all([...this.pending]);
+    await this.charging;
+    await this.segments.flush();
+    if (this.segments.unstored > 0) await this.segments.flush(); // one more try after a failed PUT
+    if (this.segments.unstored > 0) return false;
+    await this.segments.close();
+    const parked = await live.store.park(this.taskId, live.instanceId, graceMs);
+    if (!parked) return false;
+    closeSync(this.wavFd);
+    this.wavFd = -1;
+    rmSync(this.wavPath, { force: true });
+    rmSync(this.sidecarPath, { force: true });
+    this.publisher?.close();
+    return true;
+  }
+
+  /**
+   * Continues here a recording another process held (the row is claimed by this process):
+   * its audio from the segments, its sentences, sids, charges and stream position from the
+   * snapshot. `recognize`: recognition goes on (a resume); false: the recording is only to be
+   * finished (its process died and nobody resumed it).
+   */
+  async continueFrom(row: LiveRow, snap: RecordingSnapshot, recognize: boolean): Promise<void> {
+    const live = this.deps.live;
+    if (!live) throw new Error('live recordings are not wired');
+    this.taskId = row.task_id;
+    this.usageId = row.usage_id;
+    this.minutesCharged = snap.minutesCharged;
+    this.sid = snap.nextSid;
+    this.sentences.push(...snap.sentences);
+    for (const [lang, list] of Object.entries(snap.translations)) this.translations.set(lang, new Map(list.map((t) => [t.sid, t])));
+    this.speakerLabels = { ...snap.speakerLabels };
+    this.keptSpeakers = [...snap.keptSpeakers];
+    for (const [from, to] of snap.mergedInto) this.mergedInto.set(from, to);
+    this.language = snap.language;
+    this.summary = snap.summary;
+    this.sessionGlossary = snap.glossary;
+    if (this.talk && snap.talk) {
+      this.talk.speakers = snap.talk.speakers.map((sp) => ({ ...sp }));
+      this.talk.active = snap.talk.active;
+    }
+    const s = this.start;
+    this.publisher = await this.deps.streams.publisher(
+      this.taskId,
+      s.conversation ? 1 : s.realtimeTranslation ? s.translationLanguages.length : 0,
+      snap.seq,
+    );
+    mkdirSync(this.deps.tempDir, { recursive: true });
+    this.wavPath = join(this.deps.tempDir, `${this.taskId}.wav`);
+    writeFileSync(this.wavPath, wavHeader(0));
+    this.bytes = await downloadSegments(this.deps.blobs, this.taskId, this.wavPath);
+    this.bytes -= this.bytes % 2;
+    this.wavFd = openSync(this.wavPath, 'r+');
+    const sidecar: RecordingSidecar = { task_id: this.taskId, usage_id: this.usageId };
+    writeFileSync(this.sidecarPath, JSON.stringify(sidecar));
+    this.segments = this.segmentWriter(live, row.segments, this.bytes);
+    if (!recognize) return;
+    // multi_channel: the channels now (the first snapshot, taken before they opened, has the start's).
+    if (s.channels) {
+      this.channels = new ChannelSet((spec, offset, lane) => this.openChannel(spec, offset, lane), this.durationMs);
+      await this.channels.begin(snap.channels ?? s.channels ?? []);
+    } else this.stream = await this.openStream(this.language, this.durationMs, this.talkLabels());
+    if (s.recognitionMode === 'multi_speaker') {
+      this.speakers = this.openSpeakers();
+      // The live diarizer hears the recording so far again: the speakers keep their labels.
+      if (this.speakers) await this.replayTo(this.speakers);
+    }
+  }
+
+  /** continueFrom failed part way: what it opened here goes, the row and segments stay for another process. */
+  async discard(): Promise<void> {
+    this.webm?.abort();
+    this.stream?.abort();
+    this.stream = null;
+    this.channels?.abort();
+    this.channels = null;
+    await this.segments?.close();
+    this.segments = null;
+    if (this.wavFd >= 0) closeSync(this.wavFd);
+    this.wavFd = -1;
+    if (this.wavPath) {
+      rmSync(this.wavPath, { force: true });
+      rmSync(this.sidecarPath, { force: true });
+    }
+    this.publisher?.close();
+  }
+
+  private async replayTo(speakers: LiveSpeakers): Promise<void> {
+    let carry: Buffer | null = null;
+    for await (const chunk of createReadStream(this.wavPath, { start: 44, end: 44 + this.bytes - 1 })) {
+      const b: Buffer = carry ? Buffer.concat([carry, chunk as Buffer]) : (chunk as Buffer);
+      const even = b.length - (b.length % 2);
+      carry = even < b.length ? b.subarray(even) : null;
+      const pcm = new Int16Array(even / 2);
+      for (let i = 0; i < pcm.length; i++) pcm[i] = b.readInt16LE(i * 2);
+      speakers.write(pcm);
     }
   }
 
@@ -616,6 +857,8 @@ export class Recording {
     this.wavFd = -1;
     if (this.wavPath) rmSync(this.wavPath, { force: true });
     if (this.wavPath) rmSync(this.sidecarPath, { force: true });
+    await this.segments?.close();
+    await this.forgetLive('ended');
     await this.closeUsage(true);
     if (this.taskId) await this.deps.tasks.fail(this.taskId, { source: 'no_audio', code: 'start_refused' }).catch(() => {});
   }

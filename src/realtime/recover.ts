@@ -18,6 +18,7 @@ import type { AudioTools } from '../engines/audio/port.js';
 import type { SummaryRequest } from '../processing/summarize.js';
 import type { BlobStore } from '../storage/types.js';
 import type { TaskReprocessor, TaskService } from '../tasks/service.js';
+import type { TaskRecord } from '../tasks/store.js';
 import { wavHeader } from './wav.js';
 
 export const ALIVE_FILE = 'alive';
@@ -41,6 +42,12 @@ export interface RecoveryDeps {
   endUsage(usageId: string): Promise<void>;
   refundNoAudio(usageId: string): Promise<void>;
   logger: Logger;
+  /**
+   * The recording's live_recordings row (src/realtime/live): `claim` takes it for this
+   * recovery (null: no row; false: another process resumed or finished it, the files here are
+   * dropped), `done` ends it once recovered.
+   */
+  live?: { claim(taskId: string): Promise<boolean | null>; done(taskId: string): Promise<void> };
 }
 
 /** Creates this process's folder and keeps its heartbeat fresh; returns the stop function. */
@@ -98,6 +105,13 @@ async function recoverOne(d: RecoveryDeps, dir: string, s: RecordingSidecar): Pr
   const task = await d.tasks.getTask(s.task_id);
   // Finalized, force-failed or deleted meanwhile: nothing to do (a force-fail keeps its own outcome).
   if (!task || !UNFINISHED.has(task.processingStatus)) return false;
+  if ((await d.live?.claim(s.task_id)) === false) return false;
+  const recovered = await recoverClaimed(d, dir, s, task);
+  await d.live?.done(s.task_id);
+  return recovered;
+}
+
+async function recoverClaimed(d: RecoveryDeps, dir: string, s: RecordingSidecar, task: TaskRecord): Promise<boolean> {
   const wav = join(dir, `${s.task_id}.wav`);
   const size = existsSync(wav) ? statSync(wav).size : 0;
   const bytes = Math.max(0, size - 44) - (Math.max(0, size - 44) % 2);

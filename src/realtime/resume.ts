@@ -5,10 +5,12 @@
  * `resume_token` and takes the running recording over: the recognizer, the audio on disk and the
  * billing never stopped, so nothing recorded is lost across the gap (docs/live-modes.md).
  *
- * A token is `<instance id>.<secret>`: the recording lives in the memory of the process that
- * runs it, so a token naming another instance is `resume_unavailable` (clients must reach the
- * same instance, e.g. through sticky routing). Tokens of recordings that ended are remembered
- * for a while, so that a late resume gets `resume_grace_expired` rather than "invalid".
+ * A token is `<instance id>.<secret>`. A token this process does not know goes to the fleet
+ * (src/realtime/live): the recording is taken over from the process that holds it, or from
+ * the blob store and database when that process died. Without the fleet (tests that wire
+ * none), a token naming another instance is `resume_unavailable`. Tokens of recordings that
+ * ended here are remembered for a while, so that a late resume gets `resume_grace_expired`
+ * rather than "invalid" (the fleet's rows say the same on other processes).
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { Principal } from '../platform/auth/types.js';
@@ -32,13 +34,14 @@ const ENDED_MAX = 10_000;
 const ENDED_TTL_MS = 60 * 60 * 1000;
 
 export class ResumeDirectory {
-  readonly instanceId = randomUUID();
   private readonly ended = new Map<string, { reason: EndedReason; at: number }>();
 
   constructor(
     /** The live recordings of this process (the server's connections). */
     private readonly live: () => Iterable<Resumable>,
     private readonly nowMs: () => number = Date.now,
+    /** This process (src/realtime/live names the holder of a recording by it). */
+    readonly instanceId: string = randomUUID(),
   ) {}
 
   issue(): string {
@@ -53,6 +56,16 @@ export class ResumeDirectory {
       if (this.ended.size <= ENDED_MAX && this.nowMs() - e.at < ENDED_TTL_MS) break;
       this.ended.delete(t);
     }
+  }
+
+  /** A token of the right shape (of any process). */
+  wellFormed(token: string): boolean {
+    return TOKEN.test(token);
+  }
+
+  /** A recording of this process answers to `token` now, or did until it ended here. */
+  knows(token: string): boolean {
+    return this.ended.has(token) || [...this.live()].some((r) => r.resumeToken === token);
   }
 
   /** The live recording `token` names and `principal` may take over, or the error the client is sent. */

@@ -16,6 +16,9 @@ import { AppError } from '../platform/errors/app-error.js';
 import type { HttpApp } from '../platform/http/types.js';
 import { Connection } from './connection.js';
 import { DEFAULT_LIMITS, type RealtimeLimits } from './limits.js';
+import { LiveFleet } from './live/fleet.js';
+import { serveHandovers } from './live/handover.js';
+import { orphanFinisher } from './live/orphans.js';
 import type { RealtimePorts } from './ports.js';
 import { CLOSE, errorMessage } from './protocol.js';
 import { recoverOrphans, startHeartbeat } from './recover.js';
@@ -42,6 +45,7 @@ export function registerRealtime(http: HttpApp, options: RealtimeOptions): void 
   const ports: RealtimePorts = { ...options.ports, recording: { ...options.ports.recording, tempDir: instanceDir } };
   const stopHeartbeat = startHeartbeat(instanceDir);
   http.addHook('onListen', async () => {
+    stopFleet = fleet.start();
     const { staleMs, ...recovery } = ports.recovery;
     void recoverOrphans(recovery, baseDir, instanceDir, staleMs)
       .then((n) => n > 0 && logger.warn({ recovered: n }, 'recordings of a stopped process recovered'))
@@ -50,8 +54,40 @@ export function registerRealtime(http: HttpApp, options: RealtimeOptions): void 
   // Open connections and those whose recording is still being finalized (vanished clients).
   const connections = new Set<Connection>();
   let shuttingDown = false;
-  // Resume tokens name this process: its connections hold the recordings (resume.ts).
-  const host = { shuttingDown: () => shuttingDown, resume: new ResumeDirectory(() => connections) };
+  // Resume tokens of this process's connections (resume.ts); the fleet for the others' (src/realtime/live).
+  const { instanceId } = ports.live;
+  const fleet = new LiveFleet({
+    ...ports.live,
+    graceMs: limits.disconnectGraceMs,
+    handoverTimeoutMs: limits.handoverTimeoutMs,
+    logger: logger.child({ component: 'live-fleet' }),
+    finishOrphan: orphanFinisher(ports.recording, ports.recovery.tasks),
+  });
+  const host = { shuttingDown: () => shuttingDown, resume: new ResumeDirectory(() => connections, Date.now, instanceId), fleet };
+  // A resume on another process asks for one of ours: the connection parks it for that process.
+  const handovers = serveHandovers(
+    ports.live.bus,
+    instanceId,
+    async (req) => {
+      const conn = [...connections].find((c) => c.resumeToken === req.token);
+      const refuse = (code: 'resume_unavailable' | 'resume_ownership_mismatch', reason?: string) =>
+        new AppError(code, { variant: 'websocket', details: { action: 'start', ...(reason ? { reason } : {}) } });
+      if (!conn) {
+        // Ended here (its row says so once finalized): the reason this process remembers, e.g. resume_grace_expired.
+        const known = host.resume.find(req.token, { keyId: req.key_id, accountId: '' });
+        return known instanceof AppError ? known : refuse('resume_unavailable', 'recording_ending');
+      }
+      if (conn.owner.keyId !== req.key_id) return refuse('resume_ownership_mismatch');
+      const why = conn.resumeRefusal();
+      if (why) return refuse('resume_unavailable', why);
+      return (await conn.handOff(limits.disconnectGraceMs)) ? null : refuse('resume_unavailable', 'handover_failed');
+    },
+    logger,
+  ).catch((err: unknown) => {
+    logger.error({ err }, 'hand-over subscription failed');
+    return () => {};
+  });
+  let stopFleet: () => void = () => {};
   // POST /tasks/{id}/force-fail of a live task: its session ends before the task fails.
   const forceEnd = ports
     .onForceEnd((taskId) => {
@@ -64,6 +100,7 @@ export function registerRealtime(http: HttpApp, options: RealtimeOptions): void 
   // The server listens only once the subscription is live.
   http.addHook('onReady', async () => {
     await forceEnd;
+    await handovers;
   });
   const wss = new WebSocketServer({
     noServer: true,
@@ -120,7 +157,10 @@ export function registerRealtime(http: HttpApp, options: RealtimeOptions): void 
   http.addHook('preClose', async () => {
     shuttingDown = true;
     (await forceEnd)();
+    // Hand-overs are still answered while sessions drain: a client told service_shutdown resumes elsewhere.
     await Promise.all([...connections].map((c) => c.shutdown()));
+    (await handovers)();
+    stopFleet();
     const closed = [...wss.clients].map((ws) => new Promise((resolve) => ws.once('close', resolve)));
     await Promise.race([Promise.all(closed), new Promise((resolve) => setTimeout(resolve, 500).unref())]);
     for (const ws of wss.clients) ws.terminate();

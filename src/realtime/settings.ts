@@ -33,6 +33,18 @@ export const realtimeSettings = defineSection({
     5,
     { min: 0 },
   ),
+  segmentSeconds: settings.int(
+    'PARLEY_WS_SEGMENT_SECONDS',
+    'Seconds of live audio per segment written to the blob store as it arrives (another realtime process finishes or resumes the recording from them).',
+    5,
+    { min: 1, max: 60 },
+  ),
+  handoverTimeoutSeconds: settings.int(
+    'PARLEY_WS_HANDOVER_TIMEOUT_SECONDS',
+    'How long a resume on this realtime process waits for the process holding the recording to hand it over (then resume_unavailable).',
+    60,
+    { min: 1 },
+  ),
   sttMaxBacklogMs: settings.int(
     'PARLEY_STT_MAX_BACKLOG_MS',
     'Live recognition backpressure: the most audio (ms) that may wait for recognition in one stream; past it new audio is recorded but not recognized (stt_audio_dropped) until the backlog is under half of it.',
@@ -41,7 +53,7 @@ export const realtimeSettings = defineSection({
   ),
   recoverAfterSeconds: settings.int(
     'PARLEY_WS_RECOVER_AFTER_SECONDS',
-    'A realtime process whose heartbeat is older than this is taken as dead: its unfinished recordings are recovered at the next start.',
+    'A realtime process whose heartbeat or lease is older than this is taken as dead: its recordings are resumed or finished by another realtime process (after the disconnect grace), or recovered at its next start.',
     60,
     { min: 1 },
   ),

@@ -9,6 +9,7 @@ import type { ImportTables } from '../imports/tables.js';
 import type { JobTables } from '../jobs/tables.js';
 import type { KeyTables } from '../keys/tables.js';
 import type { PlanTables } from '../plans/tables.js';
+import type { LiveRecordingTables } from '../realtime/live/tables.js';
 import type { SubtitleTables } from '../subtitles/tables.js';
 import type { TaskTables } from '../tasks/tables.js';
 import type { TicketTables } from '../tickets/tables.js';
@@ -26,4 +27,5 @@ export interface Schema
     WebhookTables,
     ImportTables,
     SubtitleTables,
-    BroadcastTables {}
+    BroadcastTables,
+    LiveRecordingTables {}

@@ -8,7 +8,17 @@
 /** A speaker edit made over REST on a task (also published on `task.<id>.speakers`). */
 export type SpeakerEvent =
   | { event: 'speaker_renamed'; data: { speaker_id: string; new_label: string; affected_sids: number[] } }
-  | { event: 'speaker_reassigned'; data: { sid: number; old_speaker_id: string; new_speaker_id: string; new_speaker_label: string } }
+  | {
+      event: 'speaker_reassigned';
+      data: {
+        sid: number;
+        old_speaker_id: string;
+        new_speaker_id: string;
+        new_speaker_label: string;
+        /** Extension: `diarization` when the live diarizer corrected an earlier final (absent for edits). */
+        source?: 'diarization';
+      };
+    }
   | {
       event: 'speakers_merged';
       data: { source_speaker_id: string; target_speaker_id: string; target_speaker_label: string; affected_sids: number[] };

@@ -35,7 +35,11 @@ export class SessionPublisher {
     private readonly retain: RetainOptions,
     private readonly logger: Logger,
     private readonly onEnd: () => void,
-  ) {}
+    /** A stream continued on this node (a resumed recording): numbering goes on from here. */
+    startSeq = 0,
+  ) {
+    this.seq = startSeq;
+  }
 
   /** Speaker edits of the task become session events (resolves once the subscription is live). */
   async followSpeakerEdits(): Promise<void> {
@@ -109,15 +113,23 @@ export class SessionStreams {
 
   /**
    * The node running a recording opens its stream once the task exists. `translations` (the
-   * number of real-time translation targets) sizes the replay buffer.
+   * number of real-time translation targets) sizes the replay buffer. `startSeq`: the seq of
+   * the last event another node published (the recording moved here on a resume).
    */
-  async publisher(taskId: string, translations: number): Promise<SessionPublisher> {
+  async publisher(taskId: string, translations: number, startSeq = 0): Promise<SessionPublisher> {
     const existing = this.open.get(taskId);
     if (existing) return existing;
     const retain = { max: REPLAY_FINALS * (1 + translations) + 20, ttlSeconds: REPLAY_TTL_SECONDS };
-    const pub = new SessionPublisher(taskId, this.bus, retain, this.logger, () => {
-      if (this.open.get(taskId) === pub) this.open.delete(taskId);
-    });
+    const pub = new SessionPublisher(
+      taskId,
+      this.bus,
+      retain,
+      this.logger,
+      () => {
+        if (this.open.get(taskId) === pub) this.open.delete(taskId);
+      },
+      startSeq,
+    );
     this.open.set(taskId, pub);
     await pub.followSpeakerEdits();
     return pub;

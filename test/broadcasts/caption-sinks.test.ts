@@ -9,6 +9,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { captionBody, captionUrl, wrapLines, youtubeTime } from '../../src/broadcasts/sinks/protocol.js';
 import { parseSinks } from '../../src/broadcasts/sinks/rules.js';
+import { SINK_BACKLOG, SinkRunner } from '../../src/broadcasts/sinks/runner.js';
+import type { CaptionSink, SinkReport } from '../../src/broadcasts/sinks/store.js';
+import { createLogger } from '../../src/platform/logging.js';
+import { exponentialBackoff } from '../../src/platform/retry.js';
+import { postWebhook } from '../../src/webhooks/sender.js';
 import { connect, jfkPcm, type Msg, startLiveApp, streamPcm, vt } from '../realtime/support.js';
 import { api, type TestApp } from '../support/app.js';
 import { type CaptionServer, startCaptionServer } from './caption-servers.js';
@@ -33,8 +38,10 @@ describe('caption sink protocols', () => {
     expect(captionBody({ kind: 'zoom', region: null, lineLength: 16 }, [{ text: 'We choose to go to the moon', at }])).toBe(
       'We choose to go\nto the moon',
     );
-    const zoom = new URL(captionUrl('zoom', 'https://wmcc.zoom.us/closedcaption?id=1&ns=x&signature=s&seq=9', 12, 'es'));
-    expect(Object.fromEntries(zoom.searchParams)).toEqual({ id: '1', ns: 'x', signature: 's', seq: '12', lang: 'es' });
+    // The platform's parameters are kept byte for byte (they are signed); seq and lang are set.
+    expect(captionUrl('zoom', 'https://wmcc.zoom.us/closedcaption?id=1&ns=GZHkEA==&spparams=id%2Cns&signature=s&seq=9', 12, 'es')).toBe(
+      'https://wmcc.zoom.us/closedcaption?id=1&ns=GZHkEA==&spparams=id%2Cns&signature=s&seq=12&lang=es',
+    );
     const yt = new URL(captionUrl('youtube', 'http://upload.youtube.com/closedcaption?cid=abc', 3, 'en'));
     expect(Object.fromEntries(yt.searchParams)).toEqual({ cid: 'abc', seq: '3' });
   });
@@ -52,6 +59,89 @@ describe('caption sink protocols', () => {
       language: null,
     });
   });
+});
+
+describe('caption sink delivery (one sink, a real local server)', () => {
+  function runner(url: string, reports: SinkReport[], backoffBaseMs: number) {
+    const sink: CaptionSink = {
+      id: 's1',
+      broadcastId: 'b1',
+      kind: 'youtube',
+      url,
+      language: null,
+      region: null,
+      lineLength: null,
+      state: 'idle',
+      seqUsed: 0,
+      lastSeq: null,
+      captionsSent: 0,
+      captionsDropped: 0,
+      lastSuccessAt: null,
+      lastError: null,
+      lastErrorAt: null,
+      createdAt: '',
+      updatedAt: '',
+    };
+    return new SinkRunner(sink, {
+      post: (u, body) =>
+        postWebhook({ url: u, body, headers: { 'Content-Type': 'text/plain; charset=utf-8' }, timeoutMs: 5000, allowPrivate: true }),
+      report: async (_id, r) => {
+        reports.push(r);
+      },
+      attempts: 3,
+      // The upper bound every time (no jitter): a wait that does not come from Retry-After is the full backoff.
+      backoff: exponentialBackoff({ baseMs: backoffBaseMs, random: () => 1 }),
+      sourceLanguage: 'en',
+      now: () => new Date(),
+      logger: createLogger('silent'),
+    });
+  }
+
+  it('a burst: the oldest waiting captions past the backlog are dropped, the rest go in order, several per YouTube POST', async () => {
+    const yt = await startCaptionServer('youtube');
+    try {
+      const reports: SinkReport[] = [];
+      const r = runner(yt.url, reports, 10);
+      const t0 = Date.parse('2026-11-24T06:00:00.000Z');
+      for (let i = 1; i <= 60; i++) r.add({ text: `caption ${i}`, at: new Date(t0 + i * 100) });
+      await r.idle();
+      expect(yt.violations).toEqual([]);
+      // The first went out at once; 59 waited, of which the oldest 9 were over the backlog of 50.
+      expect(SINK_BACKLOG).toBe(50);
+      const texts = yt.posts.flatMap((p) => p.captions.map((c) => c.text));
+      expect(texts).toEqual(['caption 1', ...Array.from({ length: 50 }, (_, i) => `caption ${i + 11}`)]);
+      expect(yt.posts.map((p) => [p.seq, p.captions.length])).toEqual([
+        [1, 1],
+        [2, 10],
+        [3, 10],
+        [4, 10],
+        [5, 10],
+        [6, 10],
+      ]);
+      expect(reports.filter((x) => x.outcome === 'dropped').reduce((n, x) => n + (x.outcome === 'dropped' ? x.captions : 0), 0)).toBe(9);
+      expect(reports.filter((x) => x.outcome === 'sent').map((x) => (x.outcome === 'sent' ? x.seq : 0))).toEqual([1, 2, 3, 4, 5, 6]);
+    } finally {
+      await yt.close();
+    }
+  });
+
+  it("a server's Retry-After is the wait before the retry (the backoff here would be a minute)", async () => {
+    const yt = await startCaptionServer('youtube');
+    try {
+      yt.failNext.push({ status: 503, retryAfter: '1' });
+      const reports: SinkReport[] = [];
+      const r = runner(yt.url, reports, 60_000);
+      r.add({ text: 'after a short wait', at: new Date() });
+      await r.idle();
+      expect(yt.posts.map((p) => [p.seq, p.status])).toEqual([
+        [1, 503],
+        [1, 200],
+      ]);
+      expect(reports.map((x) => x.outcome)).toEqual(['retrying', 'sent']);
+    } finally {
+      await yt.close();
+    }
+  }, 20_000);
 });
 
 describe('caption sinks of a live broadcast (sqlite, real engines)', () => {

@@ -80,6 +80,25 @@ describe('broadcast host: speakers in what viewers get', () => {
     ]);
   });
 
+  it('a live diarization correction of an earlier final (source diarization) reaches viewers; that sentence is spoken of as the new speaker', async () => {
+    const { host, seen } = hostOf(true);
+    host.fromRecording('result', result(1, '1'));
+    host.fromRecording('result', result(2, '2'));
+    host.fromRecording('speaker_reassigned', {
+      sid: 1,
+      old_speaker_id: '1',
+      new_speaker_id: '2',
+      new_speaker_label: '2',
+      source: 'diarization',
+    });
+    host.fromRecording('translation', { sid: 1, language: 'es', text: 'frase 1', is_final: true });
+    await tick();
+    expect(seen.slice(2).map((e) => [e.event, e.data])).toEqual([
+      ['speaker_reassigned', { sid: 1, old_speaker_id: '1', new_speaker_id: '2', new_speaker_label: '2', source: 'diarization' }],
+      ['translation', { sid: 1, language: 'es', text: 'frase 1', speaker_id: '2', speaker_label: '2', is_final: true }],
+    ]);
+  });
+
   it('single speaker: no speaker_id on origin, null speaker fields on translations, no speaker events', async () => {
     const { host, seen } = hostOf(false);
     host.fromRecording('result', result(1, null));

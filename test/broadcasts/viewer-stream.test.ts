@@ -2,14 +2,34 @@
  * GET /broadcast/{token}/text with real HTTP clients while a real host streams jfk.flac
  * (PocketSphinx, Apertium): connected, standby, phase_changed, recording_started, origin and
  * translation (lang filter), late-joiner replay of finals only, paused/resumed/ended; every
- * connection error; the queue at max_viewers with admission; revoke while watching.
+ * connection error; the queue at max_viewers with admission; revoke while watching. The
+ * connection errors, kick and revoke are read through the typed client (src/client).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ParleyError, type SseStream } from '../../src/client/index.js';
+import { nodeClient } from '../../src/client/node.js';
 import { connect, event, jfkPcm, type Msg, startLiveApp, streamPcm, vt, waitFor } from '../realtime/support.js';
 import { api, type TestApp } from '../support/app.js';
 import { expectError, newBroadcast, openViewer, realKey, type ViewerClient } from './support.js';
 
 const pcm = jfkPcm();
+
+/** Reads a client SSE stream event by event: `next(name)` skips to the next event so named. */
+function reader<E>(stream: SseStream<E>) {
+  const it = stream[Symbol.asyncIterator]();
+  return {
+    async next<N extends keyof E & string>(name: N): Promise<E[N]> {
+      for (;;) {
+        const r = await it.next();
+        if (r.done) throw new Error(`the stream ended before ${name}`);
+        if (r.value.event === name) return r.value.data as E[N];
+      }
+    },
+    async end(): Promise<void> {
+      while (!(await it.next()).done) {}
+    },
+  };
+}
 
 /** Polls an async condition (counts that settle as streams close). */
 async function until(cond: () => Promise<boolean>, timeoutMs = 10_000): Promise<void> {
@@ -126,51 +146,60 @@ describe('broadcast viewer stream (sqlite, real host)', () => {
   }, 180_000);
 
   it('connection errors: 404 unknown token, 401 revoked, 401 without a valid viewer token on a password channel, 422 bad lang or tts', async () => {
-    const unknown = await openViewer(t, 'zz00');
-    expectError(unknown, 404, 'broadcast_session_not_found');
+    // Through the typed client: refusals are ParleyErrors, events are read by name.
+    const parley = nodeClient({ baseUrl: t.url, apiKey: key });
+    const refused = (opening: Promise<unknown>) =>
+      opening.then(
+        () => {
+          throw new Error('the stream opened');
+        },
+        (err: unknown) => err as ParleyError,
+      );
+    const unknown = await refused(parley.viewer.stream('zz00'));
+    expect(unknown).toBeInstanceOf(ParleyError);
+    expect(unknown).toMatchObject({ code: 'broadcast_session_not_found', status: 404 });
     // Connection-stage errors carry the request id.
-    expect(unknown.body.data.request_id).toEqual(expect.any(String));
-    expectError(await openViewer(t, 'NOPE'), 404, 'broadcast_session_not_found');
-    const locked = await newBroadcast(t, key, { access_type: 'password', pass_code: 'letmein', translation_languages: ['es'] });
-    expectError(await openViewer(t, locked.token), 401, 'broadcast_password_incorrect', 'viewer_access_token');
-    expectError(await openViewer(t, locked.token, '?viewer_access_token=forged'), 401, 'broadcast_password_incorrect');
-    const v = await api(t.url, 'POST', `/api/v1/viewer/broadcasts/${locked.token}/verify`, { body: { password: 'letmein' } });
-    const ok = await openViewer(t, locked.token, `?viewer_access_token=${v.body.data.viewer_access_token}`);
-    expect(ok.status).toBe(200);
-    await ok.next((e) => e.event === 'connected');
-    expectError(
-      await openViewer(t, locked.token, `?viewer_access_token=${v.body.data.viewer_access_token}&lang=de`),
-      422,
-      'validation_failed',
-      'lang',
-    );
-    expectError(
-      await openViewer(t, locked.token, `?viewer_access_token=${v.body.data.viewer_access_token}&tts=yes`),
-      422,
-      'validation_failed',
-      'tts',
-    );
+    expect(unknown.requestId).toEqual(expect.any(String));
+    expect(await refused(parley.viewer.stream('NOPE'))).toMatchObject({ code: 'broadcast_session_not_found', status: 404 });
+    const locked = await parley.broadcasts.create({
+      transcription_languages: ['en-US'],
+      access_type: 'password',
+      pass_code: 'letmein',
+      translation_languages: ['es'],
+    });
+    const noToken = await refused(parley.viewer.stream(locked.token));
+    expect(noToken).toMatchObject({ code: 'broadcast_password_incorrect', status: 401, details: { field: 'viewer_access_token' } });
+    const forged = await refused(parley.viewer.stream(locked.token, { viewer_access_token: 'forged' }));
+    expect(forged).toMatchObject({ code: 'broadcast_password_incorrect', status: 401 });
+    const { viewer_access_token } = await parley.viewer.verify(locked.token, 'letmein');
+    const ok = reader(await parley.viewer.stream(locked.token, { viewer_access_token: viewer_access_token! }));
+    await ok.next('connected');
+    const badLang = await refused(parley.viewer.stream(locked.token, { viewer_access_token: viewer_access_token!, lang: 'de' }));
+    expect(badLang).toMatchObject({ code: 'validation_failed', status: 422, details: { field: 'lang' } });
+    // tts is typed boolean; a raw value other than true/false is what a hand-written URL sends.
+    const badTts = await refused(parley.viewer.stream(locked.token, { viewer_access_token: viewer_access_token!, tts: 'yes' as never }));
+    expect(badTts).toMatchObject({ code: 'validation_failed', status: 422, details: { field: 'tts' } });
     // A new pass code kicks viewers whose token it no longer accepts; a fresh token gets in again.
-    const kicked = await openViewer(t, locked.token, `?viewer_access_token=${v.body.data.viewer_access_token}`);
-    await kicked.next((e) => e.event === 'connected');
-    expect((await api(t.url, 'PATCH', `/api/v1/broadcasts/${locked.id}`, { key, body: { pass_code: 'newpass' } })).status).toBe(200);
-    expect((await kicked.next((e) => e.event === 'kicked')).data).toEqual({ message: expect.any(String) });
-    await kicked.ended;
-    await ok.next((e) => e.event === 'kicked');
-    const v2 = await api(t.url, 'POST', `/api/v1/viewer/broadcasts/${locked.token}/verify`, { body: { password: 'newpass' } });
-    const back = await openViewer(t, locked.token, `?viewer_access_token=${v2.body.data.viewer_access_token}`);
-    await back.next((e) => e.event === 'connected');
+    const kicked = reader(await parley.viewer.stream(locked.token, { viewer_access_token: viewer_access_token! }));
+    await kicked.next('connected');
+    await parley.broadcasts.update(locked.id, { pass_code: 'newpass' });
+    expect(await kicked.next('kicked')).toEqual({ message: expect.any(String) });
+    await kicked.end();
+    await ok.next('kicked');
+    const fresh = await parley.viewer.verify(locked.token, 'newpass');
+    const back = reader(await parley.viewer.stream(locked.token, { viewer_access_token: fresh.viewer_access_token! }));
+    await back.next('connected');
     // Revoked while watching: an error event, then the stream ends; a new connection is refused.
-    await api(t.url, 'POST', `/api/v1/broadcasts/${locked.id}/revoke`, { key });
-    expect((await back.next((e) => e.event === 'error')).data).toMatchObject({
+    await parley.broadcasts.revoke(locked.id);
+    expect(await back.next('error')).toMatchObject({
       error_code: 'broadcast_token_revoked',
       severity: expect.stringMatching(/^(warning|error|fatal)$/),
       message: expect.any(String),
       context: expect.any(String),
       timestamp: expect.any(String),
     });
-    await back.ended;
-    expectError(await openViewer(t, locked.token), 401, 'broadcast_token_revoked');
+    await back.end();
+    expect(await refused(parley.viewer.stream(locked.token))).toMatchObject({ code: 'broadcast_token_revoked', status: 401 });
   }, 60_000);
 
   it('over max_viewers: queued with position and estimated wait, admitted when a seat frees; a full queue is 503 broadcast_capacity_exceeded', async () => {

@@ -1,12 +1,13 @@
 /**
  * The viewers' REST endpoints (no API key): the public view with every field of the spec's
  * "Broadcast (public view)", the password check and its viewer_access_token (24 hours,
- * stored hashed), every error code, and CORS for pages on any domain.
+ * stored hashed), every error code, CORS for pages on any domain, and the caption stream's
+ * heartbeat.
  */
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api, backends, type TestApp } from '../support/app.js';
-import { clock, expectError, newBroadcast, realKey, startBroadcastApp, viewer } from './support.js';
+import { clock, expectError, newBroadcast, openViewer, realKey, startBroadcastApp, viewer } from './support.js';
 
 describe.each(backends())('viewer endpoints (%s)', (backend) => {
   const c = clock('2026-05-01T10:00:00.000Z');
@@ -141,6 +142,19 @@ describe.each(backends())('viewer endpoints (%s)', (backend) => {
     const host = await api(t.url, 'GET', '/api/v1/broadcasts', { key, headers: { origin } });
     expect(host.headers.get('access-control-allow-origin')).toBeNull();
   });
+
+  it('the caption stream: a heartbeat comment every 15 s, the viewer keeps its seat', async () => {
+    const b = await newBroadcast(t, key, { max_viewers: 1 });
+    const v = await openViewer(t, b.token);
+    await v.next((e) => e.event === 'connected');
+    const opened = Date.now();
+    while (!v.comments.includes('heartbeat') && Date.now() - opened < 25_000) await new Promise((r) => setTimeout(r, 200));
+    expect(v.comments).toContain('heartbeat');
+    // Every 15 s, not more often (a comment keeps proxies from closing an idle stream).
+    expect(Date.now() - opened).toBeGreaterThanOrEqual(14_000);
+    expect((await api(t.url, 'GET', `/api/v1/broadcasts/${b.id}`, { key })).body.data.viewer_count).toBe(1);
+    v.close();
+  }, 40_000);
 
   it('the viewer endpoints need no key and ignore one', async () => {
     const b = await newBroadcast(t, key);

@@ -118,7 +118,8 @@ describe('first start', () => {
         const timer = setTimeout(() => reject(new Error(`no start: ${out}`)), 30_000);
         child.stdout.on('data', (d) => {
           out += d;
-          const m = out.match(/Server listening at http:\/\/127\.0\.0\.1:(\d+)/);
+          // The banner comes last (after the first-start key).
+          const m = out.match(/console http:\/\/127\.0\.0\.1:(\d+)\//);
           if (m) {
             clearTimeout(timer);
             resolve({

@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decodeToPcm } from '../../src/engines/audio/ffmpeg.js';
 import { Fft } from '../../src/engines/builtin/diarizer/features.js';
 import { digamma } from '../../src/engines/builtin/diarizer/gaussian.js';
+import { OnlineDiarizer } from '../../src/engines/builtin/diarizer/online.js';
 import { pitchTrack } from '../../src/engines/builtin/diarizer/pitch.js';
 import { CATALOG } from '../../src/engines/catalog.js';
 import { EngineError } from '../../src/engines/errors.js';
@@ -222,6 +223,37 @@ describe.skipIf(!diarizerFactory || !ttsFactory)('classic diarizer on voices the
     // The changes are placed within half a second of the joins.
     for (const join of joins) expect(Math.min(...turns.map((t) => Math.abs(t.startMs - join)))).toBeLessThan(500);
   });
+});
+
+describe.skipIf(!ttsFactory)('live (online) diarizer: a later commit corrects an earlier one', () => {
+  it('a short utterance unlike the known voice goes to it for now, and to the voice its speaker founds later', async () => {
+    const tts = (await ttsFactory!.create(ctx)) as Synthesizer;
+    const say = async (voice: string, text: string) =>
+      (await decodeToPcm((await tts.synthesize(text, { language: 'en-US', voice })).mp3, ff)).samples;
+    const parts = [
+      await say('espeak-en-US-male-1', 'The meeting starts at nine tomorrow morning, so please bring the quarterly report with you.'),
+      await say('espeak-en-US-female-1', 'Yes sure.'),
+      await say('espeak-en-US-female-1', 'I will bring the report and the slides, and I will also invite the new members of the team.'),
+    ];
+    const live = new OnlineDiarizer();
+    const commits = [];
+    const corrections = [];
+    let at = 0;
+    for (const p of parts) {
+      live.write(Int16Array.from(p, (x) => Math.round(x * 32767)));
+      live.write(new Int16Array(16000)); // a second of silence
+      commits.push(live.commit(at, at + p.length / 16));
+      corrections.push(live.corrections());
+      at += p.length / 16 + 1000;
+    }
+    expect(commits.map((c) => c.map((p) => p.speakerId))).toEqual([['1'], ['1'], ['2']]);
+    expect(corrections[0]).toEqual([]);
+    expect(corrections[1]).toEqual([]);
+    // The third commit (her voice founded) claims the short utterance: one correction, reported once.
+    expect(corrections[2]).toEqual([{ ...commits[1]![0], speakerId: '2', previousSpeakerId: '1' }]);
+    expect(live.corrections()).toEqual([]);
+    expect(live.speakers).toBe(2);
+  }, 60_000);
 });
 
 describe('diarizer signal processing', () => {

@@ -2,8 +2,14 @@
  * The PocketSphinx decoder pool with its two profiles (file: two-pass search; stream: one
  * pass, so finals do not hold up the next utterance), on real decoders.
  */
+import { existsSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { decodeToPcm } from '../../src/engines/audio/ffmpeg.js';
 import { DecoderPool, decoderArguments, modelsInstalled, type PsDecoder } from '../../src/engines/builtin/pocketsphinx/native.js';
+import { decodeUtterance, toInt16 } from '../../src/engines/builtin/pocketsphinx/utterance.js';
+
+const LIBRIVOX = '/usr/share/pocketsphinx/test/data/librivox/sense_and_sensibility_01_austen_64kb-';
+const CLIPS = ['0870', '0880', '0890', '0920'].map((n) => `${LIBRIVOX}${n}.wav`);
 
 const settle = () => new Promise((r) => setTimeout(r, 20));
 
@@ -104,4 +110,72 @@ describe.skipIf(!modelsInstalled())('PocketSphinx decoder pool', () => {
     await expect(pool.acquire('file')).rejects.toThrow('pool closed');
     pool.release(busy);
   }, 30_000);
+
+  it.skipIf(!CLIPS.every((c) => existsSync(c)))(
+    'decoders sharing language models give the words of a decoder with its own, decoding at the same time',
+    async () => {
+      const pcm = await Promise.all(CLIPS.map(async (c) => toInt16((await decodeToPcm(c, { ffmpegPath: 'ffmpeg' })).samples)));
+      const text = async (d: PsDecoder, i: number) => (await decodeUtterance(d, pcm[i]!, 0)).map((w) => w.text).join(' ');
+      const own = new DecoderPool(1);
+      const shared = new DecoderPool(4, undefined, { sharedLanguageModels: 2 });
+      try {
+        const alone = await own.acquire('file');
+        expect(alone.sharesLanguageModel).toBe(false);
+        const expected: string[] = [];
+        for (const i of pcm.keys()) expected.push(await text(alone, i));
+        own.release(alone);
+        expect(expected[1]).toContain('young man');
+        const four = await Promise.all(pcm.map(() => shared.acquire('file')));
+        expect(four.every((d) => d.sharesLanguageModel)).toBe(true);
+        expect(new Set(four.map((d) => d.lane)).size).toBe(2); // two copies, two decoders on each
+        // Two rounds, each clip on another decoder, the four decoders at once: the same words as alone.
+        for (let round = 0; round < 2; round++) {
+          const got = await Promise.all(four.map((d, k) => text(d, (k + round) % pcm.length)));
+          expect(got).toEqual(four.map((_, k) => expected[(k + round) % pcm.length]));
+        }
+        for (const d of four) shared.release(d);
+      } finally {
+        own.close();
+        shared.close();
+      }
+    },
+    120_000,
+  );
+
+  it('with shared language models, a job with a vocabulary gets a decoder with its own; shared ones never learn words', async () => {
+    const pool = new DecoderPool(2, undefined, { sharedLanguageModels: 1 });
+    const vocabulary = { key: 'picovoice', words: [{ word: 'picovoice', phones: 'P IY K OW V OY S' }] };
+    try {
+      const plain = await pool.acquire('stream');
+      expect(plain.sharesLanguageModel).toBe(true);
+      expect(() => plain.addVocabulary(vocabulary)).toThrow('cannot learn words');
+      pool.release(plain);
+      const taught = await pool.acquire('stream', undefined, vocabulary);
+      expect(taught).not.toBe(plain); // the idle shared decoder is not handed a vocabulary
+      expect(taught.sharesLanguageModel).toBe(false);
+      expect(taught.knows('picovoice')).toBe(true);
+      pool.release(taught);
+      const again = await pool.acquire('stream');
+      expect(again).toBe(plain);
+      expect(again.knows('picovoice')).toBe(false);
+      pool.release(again);
+    } finally {
+      pool.close();
+    }
+  }, 60_000);
+
+  it('streamWords cuts the dictionary of stream decoders only, to the most probable words', async () => {
+    const pool = new DecoderPool(2, undefined, { streamWords: 20_000 });
+    try {
+      const stream = await pool.acquire('stream');
+      const file = await pool.acquire('file');
+      expect(stream.knows('country')).toBe(true);
+      expect(stream.knows('prudently')).toBe(false); // a rare word: interims lack it
+      expect(file.knows('prudently')).toBe(true); // finals and files keep every word
+      pool.release(stream);
+      pool.release(file);
+    } finally {
+      pool.close();
+    }
+  }, 60_000);
 });

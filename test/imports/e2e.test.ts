@@ -1,12 +1,15 @@
 /**
- * Imports end to end on real speech: jfk.flac converted to mp3, wav and m4a is uploaded with a
- * real multipart client, progress is watched on the SSE stream as it happens, the import ends
- * `completed`, and a webhook receiver verifies signed recording.completed then import.completed.
+ * Imports end to end on real speech: jfk.flac converted to mp3, wav and m4a is uploaded with
+ * the typed client (src/client: multipart upload, the progress SSE stream read as it happens,
+ * history, exports, delete), the import ends `completed`, and a webhook receiver verifies signed
+ * recording.completed then import.completed. The refusals use a raw multipart client.
  */
 import { createHmac } from 'node:crypto';
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ParleyError } from '../../src/client/index.js';
+import { importFile, nodeClient } from '../../src/client/node.js';
 import type { EngineRegistry } from '../../src/engines/registry.js';
 import { api, backends, startTestApp, type TestApp } from '../support/app.js';
 import { convert, haveSharedAudio, JFK, STEREO } from '../support/audio.js';
@@ -78,17 +81,17 @@ describe.skipIf(!formats).each(backends())('imports end to end (%s)', (backend) 
       const principal = { accountId: key.account_id, keyId: key.key_id };
       await t.app.deps.billing.grantCredit({ accountId: key.account_id, points: 100, pool: 'account' });
       const callback = `${rx.url}?import=${fmt}`;
-      const res = await upload(t.url, key.api_key, {
-        file: { path: formats![fmt], name: `jfk speech.${fmt}` },
-        fields: {
-          translation_languages: '["es"]',
-          summary_template: 'general-summary',
-          fuzzy_correction: JSON.stringify({ 'en-US': [{ correct: 'Americans', incorrect: ['americans'] }] }),
-          callback_url: callback,
-        },
+      const parley = nodeClient({ baseUrl: t.url, apiKey: key.api_key });
+      const accepted = await parley.imports.create({
+        file: (await importFile(formats![fmt])).file,
+        filename: `jfk speech.${fmt}`,
+        transcription_languages: ['en-US'],
+        recognition_mode: 'single',
+        translation_languages: ['es'],
+        summary_template: 'general-summary',
+        fuzzy_correction: { 'en-US': [{ correct: 'Americans', incorrect: ['americans'] }] },
+        callback_url: callback,
       });
-      expect(res.status, JSON.stringify(res.body)).toBe(202);
-      const accepted = res.body.data;
       expect(accepted).toMatchObject({
         status: 'pending',
         progress: 0,
@@ -99,21 +102,21 @@ describe.skipIf(!formats).each(backends())('imports end to end (%s)', (backend) 
       });
       expect(accepted.file_size).toMatch(/^\d+(\.\d)? (B|KB|MB)$/);
 
-      const sse = watchSse(`${t.url}/api/v1/sse/imports/${accepted.import_id}/progress?api_key=${key.api_key}`);
-      const events = await sse.done;
+      const events = await (await parley.imports.progress(accepted.import_id)).collect();
       const last = events.at(-1)!;
-      expect(last.event).toBe('completed');
-      const stages = events.filter((e) => e.event === 'progress').map((e) => e.data.stage);
+      if (last.event !== 'completed') throw new Error(`import ended with ${JSON.stringify(last)}`);
+      const progress = events.flatMap((e) => (e.event === 'progress' ? [e.data] : []));
+      const stages = progress.map((p) => p.stage);
       expect(stages).toContain('transcribing');
       expect(stages).toContain('translating');
       expect(stages).toContain('summarizing');
-      const percents = events.filter((e) => e.event === 'progress').map((e) => e.data.progress);
+      const percents = progress.map((p) => p.progress);
       expect(percents).toEqual([...percents].sort((a, b) => a - b));
       expect(new Set(percents).size).toBeGreaterThan(2);
 
-      const done = await api(t.url, 'GET', `/api/v1/imports/${accepted.import_id}`, { key: key.api_key });
-      expect(done.body.data).toMatchObject({ status: 'completed', progress: 100, stage: null, error_code: null, error_message: null });
-      const taskId = done.body.data.task_id as string;
+      const done = await parley.imports.get(accepted.import_id);
+      expect(done).toMatchObject({ status: 'completed', progress: 100, stage: null, error_code: null, error_message: null });
+      const taskId = done.task_id!;
       expect(last.data.task_id).toBe(taskId);
 
       // Webhooks: recording.completed then import.completed, to the callback_url, signed with the key's secret.
@@ -158,8 +161,8 @@ describe.skipIf(!formats).each(backends())('imports end to end (%s)', (backend) 
       expect(JSON.parse(sentences[0]!.translations!).es).toBe(spanish);
 
       // The task in the list, field by field.
-      const list = await api(t.url, 'GET', `/api/v1/tasks?task_ids[]=${taskId}`, { key: key.api_key });
-      expect(list.body.data.tasks).toEqual([
+      const tasks = await parley.tasks.list({ task_ids: [taskId] });
+      expect(tasks).toEqual([
         {
           task_id: taskId,
           title: 'jfk speech',
@@ -178,12 +181,11 @@ describe.skipIf(!formats).each(backends())('imports end to end (%s)', (backend) 
           summary_language: 'en-US',
         },
       ]);
-      expect(Math.abs(list.body.data.tasks[0].duration_ms - 11_000)).toBeLessThan(200);
+      expect(Math.abs(tasks[0]!.duration_ms - 11_000)).toBeLessThan(200);
 
       // Charges: one import row at the price table (1 minute x (2 + 1 translation language)); JFK's
       // one sentence is too short to summarize, so its summary (the sentence itself) is not charged.
-      const usage = await api(t.url, 'GET', '/api/v1/me/usage', { key: key.api_key });
-      const rows = usage.body.data as { type: string; points: number }[];
+      const rows = (await parley.me.usage()).data;
       const prices = t.app.deps.billing.prices;
       const importPoints = prices.importCost(11_000, { translationLanguages: 1 });
       expect(rows.filter((r) => r.type === 'import').map((r) => r.points)).toEqual([importPoints]);
@@ -191,33 +193,32 @@ describe.skipIf(!formats).each(backends())('imports end to end (%s)', (backend) 
       expect(await t.app.deps.billing.available(principal)).toBeCloseTo(100 - importPoints, 3);
 
       // The task library serves the imported task: history with its summary, exports, audio.
-      const history = await readSse(`${t.url}/api/v1/sse/history/transcribe/${taskId}?api_key=${key.api_key}`);
-      expect(history.events.map((e) => e.event)).toEqual([
+      const history = await (await parley.tasks.history(taskId)).collect();
+      expect(history.map((e) => e.event)).toEqual([
         'connected',
         'init_metadata',
         ...sentences.map(() => 'init_sentence'),
         'init_summary',
         'init_done',
       ]);
-      const summary = history.events.find((e) => e.event === 'init_summary')!.data as { text: string };
+      const summary = history.flatMap((e) => (e.event === 'init_summary' ? [e.data] : []))[0]!;
       expect(summary).toMatchObject({ mode: 'builtin', template: 'general-summary', summary_language: 'en-US' });
       expect(summary.text.length).toBeGreaterThan(0);
       expect(summary.text).not.toMatch(/##|none noted/);
-      const vtt = await fetch(`${t.url}/api/v1/tasks/${taskId}/transcript/export?format=vtt&language=es`, {
-        headers: { 'x-api-key': key.api_key },
-      });
-      expect(vtt.status).toBe(200);
+      const vtt = await parley.tasks.exportTranscript(taskId, { format: 'vtt', language: 'es' });
       expect(await vtt.text()).toContain(JSON.parse(sentences[0]!.translations!).es);
-      const audio = await fetch(`${t.url}/api/v1/sse/audio/${taskId}`, { headers: { 'x-api-key': key.api_key } });
+      const audio = await parley.tasks.audio(taskId);
       expect(audio.headers.get('content-type')).toContain('audio/mp4');
       expect((await audio.arrayBuffer()).byteLength).toBeGreaterThan(10_000);
 
       // Deleting the task removes the source file, the M4A copy, the rows and the import record.
       const taskDir = join(t.dataDir, 'blobs', 'tasks', taskId);
       expect(readdirSync(taskDir).sort()).toEqual(['audio.m4a', `source.${fmt}`]);
-      expect((await api(t.url, 'DELETE', `/api/v1/tasks/${taskId}`, { key: key.api_key })).status).toBe(200);
+      expect((await parley.tasks.delete(taskId)).message).toEqual(expect.any(String));
       expect(existsSync(taskDir)).toBe(false);
-      expect((await api(t.url, 'GET', `/api/v1/imports/${accepted.import_id}`, { key: key.api_key })).status).toBe(404);
+      const gone = await parley.imports.get(accepted.import_id).catch((err: unknown) => err);
+      expect(gone).toBeInstanceOf(ParleyError);
+      expect(gone).toMatchObject({ status: 404 });
       const db = t.app.deps.database.db;
       expect(await db.selectFrom('sentences').select('sid').where('task_id', '=', taskId).execute()).toEqual([]);
       expect(await db.selectFrom('imports').select('import_id').where('task_id', '=', taskId).execute()).toEqual([]);

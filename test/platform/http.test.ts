@@ -114,7 +114,7 @@ describe('the service process', () => {
     const port = await new Promise<number>((resolve, reject) => {
       const t = setTimeout(() => reject(new Error(`no listen line: ${out}`)), 20_000);
       child.stdout.on('data', () => {
-        const m = out.match(/"msg":"Server listening at http:\/\/127\.0\.0\.1:(\d+)"/);
+        const m = out.match(/"url":"http:\/\/127\.0\.0\.1:(\d+)"/);
         if (m) {
           clearTimeout(t);
           resolve(Number(m[1]));
@@ -123,6 +123,22 @@ describe('the service process', () => {
     });
     const r = await api(`http://127.0.0.1:${port}`, 'GET', '/api/v1/version');
     expect(r.body.data.service).toBe('svc-api');
+    // Start-up output is short (docs/deployment.md "Start-up output"): the first-start key with a
+    // curl to the real address, the banner, and three info log lines; engine detail is debug.
+    const until = Date.now() + 10_000;
+    while (!out.includes('  engines: ') && Date.now() < until) await new Promise((res) => setTimeout(res, 50));
+    expect(out).toMatch(/API key \(shown once, keep it\): svc_[A-Za-z0-9]{32}/);
+    expect(out).toContain(`curl -H "X-API-Key: <key>" http://127.0.0.1:${port}/api/v1/me/plan`);
+    expect(out).toContain(`console http://127.0.0.1:${port}/`);
+    expect(out).toMatch(/\n {2}engines: .*builtin\/pocketsphinx/);
+    // (The request log line of the version call above is not start-up output.)
+    const infoLines = out.split('\n').filter((l) => l.startsWith('{') && JSON.parse(l).level === 30 && JSON.parse(l).msg !== 'request');
+    expect(infoLines.map((l) => JSON.parse(l).msg)).toEqual([
+      expect.stringMatching(/^engines: \d+ ready, \d+ not loaded/),
+      'parley listening',
+      'first start: created an account and an API key (printed once to stdout)',
+    ]);
+    expect(out).not.toContain('Server listening');
     const code = await new Promise<number | null>((resolve) => {
       child.on('exit', (c) => resolve(c));
       child.kill('SIGTERM');

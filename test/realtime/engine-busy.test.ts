@@ -9,16 +9,16 @@ import { pocketsphinxStreamingFactory } from '../../src/engines/builtin/pocketsp
 import { EngineRegistry } from '../../src/engines/registry.js';
 import type { AnyEngine } from '../../src/engines/types.js';
 import { createLogger } from '../../src/platform/logging.js';
-import { api, type TestApp } from '../support/app.js';
+import { api, backends, type TestApp } from '../support/app.js';
 import { connect, event, startLiveApp, startSession, ticketAndKey, vt } from './support.js';
 
-describe('every recognizer busy (sqlite)', () => {
+describe.each(backends())('every recognizer busy (%s)', (backend) => {
   let t: TestApp;
   beforeAll(async () => {
     const ctx = { config: loadConfig({ PARLEY_POCKETSPHINX_DECODERS: '1' }), modelsDir: '/nowhere', logger: createLogger('silent') };
     const e = await pocketsphinxStreamingFactory.create(ctx as never);
     if ('unavailable' in e) throw new Error(e.unavailable);
-    t = await startLiveApp('sqlite', { engines: EngineRegistry.fromEngines([e as AnyEngine]) });
+    t = await startLiveApp(backend, { engines: EngineRegistry.fromEngines([e as AnyEngine]) });
   }, 60_000);
   afterAll(() => t?.close());
 

@@ -15,13 +15,13 @@ import { openAiTranscriptionFactory } from '../../src/engines/remote/openai-tran
 import { liveFromFileFactory } from '../../src/engines/streaming/factory.js';
 import type { FileRecognizer } from '../../src/engines/types.js';
 import { createLogger } from '../../src/platform/logging.js';
-import { startTestApp, type TestApp } from '../support/app.js';
+import { backends, startTestApp, type TestApp } from '../support/app.js';
 import { type OpenAiServer, startOpenAiServer } from '../support/openai-server.js';
 import { connect, JFK, jfkPcm, type Msg, streamPcm, ticketAndKey, vt } from './support.js';
 
 const haveAudio = existsSync(JFK);
 
-describe.skipIf(!haveAudio)('live captions through the remote recognizer’s streaming face (WebSocket, sqlite)', () => {
+describe.skipIf(!haveAudio).each(backends())('live captions through the remote recognizer’s streaming face (WebSocket, %s)', (backend) => {
   let server: OpenAiServer;
   let t: TestApp;
   beforeAll(async () => {
@@ -29,7 +29,8 @@ describe.skipIf(!haveAudio)('live captions through the remote recognizer’s str
     const ctx = { config: loadConfig({ PARLEY_REMOTE_STT_URL: server.url }), modelsDir: '/nowhere', logger: createLogger('silent') };
     server.recognizer = (await pocketsphinxFileFactory.create({ ...ctx, loaded: [] })) as FileRecognizer;
     const engines = await EngineRegistry.create(ctx, [openAiTranscriptionFactory, sileroVadFactory, liveFromFileFactory]);
-    t = await startTestApp({ engines, backend: 'sqlite' });
+    const redis: Record<string, string> = backend === 'postgres' && process.env.REDIS_URL ? { REDIS_URL: process.env.REDIS_URL } : {};
+    t = await startTestApp({ engines, backend, env: redis });
   }, 60_000);
   afterAll(async () => {
     await t?.close();

@@ -10,9 +10,12 @@ import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { classicDiarizerFactory } from '../../src/engines/builtin/diarizer/index.js';
+import type { EngineFactory } from '../../src/engines/registry.js';
+import type { Diarizer } from '../../src/engines/types.js';
 import type { SessionEvent } from '../../src/stream/events.js';
+import { openSubtitles, ownerToken } from '../subtitles/support.js';
 import { api, backends, type TestApp } from '../support/app.js';
-import { connect, errorWith, event, liveEngines, type Msg, startLiveApp, startSession, ticketAndKey, vt } from './support.js';
+import { connect, errorWith, event, liveEngines, type Msg, startLiveApp, startSession, streamPcm, ticketAndKey, vt } from './support.js';
 
 const STEREO = new URL('../../../shared/audio/stereo_diarization.wav', import.meta.url).pathname;
 const haveAudio = existsSync(STEREO);
@@ -21,6 +24,13 @@ const pcm = (filter: string[]) =>
   execFileSync('ffmpeg', ['-v', 'error', '-i', STEREO, ...filter, '-f', 's16le', '-ar', '16000', '-ac', '1', 'pipe:1'], {
     maxBuffer: 16 << 20,
   });
+
+/** One sentence spoken by an eSpeak NG voice (16 kHz s16le mono), then a second of silence. */
+const spoken = (voice: string, text: string) =>
+  Buffer.concat([
+    execFileSync('sh', ['-c', `espeak-ng -v ${voice} --stdout "${text}" | ffmpeg -v error -i pipe:0 -f s16le -ar 16000 -ac 1 pipe:1`]),
+    Buffer.alloc(32_000),
+  ]);
 
 /** RMS of one channel of the stereo original over [fromMs, toMs). */
 function rms(channel: number, fromMs: number, toMs: number): number {
@@ -100,6 +110,8 @@ describe.skipIf(!haveAudio).each(backends())('multi_speaker live sessions (%s)',
     // Interims carry a speaker while the sentence is spoken.
     expect(cl.messages.some((m) => m.data?.action === 'result' && !m.data.origin.is_final && m.data.origin.speaker_id)).toBe(true);
 
+    // The answers to this test's reassigns (the live diarizer's own corrections carry source diarization).
+    const userReassign = () => cl.next((m) => m.data?.action === 'speaker_reassigned' && m.data.source === undefined);
     // Speaker actions: the REST rules, the events to the owner and the viewer.
     const other = curtain.speaker_id === '1' ? '2' : '1';
     cl.send(vt('rename_speaker', { speaker_id: curtain.speaker_id, new_label: 'Left' }));
@@ -118,13 +130,13 @@ describe.skipIf(!haveAudio).each(backends())('multi_speaker live sessions (%s)',
     // It is its speaker's only sentence: moving it away empties the speaker, which must still exist.
     expect(origins.filter((o) => o.speaker_id === curtain.speaker_id)).toHaveLength(1);
     cl.send(vt('reassign_speaker', { sid: curtain.sid, target_speaker_id: other }));
-    expect((await event(cl, 'speaker_reassigned')).data).toMatchObject({
+    expect((await userReassign()).data).toMatchObject({
       sid: curtain.sid,
       old_speaker_id: curtain.speaker_id,
       new_speaker_id: other,
     });
     cl.send(vt('reassign_speaker', { sid: curtain.sid, target_speaker_id: curtain.speaker_id }));
-    expect((await event(cl, 'speaker_reassigned')).data).toMatchObject({ new_speaker_id: curtain.speaker_id, new_speaker_label: 'Left' });
+    expect((await userReassign()).data).toMatchObject({ new_speaker_id: curtain.speaker_id, new_speaker_label: 'Left' });
     cl.send(vt('merge_speakers', { source_speaker_id: 'Left', target_speaker_id: 'Left' }));
     await errorWith(cl, 'merge_speakers_same_id');
     cl.send(vt('merge_speakers', { source_speaker_id: 'Left', target_speaker_id: other }));
@@ -133,7 +145,7 @@ describe.skipIf(!haveAudio).each(backends())('multi_speaker live sessions (%s)',
     // The viewer got the same events, in order, through the session stream.
     const until2 = Date.now() + 5000;
     while (!seen.some((e) => e.event === 'speakers_merged') && Date.now() < until2) await new Promise((r) => setTimeout(r, 50));
-    expect(seen.filter((e) => e.event.startsWith('speaker')).map((e) => e.event)).toEqual([
+    expect(seen.filter((e) => e.event.startsWith('speaker') && !('source' in e.data)).map((e) => e.event)).toEqual([
       'speaker_renamed',
       'speaker_reassigned',
       'speaker_reassigned',
@@ -156,6 +168,47 @@ describe.skipIf(!haveAudio).each(backends())('multi_speaker live sessions (%s)',
     expect(renamedAfter.body.data.speaker_id).toBe(other);
     cl.ws.close();
   }, 240_000);
+
+  it('a later final corrects an earlier one: speaker_reassigned (source diarization) to the owner and a subtitle viewer, stored so', async () => {
+    // eSpeak NG voices: a man's long sentence, a woman's "Yes sure." (too short to found a
+    // speaker: the man's voice for now), then her long sentence, which founds her voice and
+    // claims the short one.
+    const { ticket, key } = await ticketAndKey(t);
+    const cl = await connect(t, [`ticket.${ticket}`]);
+    const started = await startSession(cl, { recognition_mode: 'multi_speaker' });
+    const taskId = started.data.task_id as string;
+    const sub = await openSubtitles(t.url, taskId, (await ownerToken(t.url, key, taskId)).body.data.token);
+    const audio = Buffer.concat([
+      spoken('en-us+m1', 'The meeting starts at nine tomorrow morning, so please bring the quarterly report with you.'),
+      spoken('en-us+f2', 'Yes sure.'),
+      spoken('en-us+f2', 'I will bring the report and the slides, and I will also invite the new members of the team.'),
+    ]);
+    await streamPcm(cl, audio, 2);
+    cl.send(vt('stop'));
+    expect((await event(cl, 'task_complete', 120_000)).data.status).toBe('completed');
+    const finals = cl.messages.filter((m) => m.data?.action === 'result' && m.data.origin.is_final).map((m) => m.data.origin);
+    const relabels = cl.messages.filter((m) => m.data?.action === 'speaker_reassigned').map(({ data: { action: _, ...data } }) => data);
+    expect(relabels.length, JSON.stringify(finals)).toBeGreaterThanOrEqual(1);
+    const short = relabels[0] as Msg['data'];
+    // The short sentence went out on the man's voice and was moved to the woman's, who spoke after it.
+    const shortFinal = finals.find((o) => o.sid === short.sid);
+    expect(shortFinal.speaker_id).toBe(short.old_speaker_id);
+    expect(short).toMatchObject({ source: 'diarization', old_speaker_id: finals[0].speaker_id });
+    expect(short.new_speaker_id).not.toBe(finals[0].speaker_id);
+    expect(finals.at(-1).speaker_id).toBe(short.new_speaker_id);
+    expect(short.new_speaker_label).toBe(short.new_speaker_id);
+    // The relabel follows the final that taught it (it is about an earlier sentence).
+    const order = cl.messages.filter((m) => m.data?.action === 'result' || m.data?.action === 'speaker_reassigned');
+    const at = order.findIndex((m) => m.data.action === 'speaker_reassigned');
+    expect(order.slice(0, at).some((m) => m.data.origin?.is_final && m.data.origin.sid > short.sid)).toBe(true);
+    // The subtitle viewer got the same correction, numbered in the session's order.
+    await sub.ended;
+    expect(sub.events.filter((e) => e.event === 'speaker_reassigned').map((e) => e.data)).toEqual(relabels);
+    // Stored: the sentence on its corrected speaker.
+    const stored = await t.app.deps.tasks.store.listSentences(taskId);
+    expect(stored.find((x) => x.sid === short.sid)?.speakerId).toBe(short.new_speaker_id);
+    cl.ws.close();
+  }, 180_000);
 
   it('refusals: one transcription language only; speaker actions in single mode and multi_channel', async () => {
     const { ticket } = await ticketAndKey(t);
@@ -199,6 +252,42 @@ describe('multi_speaker without a live diarizer', () => {
       cl.send(vt('start', { type: 'transcribe', recognition_mode: 'multi_speaker', transcription_languages: ['en'] }));
       const m = await errorWith(cl, 'diarization_unavailable', 15_000);
       expect(m.data.details).toMatchObject({ field: 'recognition_mode', language: 'en' });
+      cl.ws.close();
+    } finally {
+      await t.close();
+    }
+  }, 60_000);
+
+  it('a live diarizer that fails to open: diarization_start_failed naming it, the connection kept', async () => {
+    // A test double: the built-in diarizer does not fail on demand.
+    const broken: EngineFactory = {
+      id: 'test/broken-diarizer',
+      kind: 'diarizer',
+      tier: 'builtin',
+      summary: 'a diarizer whose live mode cannot open',
+      create: async () =>
+        ({
+          id: 'test/broken-diarizer',
+          kind: 'diarizer',
+          tier: 'builtin',
+          capabilities: { languages: ['*'] },
+          diarize: () => Promise.reject(new Error('not used')),
+          openLive: () => {
+            throw new Error('the live diarizer could not open');
+          },
+        }) as Diarizer,
+    };
+    const t = await startLiveApp('sqlite', { engines: await liveEngines([broken]) });
+    try {
+      const { ticket } = await ticketAndKey(t);
+      const cl = await connect(t, [`ticket.${ticket}`]);
+      cl.send(vt('start', { type: 'transcribe', recognition_mode: 'multi_speaker', transcription_languages: ['en'] }));
+      const m = await errorWith(cl, 'diarization_start_failed', 15_000);
+      expect(m.data).toMatchObject({ severity: 'fatal', details: { engine: 'test/broken-diarizer' } });
+      // The connection stays: a single-mode start works.
+      await startSession(cl, {});
+      cl.send(vt('stop'));
+      await event(cl, 'task_complete', 30_000);
       cl.ws.close();
     } finally {
       await t.close();

@@ -50,6 +50,22 @@ describe.each(backends())('plan features of live recordings (%s)', (backend) => 
     cl.ws.close();
   }, 60_000);
 
+  it('a plan without the recognition mode (multi_language, multi_channel): plan_feature_not_allowed, field recognition_mode', async () => {
+    const { cl } = await onPlan('bare');
+    const modes = [
+      { recognition_mode: 'multi_language' },
+      { recognition_mode: 'multi_channel', channel_mode: 'interleaved', channels: [{ channel_id: 1, language: 'en' }] },
+    ];
+    for (const mode of modes) {
+      cl.send(vt('start', { type: 'transcribe', transcription_languages: ['en'], ...mode }));
+      expect((await errorWith(cl, 'plan_feature_not_allowed')).data).toMatchObject({
+        severity: 'fatal',
+        details: { field: 'recognition_mode', plan: 'bare' },
+      });
+    }
+    cl.ws.close();
+  }, 60_000);
+
   it('the plan loses a feature while recording: plan_feature_not_allowed at the next minute, the recording stops', async () => {
     const { cl, accountId } = await onPlan('full');
     const started = await startSession(cl, { translation_languages: ['es'] });

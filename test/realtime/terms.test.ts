@@ -7,7 +7,7 @@
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { TestApp } from '../support/app.js';
+import { backends, type TestApp } from '../support/app.js';
 import { haveSharedAudio, SHARED_AUDIO } from '../support/audio.js';
 import { type Client, connect, event, startLiveApp, startSession, streamPcm, ticketFor, vt } from './support.js';
 
@@ -35,10 +35,10 @@ function keywordClip(): Buffer {
   ]);
 }
 
-describe.skipIf(!have)('live glossary in recognition (sqlite)', () => {
+describe.skipIf(!have).each(backends())('live glossary in recognition (%s)', (backend) => {
   let t: TestApp;
   beforeAll(async () => {
-    t = await startLiveApp('sqlite');
+    t = await startLiveApp(backend);
   }, 120_000);
   afterAll(() => t?.close());
 

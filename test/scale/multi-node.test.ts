@@ -7,17 +7,23 @@
  *   the api node from S3 with ranged reads (206);
  * - a live session on realtime node 1 is watched by a floating-subtitle viewer on realtime
  *   node 2 (the events cross Redis);
- * - a worker killed (SIGKILL) mid-import: another worker finishes the import, exactly once.
+ * - a worker killed (SIGKILL) mid-import: another worker finishes the import, exactly once;
+ * - a deploy drains realtime node 1 (SIGTERM): its live session is resumed on node 2 (one
+ *   task, the audio as sent), and broadcast viewers connected through the api node stay
+ *   connected while the host starts the broadcast again on node 2;
+ * - realtime node 2 killed (SIGKILL) mid-recording: node 3 finishes the task from the audio
+ *   segments in S3, charged once.
  */
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { openViewer } from '../broadcasts/support.js';
 import { upload, watchSse } from '../imports/support.js';
-import { connect, jfkPcm, startSession, streamPcm, vt } from '../realtime/support.js';
+import { connect, errorWith, event, jfkPcm, startSession, streamPcm, vt } from '../realtime/support.js';
 import { enableShare, exchange, openSubtitles } from '../subtitles/support.js';
-import { api, createPgSchema, dropPgSchema } from '../support/app.js';
+import { api, createPgSchema, dropPgSchema, type TestApp } from '../support/app.js';
 import { convert, haveSharedAudio, JFK } from '../support/audio.js';
 import { startS3Server } from '../support/s3-server.js';
 import { firstStartKey, freePort, type ServerProcess, startServer } from '../support/server.js';
@@ -53,6 +59,13 @@ describe.skipIf(!redisUrl || !pg || !long)('three roles as separate processes (P
       PARLEY_JOB_QUEUE_PREFIX: `parley-test:${randomUUID()}`,
       PARLEY_JOB_LEASE_MS: '6000',
       PARLEY_WEBHOOK_ALLOW_PRIVATE: '1',
+      // Live recordings: 1 s audio segments; a node silent for 2 s is dead, its sessions wait 3 s for a resume.
+      PARLEY_WS_SEGMENT_SECONDS: '1',
+      PARLEY_WS_RECOVER_AFTER_SECONDS: '2',
+      PARLEY_WS_DISCONNECT_GRACE_SECONDS: '3',
+      // A drained node waits for its sessions to resume elsewhere (or stop).
+      PARLEY_WS_DRAIN_SECONDS: '90',
+      PARLEY_SHUTDOWN_GRACE_MS: '100000',
       ...s3.env,
     };
     const node = async (roles: string): Promise<ServerProcess & { base: string }> => {
@@ -71,8 +84,10 @@ describe.skipIf(!redisUrl || !pg || !long)('three roles as separate processes (P
     const apiNode = await node('api');
     await apiNode.ready;
     const key = firstStartKey(apiNode);
-    const [rt1, rt2, worker1] = await Promise.all([node('realtime'), node('realtime'), node('worker')]);
-    await Promise.all([rt1.ready, rt2.ready, worker1.ready]);
+    const [rt1, rt2, rt3, worker1] = await Promise.all([node('realtime'), node('realtime'), node('realtime'), node('worker')]);
+    await Promise.all([rt1.ready, rt2.ready, rt3.ready, worker1.ready]);
+    const newTicket = async () => (await api(apiNode.base, 'POST', '/api/v1/auth/ticket', { key })).body.data.ticket as string;
+    const on = (n: { base: string }) => ({ url: n.base }) as TestApp;
 
     // 1. An import uploaded to the api node, transcribed by the worker node.
     const first = await upload(apiNode.base, key, { file: { path: short! } });
@@ -133,5 +148,88 @@ describe.skipIf(!redisUrl || !pg || !long)('three roles as separate processes (P
     expect(countries).toBeLessThanOrEqual(12);
     const usage = (await api(apiNode.base, 'GET', '/api/v1/me/usage', { key })).body.data as { type: string }[];
     expect(usage.filter((u) => u.type === 'import')).toHaveLength(2);
-  }, 300_000);
+
+    // 4. A deploy drains realtime node 1. A broadcast hosted there, watched through the api node...
+    const channel = (
+      await api(apiNode.base, 'POST', '/api/v1/broadcasts', {
+        key,
+        body: { transcription_languages: ['en'], translation_languages: ['es'] },
+      })
+    ).body.data as { token: string };
+    const audience = await openViewer(on(apiNode), channel.token);
+    expect(audience.status).toBe(200);
+    await audience.next((e) => e.event === 'connected', 10_000);
+    const caster = await connect(on(rt1) as never, [`ticket.${await newTicket()}`]);
+    caster.send(vt('start', { type: 'broadcast', broadcast_token: channel.token, audio_format: 'pcm' }));
+    expect((await caster.next((m) => m.data?.action === 'session_started' || m.type === 'error', 20_000)).data.action).toBe(
+      'session_started',
+    );
+    // ...and a live session there, 4 s into jfk's speech.
+    const pcm = jfkPcm();
+    const cut = 32_000 * 4;
+    const talker = await connect(on(rt1) as never, [`ticket.${await newTicket()}`]);
+    const talk = await startSession(talker, {});
+    await streamPcm(talker, pcm.subarray(0, cut), 4);
+    talker.send({ type: 'health', data: {} });
+    await talker.next((m) => m.type === 'health', 10_000);
+    rt1.child.kill('SIGTERM');
+    await errorWith(talker, 'service_shutdown', 10_000);
+    await errorWith(caster, 'service_shutdown', 10_000);
+    // The viewers stay connected: the broadcast waits for its host.
+    await audience.next((e) => e.event === 'host_disconnected', 15_000);
+    // The session resumes on node 2 (a new ticket) and goes on to the end of the speech.
+    const talker2 = await connect(on(rt2) as never, [`ticket.${await newTicket()}`]);
+    talker2.send(vt('start', { resume_token: talk.data.resume_token }));
+    const resumed = await event(talker2, 'resume_ok', 90_000);
+    expect(resumed.data.task_id).toBe(talk.data.task_id);
+    expect(Math.abs((resumed.data.received_ms as number) - 4000)).toBeLessThanOrEqual(100);
+    await streamPcm(talker2, pcm.subarray(cut), 4);
+    talker2.send(vt('stop'));
+    const talked = await talker2.next((m) => m.data?.action === 'task_complete', 150_000);
+    expect(talked.data.status).toBe('completed');
+    expect(Math.abs((talked.data.duration_ms as number) - pcm.length / 32)).toBeLessThanOrEqual(100);
+    // The host starts the broadcast again on node 2: the same viewers get its captions.
+    caster.ws.close();
+    const caster2 = await connect(on(rt2) as never, [`ticket.${await newTicket()}`]);
+    caster2.send(vt('start', { type: 'broadcast', broadcast_token: channel.token, audio_format: 'pcm' }));
+    expect((await caster2.next((m) => m.data?.action === 'session_started' || m.type === 'error', 20_000)).data.action).toBe(
+      'session_started',
+    );
+    await audience.next((e) => e.event === 'host_reconnected', 20_000);
+    await streamPcm(caster2, pcm, 4);
+    await audience.next((e) => e.event === 'origin' && e.data.is_final === true, 60_000);
+    caster2.send(vt('stop'));
+    await audience.next((e) => e.event === 'ended', 60_000);
+    audience.close();
+    talker2.ws.close();
+    caster2.ws.close();
+    await rt1.exited;
+
+    // 5. Realtime node 2 dies (SIGKILL) mid-recording: node 3 finishes the task from the segments in S3.
+    const victim = await connect(on(rt2) as never, [`ticket.${await newTicket()}`]);
+    const lost = await startSession(victim, {});
+    await streamPcm(victim, pcm.subarray(0, cut), 4);
+    victim.send({ type: 'health', data: {} });
+    await victim.next((m) => m.type === 'health', 10_000);
+    await new Promise((r) => setTimeout(r, 1500)); // the last second's segment is stored
+    rt2.child.kill('SIGKILL');
+    await rt2.exited;
+    const lostTask = async () =>
+      (await api(apiNode.base, 'GET', `/api/v1/tasks?status=all&task_ids[]=${lost.data.task_id}`, { key })).body.data.tasks[0];
+    await until(
+      async () => ['completed', 'failed'].includes((await lostTask())?.processing_status),
+      90_000,
+      'the orphaned recording to end',
+    );
+    const finished = await lostTask();
+    expect(finished.processing_status).toBe('completed');
+    // The audio up to the last segment (1 s segments: at most the last second is lost).
+    expect(finished.duration_ms).toBeGreaterThanOrEqual(3000);
+    expect(finished.duration_ms).toBeLessThanOrEqual(4000);
+    const charged = (await api(apiNode.base, 'GET', '/api/v1/me/usage', { key })).body.data.filter(
+      (u: { task_id: string }) => u.task_id === lost.data.task_id,
+    );
+    expect(charged).toHaveLength(1);
+    expect(charged[0]).toMatchObject({ type: 'recording', in_progress: false });
+  }, 600_000);
 });

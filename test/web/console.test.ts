@@ -15,10 +15,12 @@ import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildConsole } from '../../scripts/build-console.js';
+import { importFile, nodeClient } from '../../src/client/node.js';
+import { classicDiarizerFactory } from '../../src/engines/builtin/diarizer/index.js';
 import { pocketsphinxFileFactory } from '../../src/engines/builtin/pocketsphinx/index.js';
 import { liveEngines } from '../realtime/support.js';
 import { startTestApp, type TestApp } from '../support/app.js';
-import { haveSharedAudio, JFK } from '../support/audio.js';
+import { haveSharedAudio, JFK, STEREO } from '../support/audio.js';
 import { haveChromium, keepScreenshot, launchBrowser, pageErrors, type TestBrowser } from '../support/browser.js';
 import { decodePng, regionStats } from '../support/png.js';
 
@@ -41,7 +43,7 @@ describe.skipIf(!haveChromium() || !haveSharedAudio())('console in Chromium', ()
     const [app, b] = await Promise.all([
       (async () => {
         await buildConsole(); // the bundle under test is built from this checkout's sources
-        return startTestApp({ engines: await liveEngines([pocketsphinxFileFactory]) });
+        return startTestApp({ engines: await liveEngines([pocketsphinxFileFactory, classicDiarizerFactory]) });
       })(),
       launchBrowser({ fakeAudioWav: wav }),
     ]);
@@ -61,8 +63,15 @@ describe.skipIf(!haveChromium() || !haveSharedAudio())('console in Chromium', ()
 
   const nav = (name: string) => page.getByRole('navigation', { name: 'Screens' }).getByRole('link', { name, exact: true }).click();
 
-  /** Screenshot of the screen: kept for review, decoded, its header band and main area drawn. */
+  /**
+   * Screenshot of the screen: kept for review, decoded, its header band and main area drawn;
+   * and every control on it has a name a screen reader reads (a label, aria-label or text).
+   */
   async function screenshot(name: string) {
+    const unnamed = await page.evaluate(`[...document.querySelectorAll('input, select, textarea, button')]
+      .filter((el) => el.type !== 'hidden' && !(el.labels && el.labels.length) && !el.getAttribute('aria-label') && !el.textContent.trim())
+      .map((el) => el.outerHTML.slice(0, 80))`);
+    expect(unnamed, `${name}: controls without a name`).toEqual([]);
     await page.evaluate('document.fonts.ready');
     const png = await page.screenshot({ fullPage: false });
     keepScreenshot(`console-${name}`, png);
@@ -98,7 +107,7 @@ describe.skipIf(!haveChromium() || !haveSharedAudio())('console in Chromium', ()
     expect(await page.locator('dd.big').textContent()).toBe('500.00 points');
     await page.getByRole('img', { name: /Points used per day/ }).waitFor();
     expect(await page.getByText('console test key').count()).toBe(1);
-    await screenshot('account');
+    expect(await page.getByText('No usage yet.').count()).toBe(1);
   });
 
   it(
@@ -122,7 +131,7 @@ describe.skipIf(!haveChromium() || !haveSharedAudio())('console in Chromium', ()
   );
 
   it(
-    'Library: the task is listed; its export downloads the SRT bytes; the player seeks by sentence',
+    'Library: the task is listed; its export downloads the SRT bytes; the player seeks by sentence; retranslation and summary stream in',
     async () => {
       await nav('Library');
       await page.getByLabel('Search titles').fill('jfk');
@@ -166,6 +175,48 @@ describe.skipIf(!haveChromium() || !haveSharedAudio())('console in Chromium', ()
       expect(await page.locator('ol.sentences li[aria-current="true"]').count()).toBe(1);
       await page.evaluate("document.querySelector('audio').pause()");
       await screenshot('task');
+
+      // Retranslation into the first language the task lacks (Catalan: Apertium has English to Catalan), streamed beside the text.
+      expect(await page.getByLabel('Into').inputValue()).toBe('ca');
+      await page.getByRole('button', { name: 'Translate', exact: true }).click();
+      await page.getByText(/\d+ sentences translated into Catalan/).waitFor({ timeout: LONG });
+      const sentences = await page.locator('ol.sentences li').count();
+      await expect.poll(() => page.locator('ol.sentences .translation[lang="ca"]').count(), { timeout: 30_000 }).toBe(sentences);
+      expect(await page.getByLabel('Translation shown beside the text').inputValue()).toBe('ca');
+      // The summary, written by the built-in summarizer and saved.
+      await page.getByRole('button', { name: 'Summarize' }).click();
+      await page.getByRole('button', { name: 'Regenerate' }).waitFor({ timeout: LONG });
+      expect(await page.locator('#summary p.summary').textContent()).toMatch(JFK_WORDS);
+    },
+    LONG,
+  );
+
+  it(
+    'Library: the speakers of a two-voice recording: one renamed, then merged into the other',
+    async () => {
+      // Seeded through the typed client: the two voices of stereo_diarization.wav mixed to mono.
+      const mono = join(dir, 'two-voices.wav');
+      execFileSync('ffmpeg', ['-v', 'error', '-y', '-i', STEREO, '-ac', '1', mono]);
+      const client = nodeClient({ baseUrl: t.url, apiKey: key });
+      const created = await client.imports.create({
+        ...(await importFile(mono)),
+        transcription_languages: ['en-US'],
+        recognition_mode: 'multi_speaker',
+      });
+      const { task_id } = await client.imports.waitFor(created.import_id);
+      await page.goto(`${t.url}/#/library/${task_id}`);
+      await page.getByRole('heading', { name: 'Speakers' }).waitFor();
+      const labels = () => page.locator('ol.sentences .speaker').allTextContents();
+      expect(new Set(await labels())).toEqual(new Set(['Speaker 1', 'Speaker 2']));
+      await page.getByLabel('Speaker 1', { exact: true }).fill('Alice');
+      await page.locator('#speakers li').first().getByRole('button', { name: 'Rename' }).click();
+      await page.getByText('Speaker 1 is now Alice.').waitFor();
+      await expect.poll(async () => new Set(await labels())).toEqual(new Set(['Alice', 'Speaker 2']));
+      await page.getByLabel('Merge speaker').selectOption({ label: 'Speaker 2' });
+      await page.getByLabel('into', { exact: true }).selectOption({ label: 'Alice' });
+      await page.getByRole('button', { name: 'Merge' }).click();
+      await page.getByText(/Merged into Alice \(\d+ sentences\)/).waitFor();
+      await expect.poll(async () => new Set(await labels())).toEqual(new Set(['Alice']));
     },
     LONG,
   );
@@ -247,6 +298,34 @@ describe.skipIf(!haveChromium() || !haveSharedAudio())('console in Chromium', ()
     },
     LONG * 2,
   );
+
+  it('Account after use: the import, the recording and the broadcast in the usage list, the day of use as the chart’s tallest bar', async () => {
+    await nav('Account');
+    await page.getByRole('heading', { name: 'Account', level: 1 }).waitFor();
+    const rows = page.locator('#usage tbody tr');
+    await expect.poll(async () => (await rows.allTextContents()).join('\n'), { timeout: 60_000 }).toContain('broadcast');
+    const text = (await rows.allTextContents()).join('\n');
+    for (const type of ['import', 'recording', 'broadcast']) expect(text).toContain(type);
+    // Today's bar is the last one, and the tallest (all use happened today).
+    const heights = await page.locator('#usage svg rect.bar').evaluateAll((bars) => bars.map((b) => Number(b.getAttribute('height'))));
+    expect(heights).toHaveLength(14);
+    expect(heights.at(-1)).toBe(Math.max(...heights));
+    expect(heights.at(-1)).toBeGreaterThan(100);
+    const credit = Number(((await page.locator('dd.big').textContent()) as string).replace(' points', ''));
+    expect(credit).toBeLessThan(500);
+    await page.locator('#usage').scrollIntoViewIfNeeded();
+    await screenshot('account'); // the header stays on top while the page scrolls
+  });
+
+  it('fits a phone: no screen is wider than 390 px (tables scroll inside their cards)', async () => {
+    await page.setViewportSize({ width: 390, height: 844 });
+    for (const screen of ['Live', 'Library', 'Imports', 'Broadcasts', 'Account']) {
+      await nav(screen);
+      await page.getByRole('heading', { name: screen, level: 1 }).waitFor();
+      expect(await page.evaluate('document.documentElement.scrollWidth'), screen).toBeLessThanOrEqual(390);
+    }
+    keepScreenshot('console-phone-account', await page.screenshot({ fullPage: true }));
+  });
 
   it('logged no console errors', () => {
     expect(errors).toEqual([]);

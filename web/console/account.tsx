@@ -82,26 +82,28 @@ function LotsCard() {
       <ErrorNote error={lots.error} />
       {lots.value && lots.value.length === 0 ? <p class="muted">No credit lots (unlimited plans draw no points).</p> : null}
       {lots.value && lots.value.length > 0 ? (
-        <table>
-          <thead>
-            <tr>
-              <th scope="col">Pool</th>
-              <th scope="col">Remaining</th>
-              <th scope="col">Expires</th>
-              <th scope="col">Granted</th>
-            </tr>
-          </thead>
-          <tbody>
-            {lots.value.map((lot) => (
-              <tr key={`${lot.pool}-${lot.granted_at}-${lot.expires_at}`}>
-                <td>{lot.pool === 'key' ? 'This key' : 'Account'}</td>
-                <td class="num">{formatPoints(lot.remaining_points)}</td>
-                <td>{lot.expires_at ? formatDate(lot.expires_at) : 'Never'}</td>
-                <td>{formatDate(lot.granted_at)}</td>
+        <div class="table-wrap">
+          <table>
+            <thead>
+              <tr>
+                <th scope="col">Pool</th>
+                <th scope="col">Remaining</th>
+                <th scope="col">Expires</th>
+                <th scope="col">Granted</th>
               </tr>
-            ))}
-          </tbody>
-        </table>
+            </thead>
+            <tbody>
+              {lots.value.map((lot) => (
+                <tr key={`${lot.pool}-${lot.granted_at}-${lot.expires_at}`}>
+                  <td>{lot.pool === 'key' ? 'This key' : 'Account'}</td>
+                  <td class="num">{formatPoints(lot.remaining_points)}</td>
+                  <td>{lot.expires_at ? formatDate(lot.expires_at) : 'Never'}</td>
+                  <td>{formatDate(lot.granted_at)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
       ) : null}
     </Card>
   );
@@ -123,7 +125,7 @@ function UsageChart({ records }: { records: UsageRecord[] }) {
     if (slot) slot.points += r.points;
   }
   const max = Math.max(1, ...days.map((d) => d.points));
-  const w = 28;
+  const w = 56;
   const h = 120;
   const total = days.reduce((s, d) => s + d.points, 0);
   return (
@@ -137,12 +139,12 @@ function UsageChart({ records }: { records: UsageRecord[] }) {
           const bh = (d.points / max) * h;
           return (
             <g key={d.day}>
-              <rect x={i * w + 4} y={h - bh} width={w - 8} height={Math.max(bh, 0.5)} class="bar">
+              <rect x={i * w + 8} y={h - bh} width={w - 16} height={Math.max(bh, 0.5)} class="bar">
                 <title>
                   {d.day}: {formatPoints(d.points)} points
                 </title>
               </rect>
-              <text x={i * w + w / 2} y={h + 14} text-anchor="middle" class="axis">
+              <text x={i * w + w / 2} y={h + 16} text-anchor="middle" class="axis">
                 {d.day.slice(8)}
               </text>
             </g>
@@ -193,26 +195,28 @@ function UsageCard() {
       {recent.value ? <UsageChart records={recent.value} /> : null}
       {usage.value ? (
         <>
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">When</th>
-                <th scope="col">What</th>
-                <th scope="col">Points</th>
-                <th scope="col">State</th>
-              </tr>
-            </thead>
-            <tbody>
-              {usage.value.data.map((r, i) => (
-                <tr key={`${r.task_id}-${r.occurred_at}-${i}`}>
-                  <td>{formatDate(r.occurred_at)}</td>
-                  <td>{r.task_id ? <a href={`#/library/${r.task_id}`}>{r.type}</a> : r.type}</td>
-                  <td class="num">{formatPoints(r.points)}</td>
-                  <td>{r.in_progress ? 'running' : r.refunded ? `refunded (${r.refund_reason ?? ''})` : 'charged'}</td>
+          <div class="table-wrap">
+            <table>
+              <thead>
+                <tr>
+                  <th scope="col">When</th>
+                  <th scope="col">What</th>
+                  <th scope="col">Points</th>
+                  <th scope="col">State</th>
                 </tr>
-              ))}
-            </tbody>
-          </table>
+              </thead>
+              <tbody>
+                {usage.value.data.map((r, i) => (
+                  <tr key={`${r.task_id}-${r.occurred_at}-${i}`}>
+                    <td>{formatDate(r.occurred_at)}</td>
+                    <td>{r.task_id ? <a href={`#/library/${r.task_id}`}>{r.type}</a> : r.type}</td>
+                    <td class="num">{formatPoints(r.points)}</td>
+                    <td>{r.in_progress ? 'running' : r.refunded ? `refunded (${r.refund_reason ?? ''})` : 'charged'}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
           {usage.value.data.length === 0 ? <p class="muted">No usage yet.</p> : null}
           {meta && meta.last_page > 1 ? (
             <nav class="pager" aria-label="Usage pages">

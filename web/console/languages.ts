@@ -18,8 +18,8 @@ export const SPEECH_LANGUAGES: Array<[code: string, name: string]> = [
 
 export const TRANSLATION_LANGUAGES: Array<[code: string, name: string]> = [
   ['es', 'Spanish'],
-  ['fr', 'French'],
   ['ca', 'Catalan'],
+  ['fr', 'French'],
   ['pt', 'Portuguese'],
   ['it', 'Italian'],
   ['gl', 'Galician'],

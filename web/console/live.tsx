@@ -8,7 +8,7 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { type LiveEvent, type LiveSession, ParleyError, type Plan, parley } from './api';
 import { languageName, SPEECH_LANGUAGES, TRANSLATION_LANGUAGES } from './languages';
 import { Microphone } from './microphone';
-import { Card, clock, ErrorNote, formatPoints, LanguageChecks, LanguageSelect } from './ui';
+import { Card, clock, ErrorNote, formatPoints, LanguageChecks, LanguageSelect, speakerName } from './ui';
 
 export interface Caption {
   sid: number;
@@ -51,7 +51,7 @@ export function CaptionList({ captions, languages }: { captions: Map<number, Cap
     <div class="captions" ref={box} aria-live="polite" aria-relevant="additions text">
       {list.map((c) => (
         <div key={c.sid} class={`caption ${c.final ? 'final' : 'interim'}`} data-sid={c.sid}>
-          {c.speaker ? <span class="who-said">{/^\d+$/.test(c.speaker) ? `Speaker ${c.speaker}` : c.speaker}</span> : null}
+          {c.speaker ? <span class="who-said">{speakerName(c.speaker)}</span> : null}
           <span class="source">{c.text}</span>
           <span class="translations">
             {languages.map((l) =>

@@ -7,7 +7,7 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { parley, type Sentence, type TaskDetail, type Template } from './api';
 import { languageName, TRANSLATION_LANGUAGES } from './languages';
 import { RenameForm } from './library';
-import { Card, ErrorNote, formatDate, LanguageSelect, StatusBadge, saveBlob, seconds, useLoad } from './ui';
+import { Card, ErrorNote, formatDate, LanguageSelect, StatusBadge, saveBlob, seconds, speakerName, useLoad } from './ui';
 
 interface History {
   diarized: boolean;
@@ -129,7 +129,14 @@ function PlayerAndTranscript(props: {
         setSrc(url);
       })
       .catch(setAudioError);
+    const audio = audioRef.current;
     return () => {
+      // Detach the element from the blob before freeing it (it would try to read a freed URL).
+      if (audio) {
+        audio.pause();
+        audio.removeAttribute('src');
+        audio.load();
+      }
       if (url) URL.revokeObjectURL(url);
     };
   }, [task.task_id, task.has_audio, task.processing_status]);
@@ -177,7 +184,7 @@ function PlayerAndTranscript(props: {
           <li key={`${s.sid}-${i}`} class={current === i ? 'playing' : undefined} aria-current={current === i ? 'true' : undefined}>
             <button type="button" class="seek" onClick={() => seek(i)} aria-label={`Play from ${s.start_time}: ${s.origin}`}>
               <span class="time">{s.start_time}</span>
-              {history.diarized ? <span class="speaker">{s.speaker_label ?? s.speaker_id}</span> : null}
+              {history.diarized ? <span class="speaker">{speakerName(s.speaker_label ?? s.speaker_id)}</span> : null}
               <span class="origin">{s.origin}</span>
             </button>
             {lang ? (
@@ -194,7 +201,7 @@ function PlayerAndTranscript(props: {
               >
                 {props.speakers.map(([id, label]) => (
                   <option key={id} value={id}>
-                    {label}
+                    {speakerName(label)}
                   </option>
                 ))}
               </select>
@@ -231,11 +238,11 @@ function SpeakersCard(props: { taskId: string; speakers: Array<[string, string]>
                 const newLabel = (names[id] ?? label).trim();
                 void run(async () => {
                   await parley.tasks.renameSpeaker(props.taskId, { speaker_id: id, new_label: newLabel });
-                  return `${label} is now ${newLabel}.`;
+                  return `${speakerName(label)} is now ${newLabel}.`;
                 });
               }}
             >
-              <label for={`speaker-${id}`}>{id}</label>
+              <label for={`speaker-${id}`}>{speakerName(id)}</label>
               <input
                 id={`speaker-${id}`}
                 maxLength={100}
@@ -254,7 +261,7 @@ function SpeakersCard(props: { taskId: string; speakers: Array<[string, string]>
             e.preventDefault();
             void run(async () => {
               const r = await parley.tasks.mergeSpeakers(props.taskId, { source_speaker_id: source, target_speaker_id: target });
-              return `Merged into ${r.target_speaker_label} (${r.affected_sids.length} sentences).`;
+              return `Merged into ${speakerName(r.target_speaker_label)} (${r.affected_sids.length} sentences).`;
             });
           }}
         >
@@ -264,7 +271,7 @@ function SpeakersCard(props: { taskId: string; speakers: Array<[string, string]>
               <option value="">Choose…</option>
               {props.speakers.map(([id, label]) => (
                 <option key={id} value={id}>
-                  {label}
+                  {speakerName(label)}
                 </option>
               ))}
             </select>
@@ -275,7 +282,7 @@ function SpeakersCard(props: { taskId: string; speakers: Array<[string, string]>
               <option value="">Choose…</option>
               {props.speakers.map(([id, label]) => (
                 <option key={id} value={id}>
-                  {label}
+                  {speakerName(label)}
                 </option>
               ))}
             </select>
@@ -355,10 +362,12 @@ function SummaryCard(props: { task: TaskDetail; summary: History['summary']; onS
 
 function RetranslateCard(props: {
   taskId: string;
+  have: string[];
   onTranslation: (lang: string, sid: number, text: string) => void;
   onDone: (lang: string) => void;
 }) {
-  const [lang, setLang] = useState('fr');
+  // The first language the task has no translation in yet.
+  const [lang, setLang] = useState(() => TRANSLATION_LANGUAGES.find(([code]) => !props.have.includes(code))?.[0] ?? 'es');
   const [busy, setBusy] = useState(false);
   const [note, setNote] = useState('');
   const [error, setError] = useState<unknown>(null);
@@ -507,14 +516,20 @@ export function TaskView({ taskId }: { taskId: string }) {
                 <ExportCard task={t} languages={languages} diarized={h.diarized} />
                 <RetranslateCard
                   taskId={taskId}
+                  have={languages}
                   onTranslation={(l, sid, text) => {
                     setShownLanguage(l);
-                    history.setValue({
-                      ...h,
-                      sentences: h.sentences.map((s) =>
-                        s.sid === sid ? { ...s, translations: { ...(s.translations ?? {}), [l]: text } } : s,
-                      ),
-                    });
+                    // One event at a time: build on the latest state, not this render's.
+                    history.setValue((cur) =>
+                      cur
+                        ? {
+                            ...cur,
+                            sentences: cur.sentences.map((x) =>
+                              x.sid === sid ? { ...x, translations: { ...(x.translations ?? {}), [l]: text } } : x,
+                            ),
+                          }
+                        : cur,
+                    );
                   }}
                   onDone={() => history.reload()}
                 />
@@ -537,7 +552,7 @@ export function TaskView({ taskId }: { taskId: string }) {
                   act(async () => {
                     const r = await parley.tasks.reassignSpeaker(taskId, { sid, target_speaker_id: target });
                     await history.reload();
-                    return `Sentence ${sid} is now ${r.new_speaker_label}'s.`;
+                    return `Sentence ${sid} is now ${speakerName(r.new_speaker_label)}'s.`;
                   })
                 }
               />

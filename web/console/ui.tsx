@@ -54,6 +54,9 @@ export const seconds = (mmss: string) => {
   return (m ?? 0) * 60 + (s ?? 0);
 };
 
+/** A speaker's display name: a bare number from diarization reads "Speaker 2". */
+export const speakerName = (label: string) => (/^\d+$/.test(label) ? `Speaker ${label}` : label);
+
 export function StatusBadge({ status }: { status: string }) {
   return <span class={`badge status-${/^[a-z_]+$/.test(status) ? status : 'other'}`}>{status}</span>;
 }

@@ -73,10 +73,19 @@ export function captionBody(f: SinkFormat, captions: readonly Caption[]): string
     .join('');
 }
 
-/** The URL of one POST: the sink's URL with `seq` (and Zoom's `lang`) set. */
+/**
+ * The URL of one POST: the sink's URL with `seq` (and Zoom's `lang`) set. The platform's own
+ * parameters are kept byte for byte (they carry a signature; re-encoding `ns=GZHkEA==` as
+ * `%3D%3D` could break a check made on the raw query); a `seq` or `lang` already in the URL
+ * is replaced.
+ */
 export function captionUrl(kind: SinkKind, url: string, seq: number, language: string): string {
-  const u = new URL(url);
-  u.searchParams.set('seq', String(seq));
-  if (kind === 'zoom') u.searchParams.set('lang', language);
-  return u.toString();
+  const hash = url.indexOf('#');
+  const bare = hash >= 0 ? url.slice(0, hash) : url;
+  const q = bare.indexOf('?');
+  const base = q >= 0 ? bare.slice(0, q) : bare;
+  const ours = kind === 'zoom' ? ['seq', 'lang'] : ['seq'];
+  const kept = (q >= 0 ? bare.slice(q + 1).split('&') : []).filter((p) => p !== '' && !ours.includes(p.split('=')[0]!));
+  const added = [`seq=${seq}`, ...(kind === 'zoom' ? [`lang=${encodeURIComponent(language)}`] : [])];
+  return `${base}?${[...kept, ...added].join('&')}`;
 }

@@ -153,6 +153,7 @@ export const ERRORS = {
   validation_failed: def(422, 'error', 'request', 'The request is not valid.', { statusBy: { voices: 400 } }),
   too_many_requests: def(429, 'error', 'request', 'Too many requests; retry later.'),
   not_found: def(404, 'error', 'request', 'No such endpoint.', { parley: true }),
+  metrics_unauthorized: def(401, 'fatal', 'metrics', 'Reading metrics needs the metrics bearer token.', { parley: true }),
   request_too_large: def(413, 'error', 'request', 'The request body is too large.', { parley: true }),
   request_headers_too_large: def(431, 'error', 'request', 'The request headers are too large.', { parley: true }),
   unsupported_media_type: def(415, 'error', 'request', 'The request content type is not supported.', { parley: true }),

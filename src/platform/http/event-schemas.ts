@@ -63,6 +63,9 @@ export const SpeakerReassigned = Type.Object({
   old_speaker_id: Type.String(),
   new_speaker_id: Type.String(),
   new_speaker_label: Type.String(),
+  source: Type.Optional(
+    Type.Literal('diarization', { description: 'Extension: the live diarizer corrected an earlier final (absent for edits)' }),
+  ),
 });
 export const SpeakersMerged = Type.Object({
   source_speaker_id: Type.String(),

@@ -4,12 +4,12 @@
  * is elsewhere (`src/main.ts`), so tests build the same server in-process.
  */
 import { randomUUID } from 'node:crypto';
-import cors from '@fastify/cors';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import Fastify from 'fastify';
+import Fastify, { LogController } from 'fastify';
 import type { Logger } from 'pino';
+import { installCors } from './cors.js';
 import { clientErrorResponse, installErrorHandling } from './errors.js';
 import { installRequestLog, type RequestLogMode } from './request-log.js';
 import { closeAllSse } from './sse.js';
@@ -43,7 +43,7 @@ export async function createHttpServer(options: HttpServerOptions): Promise<Http
   const app = Fastify({
     loggerInstance: options.logger,
     // Fastify writes two lines per request; ours writes one (request-log.ts).
-    disableRequestLogging: true,
+    logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: options.bodyLimitBytes,
     trustProxy: options.trustProxy,
     requestIdHeader: false,
@@ -79,10 +79,10 @@ export async function createHttpServer(options: HttpServerOptions): Promise<Http
   app.addHook('onClose', async () => {
     if (reaper) clearInterval(reaper);
   });
-  app.addHook('onSend', async (request, reply, payload) => {
+  app.addHook('onSend', (request, reply, payload, done) => {
     reply.header('X-Request-Id', request.id);
     if (closing) reply.header('Connection', 'close');
-    return payload;
+    done(null, payload);
   });
   installErrorHandling(app);
   installRequestLog(app, options.requestLog);
@@ -90,26 +90,7 @@ export async function createHttpServer(options: HttpServerOptions): Promise<Http
   // never change a body (fast-json-stringify would drop undeclared fields and coerce types).
   app.setSerializerCompiler(() => (data) => JSON.stringify(data));
 
-  const allowAny = options.corsOrigins.includes('*');
-  await app.register(cors, {
-    delegator: (req, cb) => {
-      const exposedHeaders = ['Retry-After', 'X-Request-Id', 'Content-Length', 'Content-Range', 'Accept-Ranges'];
-      if (isPublicPath(req.url ?? '')) {
-        // No allowedHeaders: the plugin then echoes whatever headers the preflight asks for
-        // (an explicit undefined would send an empty list and block custom headers).
-        cb(null, { origin: '*', credentials: false, methods: ['GET', 'POST', 'OPTIONS'], exposedHeaders });
-        return;
-      }
-      const origin = req.headers.origin;
-      const allowed = origin !== undefined && (allowAny || options.corsOrigins.includes(origin));
-      cb(null, {
-        origin: allowed ? origin : false,
-        credentials: false,
-        exposedHeaders,
-        methods: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'],
-      });
-    },
-  });
+  installCors(app, { corsOrigins: options.corsOrigins, isPublicPath });
 
   await app.register(swagger, {
     openapi: {

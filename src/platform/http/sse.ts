@@ -34,6 +34,21 @@ export interface SseStream {
   readonly done: Promise<void>;
 }
 
+/**
+ * Told when streams open and close (metrics: src/metrics/http.ts decorates the app with it),
+ * since a stream takes over its response and never reaches the onResponse hooks.
+ */
+export interface SseStreamObserver {
+  opened(route: string, method: string, status: number): void;
+  closed(route: string, seconds: number): void;
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    sseObserver?: SseStreamObserver;
+  }
+}
+
 /** Open streams per server, so a graceful close can end them (they would hold close() forever). */
 const openStreams = new WeakMap<object, Set<SseStream>>();
 
@@ -118,6 +133,13 @@ export function openSse(request: FastifyRequest, reply: FastifyReply, options: S
   const registry = openStreams.get(request.server) ?? new Set<SseStream>();
   openStreams.set(request.server, registry);
   void done.then(() => registry.delete(stream));
+  const observer = request.server.sseObserver;
+  if (observer) {
+    const route = request.routeOptions.url ?? '(unmatched)';
+    const openedAt = performance.now();
+    observer.opened(route, request.method, options.status ?? 200);
+    void done.then(() => observer.closed(route, (performance.now() - openedAt) / 1000));
+  }
 
   const stream: SseStream = {
     send(event, data, id, opts) {

@@ -18,6 +18,7 @@ import { broadcastRecordingsMigration } from './0503_broadcast_recordings.js';
 import { broadcastHostLeaseMigration } from './0504_broadcast_host_lease.js';
 import { broadcastCaptionSinksMigration } from './0510_broadcast_caption_sinks.js';
 import { broadcastTtsLanguagesMigration } from './0511_broadcast_tts_languages.js';
+import { liveRecordingsMigration } from './0600_live_recordings.js';
 import { authEpochMigration } from './0700_auth_epoch.js';
 
 export const MIGRATIONS: Migration[] = [
@@ -39,5 +40,6 @@ export const MIGRATIONS: Migration[] = [
   broadcastHostLeaseMigration,
   broadcastCaptionSinksMigration,
   broadcastTtsLanguagesMigration,
+  liveRecordingsMigration,
   authEpochMigration,
 ];

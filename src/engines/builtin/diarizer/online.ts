@@ -12,11 +12,17 @@
  *   closest voice; the matched voices learn the pieces (incremental clustering), and the
  *   audio before `to` is released. The final's speakers may differ from what the interims
  *   said: the final is the correction.
+ * - Tentative pieces: a piece unlike every known voice but too short to found a speaker of its
+ *   own goes to the closest voice for now, without teaching it. The latest MAX_TENTATIVE such
+ *   pieces are judged again after each commit: once a voice is "the same" as one (typically
+ *   the voice the same person founded later), it learns the piece, and when that voice is
+ *   another than the one said, `corrections()` reports the piece's new speaker (the session
+ *   relabels the earlier final and tells every audience).
  *
  * ΔBIC compares log-determinants, so it does not change under one affine transform of all
  * features: the recording-wide cepstral normalization of the file diarizer is not needed here.
  */
-import type { LiveDiarization, SpeakerPiece } from '../../types.js';
+import type { LiveDiarization, SpeakerCorrection, SpeakerPiece } from '../../types.js';
 import { mfcc } from './features.js';
 import { pitchTrack } from './pitch.js';
 import { splitAtSpeakerChanges } from './segmentation.js';
@@ -35,10 +41,19 @@ const MIN_NEW_SPEAKER_FRAMES = 120;
 const MIN_JUDGED_FRAMES = 50;
 /** Speakers one session tells apart; beyond, pieces go to the closest known voice. */
 const MAX_SPEAKERS = 16;
+/** Tentative pieces judged again (older ones keep the speaker they were given). */
+const MAX_TENTATIVE = 8;
 
 interface Voice {
   id: string;
   profile: VoiceProfile;
+}
+
+interface Tentative {
+  startMs: number;
+  endMs: number;
+  profile: VoiceProfile;
+  speakerId: string;
 }
 
 export class OnlineDiarizer implements LiveDiarization {
@@ -47,6 +62,8 @@ export class OnlineDiarizer implements LiveDiarization {
   private length = 0;
   private bufferStartMs = 0;
   private readonly voices: Voice[] = [];
+  private tentative: Tentative[] = [];
+  private revised: SpeakerCorrection[] = [];
 
   constructor(private readonly tuning: ProfileTuning = DEFAULT_TUNING) {}
 
@@ -56,7 +73,7 @@ export class OnlineDiarizer implements LiveDiarization {
 
   /** Bytes held: the audio buffer and the voices (bounded whatever the session's length). */
   get heldBytes(): number {
-    return this.buffer.byteLength + this.voices.length * 4096;
+    return this.buffer.byteLength + (this.voices.length + this.tentative.length) * 4096;
   }
 
   write(pcm: Int16Array): void {
@@ -84,9 +101,56 @@ export class OnlineDiarizer implements LiveDiarization {
 
   commit(fromMs: number, toMs: number): SpeakerPiece[] {
     const pieces = this.pieces(fromMs, toMs);
-    const out = this.match(this.voices, pieces);
+    const earlier = this.tentative;
+    this.tentative = [];
+    const out = this.match(this.voices, pieces, true);
+    this.revise(earlier);
     this.release(toMs);
     return out;
+  }
+
+  corrections(): SpeakerCorrection[] {
+    const out = this.revised;
+    this.revised = [];
+    return out;
+  }
+
+  /** Tentative pieces of earlier commits that a voice now claims: learnt, and reported when relabelled. */
+  private revise(earlier: Tentative[]): void {
+    const still: Tentative[] = [];
+    for (const t of earlier) {
+      const { voice, d } = this.closest(this.voices, t.profile);
+      if (!voice || d >= 1) {
+        still.push(t);
+        continue;
+      }
+      this.learn(this.voices, voice, t.profile);
+      if (voice.id !== t.speakerId)
+        this.revised.push({
+          startMs: Math.round(t.startMs),
+          endMs: Math.round(t.endMs),
+          speakerId: voice.id,
+          previousSpeakerId: t.speakerId,
+        });
+    }
+    this.tentative = [...still, ...this.tentative].slice(-MAX_TENTATIVE);
+  }
+
+  private closest(voices: readonly Voice[], profile: VoiceProfile): { voice: Voice | null; d: number } {
+    let voice: Voice | null = null;
+    let d = Number.POSITIVE_INFINITY;
+    for (const v of voices) {
+      const dv = dissimilarity(profile, v.profile, this.tuning);
+      if (dv < d) {
+        d = dv;
+        voice = v;
+      }
+    }
+    return { voice, d };
+  }
+
+  private learn(voices: Voice[], v: Voice, profile: VoiceProfile): void {
+    voices[voices.indexOf(v)] = { id: v.id, profile: v.profile.merge(profile) };
   }
 
   /** Drops the audio before `ms` (it belongs to finished utterances). */
@@ -119,18 +183,14 @@ export class OnlineDiarizer implements LiveDiarization {
    * Speakers of pieces in time order, learnt into `voices` (the caller passes a copy to only
    * look). Pieces too short to judge take the speaker of the previous piece (or the next).
    */
-  private match(voices: Voice[], pieces: ReadonlyArray<{ startMs: number; endMs: number; profile: VoiceProfile }>): SpeakerPiece[] {
+  private match(
+    voices: Voice[],
+    pieces: ReadonlyArray<{ startMs: number; endMs: number; profile: VoiceProfile }>,
+    committing = false,
+  ): SpeakerPiece[] {
     const ids: Array<string | null> = pieces.map((p) => {
       if (p.profile.frames < MIN_JUDGED_FRAMES) return null;
-      let best: Voice | null = null;
-      let bestD = Number.POSITIVE_INFINITY;
-      for (const v of voices) {
-        const d = dissimilarity(p.profile, v.profile, this.tuning);
-        if (d < bestD) {
-          bestD = d;
-          best = v;
-        }
-      }
+      const { voice: best, d: bestD } = this.closest(voices, p.profile);
       const isNew = !best || (bestD >= 1 && p.profile.frames >= MIN_NEW_SPEAKER_FRAMES && voices.length < MAX_SPEAKERS);
       if (isNew) {
         const v = { id: String(voices.length + 1), profile: p.profile };
@@ -138,8 +198,12 @@ export class OnlineDiarizer implements LiveDiarization {
         return v.id;
       }
       const v = best as Voice;
-      const i = voices.indexOf(v);
-      voices[i] = { id: v.id, profile: v.profile.merge(p.profile) };
+      // Unlike every voice but too short to stand alone: the closest for now, judged again later.
+      if (bestD >= 1 && voices.length < MAX_SPEAKERS) {
+        if (committing) this.tentative.push({ startMs: p.startMs, endMs: p.endMs, profile: p.profile, speakerId: v.id });
+        return v.id;
+      }
+      this.learn(voices, v, p.profile);
       return v.id;
     });
     for (let i = 0; i < ids.length; i++) ids[i] ??= ids[i - 1] ?? null;

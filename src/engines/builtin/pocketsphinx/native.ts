@@ -1,10 +1,12 @@
 /**
  * PocketSphinx (Debian's libpocketsphinx 0.8/5-prealpha API) through koffi. Decoding calls
  * run on koffi's worker threads (`.async`), so recognition never blocks the event loop.
- * One decoder holds ~60 MB of models and takes ~2 s to load: decoders are pooled and reused.
+ * One decoder holds ~80 MB of models (~45 MB on a shared language model, language-models.ts)
+ * and takes ~2 s to load: decoders are pooled and reused.
  */
 import { existsSync } from 'node:fs';
 import koffi from 'koffi';
+import { LanguageModelLane } from './language-models.js';
 import { lmDictionary } from './lm-dictionary.js';
 
 export const MODEL_DIR = '/usr/share/pocketsphinx/model/en-us';
@@ -34,6 +36,11 @@ interface Api {
   ps_seg_frames: (seg: unknown, sf: number[], ef: number[]) => void;
   ps_add_word: (ps: unknown, word: string, phones: string, update: number) => number;
   ps_lookup_word: (ps: unknown, word: string) => string | null;
+  ps_set_lm: AsyncFn;
+  ps_set_search: (ps: unknown, name: string) => number;
+  ngram_model_read: AsyncFn;
+  ngram_model_free: (lm: unknown) => number;
+  logmath_init: (base: number, shift: number, useTable: number) => unknown;
 }
 
 let api: Api | null = null;
@@ -59,6 +66,11 @@ export function pocketsphinxApi(): Api {
     ps_seg_frames: lib.func('void ps_seg_frames(void *, _Out_ int *, _Out_ int *)'),
     ps_add_word: lib.func('int ps_add_word(void *, const char *, const char *, int)'),
     ps_lookup_word: lib.func('const char *ps_lookup_word(void *, const char *)'),
+    ps_set_lm: lib.func('int ps_set_lm(void *, const char *, void *)') as AsyncFn,
+    ps_set_search: lib.func('int ps_set_search(void *, const char *)'),
+    ngram_model_read: sb.func('void *ngram_model_read(void *, const char *, int, void *)') as AsyncFn,
+    ngram_model_free: sb.func('int ngram_model_free(void *)'),
+    logmath_init: sb.func('void *logmath_init(double, int, int)'),
   };
   return api;
 }
@@ -109,6 +121,14 @@ export const DECODER_SETTINGS: Record<DecoderProfile, readonly string[]> = {
 export interface DecoderOptions {
   /** Phone-loop lookahead of stream decoders, in 10 ms frames (-pl_window). */
   streamLookahead?: number;
+  /**
+   * Copies of the language model the pool's decoders of one profile share (0: every decoder
+   * reads its own). Decoding on a shared copy is serialized (language-models.ts), so about
+   * one copy per core keeps the cores busy.
+   */
+  sharedLanguageModels?: number;
+  /** Words of stream decoders' dictionaries: the LM's most probable this many (0: all its words). */
+  streamWords?: number;
 }
 
 /** The command-line arguments of a decoder of `profile`. */
@@ -130,7 +150,54 @@ export interface Vocabulary {
 
 export const NO_VOCABULARY: Vocabulary = { key: '', words: [] };
 
-/** One decoder: an utterance at a time. */
+/** The configuration (parsed command line) of a decoder of `profile`; the LM is left out when `withLm` is false. */
+function decoderConfig(modelDir: string, profile: DecoderProfile, options: DecoderOptions, withLm: boolean): unknown {
+  const a = pocketsphinxApi();
+  const argv = [
+    '-hmm',
+    `${modelDir}/en-us`,
+    ...(withLm ? ['-lm', `${modelDir}/en-us.lm.bin`] : []),
+    '-dict',
+    lmDictionary(modelDir, profile === 'stream' ? (options.streamWords ?? 0) : 0),
+    '-logfn',
+    '/dev/null',
+    ...decoderArguments(profile, options),
+  ];
+  const config = a.cmd_ln_parse_r(null, a.ps_args(), argv.length, argv, 1);
+  if (!config) throw new Error('pocketsphinx rejected its configuration');
+  return config;
+}
+
+/**
+ * Reads the language model once for decoders of `profile` to share. Its weights (-lw, -wip)
+ * come from the profile's configuration, so only decoders of one profile share a copy.
+ */
+export async function loadSharedLanguageModel(
+  modelDir = MODEL_DIR,
+  profile: DecoderProfile = 'stream',
+  options: DecoderOptions = {},
+): Promise<LanguageModelLane> {
+  const a = pocketsphinxApi();
+  const config = decoderConfig(modelDir, profile, options, false);
+  // Same log base and shift as every decoder's own logmath (-logbase 1.0001), so scores add up.
+  const lmath = a.logmath_init(1.0001, 0, 0);
+  const model = await callAsync<unknown>(a.ngram_model_read, config, `${modelDir}/en-us.lm.bin`, 0 /* NGRAM_AUTO */, lmath);
+  if (!model) throw new Error('pocketsphinx could not read its language model');
+  return new LanguageModelLane(model);
+}
+
+/** Drops the reference the lane holds on its LM (each decoder's search holds one of its own); once only. */
+export function freeSharedLanguageModel(lane: LanguageModelLane): void {
+  if (!lane.model || lane.freed) return;
+  lane.freed = true;
+  void lane.exclusive(() => pocketsphinxApi().ngram_model_free(lane.model));
+}
+
+/**
+ * One decoder: an utterance at a time. Every library call that can touch the language
+ * model runs in the decoder's lane (language-models.ts): one at a time with the other
+ * decoders of a shared LM, at once for a decoder with its own.
+ */
 export class PsDecoder {
   /** The vocabulary added to this decoder ('' when none). */
   vocabularyKey = '';
@@ -138,47 +205,72 @@ export class PsDecoder {
   private constructor(
     private readonly handle: unknown,
     readonly profile: DecoderProfile,
+    readonly lane: LanguageModelLane,
   ) {}
 
-  static async create(modelDir = MODEL_DIR, profile: DecoderProfile = 'file', options: DecoderOptions = {}): Promise<PsDecoder> {
+  /**
+   * A decoder of `profile`. With `lane` it searches that lane's shared language model
+   * (and can never learn words); without, it reads its own. The caller counts the lane's
+   * users (free() uncounts).
+   */
+  static async create(
+    modelDir = MODEL_DIR,
+    profile: DecoderProfile = 'file',
+    options: DecoderOptions = {},
+    lane?: LanguageModelLane,
+  ): Promise<PsDecoder> {
     const a = pocketsphinxApi();
-    const argv = [
-      '-hmm',
-      `${modelDir}/en-us`,
-      '-lm',
-      `${modelDir}/en-us.lm.bin`,
-      '-dict',
-      lmDictionary(modelDir),
-      '-logfn',
-      '/dev/null',
-      ...decoderArguments(profile, options),
-    ];
-    const config = a.cmd_ln_parse_r(null, a.ps_args(), argv.length, argv, 1);
-    if (!config) throw new Error('pocketsphinx rejected its configuration');
+    const config = decoderConfig(modelDir, profile, options, !lane);
     const handle = await callAsync<unknown>(a.ps_init, config);
     if (!handle) throw new Error('pocketsphinx could not load its models');
-    return new PsDecoder(handle, profile);
+    if (!lane) return new PsDecoder(handle, profile, new LanguageModelLane());
+    try {
+      // Building the search reads the shared LM (and counts a reference on it): inside the lane.
+      await lane.exclusive(async () => {
+        if ((await callAsync<number>(a.ps_set_lm, handle, 'default', lane.model)) < 0) throw new Error('ps_set_lm failed');
+        if (a.ps_set_search(handle, 'default') < 0) throw new Error('ps_set_search failed');
+      });
+    } catch (err) {
+      a.ps_free(handle);
+      throw err;
+    }
+    return new PsDecoder(handle, profile, lane);
+  }
+
+  /** Whether this decoder searches a language model other decoders share (it cannot learn words). */
+  get sharesLanguageModel(): boolean {
+    return this.lane.shared;
   }
 
   /**
    * Starts a new audio stream: resets the noise and cepstral-mean statistics carried from
    * earlier audio, so one job's result never depends on what the decoder heard before.
+   * (Front end only: no language model involved.)
    */
   startStream(): void {
     if (pocketsphinxApi().ps_start_stream(this.handle) < 0) throw new Error('ps_start_stream failed');
   }
 
-  startUtterance(): void {
-    if (pocketsphinxApi().ps_start_utt(this.handle) < 0) throw new Error('ps_start_utt failed');
+  /** Starts an utterance (the search flushes the LM's caches: inside the lane). */
+  startUtterance(): Promise<void> {
+    return this.lane.exclusive(() => {
+      if (pocketsphinxApi().ps_start_utt(this.handle) < 0) throw new Error('ps_start_utt failed');
+    });
   }
 
   /** Feeds samples (16 kHz s16 mono) on a worker thread. `fullUtterance` when the whole utterance is given at once. */
-  async process(pcm: Int16Array, fullUtterance = false): Promise<void> {
-    const r = await callAsync<number>(pocketsphinxApi().ps_process_raw, this.handle, pcm, pcm.length, 0, fullUtterance ? 1 : 0);
-    if (r < 0) throw new Error('ps_process_raw failed');
+  process(pcm: Int16Array, fullUtterance = false): Promise<void> {
+    return this.lane.exclusive(async () => {
+      const r = await callAsync<number>(pocketsphinxApi().ps_process_raw, this.handle, pcm, pcm.length, 0, fullUtterance ? 1 : 0);
+      if (r < 0) throw new Error('ps_process_raw failed');
+    });
   }
 
-  /** The current best hypothesis, filler words removed. */
+  /**
+   * The current best hypothesis inside an utterance, filler words removed. Mid-utterance the
+   * library reads it from the decoder's own backpointer table (no language model lookup), so
+   * it needs no lane; after the end it would run the LM's best-path search: use finish().
+   */
   hypothesis(): string {
     const h = pocketsphinxApi().ps_get_hyp(this.handle, [0]) ?? '';
     return h
@@ -187,16 +279,27 @@ export class PsDecoder {
       .join(' ');
   }
 
-  async endUtterance(): Promise<void> {
-    await callAsync<number>(pocketsphinxApi().ps_end_utt, this.handle);
+  endUtterance(): Promise<void> {
+    return this.lane.exclusive(async () => {
+      await callAsync<number>(pocketsphinxApi().ps_end_utt, this.handle);
+    });
+  }
+
+  /** Ends the utterance and returns its words (words()). */
+  finish(utteranceSamples: number): Promise<PsWord[]> {
+    return this.lane.exclusive(async () => {
+      await callAsync<number>(pocketsphinxApi().ps_end_utt, this.handle);
+      return this.words(utteranceSamples);
+    });
   }
 
   /**
    * Words of the last utterance ("(2)" pronunciation variants folded), with frames from the
    * utterance start. This library version numbers frames across all utterances of a
    * decoder, so they are rebased: the last segment ends where the utterance's audio ends.
+   * Runs the best-path search over the LM: only inside the lane (finish()).
    */
-  words(utteranceSamples: number): PsWord[] {
+  private words(utteranceSamples: number): PsWord[] {
     const a = pocketsphinxApi();
     const all: PsWord[] = [];
     for (let seg = a.ps_seg_iter(this.handle); seg; seg = a.ps_seg_next(seg)) {
@@ -220,9 +323,11 @@ export class PsDecoder {
    * Adds the words the dictionary lacks; the language model gets each as a unigram at its
    * mean unigram probability (ps_add_word). Boosting that weight (adding the word to the
    * model first, with ngram_model_add_word) made this PocketSphinx version crash on real
-   * speech with a few added words, so it is not done. The search is rebuilt once, after the last.
+   * speech with a few added words, so it is not done. The search is rebuilt once, after the
+   * last. Only for a decoder with its own LM: the words go into the LM itself.
    */
   addVocabulary(vocabulary: Vocabulary): void {
+    if (this.sharesLanguageModel && vocabulary.words.length) throw new Error('a decoder on a shared language model cannot learn words');
     const a = pocketsphinxApi();
     const fresh = vocabulary.words.filter((w) => !this.knows(w.word));
     fresh.forEach((w, i) => {
@@ -232,8 +337,16 @@ export class PsDecoder {
     this.vocabularyKey = vocabulary.key;
   }
 
+  /** Frees the decoder (inside its lane: its search drops a reference on a shared LM). */
   free(): void {
-    pocketsphinxApi().ps_free(this.handle);
+    if (!this.lane.shared) {
+      pocketsphinxApi().ps_free(this.handle);
+      return;
+    }
+    void this.lane.exclusive(() => {
+      pocketsphinxApi().ps_free(this.handle);
+    });
+    this.lane.users--;
   }
 }
 
@@ -246,10 +359,12 @@ interface Waiter {
 
 /**
  * A small pool: decoders of both profiles are created on demand up to `size` in all and
- * reused by jobs of the same profile and vocabulary. A decoder without a vocabulary takes
- * one on when a job needs it; after that it serves only that vocabulary. When the pool is
- * full and only unsuitable decoders are idle, one of them is freed to make room (a decoder
- * loads in about a second).
+ * reused by jobs of the same profile and vocabulary. A decoder with its own LM and no
+ * vocabulary takes one on when a job needs it; after that it serves only that vocabulary.
+ * With `sharedLanguageModels` > 0, decoders for jobs without a vocabulary search one of that
+ * many shared LM copies per profile (the least used), read on first use; jobs with a
+ * vocabulary get decoders with their own LM. When the pool is full and only unsuitable
+ * decoders are idle, one of them is freed to make room (a decoder loads in about a second).
  */
 export class DecoderPool {
   private readonly idle: PsDecoder[] = [];
@@ -257,6 +372,8 @@ export class DecoderPool {
   /** Decoders alive or being loaded. */
   private created = 0;
   private closed = false;
+  /** Shared LM copies per profile (being read or read). */
+  private readonly lanes = new Map<DecoderProfile, Array<Promise<LanguageModelLane>>>();
 
   constructor(
     private readonly size: number,
@@ -267,10 +384,9 @@ export class DecoderPool {
   /** `signal` gives up waiting (the waiter is removed, so a later release is not lost to it). */
   async acquire(profile: DecoderProfile = 'file', signal?: AbortSignal, vocabulary: Vocabulary = NO_VOCABULARY): Promise<PsDecoder> {
     if (this.closed) throw new Error('pool closed');
-    const same = this.idle.findLastIndex((d) => d.profile === profile && d.vocabularyKey === vocabulary.key);
-    const clean = same >= 0 ? same : this.idle.findLastIndex((d) => d.profile === profile && d.vocabularyKey === '');
-    if (clean >= 0) {
-      const d = this.idle.splice(clean, 1)[0]!;
+    const at = this.idle.findLastIndex((d) => this.fits(d, profile, vocabulary));
+    if (at >= 0) {
+      const d = this.idle.splice(at, 1)[0]!;
       this.prepare(d, vocabulary);
       return d;
     }
@@ -304,8 +420,7 @@ export class DecoderPool {
       this.destroy(d);
       return;
     }
-    const fits = (w: Waiter) => w.profile === d.profile && (w.vocabulary.key === d.vocabularyKey || d.vocabularyKey === '');
-    const same = this.waiters.findIndex(fits);
+    const same = this.waiters.findIndex((w) => this.fits(d, w.profile, w.vocabulary));
     if (same >= 0) {
       const w = this.waiters.splice(same, 1)[0]!;
       try {
@@ -331,6 +446,18 @@ export class DecoderPool {
     this.closed = true;
     for (const d of this.idle.splice(0)) this.destroy(d);
     for (const w of this.waiters.splice(0)) w.reject(new Error('pool closed'));
+    this.freeUnusedLanes();
+  }
+
+  /**
+   * Whether idle `d` can serve a job: same profile and, for a vocabulary, a decoder that has
+   * it or an own-LM decoder without words (it learns them); any decoder without words serves
+   * a job without vocabulary.
+   */
+  private fits(d: PsDecoder, profile: DecoderProfile, vocabulary: Vocabulary): boolean {
+    if (d.profile !== profile) return false;
+    if (d.vocabularyKey === vocabulary.key) return true;
+    return d.vocabularyKey === '' && !d.sharesLanguageModel;
   }
 
   /** A fresh audio stream (noise and cepstral statistics reset) and the job's vocabulary. */
@@ -342,19 +469,52 @@ export class DecoderPool {
   private async create(profile: DecoderProfile, vocabulary: Vocabulary): Promise<PsDecoder> {
     this.created++;
     let d: PsDecoder | undefined;
+    let lane: LanguageModelLane | undefined;
     try {
-      d = await PsDecoder.create(this.modelDir, profile, this.options);
+      lane = vocabulary.key ? undefined : await this.sharedLane(profile);
+      d = await PsDecoder.create(this.modelDir, profile, this.options, lane);
       if (vocabulary.key) d.addVocabulary(vocabulary);
       return d;
     } catch (err) {
       if (d) d.free();
+      else if (lane) lane.users--;
       this.created--;
       throw err;
     }
   }
 
+  /**
+   * The least used shared LM copy of `profile` (read on first use), counted as used by one
+   * more decoder; undefined when the pool shares none.
+   */
+  private async sharedLane(profile: DecoderProfile): Promise<LanguageModelLane | undefined> {
+    const copies = this.options.sharedLanguageModels ?? 0;
+    if (copies <= 0) return undefined;
+    const lanes = this.lanes.get(profile) ?? [];
+    this.lanes.set(profile, lanes);
+    if (lanes.length < copies) {
+      const reading = loadSharedLanguageModel(this.modelDir, profile, this.options);
+      lanes.push(reading);
+      reading.catch(() => lanes.splice(lanes.indexOf(reading), 1));
+    }
+    const ready = await Promise.all(lanes);
+    const lane = ready.reduce((best, l) => (l.users < best.users ? l : best));
+    lane.users++;
+    return lane;
+  }
+
   private destroy(d: PsDecoder): void {
     d.free();
     this.created--;
+    if (this.closed) this.freeUnusedLanes();
+  }
+
+  /** After close: frees the shared LMs no decoder uses any more. */
+  private freeUnusedLanes(): void {
+    for (const lanes of this.lanes.values()) {
+      void Promise.allSettled(lanes).then((read) => {
+        for (const r of read) if (r.status === 'fulfilled' && r.value.users === 0) freeSharedLanguageModel(r.value);
+      });
+    }
   }
 }

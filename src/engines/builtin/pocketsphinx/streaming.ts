@@ -118,7 +118,7 @@ class PocketSphinxStream implements RecognizerStream {
     private vocabulary: Vocabulary,
   ) {
     this.vadStream = vad.openStream();
-    decoder.startUtterance();
+    this.enqueue(() => decoder.startUtterance());
     this.inUtterance = true;
   }
 
@@ -257,7 +257,7 @@ class PocketSphinxStream implements RecognizerStream {
     this.lastInterim = '';
     if (reopen) {
       this.takeVocabulary();
-      this.decoder.startUtterance();
+      await this.decoder.startUtterance();
       this.inUtterance = true;
     }
     // An interim of this utterance still held behind earlier finals goes out just before its
@@ -273,15 +273,16 @@ class PocketSphinxStream implements RecognizerStream {
 
   /**
    * New terms, for the finals; the stream decoder (interims) learns them only if it has no
-   * words of its own yet: PocketSphinx allows only a few added words per decoder
-   * (vocabulary.ts), and a decoder never forgets one.
+   * words of its own yet and its own language model: PocketSphinx allows only a few added
+   * words per decoder (vocabulary.ts), a decoder never forgets one, and a word added to a
+   * shared language model would reach every session sharing it (language-models.ts).
    */
   private takeVocabulary(): void {
     const next = this.nextVocabulary;
     if (!next) return;
     this.nextVocabulary = null;
     if (next.key === this.vocabulary.key) return;
-    if (this.decoder.vocabularyKey === '') this.decoder.addVocabulary(next);
+    if (this.decoder.vocabularyKey === '' && !this.decoder.sharesLanguageModel) this.decoder.addVocabulary(next);
     this.vocabulary = next;
   }
 

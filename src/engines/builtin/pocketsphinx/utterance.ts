@@ -37,10 +37,9 @@ export function wordsAt(words: PsWord[], offsetMs: number): Word[] {
  */
 export async function decodeUtterance(decoder: PsDecoder, pcm: Int16Array, offsetMs: number): Promise<Word[]> {
   decoder.startStream();
-  decoder.startUtterance();
+  await decoder.startUtterance();
   await decoder.process(pcm, true);
-  await decoder.endUtterance();
-  return wordsAt(decoder.words(pcm.length), offsetMs);
+  return wordsAt(await decoder.finish(pcm.length), offsetMs);
 }
 
 /**

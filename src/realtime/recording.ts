@@ -88,7 +88,7 @@ export class Recording {
   /** Set by the connection before begin(): the live_recordings row keeps its hash (a resume on any process finds it). */
   resumeToken: string | null = null;
   /** What the owning connection adds to the snapshot (snapshot.ts). */
-  owner: () => OwnerState = () => ({ rawStart: {}, status: 'started', gap: [] });
+  owner: () => OwnerState = () => ({ rawStart: {}, status: 'started', gap: [], tts: this.start.tts });
   /** How the row ends when the recording is finalized (a late resume is told why). */
   endState: EndState = 'ended';
   /** The audio in the blob store as it arrives (live/segments.ts); null without `deps.live`. */

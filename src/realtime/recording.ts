@@ -248,7 +248,10 @@ export class Recording {
     const diarizer = liveDiarizer(this.deps.engines);
     if (!diarizer?.openLive) throw new AppError('diarization_unavailable', { variant: 'websocket', details: { language: this.language } });
     try {
-      return new LiveSpeakers(diarizer.openLive());
+      return new LiveSpeakers(diarizer.openLive(), (err) => {
+        this.deps.logger.error({ err, engine: diarizer.id }, 'live diarization failed; later sentences keep the last speaker');
+        this.deps.error(new AppError('diarization_failed', { variant: 'websocket', details: { engine: diarizer.id } }));
+      });
     } catch (err) {
       this.deps.logger.error({ err }, 'live diarization did not start');
       throw new AppError('diarization_start_failed', { variant: 'websocket', details: { engine: diarizer.id } });

@@ -17,6 +17,8 @@ DEB_PACKAGES=(
   # setup has no separate test path, so it is always installed (playwright's own browser
   # download is neither used nor reachable).
   chromium
+  # NIST sclite: bench:engines checks its own WER against it on the same hypotheses.
+  sctk
 )
 
 missing=()

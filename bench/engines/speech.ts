@@ -76,6 +76,8 @@ interface FileScore {
   rtf: number;
   audioS: number;
   pairs: Scored[];
+  /** Per clip: name, errors, reference words. */
+  clips: Array<{ name: string; errors: number; words: number }>;
 }
 
 /** WER (errors over reference words, all clips together) and RTF of the file recognizer. */
@@ -85,6 +87,7 @@ async function scoreFiles(rec: FileRecognizer, clips: Clip[], terms?: string[]):
   let audioS = 0;
   let busyMs = 0;
   const pairs: Scored[] = [];
+  const perClip: FileScore['clips'] = [];
   for (const c of clips) {
     const t0 = performance.now();
     const r = await rec.transcribe(c.audio, { language: 'en-US', terms });
@@ -92,10 +95,11 @@ async function scoreFiles(rec: FileRecognizer, clips: Clip[], terms?: string[]):
     const n = normalizeWords(c.text).length;
     errors += wordErrorRate(c.text, r.text) * n;
     words += n;
+    perClip.push({ name: c.name, errors: Math.round(wordErrorRate(c.text, r.text) * n), words: n });
     audioS += c.audio.samples.length / c.audio.sampleRate;
     pairs.push({ reference: c.text, hypothesis: r.text });
   }
-  return { wer: (errors / words) * 100, rtf: busyMs / 1000 / audioS, audioS, pairs };
+  return { wer: (errors / words) * 100, rtf: busyMs / 1000 / audioS, audioS, pairs, clips: perClip };
 }
 
 /** File WER and RTF, the same with an unrelated glossary, and the WER checked against sclite. */
@@ -115,6 +119,9 @@ async function fileRows(
     if (label === 'jfk') jfkWer = plain.wer;
     const name = `${rec.id} file ${label} (${plain.audioS.toFixed(1)} s)`;
     rows.push(atMost(`${name} WER`, plain.wer, '%', 25));
+    if (plain.clips.length > 1)
+      for (const c of plain.clips)
+        rows.push({ name: `  ${c.name}: ${c.errors} errors in ${c.words} words`, value: (c.errors / c.words) * 100, unit: '%' });
     rows.push(atMost(`${name} RTF`, plain.rtf, 'x realtime', 0.35));
     const glossary = await scoreFiles(rec, clips, UNRELATED_TERMS);
     rows.push(

@@ -539,6 +539,8 @@ export interface Operations {
           old_speaker_id: string;
           new_speaker_id: string;
           new_speaker_label: string;
+          /** Extension: the live diarizer corrected an earlier final (absent for edits) */
+          source?: "diarization" | (string & {});
         };
       };
     };
@@ -1537,6 +1539,8 @@ export interface Operations {
         old_speaker_id: string;
         new_speaker_id: string;
         new_speaker_label: string;
+        /** Extension: the live diarizer corrected an earlier final (absent for edits) */
+        source?: "diarization" | (string & {});
       };
       speakers_merged: {
         source_speaker_id: string;
@@ -2243,6 +2247,8 @@ export interface Operations {
         old_speaker_id: string;
         new_speaker_id: string;
         new_speaker_label: string;
+        /** Extension: the live diarizer corrected an earlier final (absent for edits) */
+        source?: "diarization" | (string & {});
       };
       speakers_merged: {
         source_speaker_id: string;
@@ -2406,7 +2412,7 @@ export interface LiveEvents {
     old_speaker_id: string;
     new_speaker_id: string;
     new_speaker_label: string;
-    /** Extension: present when the live diarizer made the change */
+    /** Extension: the live diarizer corrected an earlier final (absent for edits) */
     source?: "diarization";
   };
   /** Two speakers were merged */
@@ -2418,7 +2424,24 @@ export interface LiveEvents {
   };
   /** Speech of a translated sentence */
   tts_ready: {
-    [key: string]: unknown;
+    sid: number;
+    language: string;
+    /** The sentence as transcribed */
+    transcript: string;
+    /** What is spoken (the translation, or the transcript in its own language) */
+    text: string;
+    /** Base64 MP3 */
+    audio: string;
+    format: "mp3";
+    duration_ms: number;
+    boundaries: {
+      offset_ms: number;
+      duration_ms: number;
+      text: string;
+      /** Character offset of the word in `text` */
+      text_offset: number;
+      word_length: number;
+    }[];
   };
   /** Queued speech was dropped */
   tts_stopped: {

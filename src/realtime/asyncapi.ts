@@ -8,6 +8,7 @@
  */
 import { type TSchema, Type } from 'typebox';
 import { ERRORS, type ErrorCode } from '../platform/errors/registry.js';
+import { SpeakerReassigned, SpeakerRenamed, SpeakersMerged, SpokenSentence } from '../platform/http/event-schemas.js';
 import { INTERFACE_VERSION } from '../version/routes.js';
 
 const S = (description: string) => Type.String({ description });
@@ -373,34 +374,15 @@ export const EVENTS: Record<string, { summary: string; fields: TSchema }> = {
   channel_added: { summary: 'multi_channel: a channel was added', fields: Open('channel_id, language') },
   channel_removed: { summary: 'multi_channel: a channel was removed', fields: Open('channel_id') },
   channel_language_set: { summary: 'multi_channel: a channel changed language', fields: Open('channel_id, language') },
-  speaker_renamed: {
-    summary: 'A speaker was renamed',
-    fields: Type.Object({ speaker_id: Type.String(), new_label: Type.String(), affected_sids: Type.Array(Type.Integer()) }),
-  },
+  // The same payloads as the SSE streams' (one definition: platform/http/event-schemas.ts).
+  speaker_renamed: { summary: 'A speaker was renamed', fields: SpeakerRenamed },
   speaker_reassigned: {
     summary:
       'A sentence moved to another speaker: a reassign_speaker (or REST) edit, or the live diarizer correcting an earlier final of a multi_speaker session (source diarization)',
-    fields: Type.Object({
-      sid: Type.Integer(),
-      old_speaker_id: Type.String(),
-      new_speaker_id: Type.String(),
-      new_speaker_label: Type.String(),
-      source: Type.Optional(Type.Literal('diarization', { description: 'Extension: present when the live diarizer made the change' })),
-    }),
+    fields: SpeakerReassigned,
   },
-  speakers_merged: {
-    summary: 'Two speakers were merged',
-    fields: Type.Object({
-      source_speaker_id: Type.String(),
-      target_speaker_id: Type.String(),
-      target_speaker_label: Type.String(),
-      affected_sids: Type.Array(Type.Integer()),
-    }),
-  },
-  tts_ready: {
-    summary: 'Speech of a translated sentence',
-    fields: Open('sid, language, transcript, text, audio (base64 MP3), format, duration_ms, boundaries[]'),
-  },
+  speakers_merged: { summary: 'Two speakers were merged', fields: SpeakersMerged },
+  tts_ready: { summary: 'Speech of a translated sentence', fields: SpokenSentence },
   tts_stopped: { summary: 'Queued speech was dropped', fields: Type.Object({ dropped: Type.Integer() }) },
   tts_mode_changed: { summary: 'The TTS mode changed', fields: Type.Object({ tts_mode: Type.String() }) },
   tts_updated: {

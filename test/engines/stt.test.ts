@@ -4,7 +4,7 @@ import { decodeToPcm } from '../../src/engines/audio/ffmpeg.js';
 import { pocketsphinxFileFactory, pocketsphinxStreamingFactory } from '../../src/engines/builtin/pocketsphinx/index.js';
 import { toInt16 } from '../../src/engines/builtin/pocketsphinx/recognizers.js';
 import { sileroVadFactory } from '../../src/engines/builtin/silero-vad.js';
-import { wordErrorRate } from '../../src/engines/quality/wer.js';
+import { normalizeWords, wordErrorRate } from '../../src/engines/quality/wer.js';
 import type { FileRecognizer, PcmAudio, StreamingRecognizer, SttResult, VoiceActivityDetector } from '../../src/engines/types.js';
 import { haveSharedAudio, JFK, JFK_TEXT, librivoxClips, SHARED_AUDIO } from '../support/audio.js';
 
@@ -36,15 +36,17 @@ describe.skipIf(!haveSharedAudio())('built-in speech engines on real speech', ()
     expect(await vad.segments({ sampleRate: 16000, samples: new Float32Array(16000 * 3) })).toEqual([]);
   });
 
-  it('file recognition: jfk mentions "country", WER under the limit, word times in order', async () => {
+  it('file recognition: jfk mentions "country", WER under the limit, the same text every time, word times in order', async () => {
     const r = await file.transcribe(jfk, { language: 'en-US' });
     expect(r.text).toContain('country');
-    expect(wordErrorRate(JFK_TEXT, r.text)).toBeLessThan(0.6);
+    // Regression guard: measured 18.2 % (4 errors in 22 words); one more error is tolerated.
+    expect(wordErrorRate(JFK_TEXT, r.text)).toBeLessThan(0.25);
+    expect((await file.transcribe(jfk, { language: 'en-US' })).text).toBe(r.text);
     const words = r.segments.flatMap((s) => s.words);
     for (let i = 1; i < words.length; i++) expect(words[i]!.startMs).toBeGreaterThanOrEqual(words[i - 1]!.startMs);
     expect(words[0]!.startMs).toBeGreaterThanOrEqual(0);
     expect(words[words.length - 1]!.endMs).toBeLessThanOrEqual(r.durationMs);
-  });
+  }, 120_000);
 
   it('file recognition on the LibriVox clips stays under the WER limit', async () => {
     const clips = librivoxClips();
@@ -53,12 +55,13 @@ describe.skipIf(!haveSharedAudio())('built-in speech engines on real speech', ()
     let words = 0;
     for (const c of clips) {
       const r = await file.transcribe(await decodeToPcm(c.path, ff), { language: 'en-US' });
-      const n = c.text.split(/\s+/).length;
+      const n = normalizeWords(c.text).length;
       errors += wordErrorRate(c.text, r.text) * n;
       words += n;
     }
-    // Measured 0.37-0.38 on this machine; the limit leaves room for decoder nondeterminism.
-    expect(errors / words).toBeLessThan(0.45);
+    // Regression guard at issue 14's target: measured 23.9 % (17 errors in 71 words, the
+    // decoding is deterministic); 18 errors would be 25.4 %.
+    expect(errors / words).toBeLessThanOrEqual(0.25);
   }, 300_000);
 
   /** Streams jfk in chunks of `chunk` samples; checks interims, finals and their order. */

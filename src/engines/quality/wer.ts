@@ -3,16 +3,32 @@
  * word-level Levenshtein alignment (each error costs 1). Normalization, the same for
  * reference and hypothesis: lowercase (Unicode), every character that is not a letter, a
  * digit, an apostrophe or white space becomes a space ("Americans," -> "americans",
- * "don't" stays), then split on white space. Numbers are not spelled out. Used by tests and
- * the engine benchmark; bench:engines checks it against NIST sclite on the same text
- * (bench/engines/sclite.ts).
+ * "don't" stays), then split on white space, then the spelling equivalences below. Numbers
+ * are not spelled out. Used by tests and the engine benchmark; bench:engines checks it
+ * against NIST sclite on the same normalized text (bench/engines/sclite.ts).
  */
+
+/**
+ * Written and spoken forms of one word that scoring counts as the same, like the global
+ * mapping (GLM) files of NIST's scoring setups: each maps to the spoken form. Only forms
+ * with a single reading are listed: "mr" is always "mister", whereas "st" (saint or street)
+ * or "dr" (doctor or drive) are not. The CMU dictionary and the en-us language model spell
+ * titles as abbreviations ("mr"), the LibriVox transcripts spell them out ("mister"): without
+ * this, a right word counts as an error.
+ */
+export const SPELLING_EQUIVALENCES: Readonly<Record<string, string>> = {
+  mr: 'mister',
+  mrs: 'missus',
+  ok: 'okay',
+};
+
 export function normalizeWords(text: string): string[] {
   return text
     .toLowerCase()
     .replace(/[^\p{L}\p{N}'\s]/gu, ' ')
     .split(/\s+/)
-    .filter(Boolean);
+    .filter(Boolean)
+    .map((w) => SPELLING_EQUIVALENCES[w] ?? w);
 }
 
 export function wordErrorRate(reference: string, hypothesis: string): number {

@@ -102,6 +102,14 @@ export type DecoderProfile = 'file' | 'stream';
  *   cap the CPU time stays the same (CPU per audio second 0.40 vs 0.415 in one run, load 16)
  *   and jfk goes from 27 % to 18 % WER; the LibriVox clips (28.2 % pooled) and the held-out
  *   stereo_diarization voices gave the same words. 1e-70 was no better and cost 10 % more.
+ * - Files (and live finals) also take a higher silence insertion probability (-silprob 0.1;
+ *   default 0.005) and score 6 Gaussians per codebook (-topn 6; default 4 for this model):
+ *   LibriVox clips 26.8 % -> 23.9 % pooled (19 -> 17 errors in 71 words: 0870 7 -> 6, 0890
+ *   4 -> 3; the others unchanged), jfk 18.2 % and the held-out stereo_diarization voices
+ *   31.8 % unchanged, process CPU per audio second 0.139-0.156 vs 0.144-0.150 (two runs each,
+ *   load 17-20). Each alone gained one LibriVox error; lw 5.5-8.5, wip 0.2-2, pip, uw, fillprob,
+ *   bestpathlw, fwdflatlw, -bestpath no, -remove_noise no and whole clips without VAD cuts were
+ *   no better on LibriVox or cost jfk 2-6 errors (bench notes in issue 14's closing note).
  * - Stream decoders (interims only) skip the flat-lexicon second pass (-fwdflat no): ending
  *   an utterance then takes 1-75 ms instead of 60-400 ms, time during which the next
  *   utterance's audio waits. Files keep it: there it is worth 14 points on jfk (27 % vs
@@ -113,7 +121,7 @@ export type DecoderProfile = 'file' | 'stream';
  *   bench:realtime kept interim p95 under 500 ms for 8 concurrent streams instead of 4.
  */
 export const DECODER_SETTINGS: Record<DecoderProfile, readonly string[]> = {
-  file: ['-wbeam', '1e-20', '-maxhmmpf', '5000', '-beam', '1e-60'],
+  file: ['-wbeam', '1e-20', '-maxhmmpf', '5000', '-beam', '1e-60', '-silprob', '0.1', '-topn', '6'],
   stream: ['-wbeam', '1e-20', '-maxhmmpf', '5000', '-fwdflat', 'no'],
 };
 

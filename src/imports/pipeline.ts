@@ -18,6 +18,7 @@ import type { AudioTools } from '../engines/audio/port.js';
 import { EngineError } from '../engines/errors.js';
 import type { EngineRegistry } from '../engines/registry.js';
 import type { JobContext } from '../jobs/types.js';
+import { crashPoint } from '../platform/crash-points.js';
 import { AppError } from '../platform/errors/app-error.js';
 import { ERRORS, type ErrorCode } from '../platform/errors/registry.js';
 import { isRetryable } from '../platform/retry.js';
@@ -145,6 +146,7 @@ export class ImportPipeline {
     const principal = { accountId: imp.accountId, keyId: imp.keyId };
     const { audio, durationMs } = converted;
 
+    await crashPoint('import.converted');
     // transcribing
     await this.progress(imp, 'transcribing', 0, 'Transcribing.');
     let last = 0;
@@ -160,6 +162,7 @@ export class ImportPipeline {
       },
     });
     await this.progress(imp, 'transcribing', 1, `${count} sentences recognized.`);
+    await crashPoint('import.transcribed');
 
     // translating
     if (o.translationLanguages.length) {
@@ -172,6 +175,7 @@ export class ImportPipeline {
         onProgress: (f) => void this.progress(imp, 'translating', f, 'Translating.').catch(() => {}),
       });
       await this.progress(imp, 'translating', 1, 'Translated.');
+      await crashPoint('import.translated');
     }
 
     // summarizing: a summary that cannot be made (credit, content filter) leaves the task without one.
@@ -189,6 +193,7 @@ export class ImportPipeline {
         this.d.logger.warn({ import_id: imp.importId, code: outcome.code }, 'import completes without a summary');
       }
       await this.progress(imp, 'summarizing', 1, outcome.ok ? 'Summary ready.' : 'No summary.');
+      await crashPoint('import.summarized');
     }
 
     // The charge: once per import (idempotency key), only now that it succeeded.
@@ -210,6 +215,7 @@ export class ImportPipeline {
       }
       throw err;
     }
+    await crashPoint('import.charged');
 
     // One transaction: the task's outcome (first, while the import is still processing, so the
     // task service leaves the announcement to this import), the import's own move, and both

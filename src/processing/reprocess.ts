@@ -25,7 +25,7 @@ import type { TaskReprocessor, TaskService } from '../tasks/service.js';
 import type { TaskRecord, TaskStore } from '../tasks/store.js';
 import { decodeToPcmFile, type PcmFile } from './pcm-file.js';
 import { recognizeIntoTask } from './recognize.js';
-import { summarizeTask } from './summarize.js';
+import { type SummaryRequest, summarizeTask } from './summarize.js';
 import { translateTask } from './translate.js';
 
 export const REPROCESS_JOB = 'task.reprocess';
@@ -34,7 +34,7 @@ export const REPROCESS_JOB = 'task.reprocess';
 export interface ReprocessSettings {
   recognitionMode: 'single' | 'multi_speaker';
   glossary: Glossary | null;
-  summary: { mode: 'builtin' | 'custom'; template: string; prompt: string | null } | null;
+  summary: SummaryRequest | null;
 }
 
 export interface ReprocessDeps {
@@ -59,10 +59,10 @@ export interface ReprocessDeps {
  */
 export function reprocessQueue(jobs: JobQueue): TaskReprocessor {
   return {
-    async reprocess(task) {
+    async reprocess(task, options) {
       await jobs.enqueue(
         REPROCESS_JOB,
-        { taskId: task.taskId },
+        { taskId: task.taskId, summary: options?.summary ?? null, summaryKey: options?.summaryKey ?? null },
         { maxAttempts: 3, dedupeKey: `reprocess:${task.taskId}:${task.updatedAt}` },
       );
     },
@@ -70,16 +70,17 @@ export function reprocessQueue(jobs: JobQueue): TaskReprocessor {
 }
 
 export interface ReprocessJob {
-  handle(p: { taskId: string }, ctx: JobContext): Promise<void>;
+  /** `summary`: asked for by whoever queued it (a recovered live recording); an import's own settings win. */
+  handle(p: { taskId: string; summary?: SummaryRequest | null; summaryKey?: string | null }, ctx: JobContext): Promise<void>;
 }
 
 export function createReprocessJob(d: ReprocessDeps): ReprocessJob {
   return {
-    async handle({ taskId }, ctx) {
+    async handle({ taskId, summary, summaryKey }, ctx) {
       const task = await d.tasks.getTask(taskId);
       if (task?.processingStatus !== 'processing' || !task.audioKey) return;
       try {
-        await run(d, task, ctx);
+        await run(d, task, ctx, summary ?? null, summaryKey ?? null);
         await d.outcomes.complete(taskId, {});
       } catch (err) {
         const retryable = isRetryable(err);
@@ -92,8 +93,17 @@ export function createReprocessJob(d: ReprocessDeps): ReprocessJob {
   };
 }
 
-async function run(d: ReprocessDeps, task: TaskRecord, ctx: JobContext): Promise<void> {
-  const settings = await d.settingsOf(task);
+async function run(
+  d: ReprocessDeps,
+  task: TaskRecord,
+  ctx: JobContext,
+  summary: SummaryRequest | null,
+  summaryKey: string | null,
+): Promise<void> {
+  const imported = await d.settingsOf(task);
+  const settings: ReprocessSettings | null =
+    imported ??
+    (summary ? { recognitionMode: task.recognitionMode === 'multi_speaker' ? 'multi_speaker' : 'single', glossary: null, summary } : null);
   // The original upload when there is one (an imported task keeps it; the M4A copy is lossy
   // again), else the stored M4A; decoded once to a PCM file read in windows (removed when done).
   const key = (task.sourceKey && (await d.blobs.stat(task.sourceKey)) ? task.sourceKey : task.audioKey) as string;
@@ -103,7 +113,7 @@ async function run(d: ReprocessDeps, task: TaskRecord, ctx: JobContext): Promise
     const audio = await withLocalFile(d.blobs, key, join(d.tempDir, `${task.taskId}-${randomUUID()}.src`), (path) =>
       decodeToPcmFile(d.audio, path, pcmPath, { signal: ctx.signal }),
     );
-    await rebuild(d, task, audio, settings, ctx);
+    await rebuild(d, task, audio, settings, ctx, summaryKey);
   } finally {
     rmSync(pcmPath, { force: true });
   }
@@ -115,6 +125,7 @@ async function rebuild(
   audio: PcmFile,
   settings: ReprocessSettings | null,
   ctx: JobContext,
+  summaryKey: string | null,
 ): Promise<void> {
   const languages = task.transcriptionLanguages ?? [];
   const mode = settings?.recognitionMode ?? (task.recognitionMode === 'multi_speaker' ? 'multi_speaker' : 'single');
@@ -130,7 +141,7 @@ async function rebuild(
   const principal = { accountId: task.accountId, keyId: task.keyId };
   if (settings?.summary) {
     await summarizeTask(d, principal, task.taskId, settings.summary, {
-      idempotencyKey: `summary:reprocess:${task.taskId}:${task.updatedAt}`,
+      idempotencyKey: summaryKey ?? `summary:reprocess:${task.taskId}:${task.updatedAt}`,
     });
   }
   if (task.typeSource === 'import') {

@@ -11,6 +11,7 @@ import type { Logger } from 'pino';
 import type { AudioTools } from '../engines/audio/port.js';
 import type { Glossary } from '../glossary/index.js';
 import type { Principal } from '../platform/auth/types.js';
+import { crashPoint } from '../platform/crash-points.js';
 import type { SummarizeTaskOptions, SummaryOutcome, SummaryRequest } from '../processing/summarize.js';
 import type { TranslateTaskOptions } from '../processing/translate.js';
 import type { BlobStore } from '../storage/types.js';
@@ -73,6 +74,7 @@ export async function finalizeRecording(rec: FinishedRecording, wavPath: string,
       await tasks.advance(taskId, 'uploading');
       rec.events.publish({ event: 'status', data: { status: 'uploading', task_id: taskId } });
     }
+    await crashPoint('live.uploading');
     const m4a = `${wavPath}.m4a`;
     try {
       await deps.audio.encodeFile({ path: wavPath }, m4a, 'm4a');
@@ -87,6 +89,7 @@ export async function finalizeRecording(rec: FinishedRecording, wavPath: string,
       await tasks.advance(taskId, 'processing');
       rec.events.publish({ event: 'status', data: { status: 'processing', task_id: taskId } });
     }
+    await crashPoint('live.processing');
     if (rec.sentences.length) await tasks.appendSentences(taskId, [...rec.sentences]);
     if (Object.keys(rec.speakerLabels).length || rec.keptSpeakers.length) {
       await tasks.setSpeakers(taskId, { ...rec.speakerLabels }, rec.keptSpeakers);
@@ -105,6 +108,7 @@ export async function finalizeRecording(rec: FinishedRecording, wavPath: string,
       await deps.processing.translate(taskId, { languages: targets, sourceLanguage: rec.language, glossary: rec.glossary });
     }
     if (rec.summary) await summarize(rec);
+    await crashPoint('live.summarized');
     await tasks.complete(taskId, { durationMs: rec.durationMs });
     return 'completed';
   } catch (err) {
@@ -112,6 +116,17 @@ export async function finalizeRecording(rec: FinishedRecording, wavPath: string,
     if (kind === 'normal') await tasks.fail(taskId, { source: 'processing' }).catch(() => {});
     return 'failed';
   }
+}
+
+/** A session's summary fields as the shared summarizer takes them (also kept for recovery, recover.ts). */
+export function summaryRequestOf(s: NonNullable<StartRequest['summary']>): SummaryRequest {
+  return {
+    mode: s.mode,
+    template: s.mode === 'custom' ? s.promptSlug : s.template,
+    prompt: s.prompt,
+    language: s.language,
+    plainText: s.plainText,
+  };
 }
 
 /** The requested summary; the client hears `summary_done` or `summary_error` before `task_complete`. */
@@ -123,18 +138,9 @@ async function summarize(rec: FinishedRecording): Promise<void> {
     deps.emit('summary_error', { task_id: taskId, error_code: 'summary_text_empty', message: 'Nothing was recognized to summarize.' });
     return;
   }
-  const outcome = await deps.processing.summarize(
-    rec.principal,
-    taskId,
-    {
-      mode: s.mode,
-      template: s.mode === 'custom' ? s.promptSlug : s.template,
-      prompt: s.prompt,
-      language: s.language,
-      plainText: s.plainText,
-    },
-    { idempotencyKey: `summary:live:${taskId}` },
-  );
+  const outcome = await deps.processing.summarize(rec.principal, taskId, summaryRequestOf(s), {
+    idempotencyKey: `summary:live:${taskId}`,
+  });
   if (outcome.ok) {
     deps.emit('summary_done', {
       task_id: taskId,

@@ -24,7 +24,7 @@ import type { SentenceInput, TranslationInput } from '../tasks/store.js';
 import type { ChannelSpec } from './channel-spec.js';
 import { ChannelSet, type Lane } from './channels.js';
 import type { ConversationSpeaker } from './conversation.js';
-import { type FinalizeDeps, type FinishKind, finalizeRecording } from './finalize.js';
+import { type FinalizeDeps, type FinishKind, finalizeRecording, summaryRequestOf } from './finalize.js';
 import { downloadSegments, SegmentWriter, segmentPrefix } from './live/segments.js';
 import type { OwnerState, RecordingSnapshot } from './live/snapshot.js';
 import { type EndState, type LiveRecordingStore, type LiveRow, tokenHash } from './live/store.js';
@@ -88,14 +88,14 @@ export class Recording {
   /** Set by the connection before begin(): the live_recordings row keeps its hash (a resume on any process finds it). */
   resumeToken: string | null = null;
   /** What the owning connection adds to the snapshot (snapshot.ts). */
-  owner: () => OwnerState = () => ({ rawStart: {}, status: 'started', gap: [] });
+  owner: () => OwnerState = () => ({ rawStart: {}, status: 'started', gap: [], tts: this.start.tts });
   /** How the row ends when the recording is finalized (a late resume is told why). */
   endState: EndState = 'ended';
   /** The audio in the blob store as it arrives (live/segments.ts); null without `deps.live`. */
   private segments: SegmentWriter | null = null;
   private sessionGlossary: Glossary | null = null;
-  /** What `set_summary` last asked for (initially the start's summary fields). */
-  summary: SessionSummary | null;
+  /** What `set_summary` last asked for (initially the start's summary fields); kept in the sidecar too. */
+  private asked: SessionSummary | null;
   /** The language recognized now (`switch_language` changes it). */
   language: string;
   private stream: RecognizerStream | null = null;
@@ -160,7 +160,7 @@ export class Recording {
     sessionId: string = randomUUID(),
   ) {
     this.sessionId = sessionId;
-    this.summary = start.summary;
+    this.asked = start.summary;
     this.language = start.transcriptionLanguages[0] as string;
     this.talk = start.conversation
       ? { speakers: start.conversation.speakers.map((sp) => ({ ...sp })), active: start.conversation.speakers[0].speakerId }
@@ -211,8 +211,7 @@ export class Recording {
     this.wavPath = join(this.deps.tempDir, `${this.taskId}.wav`);
     this.wavFd = openSync(this.wavPath, 'w');
     writeSync(this.wavFd, wavHeader(0));
-    const sidecar: RecordingSidecar = { task_id: this.taskId, usage_id: this.usageId };
-    writeFileSync(this.sidecarPath, JSON.stringify(sidecar));
+    this.writeSidecar();
     const live = this.deps.live;
     if (live) {
       await live.store.insert({
@@ -248,7 +247,10 @@ export class Recording {
     const diarizer = liveDiarizer(this.deps.engines);
     if (!diarizer?.openLive) throw new AppError('diarization_unavailable', { variant: 'websocket', details: { language: this.language } });
     try {
-      return new LiveSpeakers(diarizer.openLive());
+      return new LiveSpeakers(diarizer.openLive(), (err) => {
+        this.deps.logger.error({ err, engine: diarizer.id }, 'live diarization failed; later sentences keep the last speaker');
+        this.deps.error(new AppError('diarization_failed', { variant: 'websocket', details: { engine: diarizer.id } }));
+      });
     } catch (err) {
       this.deps.logger.error({ err }, 'live diarization did not start');
       throw new AppError('diarization_start_failed', { variant: 'websocket', details: { engine: diarizer.id } });
@@ -608,6 +610,26 @@ export class Recording {
     return this.wavPath.replace(/\.wav$/, '.json');
   }
 
+  get summary(): SessionSummary | null {
+    return this.asked;
+  }
+
+  /** `set_summary`: also written to the sidecar, so a recording recovered after a crash keeps it. */
+  set summary(summary: SessionSummary | null) {
+    this.asked = summary;
+    if (this.wavFd >= 0) this.writeSidecar();
+  }
+
+  /** What recovery needs if this process dies (recover.ts): the task, its usage row, the summary asked for. */
+  private writeSidecar(): void {
+    const sidecar: RecordingSidecar = {
+      task_id: this.taskId,
+      usage_id: this.usageId,
+      summary: this.asked ? summaryRequestOf(this.asked) : null,
+    };
+    writeFileSync(this.sidecarPath, JSON.stringify(sidecar));
+  }
+
   /** The session's event stream (after begin()); the connection attaches the owner's socket to it. */
   get events(): SessionPublisher {
     if (!this.publisher) throw new Error('the recording has not begun');
@@ -629,7 +651,7 @@ export class Recording {
     await this.stream?.end();
     this.stream = null;
     // A conversation without summary_language is summarized in its active language.
-    if (this.talk && this.summary && this.summary.language === null) this.summary = { ...this.summary, language: this.activeLanguage };
+    if (this.talk && this.asked && this.asked.language === null) this.asked = { ...this.asked, language: this.activeLanguage };
     await this.channels?.end();
     // Channels finish utterances out of order: the transcript is in sid order.
     this.sentences.sort((a, b) => a.sid - b.sid);
@@ -637,7 +659,8 @@ export class Recording {
     this.markRecognized();
     await this.charging;
     await this.segments?.close();
-    await this.closeUsage(kind === 'normal' && this.bytes === 0);
+    // No audio is never charged, whoever ended the recording (a force-fail keeps its user_forced outcome).
+    await this.closeUsage(this.bytes === 0);
     writeSync(this.wavFd, wavHeader(this.bytes), 0, 44, 0);
     closeSync(this.wavFd);
     this.wavFd = -1;

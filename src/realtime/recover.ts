@@ -3,9 +3,11 @@
  * keeps its recordings' audio under its own folder `tmp/realtime/<instance>/` (`<task>.wav` plus
  * a `<task>.json` sidecar with the usage row) and touches `alive` there every few seconds. At
  * start, a folder whose `alive` is older than the recovery threshold belongs to a dead process:
- * each of its recordings still in `recording` gets its usage row ended, its audio stored as
+ * each of its recordings still in `recording`, or in `uploading` / `processing` (the process died
+ * while finalizing it), gets its usage row ended, its audio stored as
  * M4A, and is moved to `processing` and handed to the task reprocessor (the durable job that
- * rebuilds a transcript from stored audio: recognition and translations), which completes it.
+ * rebuilds a transcript from stored audio: recognition, translations and the summary the session
+ * asked for, kept in the sidecar), which completes it.
  * A recording with no audio fails with `no_audio` and is refunded.
  */
 import { createReadStream, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
@@ -13,8 +15,10 @@ import { open } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import type { AudioTools } from '../engines/audio/port.js';
+import type { SummaryRequest } from '../processing/summarize.js';
 import type { BlobStore } from '../storage/types.js';
 import type { TaskReprocessor, TaskService } from '../tasks/service.js';
+import type { TaskRecord } from '../tasks/store.js';
 import { wavHeader } from './wav.js';
 
 export const ALIVE_FILE = 'alive';
@@ -24,6 +28,8 @@ const HEARTBEAT_MS = 5_000;
 export interface RecordingSidecar {
   task_id: string;
   usage_id: string;
+  /** The summary the session asked for (start or set_summary); the reprocessing job makes it. */
+  summary?: SummaryRequest | null;
 }
 
 export interface RecoveryDeps {
@@ -92,21 +98,28 @@ export async function recoverOrphans(d: RecoveryDeps, baseDir: string, ownDir: s
   return recovered;
 }
 
+/** A live task the dead process had not finished: still recording, or killed while finalizing it. */
+const UNFINISHED = new Set(['recording', 'uploading', 'processing']);
+
 async function recoverOne(d: RecoveryDeps, dir: string, s: RecordingSidecar): Promise<boolean> {
   const task = await d.tasks.getTask(s.task_id);
-  if (task?.processingStatus !== 'recording') return false; // finalized or force-failed meanwhile
+  // Finalized, force-failed or deleted meanwhile: nothing to do (a force-fail keeps its own outcome).
+  if (!task || !UNFINISHED.has(task.processingStatus)) return false;
   if ((await d.live?.claim(s.task_id)) === false) return false;
-  const recovered = await recoverClaimed(d, dir, s);
+  const recovered = await recoverClaimed(d, dir, s, task);
   await d.live?.done(s.task_id);
   return recovered;
 }
 
-async function recoverClaimed(d: RecoveryDeps, dir: string, s: RecordingSidecar): Promise<boolean> {
+async function recoverClaimed(d: RecoveryDeps, dir: string, s: RecordingSidecar, task: TaskRecord): Promise<boolean> {
   const wav = join(dir, `${s.task_id}.wav`);
   const size = existsSync(wav) ? statSync(wav).size : 0;
   const bytes = Math.max(0, size - 44) - (Math.max(0, size - 44) % 2);
   await d.endUsage(s.usage_id);
-  d.logger.warn({ task_id: s.task_id, audio_ms: bytes / 32 }, 'recovering the recording of a process that stopped');
+  d.logger.warn(
+    { task_id: s.task_id, audio_ms: bytes / 32, status: task.processingStatus },
+    'recovering the recording of a process that stopped',
+  );
   if (bytes === 0) {
     await d.refundNoAudio(s.usage_id);
     await d.tasks.fail(s.task_id, { source: 'no_audio', code: 'no_audio', message: 'No audio was received.' });
@@ -117,7 +130,7 @@ async function recoverClaimed(d: RecoveryDeps, dir: string, s: RecordingSidecar)
   await fd.write(wavHeader(bytes), 0, 44, 0);
   await fd.close();
   const durationMs = Math.round(bytes / 32);
-  await d.tasks.advance(s.task_id, 'uploading');
+  if (task.processingStatus === 'recording') await d.tasks.advance(s.task_id, 'uploading');
   const m4a = `${wav}.m4a`;
   try {
     await d.audio.encodeFile({ path: wav }, m4a, 'm4a');
@@ -127,8 +140,11 @@ async function recoverClaimed(d: RecoveryDeps, dir: string, s: RecordingSidecar)
   } finally {
     rmSync(m4a, { force: true });
   }
-  const processing = await d.tasks.advance(s.task_id, 'processing');
-  if (d.reprocessor) await d.reprocessor.reprocess(processing);
+  const processing =
+    task.processingStatus === 'processing' ? await d.tasks.getTask(s.task_id) : await d.tasks.advance(s.task_id, 'processing');
+  if (!processing) return false;
+  // The live path's summary key: a summary already charged before the crash is not charged again.
+  if (d.reprocessor) await d.reprocessor.reprocess(processing, { summary: s.summary ?? null, summaryKey: `summary:live:${s.task_id}` });
   else await d.tasks.complete(s.task_id, { durationMs }); // audio kept; no transcript can be rebuilt here
   return true;
 }

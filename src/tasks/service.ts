@@ -10,6 +10,7 @@ import { SESSION_FORCE_END_TOPIC, type SessionForceEndEvent } from '../bus/topic
 import type { EventBus } from '../bus/types.js';
 import type { Principal } from '../platform/auth/types.js';
 import { AppError } from '../platform/errors/app-error.js';
+import type { SummaryRequest } from '../processing/summarize.js';
 import type { BlobStore } from '../storage/types.js';
 import type { Database, Executor } from '../store/database.js';
 import { TaskListRenderer } from './list-json.js';
@@ -35,7 +36,11 @@ export interface TaskOutcomeEffects {
 /** Re-runs recognition (and what the task asked for) from the stored audio. */
 export interface TaskReprocessor {
   /** Queues the work; the task is already `processing`. Throws if it cannot be queued. */
-  reprocess(task: TaskRecord): Promise<void>;
+  /**
+   * `summary`: a summary to make after the transcript (a recovered live recording's request),
+   * charged under `summaryKey` (so one already charged before a crash is not charged again).
+   */
+  reprocess(task: TaskRecord, options?: { summary?: SummaryRequest | null; summaryKey?: string }): Promise<void>;
 }
 
 /** Answers whether the import that produced a task is still processing. */

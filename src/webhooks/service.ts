@@ -7,6 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { JobContext, JobQueue } from '../jobs/types.js';
+import { crashPoint } from '../platform/crash-points.js';
 import { AppError } from '../platform/errors/app-error.js';
 import { fixedSchedule } from '../platform/retry.js';
 import type { Executor } from '../store/database.js';
@@ -217,7 +218,9 @@ export class WebhookService {
       return;
     }
     const startedAt = this.now();
+    await crashPoint(`webhook.sending.${row.event}`);
     const result = await this.sender.send(url, row.event, row.id, row.body, target.secret, this.options.timeoutMs);
+    await crashPoint(`webhook.sent.${row.event}`);
     await this.store.recordAttempt(row, {
       url,
       startedAt,

@@ -22,11 +22,16 @@ interface Result {
   p99: number;
   errors: number;
   non2xx: number;
+  /** CPU time of this process (server and client) per request, in microseconds. */
+  cpuUsPerRequest: number;
 }
 
 async function measure(name: string, url: string, headers: Record<string, string>, seconds = SECONDS): Promise<Result> {
+  const cpu = process.cpuUsage();
   const r = await autocannon({ url, connections: CONNECTIONS, duration: seconds, headers });
-  return { name, rps: r.requests.average, p99: r.latency.p99, errors: r.errors, non2xx: r.non2xx };
+  const used = process.cpuUsage(cpu);
+  const cpuUsPerRequest = (used.user + used.system) / Math.max(1, r.requests.total);
+  return { name, rps: r.requests.average, p99: r.latency.p99, errors: r.errors, non2xx: r.non2xx, cpuUsPerRequest };
 }
 
 async function main(): Promise<void> {
@@ -91,10 +96,14 @@ async function main(): Promise<void> {
   console.log(
     `REST benchmark: ${benchBackendName()}, ${CONNECTIONS} connections, ${SECONDS} s per route in ${ROUNDS} alternating rounds (median round shown), real keys`,
   );
-  console.log(`${'route'.padEnd(44)} ${'req/s'.padStart(9)} ${'p99 ms'.padStart(8)} ${'errors'.padStart(7)}`);
-  for (const r of results)
+  console.log(`${'route'.padEnd(44)} ${'req/s'.padStart(9)} ${'p99 ms'.padStart(8)} ${'errors'.padStart(7)} ${'CPU µs/req'.padStart(11)}`);
+  const cpuMedian = (i: number) => {
+    const v = rounds[i]!.map((r) => r.cpuUsPerRequest).sort((a, b) => a - b);
+    return v[Math.floor(v.length / 2)]!;
+  };
+  for (const [i, r] of results.entries())
     console.log(
-      `${r.name.padEnd(44)} ${r.rps.toFixed(0).padStart(9)} ${String(r.p99).padStart(8)} ${String(r.errors + r.non2xx).padStart(7)}`,
+      `${r.name.padEnd(44)} ${r.rps.toFixed(0).padStart(9)} ${String(r.p99).padStart(8)} ${String(r.errors + r.non2xx).padStart(7)} ${cpuMedian(i).toFixed(0).padStart(11)}`,
     );
   // The ratio of each round (the routes ran back to back), median over rounds: robust to a
   // machine whose load drifts during the run.
@@ -109,6 +118,11 @@ async function main(): Promise<void> {
   console.log(`per-round ratios /me/plan (credit) / bare: ${creditRatio.all.map(pct).join(', ')}`);
   console.log(
     `median ratio to bare fastify: /me/plan (credit) ${pct(creditRatio.median)} (target >= ${TARGET * 100} %), /me/plan (plan-bound) ${pct(planBound.median)}, /version ${pct(version.median)}`,
+  );
+  // CPU time per request is what the other tenants of a shared machine do not change (they
+  // change how much CPU we get, not how much a request needs): the steadier estimate there.
+  console.log(
+    `CPU-time ratio to bare fastify (bare CPU per request / route CPU per request, medians; this process serves and loads): /me/plan (credit) ${pct(cpuMedian(0) / cpuMedian(2))}, /me/plan (plan-bound) ${pct(cpuMedian(0) / cpuMedian(3))}, /version ${pct(cpuMedian(0) / cpuMedian(1))}`,
   );
   console.log(
     `load average (1, 5, 15 min) before: ${loadBefore.map((l) => l.toFixed(2)).join(', ')}; after: ${loadAfter.map((l) => l.toFixed(2)).join(', ')} (2 cores shared)`,

@@ -158,12 +158,13 @@ export class LiveSession {
 
   /**
    * The next event named `action` (matching `where`); an error without sid that arrives first
-   * rejects with it (pass `failOnError: false` to wait through errors). Rejects if the socket closes.
+   * rejects with it (pass `failOnError: false` to wait through errors; warnings only with
+   * `failOnWarning`, for actions whose refusal is a warning). Rejects if the socket closes.
    */
   waitFor<A extends keyof LiveEvents & string>(
     action: A,
     where: (data: LiveEvents[A]) => boolean = () => true,
-    options: { failOnError?: boolean; timeoutMs?: number } = {},
+    options: { failOnError?: boolean; failOnWarning?: boolean; timeoutMs?: number } = {},
   ): Promise<LiveEvents[A]> {
     return new Promise((resolve, reject) => {
       const cleanup: (() => void)[] = [];
@@ -180,7 +181,7 @@ export class LiveSession {
       if (options.failOnError !== false) {
         cleanup.push(
           this.onError((err) => {
-            if (err.sid !== undefined || err.severity === 'warning') return;
+            if (err.sid !== undefined || (err.severity === 'warning' && !options.failOnWarning)) return;
             done();
             reject(err);
           }),
@@ -261,14 +262,16 @@ export class LiveSession {
     }
   }
 
+  /** Pauses; rejects with session_already_paused (a warning) when it already is. */
   pause(): Promise<LiveEvents['status']> {
-    const w = this.waitFor('status', (s) => s.status === 'paused');
+    const w = this.waitFor('status', (s) => s.status === 'paused', { failOnWarning: true });
     this.send('pause');
     return w;
   }
 
+  /** Resumes a paused recording; rejects with session_not_paused (a warning) when it is not paused. */
   resume(): Promise<LiveEvents['status']> {
-    const w = this.waitFor('status', (s) => s.status !== 'paused');
+    const w = this.waitFor('status', (s) => s.status !== 'paused', { failOnWarning: true });
     this.send('resume');
     return w;
   }

@@ -56,6 +56,7 @@ export class KeyStore {
     if (flags.blocked !== undefined) set.blocked = flags.blocked ? 1 : 0;
     if (flags.userDisabled !== undefined) set.user_disabled = flags.userDisabled ? 1 : 0;
     const r = await this.db.updateTable('accounts').set(set).where('id', '=', id).executeTakeFirst();
+    this.lookups?.invalidate();
     return Number(r.numUpdatedRows) > 0;
   }
 
@@ -124,6 +125,7 @@ export class KeyStore {
       .where('id', '=', id)
       .where('deleted_at', 'is', null)
       .executeTakeFirst();
+    this.lookups?.invalidate();
     return Number(r.numUpdatedRows) > 0;
   }
 
@@ -135,6 +137,7 @@ export class KeyStore {
       .where('id', '=', id)
       .where('deleted_at', 'is', null)
       .executeTakeFirst();
+    this.lookups?.invalidate();
     return Number(r.numUpdatedRows) > 0;
   }
 }

@@ -14,13 +14,32 @@ import type { Metrics } from './metrics.js';
 const routeOf = (r: { routeOptions: { url?: string } }) => r.routeOptions.url ?? '(unmatched)';
 
 export function installHttpMetrics(app: HttpApp, metrics: Metrics): void {
+  // Label-bound series kept by (method, route, status): prom-client would otherwise hash the
+  // label set on every request (a bounded set: methods x route templates x statuses).
+  const counted = new Map<string, { inc(): void }>();
+  const timed = new Map<string, { observe(seconds: number): void }>();
   app.addHook('onResponse', (request, reply, done) => {
     const route = routeOf(request);
-    metrics.httpRequests.inc({ method: request.method, route, status: String(reply.statusCode) });
+    const method = request.method;
+    const status = reply.statusCode;
+    const countKey = `${method} ${status} ${route}`;
+    let counter = counted.get(countKey);
+    if (!counter) {
+      counter = metrics.httpRequests.labels({ method, route, status: String(status) });
+      counted.set(countKey, counter);
+    }
+    counter.inc();
     // An SSE stream's duration is how long it stayed open, not a latency: it has its own histogram.
     const type = reply.raw.getHeader('content-type');
-    if (typeof type !== 'string' || !type.startsWith('text/event-stream'))
-      metrics.httpSeconds.observe({ method: request.method, route }, reply.elapsedTime / 1000);
+    if (typeof type !== 'string' || !type.startsWith('text/event-stream')) {
+      const timeKey = `${method} ${route}`;
+      let histogram = timed.get(timeKey);
+      if (!histogram) {
+        histogram = metrics.httpSeconds.labels({ method, route });
+        timed.set(timeKey, histogram);
+      }
+      histogram.observe(reply.elapsedTime / 1000);
+    }
     done();
   });
   // Opened and closed streams: src/platform/http/sse.ts reports them through this port.

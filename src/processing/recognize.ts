@@ -48,7 +48,13 @@ export async function recognizeIntoTask(deps: RecognizeDeps, taskId: string, aud
   if (o.recognitionMode === 'multi_speaker') {
     const diarizer = deps.engines.select({ kind: 'diarizer' });
     if (!diarizer.ok) throw new EngineError('diarization_unavailable', diarizer.refusal.message);
-    turns = await diarizer.engine.diarize(audio, { signal: o.signal }); // read a part at a time
+    turns = await diarizer.engine
+      .diarize(audio, { signal: o.signal }) // read a part at a time
+      .catch((err: unknown) => {
+        // An abort stays an abort, and an engine's own code (audio_invalid_format ...) is kept.
+        if (o.signal?.aborted || err instanceof EngineError) throw err;
+        throw new EngineError('diarization_failed', err instanceof Error ? err.message : String(err), { engineId: diarizer.engine.id });
+      });
   }
   const segments = await recognizeInWindows(recognizer, audio, language, o);
   const sentences: SentenceInput[] = [];

@@ -575,7 +575,8 @@ export class Connection implements Resumable {
     }
     const state: SessionState = { kind: snap.status, sessionId: rec.sessionId, taskId: rec.taskId };
     this.adopt({ recording: rec, state, rawStart: snap.rawStart, glossary: snap.glossary, sink, token, gap: snap.gap, speech: null });
-    if (rec.start.tts) this.speech = this.makeSpeech(rec, rec.start.tts);
+    // In-session TTS as it was on the other process (set_tts and tts_mode changes kept).
+    if (snap.tts) this.speech = this.makeSpeech(rec, snap.tts);
   }
 
   /**
@@ -653,7 +654,12 @@ export class Connection implements Resumable {
 
   /** What this connection adds to its recording's snapshot (src/realtime/live/snapshot.ts). */
   private ownerState(): OwnerState {
-    return { rawStart: this.rawStart, status: this.state.kind === 'paused' ? 'paused' : 'started', gap: this.gap ?? [] };
+    return {
+      rawStart: this.rawStart,
+      status: this.state.kind === 'paused' ? 'paused' : 'started',
+      gap: this.gap ?? [],
+      tts: this.speech?.settings ?? null,
+    };
   }
 
   /** The other side of resumeSession: this connection gives its recording away and closes if still open. */

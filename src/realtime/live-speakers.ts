@@ -5,6 +5,10 @@
  * passes a second); a final is split where the speaker changed inside it (by its word
  * times), each part its own sentence with its own speaker. A final may say another speaker
  * than the interims did: it is the correction, and every audience gets it.
+ *
+ * A diarizer that throws is not asked again (its state is unknown): `onFailure` reports it
+ * once (`diarization_failed`, severity error), and the rest of the session carries the last
+ * speaker it named. Recognition goes on; losing the labels must not lose the words.
  */
 import type { LiveDiarization, SpeakerCorrection, SpeakerPiece, SttResult } from '../engines/types.js';
 
@@ -13,22 +17,38 @@ const INTERIM_EVERY_MS = 500;
 export class LiveSpeakers {
   private lastAtMs = Number.NEGATIVE_INFINITY;
   private last: string | null = null;
+  private failed = false;
 
-  constructor(private readonly diarization: LiveDiarization) {}
+  constructor(
+    private readonly diarization: LiveDiarization,
+    private readonly onFailure: (err: unknown) => void,
+  ) {}
+
+  /** The diarizer's answer, or `fallback` for good once it has thrown. */
+  private ask<T>(call: () => T, fallback: T): T {
+    if (this.failed) return fallback;
+    try {
+      return call();
+    } catch (err) {
+      this.failed = true;
+      this.onFailure(err);
+      return fallback;
+    }
+  }
 
   write(pcm: Int16Array): void {
-    this.diarization.write(pcm);
+    this.ask(() => this.diarization.write(pcm), undefined);
   }
 
   /** Earlier finals' audio now judged another speaker (drained). */
   corrections(): SpeakerCorrection[] {
-    return this.diarization.corrections?.() ?? [];
+    return this.ask(() => this.diarization.corrections?.() ?? [], []);
   }
 
   /** The speaker for an interim covering [fromMs, toMs) of the recording. */
   interim(fromMs: number, toMs: number): string | null {
     if (toMs - this.lastAtMs >= INTERIM_EVERY_MS || this.last === null) {
-      this.last = this.diarization.current(fromMs, toMs) ?? this.last;
+      this.last = this.ask(() => this.diarization.current(fromMs, toMs), null) ?? this.last;
       this.lastAtMs = toMs;
     }
     return this.last;
@@ -36,7 +56,7 @@ export class LiveSpeakers {
 
   /** A final (times relative to its stream, which starts at `offsetMs`) as one result per speaker turn. */
   final(r: SttResult, offsetMs: number): SttResult[] {
-    const pieces = this.diarization.commit(offsetMs + r.startMs, offsetMs + r.endMs);
+    const pieces = this.ask(() => this.diarization.commit(offsetMs + r.startMs, offsetMs + r.endMs), []);
     this.lastAtMs = Number.NEGATIVE_INFINITY;
     this.last = pieces.at(-1)?.speakerId ?? this.last;
     if (pieces.length <= 1 || !r.words || r.words.length < 2) {

@@ -88,7 +88,7 @@ export class Recording {
   /** Set by the connection before begin(): the live_recordings row keeps its hash (a resume on any process finds it). */
   resumeToken: string | null = null;
   /** What the owning connection adds to the snapshot (snapshot.ts). */
-  owner: () => OwnerState = () => ({ rawStart: {}, status: 'started', gap: [] });
+  owner: () => OwnerState = () => ({ rawStart: {}, status: 'started', gap: [], tts: this.start.tts });
   /** How the row ends when the recording is finalized (a late resume is told why). */
   endState: EndState = 'ended';
   /** The audio in the blob store as it arrives (live/segments.ts); null without `deps.live`. */
@@ -247,7 +247,10 @@ export class Recording {
     const diarizer = liveDiarizer(this.deps.engines);
     if (!diarizer?.openLive) throw new AppError('diarization_unavailable', { variant: 'websocket', details: { language: this.language } });
     try {
-      return new LiveSpeakers(diarizer.openLive());
+      return new LiveSpeakers(diarizer.openLive(), (err) => {
+        this.deps.logger.error({ err, engine: diarizer.id }, 'live diarization failed; later sentences keep the last speaker');
+        this.deps.error(new AppError('diarization_failed', { variant: 'websocket', details: { engine: diarizer.id } }));
+      });
     } catch (err) {
       this.deps.logger.error({ err }, 'live diarization did not start');
       throw new AppError('diarization_start_failed', { variant: 'websocket', details: { engine: diarizer.id } });
@@ -788,8 +791,7 @@ export class Recording {
     this.bytes = await downloadSegments(this.deps.blobs, this.taskId, this.wavPath);
     this.bytes -= this.bytes % 2;
     this.wavFd = openSync(this.wavPath, 'r+');
-    const sidecar: RecordingSidecar = { task_id: this.taskId, usage_id: this.usageId };
-    writeFileSync(this.sidecarPath, JSON.stringify(sidecar));
+    this.writeSidecar();
     this.segments = this.segmentWriter(live, row.segments, this.bytes);
     if (!recognize) return;
     // multi_channel: the channels now (the first snapshot, taken before they opened, has the start's).

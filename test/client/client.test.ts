@@ -201,7 +201,10 @@ describe.skipIf(!haveSharedAudio())('typed client against a real server', () => 
     expect(await parley.subtitles.revokeShare(liveTask)).toEqual({ revoked: true });
 
     expect((await session.pause()).status).toBe('paused');
+    // Refusals that are warnings reject the helper instead of waiting for a status that never comes.
+    expect(await failure(() => session.pause())).toMatchObject({ code: 'session_already_paused', severity: 'warning', status: 0 });
     expect((await session.resume()).status).not.toBe('paused');
+    expect(await failure(() => session.resume())).toMatchObject({ code: 'session_not_paused', severity: 'warning' });
     await session.streamAudio(pcmFrames(JFK), { bytesPerSecond: PCM_BYTES_PER_SECOND, speed: 4 });
     const { taskId: stopped } = await session.stop();
     expect(stopped).toBe(liveTask);

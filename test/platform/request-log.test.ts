@@ -36,7 +36,8 @@ describe('request log', () => {
     expect(missing.status).toBe(401);
     const mine = lines.filter((l) => l.reqId === 'req-one');
     expect(mine).toHaveLength(1);
-    expect(mine[0]).toMatchObject({ level: 30, msg: 'request', method: 'GET', url: '/api/v1/version', status: 200 });
+    expect(mine[0]).toMatchObject({ level: 30, service: 'parley', msg: 'request', method: 'GET', url: '/api/v1/version', status: 200 });
+    expect(Date.parse(mine[0]!.time as string)).toBeGreaterThan(0);
     expect(typeof mine[0]!.ms).toBe('number');
     const all = requestLines(lines);
     expect(all).toHaveLength(2);

@@ -15,7 +15,19 @@ import type { Diarizer } from '../../src/engines/types.js';
 import type { SessionEvent } from '../../src/stream/events.js';
 import { openSubtitles, ownerToken } from '../subtitles/support.js';
 import { api, backends, type TestApp } from '../support/app.js';
-import { connect, errorWith, event, liveEngines, type Msg, startLiveApp, startSession, streamPcm, ticketAndKey, vt } from './support.js';
+import {
+  connect,
+  errorWith,
+  event,
+  jfkPcm,
+  liveEngines,
+  type Msg,
+  startLiveApp,
+  startSession,
+  streamPcm,
+  ticketAndKey,
+  vt,
+} from './support.js';
 
 const STEREO = new URL('../../../shared/audio/stereo_diarization.wav', import.meta.url).pathname;
 const haveAudio = existsSync(STEREO);
@@ -257,6 +269,53 @@ describe('multi_speaker without a live diarizer', () => {
       await t.close();
     }
   }, 60_000);
+
+  it('a live diarizer that throws mid-session: diarization_failed once (severity error), the session goes on and its finals are kept', async () => {
+    // A test double: the built-in diarizer does not fail on demand. It labels the first final, then throws.
+    let commits = 0;
+    const flaky: EngineFactory = {
+      id: 'test/flaky-diarizer',
+      kind: 'diarizer',
+      tier: 'builtin',
+      summary: 'a live diarizer that throws at its second final',
+      create: async () =>
+        ({
+          id: 'test/flaky-diarizer',
+          kind: 'diarizer',
+          tier: 'builtin',
+          capabilities: { languages: ['*'] },
+          diarize: () => Promise.reject(new Error('not used')),
+          openLive: () => ({
+            write: () => {},
+            current: () => '1',
+            commit: (fromMs: number, toMs: number) => {
+              if (++commits > 1) throw new Error('diarizer state broken');
+              return [{ startMs: fromMs, endMs: toMs, speakerId: '1' }];
+            },
+          }),
+        }) as Diarizer,
+    };
+    const t = await startLiveApp('sqlite', { engines: await liveEngines([flaky]) });
+    try {
+      const { ticket } = await ticketAndKey(t);
+      const cl = await connect(t, [`ticket.${ticket}`]);
+      await startSession(cl, { recognition_mode: 'multi_speaker' });
+      await streamPcm(cl, jfkPcm(), 4);
+      cl.send(vt('stop'));
+      await event(cl, 'task_complete', 90_000);
+      const failures = cl.messages.filter((m) => m.type === 'error' && m.data.error_code === 'diarization_failed');
+      expect(failures).toHaveLength(1);
+      expect(failures[0]!.data).toMatchObject({ severity: 'error', details: { engine: 'test/flaky-diarizer' } });
+      const finals = cl.messages.filter((m) => m.data?.action === 'result' && (m.data.origin as { is_final?: boolean })?.is_final);
+      // jfk gives several finals: the ones after the failure still arrive, with the last speaker named.
+      expect(finals.length).toBeGreaterThan(2);
+      for (const f of finals) expect((f.data.origin as { speaker_id?: string }).speaker_id).toBe('1');
+      expect(cl.messages.some((m) => m.type === 'error' && m.data.severity === 'fatal')).toBe(false);
+      cl.ws.close();
+    } finally {
+      await t.close();
+    }
+  }, 120_000);
 
   it('a live diarizer that fails to open: diarization_start_failed naming it, the connection kept', async () => {
     // A test double: the built-in diarizer does not fail on demand.

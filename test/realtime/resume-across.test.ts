@@ -13,6 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { classicDiarizerFactory } from '../../src/engines/builtin/diarizer/index.js';
+import { espeakFactory } from '../../src/engines/builtin/espeak.js';
 import { segmentPrefix } from '../../src/realtime/live/segments.js';
 import { LiveRecordingStore, tokenHash } from '../../src/realtime/live/store.js';
 import { api, createPgSchema, dropPgSchema, type TestApp } from '../support/app.js';
@@ -48,8 +49,8 @@ describe.skipIf(!redisUrl || !pg || !existsSync(JFK))('resume on another realtim
     const dir = mkdtempSync(join(tmpdir(), 'parley-rt-'));
     cleanup.push(() => rmSync(dir, { recursive: true, force: true }));
     const t = await startLiveApp('postgres', {
-      // The live diarizer beside the recognizer (multi_speaker).
-      engines: await liveEngines([classicDiarizerFactory]),
+      // The live diarizer beside the recognizer (multi_speaker), eSpeak NG for in-session TTS.
+      engines: await liveEngines([classicDiarizerFactory, espeakFactory]),
       env: {
         PARLEY_ROLES: roles,
         REDIS_URL: redisUrl!,
@@ -239,6 +240,28 @@ describe.skipIf(!redisUrl || !pg || !existsSync(JFK))('resume on another realtim
     expect(finished.duration_ms).toBeLessThanOrEqual(3000);
     expect(await s3.store().list(segmentPrefix(taskId))).toEqual([]);
   }, 120_000);
+
+  it('in-session TTS turned on with set_tts goes on after a resume on the other instance', async () => {
+    const k = await ticketAndKey(rt1);
+    const cl = await connect(rt1, [`ticket.${k.ticket}`]);
+    const started = await startSession(cl, { translation_languages: ['es'] });
+    cl.send(vt('set_tts', { tts_enabled: true, tts_language: 'es' }));
+    expect((await event(cl, 'tts_updated', 10_000)).data).toMatchObject({ tts_enabled: true, tts_language: 'es' });
+    cl.send(vt('audio', { audio: Buffer.alloc(32_000).toString('base64') }));
+    cl.send({ type: 'health', data: {} });
+    await cl.next((m) => m.type === 'health', 10_000);
+    cl.ws.terminate();
+    const cl2 = await reconnect(rt2, k.key);
+    cl2.send(vt('start', { resume_token: started.data.resume_token }));
+    await event(cl2, 'resume_ok', 90_000);
+    // jfk's first sentence after the resume: its translation is spoken to this client.
+    await streamPcm(cl2, Buffer.concat([jfkPcm().subarray(0, 4 * 32_000), Buffer.alloc(2 * 32_000)]), 4);
+    const spoken = await cl2.next((m) => m.data?.action === 'tts_ready', 120_000);
+    expect(spoken.data).toMatchObject({ language: 'es', format: 'mp3' });
+    cl2.send(vt('stop'));
+    await cl2.next((m) => m.data?.action === 'task_complete', 150_000);
+    cl2.ws.close();
+  }, 240_000);
 
   it('a drain (service_shutdown) on one instance: the client resumes on the other', async () => {
     const rt3 = await open('realtime');

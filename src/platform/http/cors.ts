@@ -35,7 +35,8 @@ export function installCors(app: HttpApp, options: { corsOrigins: string[]; isPu
   app.decorateRequest('corsPreflightEnabled', false);
 
   app.addHook('onRequest', (request, reply, done) => {
-    addVary(reply, 'Origin');
+    // The first onRequest hook (server.ts installs it before any other): nothing set Vary yet.
+    reply.header('Vary', 'Origin');
     const origin = request.headers.origin;
     const isPublic = options.isPublicPath(request.url);
     let allowOrigin: string | null;

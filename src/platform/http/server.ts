@@ -34,9 +34,12 @@ const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
  */
 const PUBLIC_PREFIXES = ['/api/v1/viewer/', '/api/v1/public/', '/broadcast/', '/api/v1/version', '/version', '/tasks/'];
 
+const PUBLIC_EXACT = new Set(PUBLIC_PREFIXES.map((p) => p.replace(/\/$/, '')));
+
 export function isPublicPath(url: string): boolean {
-  const path = url.split('?')[0] ?? '';
-  return PUBLIC_PREFIXES.some((p) => path === p.replace(/\/$/, '') || path.startsWith(p));
+  const q = url.indexOf('?');
+  const path = q < 0 ? url : url.slice(0, q);
+  return PUBLIC_EXACT.has(path) || PUBLIC_PREFIXES.some((p) => path.startsWith(p));
 }
 
 export async function createHttpServer(options: HttpServerOptions): Promise<HttpApp> {

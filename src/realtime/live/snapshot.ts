@@ -9,6 +9,7 @@ import type { SentenceInput, TranslationInput } from '../../tasks/store.js';
 import type { ChannelSpec } from '../channel-spec.js';
 import type { ConversationSpeaker } from '../conversation.js';
 import type { StartRequest } from '../start.js';
+import type { TtsSettings } from '../tts-settings.js';
 
 /** What the connection that owns a recording adds to its snapshot. */
 export interface OwnerState {
@@ -17,6 +18,8 @@ export interface OwnerState {
   status: 'started' | 'paused';
   /** Session events the client missed while away (handed to the resuming connection). */
   gap: SessionEvent[];
+  /** In-session TTS as it is now (set_tts, tts_mode may have changed the start's); null: none. */
+  tts: TtsSettings | null;
 }
 
 export interface RecordingSnapshot extends OwnerState {

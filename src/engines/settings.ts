@@ -52,8 +52,8 @@ export const engineSettings = defineSection({
   ),
   pocketsphinxSharedLms: settings.int(
     'PARLEY_POCKETSPHINX_SHARED_LMS',
-    'Copies of the English language model (~33 MB each) that PocketSphinx decoders without glossary words share, per use (live streams, files). Decoding on one copy runs one call at a time, so about one copy per core; 0 gives every decoder its own (~33 MB more per live session).',
-    2,
+    'Copies of the English language model (~33 MB each) that PocketSphinx decoders without glossary words share, per use (live streams, files). Decoding on one copy runs one call at a time, so about one copy per core (2 here saves ~30 MB per live session). 0 (the default until two unexplained bench failures seen with sharing on are explained) gives every decoder its own.',
+    0,
     { min: 0, max: 64 },
   ),
   pocketsphinxStreamWords: settings.int(

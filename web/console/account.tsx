@@ -24,7 +24,7 @@ const CHART_DAYS = 14;
 
 const usagePage = async (page: number) => {
   const r = await parley.me.usage({ page, per_page: 20 });
-  return { data: r.data as UsageRecord[], meta: r.meta };
+  return { data: r.data, meta: r.meta };
 };
 
 function PlanCard({ plan }: { plan: Plan }) {

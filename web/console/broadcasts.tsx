@@ -5,7 +5,7 @@
  * with its QR code; viewer and queue counts (the owner view, polled).
  */
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
-import { type Broadcast, type LiveSession, parley } from './api';
+import { type LiveSession, parley } from './api';
 import { SPEECH_LANGUAGES, TRANSLATION_LANGUAGES } from './languages';
 import { applyCaptionEvent, type Caption, CaptionList, useElapsed } from './live';
 import { Microphone } from './microphone';
@@ -110,7 +110,7 @@ function CreateForm({ onCreated }: { onCreated: (id: string) => void }) {
 type HostPhase = 'off' | 'starting' | 'on' | 'stopping';
 
 function Manage({ id, onChanged, onCreditChange }: { id: string; onChanged: () => void; onCreditChange: () => void }) {
-  const b = useLoad(async () => (await parley.broadcasts.get(id)) as unknown as Broadcast, [id]);
+  const b = useLoad(async () => await parley.broadcasts.get(id), [id]);
   const [host, setHost] = useState<HostPhase>('off');
   const [phase, setPhase] = useState<string | null>(null);
   const [announcement, setAnnouncement] = useState('');
@@ -347,7 +347,7 @@ function Manage({ id, onChanged, onCreditChange }: { id: string; onChanged: () =
 }
 
 export function BroadcastsScreen({ onCreditChange }: { onCreditChange: () => void }) {
-  const list = useLoad(async () => (await parley.broadcasts.list({ page: 1, per_page: 20 })).data as unknown as Broadcast[]);
+  const list = useLoad(async () => (await parley.broadcasts.list({ page: 1, per_page: 20 })).data);
   const [selected, setSelected] = useState<string | null>(null);
   const reloadList = useCallback(() => void list.reload(), [list.reload]);
   const current = selected ?? list.value?.find((b) => b.status === 'pending' || b.status === 'active')?.id ?? null;

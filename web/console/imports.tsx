@@ -137,7 +137,7 @@ function ImportProgress({ item, onEnd }: { item: ImportItem; onEnd: () => void }
 
 export function ImportsScreen() {
   const templates = useLoad(() => parley.summaryTemplates.list({ category: 'all' }));
-  const recent = useLoad(async () => (await parley.imports.list({ page: 1, per_page: 20 })).data as ImportItem[]);
+  const recent = useLoad(async () => (await parley.imports.list({ page: 1, per_page: 20 })).data);
   const [file, setFile] = useState<File | null>(null);
   const [over, setOver] = useState(false);
   const [quota, setQuota] = useState<string>('');
@@ -189,7 +189,7 @@ export function ImportsScreen() {
     setBusy(true);
     setError(null);
     try {
-      const item = (await parley.imports.create(importInput(file, o))) as ImportItem;
+      const item = await parley.imports.create(importInput(file, o));
       setStarted([item, ...started]);
       setFile(null);
       setQuota('');

@@ -1,6 +1,6 @@
 /** Library: every task with its status; search, filter, pin, rename, delete (one or many); a task opens in TaskView. */
 import { useMemo, useState } from 'preact/hooks';
-import { parley, type Task } from './api';
+import { parley } from './api';
 import { TaskView } from './task';
 import { Card, ErrorNote, formatDate, StatusBadge, useLoad } from './ui';
 
@@ -12,7 +12,7 @@ export function LibraryScreen({ taskId }: { taskId: string | null }) {
 }
 
 function TaskList() {
-  const tasks = useLoad(async () => (await parley.tasks.list({ status: 'all' })) as Task[]);
+  const tasks = useLoad(async () => parley.tasks.list({ status: 'all' }));
   const [query, setQuery] = useState('');
   const [status, setStatus] = useState('any');
   const [source, setSource] = useState('any');

@@ -4,7 +4,7 @@
  * (rename, reassign a sentence, merge); the summary with regenerate; retranslation.
  */
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { parley, type Sentence, type TaskDetail, type Template } from './api';
+import { parley, type Sentence, type TaskDetail } from './api';
 import { languageName, TRANSLATION_LANGUAGES } from './languages';
 import { RenameForm } from './library';
 import { Card, ErrorNote, formatDate, LanguageSelect, StatusBadge, saveBlob, seconds, speakerName, useLoad } from './ui';
@@ -296,7 +296,7 @@ function SpeakersCard(props: { taskId: string; speakers: Array<[string, string]>
 }
 
 function SummaryCard(props: { task: TaskDetail; summary: History['summary']; onSaved: () => void }) {
-  const templates = useLoad(async () => (await parley.summaryTemplates.list({ category: 'all' })) as Template[]);
+  const templates = useLoad(async () => parley.summaryTemplates.list({ category: 'all' }));
   const [template, setTemplate] = useState(props.task.summary_template ?? 'general-summary');
   const [language, setLanguage] = useState(props.task.summary_language ?? props.task.transcription_languages?.[0] ?? 'en-US');
   const [text, setText] = useState<string | null>(null);
@@ -404,7 +404,7 @@ function RetranslateCard(props: {
 }
 
 export function TaskView({ taskId }: { taskId: string }) {
-  const task = useLoad(async () => (await parley.tasks.get(taskId)) as TaskDetail, [taskId]);
+  const task = useLoad(async () => parley.tasks.get(taskId), [taskId]);
   const history = useLoad(() => loadHistory(taskId), [taskId]);
   const [shownLanguage, setShownLanguage] = useState<string | null>(null);
   const [renaming, setRenaming] = useState(false);

@@ -7,7 +7,7 @@
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 import { type LiveSession, parley } from './api';
 import { SPEECH_LANGUAGES, TRANSLATION_LANGUAGES } from './languages';
-import { applyCaptionEvent, type Caption, CaptionList, useElapsed } from './live';
+import { applyCaptionEvent, type Caption, CaptionList, endMicSession, finalCaptions, useElapsed } from './live';
 import { Microphone } from './microphone';
 import { QrCode } from './qr';
 import { Card, clock, ErrorNote, formatDate, LanguageChecks, LanguageSelect, StatusBadge, useLoad } from './ui';
@@ -179,23 +179,16 @@ function Manage({ id, onChanged, onCreditChange }: { id: string; onChanged: () =
   };
   const stop = async () => {
     setHost('stopping');
-    try {
-      await mic.current?.stop();
-      await session.current?.stop();
-    } catch (err) {
-      setError(err);
-    } finally {
-      session.current?.close();
-      session.current = null;
-      mic.current = null;
-      captionsRef.current = new Map([...captionsRef.current].filter(([, c]) => c.final));
-      setCaptions(captionsRef.current);
-      setHost('off');
-      setPhase(null);
-      void b.reload();
-      onChanged();
-      onCreditChange();
-    }
+    await endMicSession(mic.current, session.current, setError);
+    session.current = null;
+    mic.current = null;
+    captionsRef.current = finalCaptions(captionsRef.current);
+    setCaptions(captionsRef.current);
+    setHost('off');
+    setPhase(null);
+    void b.reload();
+    onChanged();
+    onCreditChange();
   };
   const send = (action: 'broadcast_go_live' | 'pause' | 'resume', after: string | null) => {
     session.current?.send(action);

@@ -7,7 +7,7 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { parley, type Sentence, type TaskDetail } from './api';
 import { languageName, TRANSLATION_LANGUAGES } from './languages';
 import { RenameForm } from './library';
-import { Card, ErrorNote, formatDate, LanguageSelect, StatusBadge, saveBlob, seconds, speakerName, useLoad } from './ui';
+import { Card, Check, ErrorNote, formatDate, LanguageSelect, StatusBadge, saveBlob, seconds, speakerName, useLoad } from './ui';
 
 interface History {
   diarized: boolean;
@@ -89,12 +89,7 @@ function ExportCard({ task, languages, diarized }: { task: TaskDetail; languages
             onChange={setLanguage}
           />
         ) : null}
-        {!audio && diarized ? (
-          <label class="check">
-            <input type="checkbox" checked={speakers} onChange={(e) => setSpeakers((e.currentTarget as HTMLInputElement).checked)} />{' '}
-            Speaker labels
-          </label>
-        ) : null}
+        {!audio && diarized ? <Check label="Speaker labels" checked={speakers} onChange={setSpeakers} /> : null}
         <button type="submit" class="primary" disabled={busy}>
           Download
         </button>

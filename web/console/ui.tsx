@@ -124,6 +124,40 @@ export function LanguageSelect(props: {
   );
 }
 
+/** A checkbox with its label after it (class "check"). */
+export function Check(props: { label: string; checked: boolean; onChange: (checked: boolean) => void }) {
+  return (
+    <label class="check">
+      <input type="checkbox" checked={props.checked} onChange={(e) => props.onChange((e.currentTarget as HTMLInputElement).checked)} />{' '}
+      {props.label}
+    </label>
+  );
+}
+
+/** A labelled three-row textarea; `children` go under it (a checkbox that qualifies it). */
+export function TextareaField(props: {
+  id: string;
+  label: string;
+  value: string;
+  onInput: (value: string) => void;
+  maxLength?: number;
+  children?: ComponentChildren;
+}) {
+  return (
+    <div class="field">
+      <label for={props.id}>{props.label}</label>
+      <textarea
+        id={props.id}
+        maxLength={props.maxLength}
+        rows={3}
+        value={props.value}
+        onInput={(e) => props.onInput((e.currentTarget as HTMLTextAreaElement).value)}
+      />
+      {props.children}
+    </div>
+  );
+}
+
 export function Card(props: { title: string; children: ComponentChildren; actions?: ComponentChildren; id?: string }) {
   return (
     <section class="card" id={props.id} aria-labelledby={props.id ? `${props.id}-title` : undefined}>

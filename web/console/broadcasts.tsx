@@ -10,7 +10,7 @@ import { SPEECH_LANGUAGES, TRANSLATION_LANGUAGES } from './languages';
 import { applyCaptionEvent, type Caption, CaptionList, endMicSession, finalCaptions, useElapsed } from './live';
 import { Microphone } from './microphone';
 import { QrCode } from './qr';
-import { Card, clock, ErrorNote, formatDate, LanguageChecks, LanguageSelect, StatusBadge, useLoad } from './ui';
+import { Card, clock, ErrorNote, formatDate, LanguageChecks, LanguageSelect, StatusBadge, Table, useLoad } from './ui';
 
 const viewerLink = (token: string) => `${location.origin}/b/${token}`;
 
@@ -360,44 +360,27 @@ export function BroadcastsScreen({ onCreditChange }: { onCreditChange: () => voi
         <ErrorNote error={list.error} />
         {list.value && list.value.length === 0 ? <p class="muted">No broadcasts yet.</p> : null}
         {list.value && list.value.length > 0 ? (
-          <div class="table-wrap">
-            <table>
-              <thead>
-                <tr>
-                  <th scope="col">Name</th>
-                  <th scope="col">Token</th>
-                  <th scope="col">Status</th>
-                  <th scope="col">Viewers</th>
-                  <th scope="col">Waiting</th>
-                  <th scope="col">Created</th>
-                  <th scope="col">
-                    <span class="sr-only">Actions</span>
-                  </th>
-                </tr>
-              </thead>
-              <tbody>
-                {list.value.map((b) => (
-                  <tr key={b.id}>
-                    <td>{b.name ?? '—'}</td>
-                    <td>
-                      <code>{b.token}</code>
-                    </td>
-                    <td>
-                      <StatusBadge status={b.status} />
-                    </td>
-                    <td class="num">{b.viewer_count}</td>
-                    <td class="num">{b.queue_count}</td>
-                    <td>{formatDate(b.created_at)}</td>
-                    <td>
-                      <button type="button" aria-pressed={current === b.id} onClick={() => setSelected(b.id)}>
-                        {current === b.id ? 'Shown' : 'Show'}
-                      </button>
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <Table columns={['Name', 'Token', 'Status', 'Viewers', 'Waiting', 'Created', <span class="sr-only">Actions</span>]}>
+            {list.value.map((b) => (
+              <tr key={b.id}>
+                <td>{b.name ?? '—'}</td>
+                <td>
+                  <code>{b.token}</code>
+                </td>
+                <td>
+                  <StatusBadge status={b.status} />
+                </td>
+                <td class="num">{b.viewer_count}</td>
+                <td class="num">{b.queue_count}</td>
+                <td>{formatDate(b.created_at)}</td>
+                <td>
+                  <button type="button" aria-pressed={current === b.id} onClick={() => setSelected(b.id)}>
+                    {current === b.id ? 'Shown' : 'Show'}
+                  </button>
+                </td>
+              </tr>
+            ))}
+          </Table>
         ) : null}
       </Card>
     </div>

@@ -158,6 +158,26 @@ export function TextareaField(props: {
   );
 }
 
+/** A table that scrolls sideways on a narrow screen; `columns` are its header cells (scope col). */
+export function Table(props: { columns: ComponentChildren[]; children: ComponentChildren; class?: string }) {
+  return (
+    <div class="table-wrap">
+      <table class={props.class}>
+        <thead>
+          <tr>
+            {props.columns.map((c, i) => (
+              <th key={i} scope="col">
+                {c}
+              </th>
+            ))}
+          </tr>
+        </thead>
+        <tbody>{props.children}</tbody>
+      </table>
+    </div>
+  );
+}
+
 export function Card(props: { title: string; children: ComponentChildren; actions?: ComponentChildren; id?: string }) {
   return (
     <section class="card" id={props.id} aria-labelledby={props.id ? `${props.id}-title` : undefined}>

@@ -10,7 +10,7 @@ import { SPEECH_LANGUAGES, TRANSLATION_LANGUAGES } from './languages';
 import { applyCaptionEvent, type Caption, CaptionList, endMicSession, finalCaptions, useElapsed } from './live';
 import { Microphone } from './microphone';
 import { QrCode } from './qr';
-import { Card, clock, ErrorNote, formatDate, LanguageChecks, LanguageSelect, StatusBadge, Table, useLoad } from './ui';
+import { Card, clock, ErrorNote, formatDate, LanguageChecks, LanguageSelect, StatusBadge, Table, useAction, useLoad } from './ui';
 
 const viewerLink = (token: string) => `${location.origin}/b/${token}`;
 
@@ -21,13 +21,10 @@ function CreateForm({ onCreated }: { onCreated: (id: string) => void }) {
   const [access, setAccess] = useState<'public' | 'password'>('public');
   const [passCode, setPassCode] = useState('');
   const [maxViewers, setMaxViewers] = useState('');
-  const [error, setError] = useState<unknown>(null);
-  const [busy, setBusy] = useState(false);
+  const { busy, error, run } = useAction();
   const submit = async (e: Event) => {
     e.preventDefault();
-    setBusy(true);
-    setError(null);
-    try {
+    await run(async () => {
       const b = await parley.broadcasts.create({
         ...(name.trim() ? { name: name.trim() } : {}),
         transcription_languages: [language],
@@ -38,11 +35,7 @@ function CreateForm({ onCreated }: { onCreated: (id: string) => void }) {
       });
       setName('');
       onCreated(b.id);
-    } catch (err) {
-      setError(err);
-    } finally {
-      setBusy(false);
-    }
+    });
   };
   return (
     <Card title="New broadcast" id="new-broadcast">

@@ -5,7 +5,7 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { type ImportInput, type ImportItem, parley } from './api';
 import { parseCodes, SPEECH_LANGUAGES, TRANSLATION_LANGUAGES } from './languages';
-import { Card, Check, ErrorNote, formatDate, LanguageChecks, StatusBadge, TextareaField, useLoad } from './ui';
+import { Card, Check, ErrorNote, formatDate, LanguageChecks, StatusBadge, TextareaField, useAction, useLoad } from './ui';
 
 interface Options {
   transcription: string[];
@@ -141,8 +141,7 @@ export function ImportsScreen() {
   const [file, setFile] = useState<File | null>(null);
   const [over, setOver] = useState(false);
   const [quota, setQuota] = useState<string>('');
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<unknown>(null);
+  const { busy, error, setError, run } = useAction();
   const [started, setStarted] = useState<ImportItem[]>([]);
   const input = useRef<HTMLInputElement>(null);
   const [o, setO] = useState<Options>({
@@ -186,19 +185,13 @@ export function ImportsScreen() {
       setError(new Error('Choose or drop a file first.'));
       return;
     }
-    setBusy(true);
-    setError(null);
-    try {
+    await run(async () => {
       const item = await parley.imports.create(importInput(file, o));
       setStarted([item, ...started]);
       setFile(null);
       setQuota('');
       if (input.current) input.current.value = '';
-    } catch (err) {
-      setError(err);
-    } finally {
-      setBusy(false);
-    }
+    });
   };
 
   const startedIds = new Set(started.map((s) => s.import_id));

@@ -7,7 +7,7 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { parley, type Sentence, type TaskDetail } from './api';
 import { languageName, TRANSLATION_LANGUAGES } from './languages';
 import { RenameForm } from './library';
-import { Card, Check, ErrorNote, formatDate, LanguageSelect, StatusBadge, saveBlob, seconds, speakerName, useLoad } from './ui';
+import { Card, Check, ErrorNote, formatDate, LanguageSelect, StatusBadge, saveBlob, seconds, speakerName, useAction, useLoad } from './ui';
 
 interface History {
   diarized: boolean;
@@ -44,14 +44,11 @@ function ExportCard({ task, languages, diarized }: { task: TaskDetail; languages
   const [format, setFormat] = useState<string>('srt');
   const [language, setLanguage] = useState('');
   const [speakers, setSpeakers] = useState(true);
-  const [error, setError] = useState<unknown>(null);
-  const [busy, setBusy] = useState(false);
+  const { busy, error, run } = useAction();
   const audio = format === 'm4a' || format === 'mp3';
   const save = async (e: Event) => {
     e.preventDefault();
-    setBusy(true);
-    setError(null);
-    try {
+    await run(async () => {
       const blob = audio
         ? await parley.tasks.exportAudio(task.task_id, { format: format as 'm4a' | 'mp3' })
         : await parley.tasks.exportTranscript(task.task_id, {
@@ -60,11 +57,7 @@ function ExportCard({ task, languages, diarized }: { task: TaskDetail; languages
             ...(diarized ? { speakers } : {}),
           });
       saveBlob(blob, `${task.title}${!audio && language ? `.${language}` : ''}.${format}`);
-    } catch (err) {
-      setError(err);
-    } finally {
-      setBusy(false);
-    }
+    });
   };
   return (
     <Card title="Export" id="export">
@@ -295,25 +288,18 @@ function SummaryCard(props: { task: TaskDetail; summary: History['summary']; onS
   const [template, setTemplate] = useState(props.task.summary_template ?? 'general-summary');
   const [language, setLanguage] = useState(props.task.summary_language ?? props.task.transcription_languages?.[0] ?? 'en-US');
   const [text, setText] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<unknown>(null);
+  const { busy, error, run } = useAction();
   const regenerate = async (e: Event) => {
     e.preventDefault();
-    setBusy(true);
-    setError(null);
     setText('');
-    try {
+    await run(async () => {
       const events = await parley.summaries.regenerate(props.task.task_id, { mode: 'builtin', template, language });
       const done = await events.until('done', (e) => {
         if (e.event === 'summary_regeneration') setText(e.data.text);
       });
       setText(done.final_content);
       props.onSaved();
-    } catch (err) {
-      setError(err);
-    } finally {
-      setBusy(false);
-    }
+    });
   };
   const shown = text ?? props.summary?.text ?? '';
   return (
@@ -363,26 +349,19 @@ function RetranslateCard(props: {
 }) {
   // The first language the task has no translation in yet.
   const [lang, setLang] = useState(() => TRANSLATION_LANGUAGES.find(([code]) => !props.have.includes(code))?.[0] ?? 'es');
-  const [busy, setBusy] = useState(false);
   const [note, setNote] = useState('');
-  const [error, setError] = useState<unknown>(null);
+  const { busy, error, run } = useAction();
   const go = async (e: Event) => {
     e.preventDefault();
-    setBusy(true);
-    setError(null);
     setNote('');
-    try {
+    await run(async () => {
       const events = await parley.retranslate.task(props.taskId, lang);
       const done = await events.until('done', (e) => {
         if (e.event === 'translation') props.onTranslation(lang, e.data.sid, e.data.text);
       });
       setNote(`${done.totalUpdated} sentences translated into ${languageName(lang)}.`);
       props.onDone(lang);
-    } catch (err) {
-      setError(err);
-    } finally {
-      setBusy(false);
-    }
+    });
   };
   return (
     <Card title="Translate again" id="retranslate">

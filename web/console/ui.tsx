@@ -36,6 +36,27 @@ export function useLoad<T>(load: () => Promise<T>, deps: unknown[] = []) {
   return { value, error, loading, reload, setValue };
 }
 
+/**
+ * A form's action: `busy` while `run(work)` runs, and the `error` it threw (cleared when it
+ * starts again). `setError` is there for a check made before running.
+ */
+export function useAction() {
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<unknown>(null);
+  const run = async (work: () => Promise<void>) => {
+    setBusy(true);
+    setError(null);
+    try {
+      await work();
+    } catch (err) {
+      setError(err);
+    } finally {
+      setBusy(false);
+    }
+  };
+  return { busy, error, setError, run };
+}
+
 export const formatDate = (iso: string | null | undefined) => (iso ? new Date(iso).toLocaleString() : '—');
 export const formatPoints = (n: number | null | undefined) => (n === null || n === undefined ? '—' : n.toFixed(2));
 

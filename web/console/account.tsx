@@ -3,23 +3,6 @@ import { useState } from 'preact/hooks';
 import { type Plan, parley, type UsageRecord } from './api';
 import { Card, ErrorNote, formatDate, formatPoints, Table, useLoad } from './ui';
 
-interface CreditLot {
-  pool: string;
-  remaining_points: number;
-  expires_at: string | null;
-  granted_at: string;
-}
-interface KeySettings {
-  name: string;
-  expires_at: string | null;
-  monthly_spend_limit: number | null;
-  monthly_spent: number | null;
-  max_concurrent_sessions: number | null;
-  allow_account_pool: boolean;
-  webhook_url: string | null;
-  ip_restricted: boolean;
-}
-
 const CHART_DAYS = 14;
 
 const usagePage = async (page: number) => {
@@ -76,7 +59,7 @@ function PlanCard({ plan }: { plan: Plan }) {
 }
 
 function LotsCard() {
-  const lots = useLoad(async () => (await parley.me.creditLots()) as CreditLot[]);
+  const lots = useLoad(async () => parley.me.creditLots());
   return (
     <Card title="Credit lots" id="lots">
       <ErrorNote error={lots.error} />
@@ -214,7 +197,7 @@ function UsageCard() {
 }
 
 function KeyCard() {
-  const key = useLoad(async () => (await parley.me.key()) as KeySettings);
+  const key = useLoad(async () => parley.me.key());
   const k = key.value;
   return (
     <Card title="API key settings" id="key">

@@ -201,6 +201,29 @@ function PlayerAndTranscript(props: {
   );
 }
 
+/** A required choice of one of the task's speakers (id, label). */
+function SpeakerSelect(props: {
+  id: string;
+  label: string;
+  speakers: Array<[string, string]>;
+  value: string;
+  onChange: (id: string) => void;
+}) {
+  return (
+    <div class="field">
+      <label for={props.id}>{props.label}</label>
+      <select id={props.id} value={props.value} onChange={(e) => props.onChange((e.currentTarget as HTMLSelectElement).value)} required>
+        <option value="">Choose…</option>
+        {props.speakers.map(([id, label]) => (
+          <option key={id} value={id}>
+            {speakerName(label)}
+          </option>
+        ))}
+      </select>
+    </div>
+  );
+}
+
 function SpeakersCard(props: { taskId: string; speakers: Array<[string, string]>; onChanged: (note: string) => void }) {
   const [error, setError] = useState<unknown>(null);
   const [names, setNames] = useState<Record<string, string>>({});
@@ -253,28 +276,8 @@ function SpeakersCard(props: { taskId: string; speakers: Array<[string, string]>
             });
           }}
         >
-          <div class="field">
-            <label for="merge-source">Merge speaker</label>
-            <select id="merge-source" value={source} onChange={(e) => setSource((e.currentTarget as HTMLSelectElement).value)} required>
-              <option value="">Choose…</option>
-              {props.speakers.map(([id, label]) => (
-                <option key={id} value={id}>
-                  {speakerName(label)}
-                </option>
-              ))}
-            </select>
-          </div>
-          <div class="field">
-            <label for="merge-target">into</label>
-            <select id="merge-target" value={target} onChange={(e) => setTarget((e.currentTarget as HTMLSelectElement).value)} required>
-              <option value="">Choose…</option>
-              {props.speakers.map(([id, label]) => (
-                <option key={id} value={id}>
-                  {speakerName(label)}
-                </option>
-              ))}
-            </select>
-          </div>
+          <SpeakerSelect id="merge-source" label="Merge speaker" speakers={props.speakers} value={source} onChange={setSource} />
+          <SpeakerSelect id="merge-target" label="into" speakers={props.speakers} value={target} onChange={setTarget} />
           <button type="submit">Merge</button>
         </form>
       ) : null}

@@ -791,8 +791,7 @@ export class Recording {
     this.bytes = await downloadSegments(this.deps.blobs, this.taskId, this.wavPath);
     this.bytes -= this.bytes % 2;
     this.wavFd = openSync(this.wavPath, 'r+');
-    const sidecar: RecordingSidecar = { task_id: this.taskId, usage_id: this.usageId };
-    writeFileSync(this.sidecarPath, JSON.stringify(sidecar));
+    this.writeSidecar();
     this.segments = this.segmentWriter(live, row.segments, this.bytes);
     if (!recognize) return;
     // multi_channel: the channels now (the first snapshot, taken before they opened, has the start's).

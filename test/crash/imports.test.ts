@@ -11,9 +11,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { upload } from '../imports/support.js';
 import { api, backends } from '../support/app.js';
 import { convert, haveSharedAudio, JFK } from '../support/audio.js';
-import { firstStartKey } from '../support/server.js';
 import { type Receiver, startReceiver, until } from '../webhooks/receiver.js';
-import { crashSite, killAt, usage } from './support.js';
+import { crashSite, killAt, startKey, usage } from './support.js';
 
 const mp3 = haveSharedAudio() ? convert(JFK, 'mp3') : null;
 const POINTS = [
@@ -39,7 +38,7 @@ describe.skipIf(!mp3).each(backends())('imports killed with SIGKILL at each stag
       const site = await crashSite(backend);
       try {
         const first = await site.start(point);
-        const key = firstStartKey(first);
+        const key = await startKey(first);
         const res = await upload(site.base, key, {
           file: { path: mp3! },
           fields: { callback_url: `${rx.url}?${point}`, translation_languages: '["es"]', summary_template: 'general-summary' },

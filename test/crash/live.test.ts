@@ -10,9 +10,8 @@ import WebSocket from 'ws';
 import { jfkPcm } from '../realtime/support.js';
 import { api, backends } from '../support/app.js';
 import { haveSharedAudio } from '../support/audio.js';
-import { firstStartKey } from '../support/server.js';
 import { type Receiver, startReceiver, until } from '../webhooks/receiver.js';
-import { crashSite, killAt, usage } from './support.js';
+import { crashSite, killAt, startKey, usage } from './support.js';
 
 // biome-ignore lint/suspicious/noExplicitAny: messages are read freely
 type Msg = { type: string; data: any };
@@ -46,7 +45,7 @@ describe.skipIf(!haveSharedAudio()).each(backends())('live sessions killed with 
       const site = await crashSite(backend);
       try {
         const first = await site.start(point === 'recording' ? undefined : point);
-        const key = firstStartKey(first);
+        const key = await startKey(first);
         const cl = await liveClient(site.base, key);
         cl.send({
           action: 'start',

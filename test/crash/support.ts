@@ -20,6 +20,12 @@ export interface CrashSite {
   close(): Promise<void>;
 }
 
+function withSearchPath(url: string, schema: string): string {
+  const u = new URL(url);
+  u.searchParams.set('options', `-c search_path=${schema}`);
+  return u.toString();
+}
+
 export async function crashSite(backend: Backend, extra: Record<string, string> = {}): Promise<CrashSite> {
   const dataDir = mkdtempSync(join(tmpdir(), 'parley-crash-'));
   const schema = backend === 'postgres' ? await createPgSchema() : undefined;
@@ -29,7 +35,8 @@ export async function crashSite(backend: Backend, extra: Record<string, string> 
     PARLEY_WEBHOOK_RETRY_SCALE: '0.01',
     PARLEY_WS_RECOVER_AFTER_SECONDS: '1',
     PARLEY_STARTER_CREDIT: '500',
-    ...(schema ? { DATABASE_URL: process.env.DATABASE_URL!, PARLEY_PG_SCHEMA: schema } : {}),
+    // The server process works in the test's own schema (its search_path, set at connection).
+    ...(schema ? { DATABASE_URL: withSearchPath(process.env.DATABASE_URL!, schema) } : {}),
     ...extra,
   });
   const servers: ServerProcess[] = [];
@@ -63,6 +70,12 @@ export async function killAt(server: ServerProcess, point: string, timeoutMs = 1
   );
   server.child.kill('SIGKILL');
   await server.exited;
+}
+
+/** The first start's API key (its stdout may arrive just after the server answers). */
+export async function startKey(server: ServerProcess): Promise<string> {
+  await until(() => /svc_[A-Za-z0-9]{32}/.test(server.output()), 10_000, `the first-start key:\n${server.output().slice(-2000)}`);
+  return /svc_[A-Za-z0-9]{32}/.exec(server.output())![0];
 }
 
 /** The account's usage rows (GET /me/usage). */

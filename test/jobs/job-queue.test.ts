@@ -71,6 +71,32 @@ describe.each(queueBackends)('durable job queue on %s', (backend) => {
     return q;
   }
 
+  it('stats: depth and age per job name (waiting, delayed, running)', async () => {
+    const db = await database();
+    const q = queue(db);
+    await q.enqueue('stats-a', { n: 1 });
+    await q.enqueue('stats-a', { n: 2 });
+    await q.enqueue('stats-a', { n: 3 }, { runAt: new Date(Date.now() + 3_600_000) });
+    const waiting = await waitFor(async () => {
+      const a = (await q.stats()).find((s) => s.name === 'stats-a');
+      return a && a.waiting === 2 && a.delayed === 1 ? a : null;
+    });
+    expect(waiting.running).toBe(0);
+    expect(waiting.oldestWaitingSeconds).toBeGreaterThanOrEqual(0);
+    // A worker holding one job: it is running, one still waits.
+    let release!: () => void;
+    const held = new Promise<void>((r) => {
+      release = r;
+    });
+    q.work('stats-a', () => held, { concurrency: 1 });
+    const busy = await waitFor(async () => {
+      const a = (await q.stats()).find((s) => s.name === 'stats-a');
+      return a && a.running === 1 ? a : null;
+    });
+    expect(busy.waiting).toBe(1);
+    release();
+  });
+
   it('runs a job once and marks it done', async () => {
     const db = await database();
     const q = queue(db);

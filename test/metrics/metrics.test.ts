@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EngineRegistry } from '../../src/engines/registry.js';
 import { ttsEngines } from '../broadcasts/support.js';
 import { funded, MEETING, openStream, seed, summaryEngines } from '../summaries/support.js';
-import { api, startTestApp, type TestApp } from '../support/app.js';
+import { api, backends, startTestApp, type TestApp } from '../support/app.js';
 
 const TOKEN = 'scrape-me-0123456789';
 
@@ -31,7 +31,7 @@ async function scrape(url: string, token: string | undefined = TOKEN) {
   return { status: res.status, type: res.headers.get('content-type'), text: await res.text() };
 }
 
-describe('metrics on the main port, behind a bearer token', () => {
+describe.each(backends())('metrics on the main port, behind a bearer token (%s)', (backend) => {
   let t: TestApp;
   beforeAll(async () => {
     const summary = await summaryEngines();
@@ -41,7 +41,7 @@ describe('metrics on the main port, behind a bearer token', () => {
       ...summary.enginesOf('translator'),
       ...tts.enginesOf('tts'),
     ]);
-    t = await startTestApp({ engines, env: { PARLEY_METRICS_TOKEN: TOKEN } });
+    t = await startTestApp({ backend, engines, env: { PARLEY_METRICS_TOKEN: TOKEN } });
   });
   afterAll(() => t?.close());
 

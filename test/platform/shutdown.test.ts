@@ -52,7 +52,8 @@ async function waitForOutput(s: ServerProcess, text: string): Promise<void> {
   }
 }
 
-describe('shutdown', () => {
+// Each test starts a real server (engines load first): generous under a loaded CI machine.
+describe('shutdown', { timeout: 120_000 }, () => {
   it('ends on SIGTERM after the parent that piped its stdout and stderr went away (EPIPE on every write)', async () => {
     const { env, port } = await localServerEnv(mkdtempSync(join(tmpdir(), 'parley-shutdown-')), {
       LOG_LEVEL: 'info',

@@ -41,6 +41,7 @@ interface Api {
   ngram_model_read: AsyncFn;
   ngram_model_free: (lm: unknown) => number;
   logmath_init: (base: number, shift: number, useTable: number) => unknown;
+  err_set_logfp: (fp: unknown) => void;
 }
 
 let api: Api | null = null;
@@ -71,6 +72,7 @@ export function pocketsphinxApi(): Api {
     ngram_model_read: sb.func('void *ngram_model_read(void *, const char *, int, void *)') as AsyncFn,
     ngram_model_free: sb.func('int ngram_model_free(void *)'),
     logmath_init: sb.func('void *logmath_init(double, int, int)'),
+    err_set_logfp: sb.func('void err_set_logfp(void *)'),
   };
   return api;
 }
@@ -189,6 +191,9 @@ export async function loadSharedLanguageModel(
   const config = decoderConfig(modelDir, profile, options, false);
   // Same log base and shift as every decoder's own logmath (-logbase 1.0001), so scores add up.
   const lmath = a.logmath_init(1.0001, 0, 0);
+  // No decoder has set its log file (-logfn /dev/null) when the first copy is read: keep the
+  // library's progress lines off stderr.
+  a.err_set_logfp(null);
   const model = await callAsync<unknown>(a.ngram_model_read, config, `${modelDir}/en-us.lm.bin`, 0 /* NGRAM_AUTO */, lmath);
   if (!model) throw new Error('pocketsphinx could not read its language model');
   return new LanguageModelLane(model);

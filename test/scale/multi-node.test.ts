@@ -83,6 +83,8 @@ describe.skipIf(!redisUrl || !pg || !long)('three roles as separate processes (P
     // The api node first: its first start creates the account whose key it prints.
     const apiNode = await node('api');
     await apiNode.ready;
+    // The first-start key is printed once the node listens, just after it answers.
+    await until(() => /svc_[A-Za-z0-9]{32}/.test(apiNode.output()), 20_000, 'the first-start key');
     const key = firstStartKey(apiNode);
     const [rt1, rt2, rt3, worker1] = await Promise.all([node('realtime'), node('realtime'), node('realtime'), node('worker')]);
     await Promise.all([rt1.ready, rt2.ready, rt3.ready, worker1.ready]);
@@ -143,9 +145,14 @@ describe.skipIf(!redisUrl || !pg || !long)('three roles as separate processes (P
     expect(events.filter((e) => e === 'import.completed')).toHaveLength(1);
     expect(events.filter((e) => e === 'recording.completed')).toHaveLength(1);
     // The transcript of the whole recording, once: the loop of JFK's speech, not doubled.
-    const countries = (await transcript(end.task_id)).toLowerCase().split('country').length - 1;
-    expect(countries).toBeGreaterThanOrEqual(3);
-    expect(countries).toBeLessThanOrEqual(12);
+    // (PocketSphinx on this looped MP3 is rough: "can do", twice per loop, is counted, and the
+    // sentences reach past 50 s of the 66 s.)
+    const whole = (await transcript(end.task_id)).toLowerCase();
+    const canDo = whole.split('can do').length - 1;
+    expect(canDo, whole).toBeGreaterThanOrEqual(3);
+    expect(canDo, whole).toBeLessThanOrEqual(12);
+    const starts = [...whole.matchAll(/\[(\d\d):(\d\d):(\d\d)\]/g)].map((m) => Number(m[2]) * 60 + Number(m[3]));
+    expect(Math.max(...starts), whole).toBeGreaterThanOrEqual(50);
     const usage = (await api(apiNode.base, 'GET', '/api/v1/me/usage', { key })).body.data as { type: string }[];
     expect(usage.filter((u) => u.type === 'import')).toHaveLength(2);
 

@@ -1,30 +1,13 @@
 /** Account: plan, credit lots, usage history (a chart of the last 14 days and the paged list), key settings. */
 import { useState } from 'preact/hooks';
 import { type Plan, parley, type UsageRecord } from './api';
-import { Card, ErrorNote, formatDate, formatPoints, useLoad } from './ui';
-
-interface CreditLot {
-  pool: string;
-  remaining_points: number;
-  expires_at: string | null;
-  granted_at: string;
-}
-interface KeySettings {
-  name: string;
-  expires_at: string | null;
-  monthly_spend_limit: number | null;
-  monthly_spent: number | null;
-  max_concurrent_sessions: number | null;
-  allow_account_pool: boolean;
-  webhook_url: string | null;
-  ip_restricted: boolean;
-}
+import { Card, ErrorNote, formatDate, formatPoints, Table, useLoad } from './ui';
 
 const CHART_DAYS = 14;
 
 const usagePage = async (page: number) => {
   const r = await parley.me.usage({ page, per_page: 20 });
-  return { data: r.data as UsageRecord[], meta: r.meta };
+  return { data: r.data, meta: r.meta };
 };
 
 function PlanCard({ plan }: { plan: Plan }) {
@@ -76,34 +59,22 @@ function PlanCard({ plan }: { plan: Plan }) {
 }
 
 function LotsCard() {
-  const lots = useLoad(async () => (await parley.me.creditLots()) as CreditLot[]);
+  const lots = useLoad(async () => parley.me.creditLots());
   return (
     <Card title="Credit lots" id="lots">
       <ErrorNote error={lots.error} />
       {lots.value && lots.value.length === 0 ? <p class="muted">No credit lots (unlimited plans draw no points).</p> : null}
       {lots.value && lots.value.length > 0 ? (
-        <div class="table-wrap">
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">Pool</th>
-                <th scope="col">Remaining</th>
-                <th scope="col">Expires</th>
-                <th scope="col">Granted</th>
-              </tr>
-            </thead>
-            <tbody>
-              {lots.value.map((lot) => (
-                <tr key={`${lot.pool}-${lot.granted_at}-${lot.expires_at}`}>
-                  <td>{lot.pool === 'key' ? 'This key' : 'Account'}</td>
-                  <td class="num">{formatPoints(lot.remaining_points)}</td>
-                  <td>{lot.expires_at ? formatDate(lot.expires_at) : 'Never'}</td>
-                  <td>{formatDate(lot.granted_at)}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <Table columns={['Pool', 'Remaining', 'Expires', 'Granted']}>
+          {lots.value.map((lot) => (
+            <tr key={`${lot.pool}-${lot.granted_at}-${lot.expires_at}`}>
+              <td>{lot.pool === 'key' ? 'This key' : 'Account'}</td>
+              <td class="num">{formatPoints(lot.remaining_points)}</td>
+              <td>{lot.expires_at ? formatDate(lot.expires_at) : 'Never'}</td>
+              <td>{formatDate(lot.granted_at)}</td>
+            </tr>
+          ))}
+        </Table>
       ) : null}
     </Card>
   );
@@ -195,28 +166,16 @@ function UsageCard() {
       {recent.value ? <UsageChart records={recent.value} /> : null}
       {usage.value ? (
         <>
-          <div class="table-wrap">
-            <table>
-              <thead>
-                <tr>
-                  <th scope="col">When</th>
-                  <th scope="col">What</th>
-                  <th scope="col">Points</th>
-                  <th scope="col">State</th>
-                </tr>
-              </thead>
-              <tbody>
-                {usage.value.data.map((r, i) => (
-                  <tr key={`${r.task_id}-${r.occurred_at}-${i}`}>
-                    <td>{formatDate(r.occurred_at)}</td>
-                    <td>{r.task_id ? <a href={`#/library/${r.task_id}`}>{r.type}</a> : r.type}</td>
-                    <td class="num">{formatPoints(r.points)}</td>
-                    <td>{r.in_progress ? 'running' : r.refunded ? `refunded (${r.refund_reason ?? ''})` : 'charged'}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <Table columns={['When', 'What', 'Points', 'State']}>
+            {usage.value.data.map((r, i) => (
+              <tr key={`${r.task_id}-${r.occurred_at}-${i}`}>
+                <td>{formatDate(r.occurred_at)}</td>
+                <td>{r.task_id ? <a href={`#/library/${r.task_id}`}>{r.type}</a> : r.type}</td>
+                <td class="num">{formatPoints(r.points)}</td>
+                <td>{r.in_progress ? 'running' : r.refunded ? `refunded (${r.refund_reason ?? ''})` : 'charged'}</td>
+              </tr>
+            ))}
+          </Table>
           {usage.value.data.length === 0 ? <p class="muted">No usage yet.</p> : null}
           {meta && meta.last_page > 1 ? (
             <nav class="pager" aria-label="Usage pages">
@@ -238,7 +197,7 @@ function UsageCard() {
 }
 
 function KeyCard() {
-  const key = useLoad(async () => (await parley.me.key()) as KeySettings);
+  const key = useLoad(async () => parley.me.key());
   const k = key.value;
   return (
     <Card title="API key settings" id="key">

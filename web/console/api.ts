@@ -3,7 +3,7 @@
  * with fetch so the key stays in a header, the live WebSocket with its ticket) on this
  * page's origin, with the signed-in key; and the shapes the screens use.
  */
-import { ParleyClient } from '../../src/client/index.js';
+import { type OperationKey, ParleyClient, type Success } from '../../src/client/index.js';
 
 export type { ImportInput, LiveEvent, LiveSession } from '../../src/client/index.js';
 export { ParleyError } from '../../src/client/index.js';
@@ -15,29 +15,20 @@ export const parley = new ParleyClient({ baseUrl: location.origin });
 export const setKey = (key: string) => parley.setApiKey(key || undefined);
 
 // --- Shapes the screens use (the interface's resources) -------------------------------------
+// Taken from the operations the server declares (src/client/api-types.ts, generated from its
+// OpenAPI document), so a field the server renames or drops fails this build, not the page.
 
-export interface Task {
-  task_id: string;
-  title: string;
-  type: string;
-  type_source: string;
-  duration_ms: number;
-  duration_formatted: string;
-  transcription_languages: string[] | null;
-  translation_languages: string[] | null;
-  created_at: string;
-  processing_status: string;
-  is_pinned: boolean;
-  is_unread: boolean;
-  summary_mode: string | null;
-  summary_template: string | null;
-  summary_language: string | null;
-}
+/** The `data` of an operation's success response. */
+type Data<K extends OperationKey> = Success<K> extends { data: infer D } ? D : never;
 
-export interface TaskDetail extends Task {
-  recognition_mode: string | null;
-  has_audio: boolean;
-}
+/** A task of the list (spec "Task (list item)"). */
+export type Task = Data<'GET /api/v1/tasks'>['tasks'][number];
+/** One task with its detail fields. */
+export type TaskDetail = Data<'GET /api/v1/tasks/{taskId}'>;
+export type ImportItem = Data<'GET /api/v1/imports'>[number];
+export type UsageRecord = Data<'GET /api/v1/me/usage'>[number];
+export type Broadcast = Data<'GET /api/v1/broadcasts'>[number];
+export type Template = Data<'GET /api/v1/summary-templates'>[number];
 
 export interface Sentence {
   sid: number;
@@ -48,20 +39,6 @@ export interface Sentence {
   speaker_label?: string;
 }
 
-export interface ImportItem {
-  import_id: string;
-  status: string;
-  stage: string | null;
-  progress: number;
-  message: string | null;
-  original_filename: string;
-  file_size: string;
-  task_id: string | null;
-  created_at: string;
-  error_code: string | null;
-  error_message: string | null;
-}
-
 export interface Plan {
   mode: string;
   plan: { name: string; expired_at: string | null } | null;
@@ -70,41 +47,4 @@ export interface Plan {
   oneoff_features?: Array<{ slug: string; name: string; included: boolean }>;
   limits?: Record<string, number | string | null>;
   expired_at?: string | null;
-}
-
-export interface UsageRecord {
-  task_id: string | null;
-  type: string;
-  points: number;
-  in_progress: boolean;
-  refunded: boolean;
-  refund_reason: string | null;
-  occurred_at: string | null;
-  ended_at: string | null;
-}
-
-export interface Broadcast {
-  id: string;
-  token: string;
-  name: string | null;
-  status: string;
-  phase: string | null;
-  is_live: boolean;
-  access_type: string;
-  transcription_languages: string[];
-  translation_languages: string[];
-  max_viewers: number;
-  viewer_count: number;
-  queue_count: number;
-  peak_viewers: number;
-  total_viewers: number;
-  task_id: string | null;
-  created_at: string;
-}
-
-export interface Template {
-  slug: string;
-  name: string;
-  description: string | null;
-  category: string;
 }

@@ -5,12 +5,12 @@
  * with its QR code; viewer and queue counts (the owner view, polled).
  */
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
-import { type Broadcast, type LiveSession, parley } from './api';
+import { type LiveSession, parley } from './api';
 import { SPEECH_LANGUAGES, TRANSLATION_LANGUAGES } from './languages';
-import { applyCaptionEvent, type Caption, CaptionList, useElapsed } from './live';
+import { applyCaptionEvent, type Caption, CaptionList, endMicSession, finalCaptions, useElapsed } from './live';
 import { Microphone } from './microphone';
 import { QrCode } from './qr';
-import { Card, clock, ErrorNote, formatDate, LanguageChecks, LanguageSelect, StatusBadge, useLoad } from './ui';
+import { Card, clock, ErrorNote, formatDate, LanguageChecks, LanguageSelect, StatusBadge, Table, useAction, useLoad } from './ui';
 
 const viewerLink = (token: string) => `${location.origin}/b/${token}`;
 
@@ -21,13 +21,10 @@ function CreateForm({ onCreated }: { onCreated: (id: string) => void }) {
   const [access, setAccess] = useState<'public' | 'password'>('public');
   const [passCode, setPassCode] = useState('');
   const [maxViewers, setMaxViewers] = useState('');
-  const [error, setError] = useState<unknown>(null);
-  const [busy, setBusy] = useState(false);
+  const { busy, error, run } = useAction();
   const submit = async (e: Event) => {
     e.preventDefault();
-    setBusy(true);
-    setError(null);
-    try {
+    await run(async () => {
       const b = await parley.broadcasts.create({
         ...(name.trim() ? { name: name.trim() } : {}),
         transcription_languages: [language],
@@ -38,11 +35,7 @@ function CreateForm({ onCreated }: { onCreated: (id: string) => void }) {
       });
       setName('');
       onCreated(b.id);
-    } catch (err) {
-      setError(err);
-    } finally {
-      setBusy(false);
-    }
+    });
   };
   return (
     <Card title="New broadcast" id="new-broadcast">
@@ -110,7 +103,7 @@ function CreateForm({ onCreated }: { onCreated: (id: string) => void }) {
 type HostPhase = 'off' | 'starting' | 'on' | 'stopping';
 
 function Manage({ id, onChanged, onCreditChange }: { id: string; onChanged: () => void; onCreditChange: () => void }) {
-  const b = useLoad(async () => (await parley.broadcasts.get(id)) as unknown as Broadcast, [id]);
+  const b = useLoad(async () => await parley.broadcasts.get(id), [id]);
   const [host, setHost] = useState<HostPhase>('off');
   const [phase, setPhase] = useState<string | null>(null);
   const [announcement, setAnnouncement] = useState('');
@@ -179,23 +172,16 @@ function Manage({ id, onChanged, onCreditChange }: { id: string; onChanged: () =
   };
   const stop = async () => {
     setHost('stopping');
-    try {
-      await mic.current?.stop();
-      await session.current?.stop();
-    } catch (err) {
-      setError(err);
-    } finally {
-      session.current?.close();
-      session.current = null;
-      mic.current = null;
-      captionsRef.current = new Map([...captionsRef.current].filter(([, c]) => c.final));
-      setCaptions(captionsRef.current);
-      setHost('off');
-      setPhase(null);
-      void b.reload();
-      onChanged();
-      onCreditChange();
-    }
+    await endMicSession(mic.current, session.current, setError);
+    session.current = null;
+    mic.current = null;
+    captionsRef.current = finalCaptions(captionsRef.current);
+    setCaptions(captionsRef.current);
+    setHost('off');
+    setPhase(null);
+    void b.reload();
+    onChanged();
+    onCreditChange();
   };
   const send = (action: 'broadcast_go_live' | 'pause' | 'resume', after: string | null) => {
     session.current?.send(action);
@@ -347,7 +333,7 @@ function Manage({ id, onChanged, onCreditChange }: { id: string; onChanged: () =
 }
 
 export function BroadcastsScreen({ onCreditChange }: { onCreditChange: () => void }) {
-  const list = useLoad(async () => (await parley.broadcasts.list({ page: 1, per_page: 20 })).data as unknown as Broadcast[]);
+  const list = useLoad(async () => (await parley.broadcasts.list({ page: 1, per_page: 20 })).data);
   const [selected, setSelected] = useState<string | null>(null);
   const reloadList = useCallback(() => void list.reload(), [list.reload]);
   const current = selected ?? list.value?.find((b) => b.status === 'pending' || b.status === 'active')?.id ?? null;
@@ -367,44 +353,27 @@ export function BroadcastsScreen({ onCreditChange }: { onCreditChange: () => voi
         <ErrorNote error={list.error} />
         {list.value && list.value.length === 0 ? <p class="muted">No broadcasts yet.</p> : null}
         {list.value && list.value.length > 0 ? (
-          <div class="table-wrap">
-            <table>
-              <thead>
-                <tr>
-                  <th scope="col">Name</th>
-                  <th scope="col">Token</th>
-                  <th scope="col">Status</th>
-                  <th scope="col">Viewers</th>
-                  <th scope="col">Waiting</th>
-                  <th scope="col">Created</th>
-                  <th scope="col">
-                    <span class="sr-only">Actions</span>
-                  </th>
-                </tr>
-              </thead>
-              <tbody>
-                {list.value.map((b) => (
-                  <tr key={b.id}>
-                    <td>{b.name ?? '—'}</td>
-                    <td>
-                      <code>{b.token}</code>
-                    </td>
-                    <td>
-                      <StatusBadge status={b.status} />
-                    </td>
-                    <td class="num">{b.viewer_count}</td>
-                    <td class="num">{b.queue_count}</td>
-                    <td>{formatDate(b.created_at)}</td>
-                    <td>
-                      <button type="button" aria-pressed={current === b.id} onClick={() => setSelected(b.id)}>
-                        {current === b.id ? 'Shown' : 'Show'}
-                      </button>
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <Table columns={['Name', 'Token', 'Status', 'Viewers', 'Waiting', 'Created', <span class="sr-only">Actions</span>]}>
+            {list.value.map((b) => (
+              <tr key={b.id}>
+                <td>{b.name ?? '—'}</td>
+                <td>
+                  <code>{b.token}</code>
+                </td>
+                <td>
+                  <StatusBadge status={b.status} />
+                </td>
+                <td class="num">{b.viewer_count}</td>
+                <td class="num">{b.queue_count}</td>
+                <td>{formatDate(b.created_at)}</td>
+                <td>
+                  <button type="button" aria-pressed={current === b.id} onClick={() => setSelected(b.id)}>
+                    {current === b.id ? 'Shown' : 'Show'}
+                  </button>
+                </td>
+              </tr>
+            ))}
+          </Table>
         ) : null}
       </Card>
     </div>

@@ -5,7 +5,7 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { type ImportInput, type ImportItem, parley } from './api';
 import { parseCodes, SPEECH_LANGUAGES, TRANSLATION_LANGUAGES } from './languages';
-import { Card, ErrorNote, formatDate, LanguageChecks, StatusBadge, useLoad } from './ui';
+import { Card, Check, ErrorNote, formatDate, LanguageChecks, StatusBadge, TextareaField, useAction, useLoad } from './ui';
 
 interface Options {
   transcription: string[];
@@ -137,12 +137,11 @@ function ImportProgress({ item, onEnd }: { item: ImportItem; onEnd: () => void }
 
 export function ImportsScreen() {
   const templates = useLoad(() => parley.summaryTemplates.list({ category: 'all' }));
-  const recent = useLoad(async () => (await parley.imports.list({ page: 1, per_page: 20 })).data as ImportItem[]);
+  const recent = useLoad(async () => (await parley.imports.list({ page: 1, per_page: 20 })).data);
   const [file, setFile] = useState<File | null>(null);
   const [over, setOver] = useState(false);
   const [quota, setQuota] = useState<string>('');
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<unknown>(null);
+  const { busy, error, setError, run } = useAction();
   const [started, setStarted] = useState<ImportItem[]>([]);
   const input = useRef<HTMLInputElement>(null);
   const [o, setO] = useState<Options>({
@@ -186,19 +185,13 @@ export function ImportsScreen() {
       setError(new Error('Choose or drop a file first.'));
       return;
     }
-    setBusy(true);
-    setError(null);
-    try {
-      const item = (await parley.imports.create(importInput(file, o))) as ImportItem;
+    await run(async () => {
+      const item = await parley.imports.create(importInput(file, o));
       setStarted([item, ...started]);
       setFile(null);
       setQuota('');
       if (input.current) input.current.value = '';
-    } catch (err) {
-      setError(err);
-    } finally {
-      setBusy(false);
-    }
+    });
   };
 
   const startedIds = new Set(started.map((s) => s.import_id));
@@ -294,16 +287,7 @@ export function ImportsScreen() {
           ) : null}
           {o.summary === 'custom' ? (
             <div class="grid two">
-              <div class="field">
-                <label for="import-prompt">Prompt</label>
-                <textarea
-                  id="import-prompt"
-                  maxLength={3000}
-                  rows={3}
-                  value={o.prompt}
-                  onInput={(e) => set('prompt', (e.currentTarget as HTMLTextAreaElement).value)}
-                />
-              </div>
+              <TextareaField id="import-prompt" label="Prompt" maxLength={3000} value={o.prompt} onInput={(v) => set('prompt', v)} />
               <div class="field">
                 <label for="import-prompt-slug">Prompt name (slug)</label>
                 <input
@@ -318,49 +302,23 @@ export function ImportsScreen() {
           <details>
             <summary>Glossary, corrections, dictionary and webhook</summary>
             <div class="grid two">
-              <div class="field">
-                <label for="import-terms">Terms to recognize (one a line)</label>
-                <textarea
-                  id="import-terms"
-                  rows={3}
-                  value={o.terms}
-                  onInput={(e) => set('terms', (e.currentTarget as HTMLTextAreaElement).value)}
-                />
-              </div>
-              <div class="field">
-                <label for="import-fuzzy">Corrections (“right: wrong, wrong” a line)</label>
-                <textarea
-                  id="import-fuzzy"
-                  rows={3}
-                  value={o.fuzzy}
-                  onInput={(e) => set('fuzzy', (e.currentTarget as HTMLTextAreaElement).value)}
-                />
-                <label class="check">
-                  <input
-                    type="checkbox"
-                    checked={o.fuzzyCaseInsensitive}
-                    onChange={(e) => set('fuzzyCaseInsensitive', (e.currentTarget as HTMLInputElement).checked)}
-                  />{' '}
-                  Ignore case
-                </label>
-              </div>
-              <div class="field">
-                <label for="import-dict">Translation dictionary (“es: source = target” a line)</label>
-                <textarea
-                  id="import-dict"
-                  rows={3}
-                  value={o.dictionary}
-                  onInput={(e) => set('dictionary', (e.currentTarget as HTMLTextAreaElement).value)}
-                />
-                <label class="check">
-                  <input
-                    type="checkbox"
-                    checked={o.dictionaryCaseSensitive}
-                    onChange={(e) => set('dictionaryCaseSensitive', (e.currentTarget as HTMLInputElement).checked)}
-                  />{' '}
-                  Match case
-                </label>
-              </div>
+              <TextareaField id="import-terms" label="Terms to recognize (one a line)" value={o.terms} onInput={(v) => set('terms', v)} />
+              <TextareaField
+                id="import-fuzzy"
+                label="Corrections (“right: wrong, wrong” a line)"
+                value={o.fuzzy}
+                onInput={(v) => set('fuzzy', v)}
+              >
+                <Check label="Ignore case" checked={o.fuzzyCaseInsensitive} onChange={(v) => set('fuzzyCaseInsensitive', v)} />
+              </TextareaField>
+              <TextareaField
+                id="import-dict"
+                label="Translation dictionary (“es: source = target” a line)"
+                value={o.dictionary}
+                onInput={(v) => set('dictionary', v)}
+              >
+                <Check label="Match case" checked={o.dictionaryCaseSensitive} onChange={(v) => set('dictionaryCaseSensitive', v)} />
+              </TextareaField>
               <div class="field">
                 <label for="import-callback">Webhook URL for this import</label>
                 <input

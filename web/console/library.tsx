@@ -1,8 +1,8 @@
 /** Library: every task with its status; search, filter, pin, rename, delete (one or many); a task opens in TaskView. */
 import { useMemo, useState } from 'preact/hooks';
-import { parley, type Task } from './api';
+import { parley } from './api';
 import { TaskView } from './task';
-import { Card, ErrorNote, formatDate, StatusBadge, useLoad } from './ui';
+import { Card, ErrorNote, formatDate, StatusBadge, Table, useLoad } from './ui';
 
 const ACTIVE = new Set(['recording', 'importing', 'uploading', 'pending', 'processing']);
 
@@ -12,7 +12,7 @@ export function LibraryScreen({ taskId }: { taskId: string | null }) {
 }
 
 function TaskList() {
-  const tasks = useLoad(async () => (await parley.tasks.list({ status: 'all' })) as Task[]);
+  const tasks = useLoad(async () => parley.tasks.list({ status: 'all' }));
   const [query, setQuery] = useState('');
   const [status, setStatus] = useState('any');
   const [source, setSource] = useState('any');
@@ -138,79 +138,71 @@ function TaskList() {
             {notice}
           </p>
         ) : null}
-        <div class="table-wrap">
-          <table class="tasks">
-            <thead>
-              <tr>
-                <th scope="col">
-                  <input
-                    type="checkbox"
-                    aria-label="Select all shown"
-                    checked={allChecked}
-                    onChange={(e) => setSelected(new Set((e.currentTarget as HTMLInputElement).checked ? shown.map((t) => t.task_id) : []))}
-                  />
-                </th>
-                <th scope="col">Pin</th>
-                <th scope="col">Title</th>
-                <th scope="col">Source</th>
-                <th scope="col">Length</th>
-                <th scope="col">Status</th>
-                <th scope="col">Created</th>
-                <th scope="col">
-                  <span class="sr-only">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {shown.map((t) => (
-                <tr key={t.task_id} class={t.is_unread ? 'unread' : undefined}>
-                  <td>
-                    <input
-                      type="checkbox"
-                      aria-label={`Select ${t.title}`}
-                      checked={selected.has(t.task_id)}
-                      onChange={(e) => toggle(t.task_id, (e.currentTarget as HTMLInputElement).checked)}
-                    />
-                  </td>
-                  <td>
-                    <button
-                      type="button"
-                      class={`icon pin${t.is_pinned ? ' on' : ''}`}
-                      aria-pressed={t.is_pinned}
-                      aria-label={`Pin ${t.title}`}
-                      onClick={() => pin([t.task_id], !t.is_pinned)}
-                    >
-                      {t.is_pinned ? '★' : '☆'}
-                    </button>
-                  </td>
-                  <td>
-                    {renaming === t.task_id ? (
-                      <RenameForm title={t.title} onSave={(name) => rename(t.task_id, name)} onCancel={() => setRenaming(null)} />
-                    ) : (
-                      <a href={`#/library/${t.task_id}`} class="title">
-                        {t.title}
-                      </a>
-                    )}
-                  </td>
-                  <td>{t.type_source}</td>
-                  <td class="num">{t.duration_formatted}</td>
-                  <td>
-                    <StatusBadge status={t.processing_status} />
-                  </td>
-                  <td>{formatDate(t.created_at)}</td>
-                  <td class="row-actions">
-                    <button type="button" onClick={() => setRenaming(t.task_id)} aria-label={`Rename ${t.title}`}>
-                      Rename
-                    </button>
-                    <button type="button" class="danger" onClick={() => setConfirmDelete([t.task_id])} aria-label={`Delete ${t.title}`}>
-                      Delete
-                    </button>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <Table
+          class="tasks"
+          columns={[
+            <input
+              type="checkbox"
+              aria-label="Select all shown"
+              checked={allChecked}
+              onChange={(e) => setSelected(new Set((e.currentTarget as HTMLInputElement).checked ? shown.map((t) => t.task_id) : []))}
+            />,
+            'Pin',
+            'Title',
+            'Source',
+            'Length',
+            'Status',
+            'Created',
+            <span class="sr-only">Actions</span>,
+          ]}
+        >
+          {shown.map((t) => (
+            <tr key={t.task_id} class={t.is_unread ? 'unread' : undefined}>
+              <td>
+                <input
+                  type="checkbox"
+                  aria-label={`Select ${t.title}`}
+                  checked={selected.has(t.task_id)}
+                  onChange={(e) => toggle(t.task_id, (e.currentTarget as HTMLInputElement).checked)}
+                />
+              </td>
+              <td>
+                <button
+                  type="button"
+                  class={`icon pin${t.is_pinned ? ' on' : ''}`}
+                  aria-pressed={t.is_pinned}
+                  aria-label={`Pin ${t.title}`}
+                  onClick={() => pin([t.task_id], !t.is_pinned)}
+                >
+                  {t.is_pinned ? '★' : '☆'}
+                </button>
+              </td>
+              <td>
+                {renaming === t.task_id ? (
+                  <RenameForm title={t.title} onSave={(name) => rename(t.task_id, name)} onCancel={() => setRenaming(null)} />
+                ) : (
+                  <a href={`#/library/${t.task_id}`} class="title">
+                    {t.title}
+                  </a>
+                )}
+              </td>
+              <td>{t.type_source}</td>
+              <td class="num">{t.duration_formatted}</td>
+              <td>
+                <StatusBadge status={t.processing_status} />
+              </td>
+              <td>{formatDate(t.created_at)}</td>
+              <td class="row-actions">
+                <button type="button" onClick={() => setRenaming(t.task_id)} aria-label={`Rename ${t.title}`}>
+                  Rename
+                </button>
+                <button type="button" class="danger" onClick={() => setConfirmDelete([t.task_id])} aria-label={`Delete ${t.title}`}>
+                  Delete
+                </button>
+              </td>
+            </tr>
+          ))}
+        </Table>
         {tasks.value && shown.length === 0 ? (
           <p class="muted">{tasks.value.length === 0 ? 'Nothing yet: record on Live or import a file.' : 'No task matches.'}</p>
         ) : null}

@@ -18,6 +18,25 @@ export interface Caption {
   translations: Record<string, string>;
 }
 
+/** The captions without an interim the recognizer never finished (it is not part of the transcript). */
+export const finalCaptions = (captions: Map<number, Caption>) => new Map([...captions].filter(([, c]) => c.final));
+
+/**
+ * Ends a microphone session: the recorder hands over its last chunk, then the session's
+ * `stop` waits for the final results; the socket is closed whatever failed (the failure
+ * goes to `onError`). Shared by Live and a broadcast's host.
+ */
+export async function endMicSession(mic: Microphone | null, session: LiveSession | null, onError: (err: unknown) => void) {
+  try {
+    await mic?.stop();
+    await session?.stop();
+  } catch (err) {
+    onError(err);
+  } finally {
+    session?.close();
+  }
+}
+
 /** Captions by sentence id, updated from live events (results and translations). */
 export function applyCaptionEvent(captions: Map<number, Caption>, e: LiveEvent): Map<number, Caption> | null {
   if (e.action === 'result') {
@@ -151,20 +170,12 @@ export function LiveScreen({ plan, onCreditChange }: { plan: Plan; onCreditChang
 
   const finish = async () => {
     setPhase('stopping');
-    try {
-      await mic.current?.stop();
-      await session.current?.stop();
-    } catch (err) {
-      setError(err);
-    } finally {
-      session.current?.close();
-      session.current = null;
-      mic.current = null;
-      // An interim the recognizer never finished is not part of the transcript.
-      captionsRef.current = new Map([...captionsRef.current].filter(([, c]) => c.final));
-      setCaptions(captionsRef.current);
-      setPhase('ended');
-    }
+    await endMicSession(mic.current, session.current, setError);
+    session.current = null;
+    mic.current = null;
+    captionsRef.current = finalCaptions(captionsRef.current);
+    setCaptions(captionsRef.current);
+    setPhase('ended');
   };
 
   const start = async (e: Event) => {

@@ -4,10 +4,10 @@
  * (rename, reassign a sentence, merge); the summary with regenerate; retranslation.
  */
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { parley, type Sentence, type TaskDetail, type Template } from './api';
+import { parley, type Sentence, type TaskDetail } from './api';
 import { languageName, TRANSLATION_LANGUAGES } from './languages';
 import { RenameForm } from './library';
-import { Card, ErrorNote, formatDate, LanguageSelect, StatusBadge, saveBlob, seconds, speakerName, useLoad } from './ui';
+import { Card, Check, ErrorNote, formatDate, LanguageSelect, StatusBadge, saveBlob, seconds, speakerName, useAction, useLoad } from './ui';
 
 interface History {
   diarized: boolean;
@@ -44,14 +44,11 @@ function ExportCard({ task, languages, diarized }: { task: TaskDetail; languages
   const [format, setFormat] = useState<string>('srt');
   const [language, setLanguage] = useState('');
   const [speakers, setSpeakers] = useState(true);
-  const [error, setError] = useState<unknown>(null);
-  const [busy, setBusy] = useState(false);
+  const { busy, error, run } = useAction();
   const audio = format === 'm4a' || format === 'mp3';
   const save = async (e: Event) => {
     e.preventDefault();
-    setBusy(true);
-    setError(null);
-    try {
+    await run(async () => {
       const blob = audio
         ? await parley.tasks.exportAudio(task.task_id, { format: format as 'm4a' | 'mp3' })
         : await parley.tasks.exportTranscript(task.task_id, {
@@ -60,11 +57,7 @@ function ExportCard({ task, languages, diarized }: { task: TaskDetail; languages
             ...(diarized ? { speakers } : {}),
           });
       saveBlob(blob, `${task.title}${!audio && language ? `.${language}` : ''}.${format}`);
-    } catch (err) {
-      setError(err);
-    } finally {
-      setBusy(false);
-    }
+    });
   };
   return (
     <Card title="Export" id="export">
@@ -89,12 +82,7 @@ function ExportCard({ task, languages, diarized }: { task: TaskDetail; languages
             onChange={setLanguage}
           />
         ) : null}
-        {!audio && diarized ? (
-          <label class="check">
-            <input type="checkbox" checked={speakers} onChange={(e) => setSpeakers((e.currentTarget as HTMLInputElement).checked)} />{' '}
-            Speaker labels
-          </label>
-        ) : null}
+        {!audio && diarized ? <Check label="Speaker labels" checked={speakers} onChange={setSpeakers} /> : null}
         <button type="submit" class="primary" disabled={busy}>
           Download
         </button>
@@ -213,6 +201,29 @@ function PlayerAndTranscript(props: {
   );
 }
 
+/** A required choice of one of the task's speakers (id, label). */
+function SpeakerSelect(props: {
+  id: string;
+  label: string;
+  speakers: Array<[string, string]>;
+  value: string;
+  onChange: (id: string) => void;
+}) {
+  return (
+    <div class="field">
+      <label for={props.id}>{props.label}</label>
+      <select id={props.id} value={props.value} onChange={(e) => props.onChange((e.currentTarget as HTMLSelectElement).value)} required>
+        <option value="">Choose…</option>
+        {props.speakers.map(([id, label]) => (
+          <option key={id} value={id}>
+            {speakerName(label)}
+          </option>
+        ))}
+      </select>
+    </div>
+  );
+}
+
 function SpeakersCard(props: { taskId: string; speakers: Array<[string, string]>; onChanged: (note: string) => void }) {
   const [error, setError] = useState<unknown>(null);
   const [names, setNames] = useState<Record<string, string>>({});
@@ -265,28 +276,8 @@ function SpeakersCard(props: { taskId: string; speakers: Array<[string, string]>
             });
           }}
         >
-          <div class="field">
-            <label for="merge-source">Merge speaker</label>
-            <select id="merge-source" value={source} onChange={(e) => setSource((e.currentTarget as HTMLSelectElement).value)} required>
-              <option value="">Choose…</option>
-              {props.speakers.map(([id, label]) => (
-                <option key={id} value={id}>
-                  {speakerName(label)}
-                </option>
-              ))}
-            </select>
-          </div>
-          <div class="field">
-            <label for="merge-target">into</label>
-            <select id="merge-target" value={target} onChange={(e) => setTarget((e.currentTarget as HTMLSelectElement).value)} required>
-              <option value="">Choose…</option>
-              {props.speakers.map(([id, label]) => (
-                <option key={id} value={id}>
-                  {speakerName(label)}
-                </option>
-              ))}
-            </select>
-          </div>
+          <SpeakerSelect id="merge-source" label="Merge speaker" speakers={props.speakers} value={source} onChange={setSource} />
+          <SpeakerSelect id="merge-target" label="into" speakers={props.speakers} value={target} onChange={setTarget} />
           <button type="submit">Merge</button>
         </form>
       ) : null}
@@ -296,29 +287,22 @@ function SpeakersCard(props: { taskId: string; speakers: Array<[string, string]>
 }
 
 function SummaryCard(props: { task: TaskDetail; summary: History['summary']; onSaved: () => void }) {
-  const templates = useLoad(async () => (await parley.summaryTemplates.list({ category: 'all' })) as Template[]);
+  const templates = useLoad(async () => parley.summaryTemplates.list({ category: 'all' }));
   const [template, setTemplate] = useState(props.task.summary_template ?? 'general-summary');
   const [language, setLanguage] = useState(props.task.summary_language ?? props.task.transcription_languages?.[0] ?? 'en-US');
   const [text, setText] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<unknown>(null);
+  const { busy, error, run } = useAction();
   const regenerate = async (e: Event) => {
     e.preventDefault();
-    setBusy(true);
-    setError(null);
     setText('');
-    try {
+    await run(async () => {
       const events = await parley.summaries.regenerate(props.task.task_id, { mode: 'builtin', template, language });
       const done = await events.until('done', (e) => {
         if (e.event === 'summary_regeneration') setText(e.data.text);
       });
       setText(done.final_content);
       props.onSaved();
-    } catch (err) {
-      setError(err);
-    } finally {
-      setBusy(false);
-    }
+    });
   };
   const shown = text ?? props.summary?.text ?? '';
   return (
@@ -368,26 +352,19 @@ function RetranslateCard(props: {
 }) {
   // The first language the task has no translation in yet.
   const [lang, setLang] = useState(() => TRANSLATION_LANGUAGES.find(([code]) => !props.have.includes(code))?.[0] ?? 'es');
-  const [busy, setBusy] = useState(false);
   const [note, setNote] = useState('');
-  const [error, setError] = useState<unknown>(null);
+  const { busy, error, run } = useAction();
   const go = async (e: Event) => {
     e.preventDefault();
-    setBusy(true);
-    setError(null);
     setNote('');
-    try {
+    await run(async () => {
       const events = await parley.retranslate.task(props.taskId, lang);
       const done = await events.until('done', (e) => {
         if (e.event === 'translation') props.onTranslation(lang, e.data.sid, e.data.text);
       });
       setNote(`${done.totalUpdated} sentences translated into ${languageName(lang)}.`);
       props.onDone(lang);
-    } catch (err) {
-      setError(err);
-    } finally {
-      setBusy(false);
-    }
+    });
   };
   return (
     <Card title="Translate again" id="retranslate">
@@ -404,7 +381,7 @@ function RetranslateCard(props: {
 }
 
 export function TaskView({ taskId }: { taskId: string }) {
-  const task = useLoad(async () => (await parley.tasks.get(taskId)) as TaskDetail, [taskId]);
+  const task = useLoad(async () => parley.tasks.get(taskId), [taskId]);
   const history = useLoad(() => loadHistory(taskId), [taskId]);
   const [shownLanguage, setShownLanguage] = useState<string | null>(null);
   const [renaming, setRenaming] = useState(false);

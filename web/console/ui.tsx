@@ -36,6 +36,27 @@ export function useLoad<T>(load: () => Promise<T>, deps: unknown[] = []) {
   return { value, error, loading, reload, setValue };
 }
 
+/**
+ * A form's action: `busy` while `run(work)` runs, and the `error` it threw (cleared when it
+ * starts again). `setError` is there for a check made before running.
+ */
+export function useAction() {
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<unknown>(null);
+  const run = async (work: () => Promise<void>) => {
+    setBusy(true);
+    setError(null);
+    try {
+      await work();
+    } catch (err) {
+      setError(err);
+    } finally {
+      setBusy(false);
+    }
+  };
+  return { busy, error, setError, run };
+}
+
 export const formatDate = (iso: string | null | undefined) => (iso ? new Date(iso).toLocaleString() : '—');
 export const formatPoints = (n: number | null | undefined) => (n === null || n === undefined ? '—' : n.toFixed(2));
 
@@ -120,6 +141,60 @@ export function LanguageSelect(props: {
           </option>
         ))}
       </select>
+    </div>
+  );
+}
+
+/** A checkbox with its label after it (class "check"). */
+export function Check(props: { label: string; checked: boolean; onChange: (checked: boolean) => void }) {
+  return (
+    <label class="check">
+      <input type="checkbox" checked={props.checked} onChange={(e) => props.onChange((e.currentTarget as HTMLInputElement).checked)} />{' '}
+      {props.label}
+    </label>
+  );
+}
+
+/** A labelled three-row textarea; `children` go under it (a checkbox that qualifies it). */
+export function TextareaField(props: {
+  id: string;
+  label: string;
+  value: string;
+  onInput: (value: string) => void;
+  maxLength?: number;
+  children?: ComponentChildren;
+}) {
+  return (
+    <div class="field">
+      <label for={props.id}>{props.label}</label>
+      <textarea
+        id={props.id}
+        maxLength={props.maxLength}
+        rows={3}
+        value={props.value}
+        onInput={(e) => props.onInput((e.currentTarget as HTMLTextAreaElement).value)}
+      />
+      {props.children}
+    </div>
+  );
+}
+
+/** A table that scrolls sideways on a narrow screen; `columns` are its header cells (scope col). */
+export function Table(props: { columns: ComponentChildren[]; children: ComponentChildren; class?: string }) {
+  return (
+    <div class="table-wrap">
+      <table class={props.class}>
+        <thead>
+          <tr>
+            {props.columns.map((c, i) => (
+              <th key={i} scope="col">
+                {c}
+              </th>
+            ))}
+          </tr>
+        </thead>
+        <tbody>{props.children}</tbody>
+      </table>
     </div>
   );
 }

@@ -60,7 +60,11 @@ async function memory(): Promise<{ rss: number; heap: number }> {
 
 async function serveParley(send: (m: ToParent) => void): Promise<(m: ToChild) => Promise<void>> {
   const { startTestApp } = await import('../test/support/app.js');
-  const t = await startTestApp({ backend: 'sqlite', env: { PARLEY_BROADCAST_VIEWER_LIMIT: String(Math.max(VIEWERS, 1)) } });
+  const t = await startTestApp({
+    backend: 'sqlite',
+    contract: false, // as production runs: no test-only schema check on every SSE event (it validates each one)
+    env: { PARLEY_BROADCAST_VIEWER_LIMIT: String(Math.max(VIEWERS, 1)) },
+  });
   const { BroadcastStore } = await import('../src/broadcasts/store.js');
   const { viewerTopic, VIEWER_REPLAY_RETAIN } = await import('../src/broadcasts/viewer-events.js');
   const k = await t.app.deps.keys.createKey({ name: 'bench broadcast' });

@@ -24,6 +24,7 @@ async function main(): Promise<void> {
   const redis: Record<string, string> = pg && process.env.REDIS_URL ? { REDIS_URL: process.env.REDIS_URL } : {};
   const bench = await startTestApp({
     backend: pg ? 'postgres' : 'sqlite',
+    contract: false, // as production runs: no test-only schema check on every event
     env: { PARLEY_SUBTITLE_MAX_VIEWERS: String(VIEWERS), ...redis },
   });
   const { app } = bench;

@@ -119,6 +119,7 @@ async function endToEndBench(): Promise<void> {
   if ('unavailable' in espeak) throw new Error(espeak.unavailable);
   const t = await startTestApp({
     backend: process.env.DATABASE_URL ? 'postgres' : 'sqlite',
+    contract: false, // as production runs: no test-only schema check on every event
     engines: EngineRegistry.fromEngines([espeak as AnyEngine]),
   });
   try {

@@ -63,11 +63,3 @@ export function toSubtitleEvent(e: SessionEvent): SubtitleEvent | null {
 export function endedEvent(taskId: string): SubtitleEvent {
   return { event: 'ended', data: { task_id: taskId, message: 'The recording has ended.' } };
 }
-
-/**
- * The replay for a late joiner: the finals (and their translations) of the retained log, in
- * order; interim results are left out (a later final supersedes them), as on broadcasts.
- */
-export function replayOf(retained: readonly SessionEvent[]): SessionEvent[] {
-  return retained.filter((e) => (e.event === 'result' && e.data.origin.is_final) || (e.event === 'translation' && e.data.is_final));
-}

@@ -590,14 +590,9 @@ export class Connection implements Resumable {
     const owner = this.ownerState();
     this.state = { ...(this.state as { sessionId: string; taskId: string }), kind: 'stopping' };
     this.token = null;
-    if (this.grace) clearTimeout(this.grace);
-    this.grace = null;
-    this.silence?.stop();
-    this.silence = null;
     // Events until the recording is parked (the last final) reach the resuming client through the snapshot.
     const gap = [...owner.gap];
-    this.detach();
-    this.detach = () => {};
+    this.quiesce();
     this.gapOff();
     this.gapOff = rec.events.attach((e) => {
       if (!isInterim(e) && gap.length < GAP_MAX) gap.push(e);
@@ -616,13 +611,7 @@ export class Connection implements Resumable {
       // Not handed over: it ends here, as after a stop (its recognizer already ended).
       if (!parked) await rec.finish('normal').catch((err) => this.logger.error({ err, task_id: rec.taskId }, 'finalization failed'));
       this.gapOff();
-      this.gap = null;
-      this.recording = null;
-      this.speech = null;
-      this.sink = null;
-      this.state = { kind: 'connected' };
-      this.markDone();
-      if (this.open) this.close(CLOSE.resumedElsewhere, 'session resumed on another connection');
+      this.forgetRecording('session resumed on another connection');
     }
   }
 
@@ -635,21 +624,10 @@ export class Connection implements Resumable {
     if (this.recording !== rec || !this.running) return;
     this.state = { ...(this.state as { sessionId: string; taskId: string }), kind: 'stopping' };
     this.token = null;
-    if (this.grace) clearTimeout(this.grace);
-    this.grace = null;
-    this.silence?.stop();
-    this.silence = null;
-    this.detach();
-    this.detach = () => {};
+    this.quiesce();
     this.gapOff();
-    this.gap = null;
     this.background(rec.discard(), 'letting a recording go');
-    this.recording = null;
-    this.speech = null;
-    this.sink = null;
-    this.state = { kind: 'connected' };
-    this.markDone();
-    if (this.open) this.close(CLOSE.resumedElsewhere, 'session taken over by another process');
+    this.forgetRecording('session taken over by another process');
   }
 
   /** What this connection adds to its recording's snapshot (src/realtime/live/snapshot.ts). */
@@ -665,12 +643,7 @@ export class Connection implements Resumable {
   /** The other side of resumeSession: this connection gives its recording away and closes if still open. */
   private surrender(): Handover {
     const rec = this.recording as Recording;
-    if (this.grace) clearTimeout(this.grace);
-    this.grace = null;
-    this.silence?.stop();
-    this.silence = null;
-    this.detach();
-    this.detach = () => {};
+    this.quiesce();
     this.gapOff();
     const handover: Handover = {
       recording: rec,
@@ -682,15 +655,30 @@ export class Connection implements Resumable {
       gap: this.gap ?? [],
       speech: this.speech,
     };
-    this.speech = null;
+    this.forgetRecording('session resumed on another connection');
+    return handover;
+  }
+
+  /** Stops this connection's timers and its subscription to its recording's events. */
+  private quiesce(): void {
+    if (this.grace) clearTimeout(this.grace);
+    this.grace = null;
+    this.silence?.stop();
+    this.silence = null;
+    this.detach();
+    this.detach = () => {};
+  }
+
+  /** Forgets a recording handed over, let go or parked elsewhere; the client, if still here, is closed with 4010. */
+  private forgetRecording(reason: string): void {
     this.gap = null;
     this.recording = null;
+    this.speech = null;
     this.sink = null;
     this.token = null;
     this.state = { kind: 'connected' };
     this.markDone();
-    if (this.open) this.close(CLOSE.resumedElsewhere, 'session resumed on another connection');
-    return handover;
+    if (this.open) this.close(CLOSE.resumedElsewhere, reason);
   }
 
   private adopt(h: Handover): void {

@@ -4,6 +4,7 @@
  * start), redirects are followed (GitHub release assets redirect to a CDN), and the caller
  * verifies the sha256 before renaming the file into place.
  */
+import { once } from 'node:events';
 import { createWriteStream, existsSync, statSync, truncateSync } from 'node:fs';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -87,9 +88,14 @@ async function attemptDownload(url: string, part: string, options: DownloadOptio
     received += c.length;
     options.onProgress?.({ received, total });
   });
+  const sink = createWriteStream(part, { flags: resumed ? 'a' : 'w' });
   try {
-    await pipeline(body, createWriteStream(part, { flags: resumed ? 'a' : 'w' }));
+    await pipeline(body, sink);
   } catch (err) {
+    // pipeline rejects as soon as the connection drops, while the file stream may still be
+    // finishing a write: the next attempt resumes from the .part's size, so wait until the file
+    // is closed (else that late write lands after the resumed bytes and corrupts the file).
+    if (!sink.closed) await once(sink, 'close').catch(() => {});
     if (options.signal?.aborted) throw err;
     throw new DownloadError(err instanceof Error ? err.message : String(err), { retryable: true, cause: err });
   }

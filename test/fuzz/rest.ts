@@ -6,6 +6,7 @@
  * without an answer to a well-formed request are findings.
  */
 import { connect } from 'node:net';
+import { wavHeader } from '../../src/realtime/wav.js';
 import type { Prng } from './prng.js';
 import { badValue, brief, hugeString, mutate, plausible, type Schema, TRICKY_STRINGS } from './values.js';
 
@@ -192,19 +193,7 @@ function jsonBody(
 /** A short real WAV: 16 kHz mono s16le, silence or noise. */
 export function wav(ms: number, prng: Prng, noise: boolean): Buffer {
   const samples = Math.floor((16000 * ms) / 1000);
-  const b = Buffer.alloc(44 + samples * 2);
-  b.write('RIFF', 0);
-  b.writeUInt32LE(36 + samples * 2, 4);
-  b.write('WAVEfmt ', 8);
-  b.writeUInt32LE(16, 16);
-  b.writeUInt16LE(1, 20);
-  b.writeUInt16LE(1, 22);
-  b.writeUInt32LE(16000, 24);
-  b.writeUInt32LE(32000, 28);
-  b.writeUInt16LE(2, 32);
-  b.writeUInt16LE(16, 34);
-  b.write('data', 36);
-  b.writeUInt32LE(samples * 2, 40);
+  const b = Buffer.concat([wavHeader(samples * 2), Buffer.alloc(samples * 2)]);
   if (noise) for (let i = 0; i < samples; i++) b.writeInt16LE(prng.int(-3000, 3000), 44 + i * 2);
   return b;
 }

@@ -10,10 +10,14 @@
  * in a row end the run. Clients and server share this machine's cores: note the load average.
  *
  * Per-word interim delay (issue 14): for every word of every final, the time it first
- * appeared at its position in any result of that sentence (interim or final) minus the send
- * time of the chunk that completed the audio ending it. Word end times come from the file
- * recognizer on the same audio (in this process): a live final is the file result of its
- * audio, so its words are the file's words, in order.
+ * appeared in any result of that sentence (interim or final) minus the send time of the chunk
+ * that completed the audio ending it. "Appeared" is read two ways, both printed: aligned (the
+ * interim's words are aligned to the final's by their longest common subsequence, so an
+ * interim with one extra word in front still shows the final's words after it) and by
+ * position (word k of the interim is word k of the final: stricter, one inserted word hides
+ * every later one). Word end times come from the file recognizer on the same audio (in this
+ * process): a live final is the file result of its audio, so its words are the file's words,
+ * in order.
  *
  * Modes (issue 13): the same scan for `single`, `multi_speaker` (live diarization beside the
  * recognizer) and `multi_channel4` (one session of 4 interleaved channels, jfk on each, so 4
@@ -73,8 +77,9 @@ interface SessionResult {
   latencies: number[];
   finals: number;
   errors: string[];
-  /** Per-word delays (ms), see the module comment. */
+  /** Per-word delays (ms), see the module comment: words matched by alignment, and by position. */
   wordDelays: number[];
+  wordDelaysByPosition: number[];
 }
 
 /** One result message as the client saw it: its sentence, words (normalized) and arrival. */
@@ -118,7 +123,7 @@ async function ticket(base: string, key: string): Promise<string> {
 async function session(base: string, key: string, warmOnly = false, mode: Mode = 'single'): Promise<SessionResult> {
   const audio = mode === 'multi_channel4' ? pcm4 : pcm;
   const chunkBytes = mode === 'multi_channel4' ? CHUNK_BYTES * CHANNELS : CHUNK_BYTES;
-  const out: SessionResult = { latencies: [], finals: 0, errors: [], wordDelays: [] };
+  const out: SessionResult = { latencies: [], finals: 0, errors: [], wordDelays: [], wordDelaysByPosition: [] };
   const seen: Seen[] = [];
   const ws = new WebSocket(`${base.replace('http', 'ws')}/ws`, [`ticket.${await ticket(base, key)}`]);
   const sentAt: number[] = []; // sentAt[i]: when the chunk ending at (i + 1) * CHUNK_MS of audio was sent
@@ -189,26 +194,59 @@ async function session(base: string, key: string, warmOnly = false, mode: Mode =
   ws.send(JSON.stringify({ type: 'voice-translation', data: { action: 'stop' } }));
   await Promise.race([completedP, new Promise((r) => setTimeout(r, 60_000))]);
   ws.close();
-  if (mode === 'single') out.wordDelays = wordDelays(seen, sentAt);
+  if (mode === 'single') {
+    out.wordDelays = wordDelays(seen, sentAt, alignedIndexes);
+    out.wordDelaysByPosition = wordDelays(seen, sentAt, samePositions);
+  }
   return out;
+}
+
+/** Indexes of the final's words that the interim shows, matched by alignment (longest common subsequence). */
+function alignedIndexes(interim: string[], final: string[]): Set<number> {
+  const n = interim.length;
+  const m = final.length;
+  const lcs = Array.from({ length: n + 1 }, () => new Array<number>(m + 1).fill(0));
+  for (let i = n - 1; i >= 0; i--)
+    for (let j = m - 1; j >= 0; j--)
+      lcs[i]![j] = interim[i] === final[j] ? lcs[i + 1]![j + 1]! + 1 : Math.max(lcs[i + 1]![j]!, lcs[i]![j + 1]!);
+  const shown = new Set<number>();
+  for (let i = 0, j = 0; i < n && j < m; ) {
+    if (interim[i] === final[j]) {
+      shown.add(j);
+      i++;
+      j++;
+    } else if (lcs[i + 1]![j]! >= lcs[i]![j + 1]!) i++;
+    else j++;
+  }
+  return shown;
+}
+
+/** Indexes k where the interim's word k is the final's word k. */
+function samePositions(interim: string[], final: string[]): Set<number> {
+  return new Set(final.flatMap((w, k) => (interim[k] === w ? [k] : [])));
 }
 
 /**
  * Finals in order take the file's words in order (pass after pass); each word's delay is its
- * first appearance at its position in a result of its sentence minus the send time of the
- * chunk holding its last sample.
+ * first appearance (by `match`) in a result of its sentence minus the send time of the chunk
+ * holding its last sample.
  */
-function wordDelays(seen: Seen[], sentAt: number[]): number[] {
+function wordDelays(seen: Seen[], sentAt: number[], match: (interim: string[], final: string[]) => Set<number>): number[] {
   const delays: number[] = [];
   let next = 0; // index into the word timeline of all passes
   for (const f of seen.filter((r) => r.final)) {
-    for (const [k, word] of f.words.entries()) {
+    const first = new Map<number, number>();
+    for (const r of seen) {
+      if (r.sid !== f.sid || r.at > f.at) continue;
+      for (const k of match(r.words, f.words)) if (!first.has(k)) first.set(k, r.at);
+    }
+    for (const k of f.words.keys()) {
       const pass = Math.floor(next / fileWordEnds.length);
       const endMs = pass * jfkMs + fileWordEnds[next % fileWordEnds.length]!;
       next++;
       const sent = sentAt[Math.ceil(endMs / CHUNK_MS) - 1];
-      const first = seen.find((r) => r.sid === f.sid && r.words[k] === word);
-      if (sent !== undefined && first) delays.push(first.at - sent);
+      const at = first.get(k);
+      if (sent !== undefined && at !== undefined) delays.push(at - sent);
     }
   }
   return delays;
@@ -316,12 +354,13 @@ async function scan(mode: Mode, base: string, key: string, pid: number, baseline
       clearInterval(sampler);
       const lat = results.flatMap((r) => r.latencies).sort((a, b) => a - b);
       const words = results.flatMap((r) => r.wordDelays).sort((a, b) => a - b);
+      const byPosition = results.flatMap((r) => r.wordDelaysByPosition).sort((a, b) => a - b);
       const errors = results.flatMap((r) => r.errors).filter((e) => e !== 'stt_silence_warning');
       const p95 = percentile(lat, 95);
       const ok = errors.length === 0 && lat.length > 0 && p95 < TARGET_P95_MS;
       const perSession = (peak - Math.min(before, baseline)) / n;
       console.log(
-        `${mode} N=${String(n).padStart(2)}: interim latency p50 ${percentile(lat, 50).toFixed(0)} ms, p95 ${p95.toFixed(0)} ms, max ${(lat.at(-1) ?? Number.NaN).toFixed(0)} ms over ${lat.length} interims, ${results.reduce((s, r) => s + r.finals, 0)} finals; per-word delay p50 ${percentile(words, 50).toFixed(0)} ms, p95 ${percentile(words, 95).toFixed(0)} ms over ${words.length} words; server RSS peak ${mb(peak)} MB (${mb(perSession)} MB/session); load ${loadavg()[0]!.toFixed(2)}${errors.length ? `; errors: ${[...new Set(errors)].join(', ')}` : ''}${ok ? '' : '  <- over target'}`,
+        `${mode} N=${String(n).padStart(2)}: interim latency p50 ${percentile(lat, 50).toFixed(0)} ms, p95 ${p95.toFixed(0)} ms, max ${(lat.at(-1) ?? Number.NaN).toFixed(0)} ms over ${lat.length} interims, ${results.reduce((s, r) => s + r.finals, 0)} finals; per-word delay p50 ${percentile(words, 50).toFixed(0)} ms, p95 ${percentile(words, 95).toFixed(0)} ms over ${words.length} words (by position: p50 ${percentile(byPosition, 50).toFixed(0)} ms, p95 ${percentile(byPosition, 95).toFixed(0)} ms); server RSS peak ${mb(peak)} MB (${mb(perSession)} MB/session); load ${loadavg()[0]!.toFixed(2)}${errors.length ? `; errors: ${[...new Set(errors)].join(', ')}` : ''}${ok ? '' : '  <- over target'}`,
       );
       // The machine is shared: one level over target may be noise, two in a row end the run.
       if (!ok) {

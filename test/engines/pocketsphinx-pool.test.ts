@@ -5,8 +5,17 @@
 import { existsSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { decodeToPcm } from '../../src/engines/audio/ffmpeg.js';
-import { DecoderPool, decoderArguments, modelsInstalled, type PsDecoder } from '../../src/engines/builtin/pocketsphinx/native.js';
-import { decodeUtterance, toInt16 } from '../../src/engines/builtin/pocketsphinx/utterance.js';
+import {
+  type DecoderOptions,
+  DecoderPool,
+  decoderArguments,
+  MODEL_DIR,
+  modelsInstalled,
+  PsDecoder,
+} from '../../src/engines/builtin/pocketsphinx/native.js';
+import { streamModel } from '../../src/engines/builtin/pocketsphinx/stream-model.js';
+import { toInt16 } from '../../src/engines/builtin/pocketsphinx/utterance.js';
+import { wordErrorRate } from '../../src/engines/quality/wer.js';
 
 const LIBRIVOX = '/usr/share/pocketsphinx/test/data/librivox/sense_and_sensibility_01_austen_64kb-';
 const CLIPS = ['0870', '0880', '0890', '0920'].map((n) => `${LIBRIVOX}${n}.wav`);
@@ -111,71 +120,45 @@ describe.skipIf(!modelsInstalled())('PocketSphinx decoder pool', () => {
     pool.release(busy);
   }, 30_000);
 
-  it.skipIf(!CLIPS.every((c) => existsSync(c)))(
-    'decoders sharing language models give the words of a decoder with its own, decoding at the same time',
-    async () => {
-      const pcm = await Promise.all(CLIPS.map(async (c) => toInt16((await decodeToPcm(c, { ffmpegPath: 'ffmpeg' })).samples)));
-      const text = async (d: PsDecoder, i: number) => (await decodeUtterance(d, pcm[i]!, 0)).map((w) => w.text).join(' ');
-      const own = new DecoderPool(1);
-      const shared = new DecoderPool(4, undefined, { sharedLanguageModels: 2 });
-      try {
-        const alone = await own.acquire('file');
-        expect(alone.sharesLanguageModel).toBe(false);
-        const expected: string[] = [];
-        for (const i of pcm.keys()) expected.push(await text(alone, i));
-        own.release(alone);
-        expect(expected[1]).toContain('young man');
-        const four = await Promise.all(pcm.map(() => shared.acquire('file')));
-        expect(four.every((d) => d.sharesLanguageModel)).toBe(true);
-        expect(new Set(four.map((d) => d.lane)).size).toBe(2); // two copies, two decoders on each
-        // Two rounds, each clip on another decoder, the four decoders at once: the same words as alone.
-        for (let round = 0; round < 2; round++) {
-          const got = await Promise.all(four.map((d, k) => text(d, (k + round) % pcm.length)));
-          expect(got).toEqual(four.map((_, k) => expected[(k + round) % pcm.length]));
-        }
-        for (const d of four) shared.release(d);
-      } finally {
-        own.close();
-        shared.close();
-      }
-    },
-    120_000,
-  );
-
-  it('with shared language models, a job with a vocabulary gets a decoder with its own; shared ones never learn words', async () => {
-    const pool = new DecoderPool(2, undefined, { sharedLanguageModels: 1 });
+  it('stream decoders load the cut stream model, file decoders the full one; both learn glossary words', async () => {
+    const pool = new DecoderPool(3, MODEL_DIR, { streamModel: streamModel(MODEL_DIR, 20_000) });
     const vocabulary = { key: 'picovoice', words: [{ word: 'picovoice', phones: 'P IY K OW V OY S' }] };
-    try {
-      const plain = await pool.acquire('stream');
-      expect(plain.sharesLanguageModel).toBe(true);
-      expect(() => plain.addVocabulary(vocabulary)).toThrow('cannot learn words');
-      pool.release(plain);
-      const taught = await pool.acquire('stream', undefined, vocabulary);
-      expect(taught).not.toBe(plain); // the idle shared decoder is not handed a vocabulary
-      expect(taught.sharesLanguageModel).toBe(false);
-      expect(taught.knows('picovoice')).toBe(true);
-      pool.release(taught);
-      const again = await pool.acquire('stream');
-      expect(again).toBe(plain);
-      expect(again.knows('picovoice')).toBe(false);
-      pool.release(again);
-    } finally {
-      pool.close();
-    }
-  }, 60_000);
-
-  it('streamWords cuts the dictionary of stream decoders only, to the most probable words', async () => {
-    const pool = new DecoderPool(2, undefined, { streamWords: 20_000 });
     try {
       const stream = await pool.acquire('stream');
       const file = await pool.acquire('file');
       expect(stream.knows('country')).toBe(true);
       expect(stream.knows('prudently')).toBe(false); // a rare word: interims lack it
       expect(file.knows('prudently')).toBe(true); // finals and files keep every word
-      pool.release(stream);
-      pool.release(file);
+      const taught = await pool.acquire('stream', undefined, vocabulary);
+      expect(taught.knows('picovoice')).toBe(true);
+      expect(stream.knows('picovoice')).toBe(false);
+      for (const d of [stream, file, taught]) pool.release(d);
     } finally {
       pool.close();
     }
   }, 60_000);
+
+  it.skipIf(!CLIPS.every((c) => existsSync(c)))(
+    'a stream decoder on the cut model hears a LibriVox clip about as well as on the full model',
+    async () => {
+      const pcm = toInt16((await decodeToPcm(CLIPS[1]!, { ffmpegPath: 'ffmpeg' })).samples);
+      const heard = async (options: DecoderOptions) => {
+        const d = await PsDecoder.create(MODEL_DIR, 'stream', options);
+        try {
+          await d.startUtterance();
+          for (let at = 0; at < pcm.length; at += 1600) await d.process(pcm.subarray(at, at + 1600));
+          return (await d.finish(pcm.length)).map((w) => w.word).join(' ');
+        } finally {
+          d.free();
+        }
+      };
+      const full = await heard({});
+      const cut = await heard({ streamModel: streamModel(MODEL_DIR, 20_000) });
+      const reference = 'he was not an ill disposed young man';
+      expect(full).toContain('young man');
+      expect(cut).toContain('young man');
+      expect(wordErrorRate(reference, cut)).toBeLessThanOrEqual(wordErrorRate(reference, full) + 0.15);
+    },
+    60_000,
+  );
 });

@@ -1,9 +1,10 @@
 /** Registry entries for PocketSphinx (English, Debian packages pocketsphinx + pocketsphinx-en-us). */
-import type { EngineFactory } from '../../registry.js';
+import type { EngineContext, EngineFactory } from '../../registry.js';
 import type { VoiceActivityDetector } from '../../types.js';
 import { sileroVadFactory } from '../silero-vad.js';
 import { type DecoderOptions, DecoderPool, MODEL_DIR, modelsInstalled, pocketsphinxApi } from './native.js';
 import { PocketSphinxFileRecognizer } from './recognizers.js';
+import { streamModel } from './stream-model.js';
 import { PocketSphinxStreamingRecognizer } from './streaming.js';
 
 /**
@@ -22,12 +23,11 @@ interface Shared {
 let shared: Shared | null = null;
 
 /**
- * One decoder pool and VAD for both recognizers. The pool's decoders without glossary words
- * share language-model copies (`sharedLanguageModels`: ~45 MB a decoder instead of ~80 MB);
- * the two finals decoders read their own, so a live final never waits for another job's
- * decoding on a shared copy.
+ * One decoder pool and VAD for both recognizers. Stream decoders (live interims) load the cut
+ * stream model (stream-model.ts, ~32 MB a decoder instead of ~85 MB); when it cannot be
+ * built they load the full one, said once in the log.
  */
-async function resources(poolSize: number, options: DecoderOptions): Promise<Shared | { unavailable: string }> {
+async function resources(ctx: EngineContext): Promise<Shared | { unavailable: string }> {
   if (shared) return shared;
   if (!modelsInstalled())
     return { unavailable: 'PocketSphinx English models missing (Debian package pocketsphinx-en-us); run npm run setup' };
@@ -38,24 +38,27 @@ async function resources(poolSize: number, options: DecoderOptions): Promise<Sha
   }
   const vad = await sileroVadFactory.create({} as never);
   if ('unavailable' in vad) return vad;
+  const options = decoderOptions(ctx);
+  const poolSize = ctx.config.engines.pocketsphinxDecoders;
   shared = {
     pool: new DecoderPool(poolSize, MODEL_DIR, options),
-    finals: new DecoderPool(FINAL_DECODERS, MODEL_DIR, { ...options, sharedLanguageModels: 0 }),
+    finals: new DecoderPool(FINAL_DECODERS, MODEL_DIR, options),
     vad: vad as VoiceActivityDetector,
   };
   return shared;
 }
 
-function decoderOptions(engines: {
-  pocketsphinxStreamLookahead: number;
-  pocketsphinxSharedLms: number;
-  pocketsphinxStreamWords: number;
-}): DecoderOptions {
-  return {
-    streamLookahead: engines.pocketsphinxStreamLookahead,
-    sharedLanguageModels: engines.pocketsphinxSharedLms,
-    streamWords: engines.pocketsphinxStreamWords,
-  };
+function decoderOptions(ctx: EngineContext): DecoderOptions {
+  const { pocketsphinxStreamLookahead, pocketsphinxStreamVocabulary } = ctx.config.engines;
+  let model: DecoderOptions['streamModel'] = null;
+  if (pocketsphinxStreamVocabulary > 0) {
+    try {
+      model = streamModel(MODEL_DIR, pocketsphinxStreamVocabulary);
+    } catch (err) {
+      ctx.logger.warn({ err }, 'PocketSphinx stream model could not be built: live streams use the full model (more memory)');
+    }
+  }
+  return { streamLookahead: pocketsphinxStreamLookahead, streamModel: model };
 }
 
 export const pocketsphinxStreamingFactory: EngineFactory = {
@@ -64,8 +67,11 @@ export const pocketsphinxStreamingFactory: EngineFactory = {
   tier: 'builtin',
   summary: 'PocketSphinx en-US streaming recognition (Debian pocketsphinx), silero VAD endpoints',
   async create(ctx) {
-    const r = await resources(ctx.config.engines.pocketsphinxDecoders, decoderOptions(ctx.config.engines));
-    return 'unavailable' in r ? r : new PocketSphinxStreamingRecognizer(r.pool, r.finals, r.vad);
+    const r = await resources(ctx);
+    if ('unavailable' in r) return r;
+    // Live finals start at the first endpoint: their decoders are loaded now (~0.2 s each), not then.
+    await r.finals.preload('file', FINAL_DECODERS);
+    return new PocketSphinxStreamingRecognizer(r.pool, r.finals, r.vad);
   },
 };
 
@@ -75,7 +81,7 @@ export const pocketsphinxFileFactory: EngineFactory = {
   tier: 'builtin',
   summary: 'PocketSphinx en-US file recognition with word times, segmented by silero VAD',
   async create(ctx) {
-    const r = await resources(ctx.config.engines.pocketsphinxDecoders, decoderOptions(ctx.config.engines));
+    const r = await resources(ctx);
     return 'unavailable' in r ? r : new PocketSphinxFileRecognizer(r.pool, r.vad);
   },
 };

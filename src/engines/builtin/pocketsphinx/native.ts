@@ -1,12 +1,11 @@
 /**
  * PocketSphinx (Debian's libpocketsphinx 0.8/5-prealpha API) through koffi. Decoding calls
  * run on koffi's worker threads (`.async`), so recognition never blocks the event loop.
- * One decoder holds ~80 MB of models (~45 MB on a shared language model, language-models.ts)
- * and takes ~2 s to load: decoders are pooled and reused.
+ * A file decoder holds ~85 MB of models and takes ~0.2 s to load; a stream decoder on the
+ * cut stream model (stream-model.ts) ~32 MB. Decoders are pooled and reused.
  */
 import { existsSync } from 'node:fs';
 import koffi from 'koffi';
-import { LanguageModelLane } from './language-models.js';
 import { lmDictionary } from './lm-dictionary.js';
 
 export const MODEL_DIR = '/usr/share/pocketsphinx/model/en-us';
@@ -36,12 +35,6 @@ interface Api {
   ps_seg_frames: (seg: unknown, sf: number[], ef: number[]) => void;
   ps_add_word: (ps: unknown, word: string, phones: string, update: number) => number;
   ps_lookup_word: (ps: unknown, word: string) => string | null;
-  ps_set_lm: AsyncFn;
-  ps_set_search: (ps: unknown, name: string) => number;
-  ngram_model_read: AsyncFn;
-  ngram_model_free: (lm: unknown) => number;
-  logmath_init: (base: number, shift: number, useTable: number) => unknown;
-  err_set_logfp: (fp: unknown) => void;
 }
 
 let api: Api | null = null;
@@ -67,12 +60,6 @@ export function pocketsphinxApi(): Api {
     ps_seg_frames: lib.func('void ps_seg_frames(void *, _Out_ int *, _Out_ int *)'),
     ps_add_word: lib.func('int ps_add_word(void *, const char *, const char *, int)'),
     ps_lookup_word: lib.func('const char *ps_lookup_word(void *, const char *)'),
-    ps_set_lm: lib.func('int ps_set_lm(void *, const char *, void *)') as AsyncFn,
-    ps_set_search: lib.func('int ps_set_search(void *, const char *)'),
-    ngram_model_read: sb.func('void *ngram_model_read(void *, const char *, int, void *)') as AsyncFn,
-    ngram_model_free: sb.func('int ngram_model_free(void *)'),
-    logmath_init: sb.func('void *logmath_init(double, int, int)'),
-    err_set_logfp: sb.func('void err_set_logfp(void *)'),
   };
   return api;
 }
@@ -127,18 +114,15 @@ export const DECODER_SETTINGS: Record<DecoderProfile, readonly string[]> = {
   stream: ['-wbeam', '1e-20', '-maxhmmpf', '5000', '-fwdflat', 'no'],
 };
 
-/** Tunables an operator may change (engine settings). */
+/** Tunables an operator may change (engine settings), and the stream decoders' model. */
 export interface DecoderOptions {
   /** Phone-loop lookahead of stream decoders, in 10 ms frames (-pl_window). */
   streamLookahead?: number;
   /**
-   * Copies of the language model the pool's decoders of one profile share (0: every decoder
-   * reads its own). Decoding on a shared copy is serialized (language-models.ts), so about
-   * one copy per core keeps the cores busy.
+   * The language model and dictionary of stream decoders (interims only): the cut model of
+   * stream-model.ts. Without it they load the full ones, like file decoders.
    */
-  sharedLanguageModels?: number;
-  /** Words of stream decoders' dictionaries: the LM's most probable this many (0: all its words). */
-  streamWords?: number;
+  streamModel?: { lm: string; dict: string } | null;
 }
 
 /** The command-line arguments of a decoder of `profile`. */
@@ -160,57 +144,23 @@ export interface Vocabulary {
 
 export const NO_VOCABULARY: Vocabulary = { key: '', words: [] };
 
-/** The configuration (parsed command line) of a decoder of `profile`; the LM is left out when `withLm` is false. */
-function decoderConfig(modelDir: string, profile: DecoderProfile, options: DecoderOptions, withLm: boolean): unknown {
+/** The language model and dictionary a decoder of `profile` loads. */
+function modelFiles(modelDir: string, profile: DecoderProfile, options: DecoderOptions): { lm: string; dict: string } {
+  if (profile === 'stream' && options.streamModel) return options.streamModel;
+  return { lm: `${modelDir}/en-us.lm.bin`, dict: lmDictionary(modelDir) };
+}
+
+/** The configuration (parsed command line) of a decoder of `profile`. */
+function decoderConfig(modelDir: string, profile: DecoderProfile, options: DecoderOptions): unknown {
   const a = pocketsphinxApi();
-  const argv = [
-    '-hmm',
-    `${modelDir}/en-us`,
-    ...(withLm ? ['-lm', `${modelDir}/en-us.lm.bin`] : []),
-    '-dict',
-    lmDictionary(modelDir, profile === 'stream' ? (options.streamWords ?? 0) : 0),
-    '-logfn',
-    '/dev/null',
-    ...decoderArguments(profile, options),
-  ];
+  const { lm, dict } = modelFiles(modelDir, profile, options);
+  const argv = ['-hmm', `${modelDir}/en-us`, '-lm', lm, '-dict', dict, '-logfn', '/dev/null', ...decoderArguments(profile, options)];
   const config = a.cmd_ln_parse_r(null, a.ps_args(), argv.length, argv, 1);
   if (!config) throw new Error('pocketsphinx rejected its configuration');
   return config;
 }
 
-/**
- * Reads the language model once for decoders of `profile` to share. Its weights (-lw, -wip)
- * come from the profile's configuration, so only decoders of one profile share a copy.
- */
-export async function loadSharedLanguageModel(
-  modelDir = MODEL_DIR,
-  profile: DecoderProfile = 'stream',
-  options: DecoderOptions = {},
-): Promise<LanguageModelLane> {
-  const a = pocketsphinxApi();
-  const config = decoderConfig(modelDir, profile, options, false);
-  // Same log base and shift as every decoder's own logmath (-logbase 1.0001), so scores add up.
-  const lmath = a.logmath_init(1.0001, 0, 0);
-  // No decoder has set its log file (-logfn /dev/null) when the first copy is read: keep the
-  // library's progress lines off stderr.
-  a.err_set_logfp(null);
-  const model = await callAsync<unknown>(a.ngram_model_read, config, `${modelDir}/en-us.lm.bin`, 0 /* NGRAM_AUTO */, lmath);
-  if (!model) throw new Error('pocketsphinx could not read its language model');
-  return new LanguageModelLane(model);
-}
-
-/** Drops the reference the lane holds on its LM (each decoder's search holds one of its own); once only. */
-export function freeSharedLanguageModel(lane: LanguageModelLane): void {
-  if (!lane.model || lane.freed) return;
-  lane.freed = true;
-  void lane.exclusive(() => pocketsphinxApi().ngram_model_free(lane.model));
-}
-
-/**
- * One decoder: an utterance at a time. Every library call that can touch the language
- * model runs in the decoder's lane (language-models.ts): one at a time with the other
- * decoders of a shared LM, at once for a decoder with its own.
- */
+/** One decoder: an utterance at a time, its calls one after another (the caller's order). */
 export class PsDecoder {
   /** The vocabulary added to this decoder ('' when none). */
   vocabularyKey = '';
@@ -218,72 +168,36 @@ export class PsDecoder {
   private constructor(
     private readonly handle: unknown,
     readonly profile: DecoderProfile,
-    readonly lane: LanguageModelLane,
   ) {}
 
-  /**
-   * A decoder of `profile`. With `lane` it searches that lane's shared language model
-   * (and can never learn words); without, it reads its own. The caller counts the lane's
-   * users (free() uncounts).
-   */
-  static async create(
-    modelDir = MODEL_DIR,
-    profile: DecoderProfile = 'file',
-    options: DecoderOptions = {},
-    lane?: LanguageModelLane,
-  ): Promise<PsDecoder> {
-    const a = pocketsphinxApi();
-    const config = decoderConfig(modelDir, profile, options, !lane);
-    const handle = await callAsync<unknown>(a.ps_init, config);
+  static async create(modelDir = MODEL_DIR, profile: DecoderProfile = 'file', options: DecoderOptions = {}): Promise<PsDecoder> {
+    const config = decoderConfig(modelDir, profile, options);
+    const handle = await callAsync<unknown>(pocketsphinxApi().ps_init, config);
     if (!handle) throw new Error('pocketsphinx could not load its models');
-    if (!lane) return new PsDecoder(handle, profile, new LanguageModelLane());
-    try {
-      // Building the search reads the shared LM (and counts a reference on it): inside the lane.
-      await lane.exclusive(async () => {
-        if ((await callAsync<number>(a.ps_set_lm, handle, 'default', lane.model)) < 0) throw new Error('ps_set_lm failed');
-        if (a.ps_set_search(handle, 'default') < 0) throw new Error('ps_set_search failed');
-      });
-    } catch (err) {
-      a.ps_free(handle);
-      throw err;
-    }
-    return new PsDecoder(handle, profile, lane);
-  }
-
-  /** Whether this decoder searches a language model other decoders share (it cannot learn words). */
-  get sharesLanguageModel(): boolean {
-    return this.lane.shared;
+    return new PsDecoder(handle, profile);
   }
 
   /**
-   * Starts a new audio stream: resets the noise and cepstral-mean statistics carried from
-   * earlier audio, so one job's result never depends on what the decoder heard before.
-   * (Front end only: no language model involved.)
+   * Starts a new audio stream (the front end's noise statistics and frame count). A
+   * whole-utterance decode normalizes cepstra over the utterance itself (utterance.ts), so its
+   * result never depends on what the decoder heard before; a stream decoder's running
+   * cepstral mean carries over from its last use (only its interims depend on it).
    */
   startStream(): void {
     if (pocketsphinxApi().ps_start_stream(this.handle) < 0) throw new Error('ps_start_stream failed');
   }
 
-  /** Starts an utterance (the search flushes the LM's caches: inside the lane). */
-  startUtterance(): Promise<void> {
-    return this.lane.exclusive(() => {
-      if (pocketsphinxApi().ps_start_utt(this.handle) < 0) throw new Error('ps_start_utt failed');
-    });
+  async startUtterance(): Promise<void> {
+    if (pocketsphinxApi().ps_start_utt(this.handle) < 0) throw new Error('ps_start_utt failed');
   }
 
   /** Feeds samples (16 kHz s16 mono) on a worker thread. `fullUtterance` when the whole utterance is given at once. */
-  process(pcm: Int16Array, fullUtterance = false): Promise<void> {
-    return this.lane.exclusive(async () => {
-      const r = await callAsync<number>(pocketsphinxApi().ps_process_raw, this.handle, pcm, pcm.length, 0, fullUtterance ? 1 : 0);
-      if (r < 0) throw new Error('ps_process_raw failed');
-    });
+  async process(pcm: Int16Array, fullUtterance = false): Promise<void> {
+    const r = await callAsync<number>(pocketsphinxApi().ps_process_raw, this.handle, pcm, pcm.length, 0, fullUtterance ? 1 : 0);
+    if (r < 0) throw new Error('ps_process_raw failed');
   }
 
-  /**
-   * The current best hypothesis inside an utterance, filler words removed. Mid-utterance the
-   * library reads it from the decoder's own backpointer table (no language model lookup), so
-   * it needs no lane; after the end it would run the LM's best-path search: use finish().
-   */
+  /** The current best hypothesis inside an utterance, filler words removed. */
   hypothesis(): string {
     const h = pocketsphinxApi().ps_get_hyp(this.handle, [0]) ?? '';
     return h
@@ -292,25 +206,20 @@ export class PsDecoder {
       .join(' ');
   }
 
-  endUtterance(): Promise<void> {
-    return this.lane.exclusive(async () => {
-      await callAsync<number>(pocketsphinxApi().ps_end_utt, this.handle);
-    });
+  async endUtterance(): Promise<void> {
+    await callAsync<number>(pocketsphinxApi().ps_end_utt, this.handle);
   }
 
   /** Ends the utterance and returns its words (words()). */
-  finish(utteranceSamples: number): Promise<PsWord[]> {
-    return this.lane.exclusive(async () => {
-      await callAsync<number>(pocketsphinxApi().ps_end_utt, this.handle);
-      return this.words(utteranceSamples);
-    });
+  async finish(utteranceSamples: number): Promise<PsWord[]> {
+    await this.endUtterance();
+    return this.words(utteranceSamples);
   }
 
   /**
    * Words of the last utterance ("(2)" pronunciation variants folded), with frames from the
    * utterance start. This library version numbers frames across all utterances of a
    * decoder, so they are rebased: the last segment ends where the utterance's audio ends.
-   * Runs the best-path search over the LM: only inside the lane (finish()).
    */
   private words(utteranceSamples: number): PsWord[] {
     const a = pocketsphinxApi();
@@ -337,10 +246,9 @@ export class PsDecoder {
    * mean unigram probability (ps_add_word). Boosting that weight (adding the word to the
    * model first, with ngram_model_add_word) made this PocketSphinx version crash on real
    * speech with a few added words, so it is not done. The search is rebuilt once, after the
-   * last. Only for a decoder with its own LM: the words go into the LM itself.
+   * last. The words go into this decoder's own language model.
    */
   addVocabulary(vocabulary: Vocabulary): void {
-    if (this.sharesLanguageModel && vocabulary.words.length) throw new Error('a decoder on a shared language model cannot learn words');
     const a = pocketsphinxApi();
     const fresh = vocabulary.words.filter((w) => !this.knows(w.word));
     fresh.forEach((w, i) => {
@@ -350,16 +258,8 @@ export class PsDecoder {
     this.vocabularyKey = vocabulary.key;
   }
 
-  /** Frees the decoder (inside its lane: its search drops a reference on a shared LM). */
   free(): void {
-    if (!this.lane.shared) {
-      pocketsphinxApi().ps_free(this.handle);
-      return;
-    }
-    void this.lane.exclusive(() => {
-      pocketsphinxApi().ps_free(this.handle);
-    });
-    this.lane.users--;
+    pocketsphinxApi().ps_free(this.handle);
   }
 }
 
@@ -372,12 +272,10 @@ interface Waiter {
 
 /**
  * A small pool: decoders of both profiles are created on demand up to `size` in all and
- * reused by jobs of the same profile and vocabulary. A decoder with its own LM and no
- * vocabulary takes one on when a job needs it; after that it serves only that vocabulary.
- * With `sharedLanguageModels` > 0, decoders for jobs without a vocabulary search one of that
- * many shared LM copies per profile (the least used), read on first use; jobs with a
- * vocabulary get decoders with their own LM. When the pool is full and only unsuitable
- * decoders are idle, one of them is freed to make room (a decoder loads in about a second).
+ * reused by jobs of the same profile and vocabulary. A decoder without a vocabulary takes
+ * one on when a job needs it; after that it serves only that vocabulary. When the pool is
+ * full and only unsuitable decoders are idle, one of them is freed to make room (a decoder
+ * loads in a fraction of a second).
  */
 export class DecoderPool {
   private readonly idle: PsDecoder[] = [];
@@ -385,8 +283,6 @@ export class DecoderPool {
   /** Decoders alive or being loaded. */
   private created = 0;
   private closed = false;
-  /** Shared LM copies per profile (being read or read). */
-  private readonly lanes = new Map<DecoderProfile, Array<Promise<LanguageModelLane>>>();
 
   constructor(
     private readonly size: number,
@@ -428,6 +324,17 @@ export class DecoderPool {
     return this.create(profile, vocabulary);
   }
 
+  /**
+   * Loads decoders of `profile` until `count` are idle (at most the pool's size), so the
+   * first jobs do not wait for a load.
+   */
+  async preload(profile: DecoderProfile, count: number): Promise<void> {
+    const loading: Array<Promise<PsDecoder>> = [];
+    const idle = this.idle.filter((d) => d.profile === profile && d.vocabularyKey === '').length;
+    for (let i = idle; i < count && this.created < this.size; i++) loading.push(this.create(profile, NO_VOCABULARY));
+    for (const d of await Promise.all(loading)) this.release(d);
+  }
+
   release(d: PsDecoder): void {
     if (this.closed) {
       this.destroy(d);
@@ -459,7 +366,6 @@ export class DecoderPool {
     this.closed = true;
     for (const d of this.idle.splice(0)) this.destroy(d);
     for (const w of this.waiters.splice(0)) w.reject(new Error('pool closed'));
-    this.freeUnusedLanes();
   }
 
   /**
@@ -470,7 +376,7 @@ export class DecoderPool {
   private fits(d: PsDecoder, profile: DecoderProfile, vocabulary: Vocabulary): boolean {
     if (d.profile !== profile) return false;
     if (d.vocabularyKey === vocabulary.key) return true;
-    return d.vocabularyKey === '' && !d.sharesLanguageModel;
+    return d.vocabularyKey === '';
   }
 
   /** A fresh audio stream (noise and cepstral statistics reset) and the job's vocabulary. */
@@ -482,52 +388,19 @@ export class DecoderPool {
   private async create(profile: DecoderProfile, vocabulary: Vocabulary): Promise<PsDecoder> {
     this.created++;
     let d: PsDecoder | undefined;
-    let lane: LanguageModelLane | undefined;
     try {
-      lane = vocabulary.key ? undefined : await this.sharedLane(profile);
-      d = await PsDecoder.create(this.modelDir, profile, this.options, lane);
+      d = await PsDecoder.create(this.modelDir, profile, this.options);
       if (vocabulary.key) d.addVocabulary(vocabulary);
       return d;
     } catch (err) {
-      if (d) d.free();
-      else if (lane) lane.users--;
+      d?.free();
       this.created--;
       throw err;
     }
   }
 
-  /**
-   * The least used shared LM copy of `profile` (read on first use), counted as used by one
-   * more decoder; undefined when the pool shares none.
-   */
-  private async sharedLane(profile: DecoderProfile): Promise<LanguageModelLane | undefined> {
-    const copies = this.options.sharedLanguageModels ?? 0;
-    if (copies <= 0) return undefined;
-    const lanes = this.lanes.get(profile) ?? [];
-    this.lanes.set(profile, lanes);
-    if (lanes.length < copies) {
-      const reading = loadSharedLanguageModel(this.modelDir, profile, this.options);
-      lanes.push(reading);
-      reading.catch(() => lanes.splice(lanes.indexOf(reading), 1));
-    }
-    const ready = await Promise.all(lanes);
-    const lane = ready.reduce((best, l) => (l.users < best.users ? l : best));
-    lane.users++;
-    return lane;
-  }
-
   private destroy(d: PsDecoder): void {
     d.free();
     this.created--;
-    if (this.closed) this.freeUnusedLanes();
-  }
-
-  /** After close: frees the shared LMs no decoder uses any more. */
-  private freeUnusedLanes(): void {
-    for (const lanes of this.lanes.values()) {
-      void Promise.allSettled(lanes).then((read) => {
-        for (const r of read) if (r.status === 'fulfilled' && r.value.users === 0) freeSharedLanguageModel(r.value);
-      });
-    }
   }
 }

@@ -273,16 +273,15 @@ class PocketSphinxStream implements RecognizerStream {
 
   /**
    * New terms, for the finals; the stream decoder (interims) learns them only if it has no
-   * words of its own yet and its own language model: PocketSphinx allows only a few added
-   * words per decoder (vocabulary.ts), a decoder never forgets one, and a word added to a
-   * shared language model would reach every session sharing it (language-models.ts).
+   * words of its own yet: PocketSphinx allows only a few added words per decoder
+   * (vocabulary.ts) and a decoder never forgets one.
    */
   private takeVocabulary(): void {
     const next = this.nextVocabulary;
     if (!next) return;
     this.nextVocabulary = null;
     if (next.key === this.vocabulary.key) return;
-    if (this.decoder.vocabularyKey === '' && !this.decoder.sharesLanguageModel) this.decoder.addVocabulary(next);
+    if (this.decoder.vocabularyKey === '') this.decoder.addVocabulary(next);
     this.vocabulary = next;
   }
 

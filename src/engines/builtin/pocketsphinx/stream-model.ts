@@ -1,0 +1,73 @@
+/**
+ * The stream decoders' model (issue 14: memory per live session): the en-us language model
+ * cut to its most probable words (lm-prune.ts) and the dictionary cut to them.
+ *
+ * A live session holds one stream decoder for its interims; its finals are decoded again by
+ * the shared file decoders with the full model (streaming.ts), so the cut model never
+ * changes a final. Measured on this machine (jfk.flac and the four LibriVox clips streamed,
+ * 111 final words): 20,000 words, n-grams pruned at 1e-7 (488,529 bigrams and 363,176
+ * trigrams of 2,051,541 and 1,669,625; 6.6 MB file) make a stream decoder 31.7 MB instead of
+ * 84.8 MB (four decoders loaded, one jfk pass each), with the same share of final words seen
+ * in earlier interims (78.4 % both, words matched by alignment); 10,000 words lost 3.6
+ * points of that, a threshold of 3e-8 kept twice the n-grams for 38.1 MB and no gain.
+ *
+ * Built once per machine (about 10 s: `npm run setup` does it) and cached beside the cut
+ * dictionaries (derived-models.ts).
+ */
+import { existsSync, mkdirSync, mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import koffi from 'koffi';
+import { DERIVED_DIR, derivedModelPath, silenceSphinxLog } from './derived-models.js';
+import { lmDictionary } from './lm-dictionary.js';
+import { extractTrigramModel } from './lm-extract.js';
+import { pruneToArpa } from './lm-prune.js';
+
+/** Weighted-difference threshold of the n-grams kept (lm-prune.ts), chosen above. */
+const PRUNE_THRESHOLD = 1e-7;
+/** Bumped when the cutting changes, so a cached model of an earlier rule is not used. */
+const RULES_VERSION = 2;
+
+export interface StreamModel {
+  lm: string;
+  dict: string;
+}
+
+/**
+ * The stream model of `modelDir` keeping `vocabulary` words, built if missing (blocking: call
+ * at start-up). Throws when it cannot be built; the caller then uses the full model.
+ */
+export function streamModel(modelDir: string, vocabulary: number): StreamModel {
+  const full = `${modelDir}/en-us.lm.bin`;
+  const lm = derivedModelPath([full], `en-us-stream-r${RULES_VERSION}-w${vocabulary}-t${PRUNE_THRESHOLD}`, '.lm.bin');
+  if (!existsSync(lm)) buildStreamModel(full, lm, vocabulary);
+  return { lm, dict: lmDictionary(modelDir, lm) };
+}
+
+function buildStreamModel(fullLm: string, target: string, vocabulary: number): void {
+  const { arpa } = pruneToArpa(extractTrigramModel(fullLm), { vocabulary, threshold: PRUNE_THRESHOLD });
+  mkdirSync(DERIVED_DIR, { recursive: true });
+  const work = mkdtempSync(join(DERIVED_DIR, 'build-'));
+  try {
+    const arpaPath = join(work, 'stream.arpa');
+    writeFileSync(arpaPath, arpa);
+    // The library reads the ARPA text and writes its own binary (trie) format: quick to load.
+    silenceSphinxLog();
+    const sb = koffi.load('libsphinxbase.so.3');
+    const logmathInit = sb.func('void *logmath_init(double, int, int)');
+    const logmathFree = sb.func('int logmath_free(void *)');
+    const read = sb.func('void *ngram_model_read(void *, const char *, int, void *)');
+    const write = sb.func('int ngram_model_write(void *, const char *, int)');
+    const free = sb.func('int ngram_model_free(void *)');
+    const lmath = logmathInit(1.0001, 0, 0);
+    const model = read(null, arpaPath, 1 /* NGRAM_ARPA */, lmath);
+    if (!model) throw new Error('the cut language model was not readable');
+    const bin = join(work, 'stream.lm.bin');
+    const written = write(model, bin, 2 /* NGRAM_BIN */) as number;
+    free(model);
+    logmathFree(lmath);
+    if (written < 0) throw new Error('the cut language model could not be written');
+    renameSync(bin, target); // same folder tree: atomic
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+}

@@ -8,6 +8,7 @@ import { createFirstAccountIfEmpty } from './bootstrap/first-start.js';
 import { ConfigError, loadConfig, rolesWithoutBusProblem } from './config.js';
 import { createEngines, logRoleEngines } from './engines/index.js';
 import { createLogger } from './platform/logging.js';
+import { limitMallocArenas } from './platform/native-memory.js';
 import { installShutdown } from './platform/shutdown.js';
 
 async function main(): Promise<void> {
@@ -28,6 +29,7 @@ async function main(): Promise<void> {
     }
     throw err;
   }
+  limitMallocArenas(config.platform.mallocArenas);
   // Each role loads the engine kinds its routes and jobs use (src/engines/index.ts).
   const logger = createLogger(config.platform.logLevel);
   const engineLogger = logger.child({ component: 'engines' });

@@ -121,7 +121,7 @@ describe.skipIf(!modelsInstalled())('PocketSphinx decoder pool', () => {
   }, 30_000);
 
   it('stream decoders load the cut stream model, file decoders the full one; both learn glossary words', async () => {
-    const pool = new DecoderPool(3, MODEL_DIR, { streamModel: streamModel(MODEL_DIR, 20_000) });
+    const pool = new DecoderPool(3, MODEL_DIR, { streamModel: streamModel(MODEL_DIR, 15_000) });
     const vocabulary = { key: 'picovoice', words: [{ word: 'picovoice', phones: 'P IY K OW V OY S' }] };
     try {
       const stream = await pool.acquire('stream');
@@ -153,7 +153,7 @@ describe.skipIf(!modelsInstalled())('PocketSphinx decoder pool', () => {
         }
       };
       const full = await heard({});
-      const cut = await heard({ streamModel: streamModel(MODEL_DIR, 20_000) });
+      const cut = await heard({ streamModel: streamModel(MODEL_DIR, 15_000) });
       const reference = 'he was not an ill disposed young man';
       expect(full).toContain('young man');
       expect(cut).toContain('young man');

@@ -24,7 +24,7 @@ let shared: Shared | null = null;
 
 /**
  * One decoder pool and VAD for both recognizers. Stream decoders (live interims) load the cut
- * stream model (stream-model.ts, ~32 MB a decoder instead of ~85 MB); when it cannot be
+ * stream model (stream-model.ts, ~26 MB a decoder instead of ~85 MB); when it cannot be
  * built they load the full one, said once in the log.
  */
 async function resources(ctx: EngineContext): Promise<Shared | { unavailable: string }> {

@@ -2,7 +2,7 @@
  * PocketSphinx (Debian's libpocketsphinx 0.8/5-prealpha API) through koffi. Decoding calls
  * run on koffi's worker threads (`.async`), so recognition never blocks the event loop.
  * A file decoder holds ~85 MB of models and takes ~0.2 s to load; a stream decoder on the
- * cut stream model (stream-model.ts) ~32 MB. Decoders are pooled and reused.
+ * cut stream model (stream-model.ts) ~26 MB. Decoders are pooled and reused.
  */
 import { existsSync } from 'node:fs';
 import koffi from 'koffi';

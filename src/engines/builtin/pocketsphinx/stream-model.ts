@@ -4,12 +4,16 @@
  *
  * A live session holds one stream decoder for its interims; its finals are decoded again by
  * the shared file decoders with the full model (streaming.ts), so the cut model never
- * changes a final. Measured on this machine (jfk.flac and the four LibriVox clips streamed,
- * 111 final words): 20,000 words, n-grams pruned at 1e-7 (488,529 bigrams and 363,176
- * trigrams of 2,051,541 and 1,669,625; 6.6 MB file) make a stream decoder 31.7 MB instead of
- * 84.8 MB (four decoders loaded, one jfk pass each), with the same share of final words seen
- * in earlier interims (78.4 % both, words matched by alignment); 10,000 words lost 3.6
- * points of that, a threshold of 3e-8 kept twice the n-grams for 38.1 MB and no gain.
+ * changes a final. Measured on this machine (six decoders loaded, each decoding jfk at
+ * once; and jfk twice plus the four LibriVox clips streamed through the live recognizer, 111
+ * final words, for the share of final words an earlier interim showed, matched by
+ * alignment):
+ *   full model (72,547 words, 2.05 M bigrams, 1.67 M trigrams)   84.8 MB a decoder, 79.3 %
+ *   20,000 words, pruned at 1e-7 (499 k bigrams, 378 k trigrams)  30.8 MB, 79.3 %
+ *   15,000 words, pruned at 1e-7 (475 k bigrams, 377 k trigrams)  26.0 MB, 79.3 %
+ *   10,000 words, pruned at 1e-7                                   23.3 MB, 76.6 %
+ * (a threshold of 3e-8 kept twice the n-grams at 20,000 words for 6 MB more and no gain). The
+ * default is 15,000 (PARLEY_POCKETSPHINX_STREAM_VOCABULARY).
  *
  * Built once per machine (about 10 s: `npm run setup` does it) and cached beside the cut
  * dictionaries (derived-models.ts).

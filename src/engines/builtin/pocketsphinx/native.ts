@@ -35,6 +35,8 @@ interface Api {
   ps_seg_frames: (seg: unknown, sf: number[], ef: number[]) => void;
   ps_add_word: (ps: unknown, word: string, phones: string, update: number) => number;
   ps_lookup_word: (ps: unknown, word: string) => string | null;
+  ps_get_feat: (ps: unknown) => unknown;
+  cmn_live_update: (cmn: unknown) => void;
 }
 
 let api: Api | null = null;
@@ -60,6 +62,8 @@ export function pocketsphinxApi(): Api {
     ps_seg_frames: lib.func('void ps_seg_frames(void *, _Out_ int *, _Out_ int *)'),
     ps_add_word: lib.func('int ps_add_word(void *, const char *, const char *, int)'),
     ps_lookup_word: lib.func('const char *ps_lookup_word(void *, const char *)'),
+    ps_get_feat: lib.func('void *ps_get_feat(void *)'),
+    cmn_live_update: sb.func('void cmn_live_update(void *)'),
   };
   return api;
 }
@@ -234,6 +238,39 @@ export class PsDecoder {
     const lastFrame = Math.max(...all.map((w) => w.endFrame));
     const base = Math.max(0, lastFrame + 1 - Math.round(utteranceSamples / 160));
     return all.filter((w) => !isFiller(w.word)).map((w) => ({ ...w, startFrame: w.startFrame - base, endFrame: w.endFrame - base }));
+  }
+
+  /**
+   * The running cepstral mean of streaming decodes (sphinxbase's cmn_t: mean, var, sum
+   * pointers, then nframe and veclen, reached through feat_t.cmn_struct at byte 88 in
+   * Debian's 5prealpha). Null when the layout does not read back as expected (13 cepstra),
+   * so a library of another layout is never written to.
+   */
+  private cepstralStats(): { cmn: unknown; sum: unknown } | null {
+    const feat = pocketsphinxApi().ps_get_feat(this.handle);
+    if (!feat) return null;
+    const cmn = koffi.decode(feat, 88, 'void *');
+    if (!cmn || koffi.decode(cmn, 28, 'int32') !== 13) return null;
+    const nframe = koffi.decode(cmn, 24, 'int32') as number;
+    if (nframe < 0 || nframe > 100_000_000) return null;
+    return { cmn, sum: koffi.decode(cmn, 16, 'void *') };
+  }
+
+  /**
+   * Forgets the frames the running cepstral mean was summed from (the mean itself stays until
+   * the next update), so the next update is the mean of this stream's audio alone.
+   */
+  forgetCepstralHistory(): void {
+    const stats = this.cepstralStats();
+    if (!stats) return;
+    koffi.encode(stats.sum, 0, 'float', new Array(13).fill(0), 13);
+    koffi.encode(stats.cmn, 24, 'int32', 0);
+  }
+
+  /** Makes the running cepstral mean the mean of the frames summed so far (cmn_live_update). */
+  adoptCepstralMeanSoFar(): void {
+    const stats = this.cepstralStats();
+    if (stats && (koffi.decode(stats.cmn, 24, 'int32') as number) > 0) pocketsphinxApi().cmn_live_update(stats.cmn);
   }
 
   /** Whether the dictionary has `word` (its dictionary spelling). */

@@ -41,6 +41,11 @@ const ENDPOINT_SILENCE_MS = 400;
 const MAX_UTTERANCE_MS = 20_000;
 /** Audio kept before the current position while nobody speaks (the VAD dates a speech start back). */
 const KEEP_IN_SILENCE_MS = 2000;
+/**
+ * Speech heard before the stream decoder's cepstral mean is taken from this stream's own audio
+ * (primeCepstralMean); the audio before it is decoded again with that mean.
+ */
+const PRIME_AFTER_MS = 600;
 
 const CAPABILITIES = { languages: ['en'], streaming: true, interimResults: true, wordTimes: true, diarization: false };
 
@@ -108,6 +113,8 @@ class PocketSphinxStream implements RecognizerStream {
   private dropping = false;
   /** The last chunk was skipped (the utterance before the gap is already closed). */
   private inGap = false;
+  /** The stream decoder's cepstral mean comes from this stream's audio (primeCepstralMean). */
+  private cepstralPrimed = false;
 
   constructor(
     private decoder: PsDecoder,
@@ -118,7 +125,10 @@ class PocketSphinxStream implements RecognizerStream {
     private vocabulary: Vocabulary,
   ) {
     this.vadStream = vad.openStream();
-    this.enqueue(() => decoder.startUtterance());
+    this.enqueue(async () => {
+      decoder.forgetCepstralHistory();
+      await decoder.startUtterance();
+    });
     this.inUtterance = true;
   }
 
@@ -144,6 +154,8 @@ class PocketSphinxStream implements RecognizerStream {
         // Every endpoint the VAD found in this chunk closes an utterance, at the latest when the chunk ends.
         const last = at + PIECE_SAMPLES >= chunk.length;
         if (await this.takeEvents(events, last)) continue;
+        if (!this.cepstralPrimed && this.speechStartMs !== null && this.fedMs - this.speechStartMs >= PRIME_AFTER_MS)
+          await this.primeCepstralMean(this.speechStartMs);
         if (this.fedMs - this.utteranceStartMs >= MAX_UTTERANCE_MS) await this.finalize(this.speechSoFar(), true);
         else if (this.options.interimResults) this.interim();
       }
@@ -184,6 +196,28 @@ class PocketSphinxStream implements RecognizerStream {
       this.sinceInterimMs = 0;
       this.audio.dropBefore(this.fedMs - KEEP_IN_SILENCE_MS);
     });
+  }
+
+  /**
+   * The stream decoder's running cepstral mean starts from the model's default (or from
+   * whatever the pooled decoder heard last), far from most microphones: jfk's energy term is
+   * 62 against the default's 41, and its first utterance then came out as "and i got my alma
+   * mater" for "and so my fellow americans". The library updates that mean only when an
+   * utterance ends, so the first utterance of every stream was decoded with the wrong one.
+   * Once the first utterance has PRIME_AFTER_MS of speech, its audio so far (from the speech
+   * start, with the file path's pad) is fed again twice: once to sum its cepstra, then, with
+   * their mean adopted, to decode it. Costs about 2 x 1 s of stream decoding once per stream.
+   */
+  private async primeCepstralMean(speechStartMs: number): Promise<void> {
+    this.cepstralPrimed = true;
+    const pcm = this.audio.slice(Math.max(this.audio.startMs, speechStartMs - SEGMENT_PAD_MS), this.fedMs);
+    for (const adopt of [false, true]) {
+      if (adopt) this.decoder.adoptCepstralMeanSoFar();
+      else this.decoder.forgetCepstralHistory();
+      await this.decoder.endUtterance();
+      await this.decoder.startUtterance();
+      for (let at = 0; at < pcm.length; at += PIECE_SAMPLES) await this.decoder.process(pcm.subarray(at, at + PIECE_SAMPLES));
+    }
   }
 
   setTerms(terms: readonly string[]): void {
@@ -249,6 +283,8 @@ class PocketSphinxStream implements RecognizerStream {
    * and sends the utterance's speech to be decoded as its final.
    */
   private async finalize(speech: Speech | null, reopen: boolean): Promise<void> {
+    // An utterance's end updates the running mean from its frames: primed from here on.
+    if (speech) this.cepstralPrimed = true;
     if (this.inUtterance) await this.decoder.endUtterance();
     this.inUtterance = false;
     this.utteranceStartMs = this.fedMs;

@@ -129,6 +129,11 @@ describe.skipIf(!modelsInstalled())('PocketSphinx decoder pool', () => {
       expect(stream.knows('country')).toBe(true);
       expect(stream.knows('prudently')).toBe(false); // a rare word: interims lack it
       expect(file.knows('prudently')).toBe(true); // finals and files keep every word
+      const plain = new DecoderPool(1); // no stream model (PARLEY_POCKETSPHINX_STREAM_VOCABULARY=0, or it could not be built)
+      const full = await plain.acquire('stream');
+      expect(full.knows('prudently')).toBe(true);
+      plain.release(full);
+      plain.close();
       const taught = await pool.acquire('stream', undefined, vocabulary);
       expect(taught.knows('picovoice')).toBe(true);
       expect(stream.knows('picovoice')).toBe(false);

@@ -6,6 +6,7 @@
 import { existsSync, statSync } from 'node:fs';
 import koffi from 'koffi';
 import { describe, expect, it } from 'vitest';
+import { silenceSphinxLog } from '../../src/engines/builtin/pocketsphinx/derived-models.js';
 import { type NgramTables, pruneToArpa } from '../../src/engines/builtin/pocketsphinx/lm-prune.js';
 import { MODEL_DIR, modelsInstalled } from '../../src/engines/builtin/pocketsphinx/native.js';
 import { streamModel } from '../../src/engines/builtin/pocketsphinx/stream-model.js';
@@ -84,6 +85,7 @@ describe('pruning a language model to a vocabulary', () => {
 describe.skipIf(!modelsInstalled())('the stream model cut from en-us', () => {
   it('is a fifth of the full model, with 15,000 words, and normalized as the library scores it', () => {
     const model = streamModel(MODEL_DIR, 15_000);
+    silenceSphinxLog();
     expect(statSync(model.lm).size).toBeLessThan(statSync(`${MODEL_DIR}/en-us.lm.bin`).size / 3);
     expect(existsSync(model.dict)).toBe(true);
     const sb = koffi.load('libsphinxbase.so.3');

@@ -11,7 +11,7 @@ import { haveSharedAudio, JFK, JFK_TEXT, librivoxClips, SHARED_AUDIO } from '../
 const KEYWORDS = join(SHARED_AUDIO, 'multiple_keywords.wav');
 
 const ff = { ffmpegPath: 'ffmpeg' };
-const ctx = { config: { engines: { pocketsphinxDecoders: 2 } } } as never;
+const ctx = { config: { engines: { pocketsphinxDecoders: 2, pocketsphinxStreamVocabulary: 15_000 } } } as never;
 
 describe.skipIf(!haveSharedAudio())('built-in speech engines on real speech', () => {
   let vad: VoiceActivityDetector;
@@ -109,6 +109,26 @@ describe.skipIf(!haveSharedAudio())('built-in speech engines on real speech', ()
     // The same utterances, with the same words and times: finals are decoded from the audio.
     expect(large.map((r) => [r.text, r.startMs, r.endMs])).toEqual(small.map((r) => [r.text, r.startMs, r.endMs]));
   }, 300_000);
+
+  it("streaming: a long utterance shows the finals decoder's words before it ends (the utterance so far decoded again)", async () => {
+    // LibriVox 0870, one 7 s utterance. Its final begins "and mr john guess would have been";
+    // the stream decoder alone hears "to mister john dies ...", so "mr john guess" in an
+    // interim can only come from decoding the utterance so far with the file configuration.
+    const clip = librivoxClips().find((c) => c.path.endsWith('0870.wav'));
+    expect(clip).toBeDefined();
+    const pcm = toInt16((await decodeToPcm(clip!.path, ff)).samples);
+    const results: SttResult[] = [];
+    const s = await stream.open({ language: 'en-US', interimResults: true, onResult: (r) => results.push(r), onError: () => {} });
+    for (let i = 0; i < pcm.length; i += 1600) {
+      s.write(pcm.subarray(i, i + 1600));
+      await new Promise((r) => setTimeout(r, 100)); // real time: the refreshes land while the utterance goes on
+    }
+    await s.end();
+    const firstFinal = results.findIndex((r) => r.isFinal);
+    expect(results[firstFinal]!.text).toContain('mr john guess would have been');
+    const interims = results.slice(0, firstFinal).map((r) => r.text);
+    expect(interims.some((t) => t.includes('mr john guess'))).toBe(true);
+  }, 120_000);
 
   it('live finals are the file result of the same audio, the same on every run and for any chunk size', async () => {
     const fromFile = await file.transcribe(jfk, { language: 'en-US' });

@@ -7,8 +7,8 @@
  * gives the same results (bench:engines WER unchanged). Glossary words are added on top per job.
  */
 import { existsSync, readFileSync } from 'node:fs';
-import koffi from 'koffi';
 import { derivedModelPath, silenceSphinxLog, writeAtomically } from './derived-models.js';
+import { nativeLibrary } from './libraries.js';
 
 const cached = new Map<string, string>();
 
@@ -34,7 +34,7 @@ export function lmDictionary(modelDir: string, lmPath = `${modelDir}/en-us.lm.bi
 
 /** Dictionary lines whose word (variants "word(2)" folded) the language model knows. */
 function cut(dictPath: string, lmPath: string): string {
-  const sb = koffi.load('libsphinxbase.so.3');
+  const sb = nativeLibrary('libsphinxbase.so.3');
   const logmathInit = sb.func('void *logmath_init(double, int, int)');
   const logmathFree = sb.func('int logmath_free(void *)');
   const read = sb.func('void *ngram_model_read(void *, const char *, int, void *)');

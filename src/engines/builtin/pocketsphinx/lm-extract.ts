@@ -15,12 +15,13 @@
  */
 import koffi from 'koffi';
 import { silenceSphinxLog } from './derived-models.js';
+import { nativeLibrary } from './libraries.js';
 import type { NgramTables } from './lm-prune.js';
 
 const RAW_NGRAM_BYTES = 24;
 
 export function extractTrigramModel(lmPath: string): NgramTables {
-  const sb = koffi.load('libsphinxbase.so.3');
+  const sb = nativeLibrary('libsphinxbase.so.3');
   const logmathInit = sb.func('void *logmath_init(double, int, int)');
   const logmathFree = sb.func('int logmath_free(void *)');
   const toLog10 = sb.func('double logmath_log_float_to_log10(void *, float)');
@@ -30,7 +31,7 @@ export function extractTrigramModel(lmPath: string): NgramTables {
   const fill = sb.func(
     'void lm_trie_fill_raw_ngram(void *, void *, _Inout_ uint32_t *, uint32_t *, parley_node_range_t, uint32_t *, int, int, int)',
   );
-  const libcFree = koffi.load('libc.so.6').func('void free(void *)');
+  const libcFree = nativeLibrary('libc.so.6').func('void free(void *)');
 
   silenceSphinxLog();
   const lmath = logmathInit(1.0001, 0, 0);

@@ -6,6 +6,8 @@
  */
 import { existsSync } from 'node:fs';
 import koffi from 'koffi';
+import { silenceSphinxLog } from './derived-models.js';
+import { nativeLibrary } from './libraries.js';
 import { lmDictionary } from './lm-dictionary.js';
 
 export const MODEL_DIR = '/usr/share/pocketsphinx/model/en-us';
@@ -41,11 +43,21 @@ interface Api {
 
 let api: Api | null = null;
 
-/** Loads the library once; throws with a clear message when it is not installed. */
+/**
+ * Loads the library once; throws with a clear message when it is not installed. The library's
+ * output is turned off here for the whole process (silenceSphinxLog), instead of giving each
+ * decoder `-logfn /dev/null` as before: that option makes ps_init swap the library's one
+ * global log FILE and fclose the previous one, while decoders on other threads write to it
+ * (every utterance end logs its cepstral mean update) and another ps_init may close it too.
+ * CI saw "malloc(): smallbin double linked list corrupted" at start-up once two finals decoders
+ * were loaded at once; four concurrent ps_init with -logfn corrupted the heap within 3 rounds
+ * here, and none in 2 x 15 rounds without it.
+ */
 export function pocketsphinxApi(): Api {
   if (api) return api;
-  const lib = koffi.load('libpocketsphinx.so.3');
-  const sb = koffi.load('libsphinxbase.so.3');
+  const lib = nativeLibrary('libpocketsphinx.so.3');
+  const sb = nativeLibrary('libsphinxbase.so.3');
+  silenceSphinxLog();
   api = {
     ps_args: lib.func('void *ps_args()'),
     cmd_ln_parse_r: sb.func('void *cmd_ln_parse_r(void *, void *, int, const char **, int)'),
@@ -158,11 +170,14 @@ function modelFiles(modelDir: string, profile: DecoderProfile, options: DecoderO
 function decoderConfig(modelDir: string, profile: DecoderProfile, options: DecoderOptions): unknown {
   const a = pocketsphinxApi();
   const { lm, dict } = modelFiles(modelDir, profile, options);
-  const argv = ['-hmm', `${modelDir}/en-us`, '-lm', lm, '-dict', dict, '-logfn', '/dev/null', ...decoderArguments(profile, options)];
+  const argv = ['-hmm', `${modelDir}/en-us`, '-lm', lm, '-dict', dict, ...decoderArguments(profile, options)];
   const config = a.cmd_ln_parse_r(null, a.ps_args(), argv.length, argv, 1);
   if (!config) throw new Error('pocketsphinx rejected its configuration');
   return config;
 }
+
+/** The decoder initialization in progress (PsDecoder.create runs one at a time). */
+let initializing: Promise<void> = Promise.resolve();
 
 /** One decoder: an utterance at a time, its calls one after another (the caller's order). */
 export class PsDecoder {
@@ -175,10 +190,19 @@ export class PsDecoder {
   ) {}
 
   static async create(modelDir = MODEL_DIR, profile: DecoderProfile = 'file', options: DecoderOptions = {}): Promise<PsDecoder> {
-    const config = decoderConfig(modelDir, profile, options);
-    const handle = await callAsync<unknown>(pocketsphinxApi().ps_init, config);
-    if (!handle) throw new Error('pocketsphinx could not load its models');
-    return new PsDecoder(handle, profile);
+    // One initialization at a time: ps_init also touches the library's global state (logging,
+    // above); the ~0.2 s each takes is paid once per pooled decoder.
+    const run = initializing.then(async () => {
+      const config = decoderConfig(modelDir, profile, options);
+      const handle = await callAsync<unknown>(pocketsphinxApi().ps_init, config);
+      if (!handle) throw new Error('pocketsphinx could not load its models');
+      return new PsDecoder(handle, profile);
+    });
+    initializing = run.then(
+      () => {},
+      () => {},
+    );
+    return run;
   }
 
   /**
@@ -359,6 +383,20 @@ export class DecoderPool {
       this.destroy(other);
     }
     return this.create(profile, vocabulary);
+  }
+
+  /**
+   * An idle decoder for the job, only when more than `spare` suitable ones are idle (work that
+   * may be skipped must not take the last decoder a waiting job would need); null otherwise.
+   */
+  acquireIfIdle(profile: DecoderProfile, vocabulary: Vocabulary, spare: number): PsDecoder | null {
+    if (this.closed || this.waiters.length > 0) return null;
+    const suitable = this.idle.filter((d) => this.fits(d, profile, vocabulary));
+    if (suitable.length <= spare) return null;
+    const d = suitable[suitable.length - 1]!;
+    this.idle.splice(this.idle.indexOf(d), 1);
+    this.prepare(d, vocabulary);
+    return d;
   }
 
   /**

@@ -20,8 +20,8 @@
  */
 import { existsSync, mkdirSync, mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import koffi from 'koffi';
 import { DERIVED_DIR, derivedModelPath, silenceSphinxLog } from './derived-models.js';
+import { nativeLibrary } from './libraries.js';
 import { lmDictionary } from './lm-dictionary.js';
 import { extractTrigramModel } from './lm-extract.js';
 import { pruneToArpa } from './lm-prune.js';
@@ -56,7 +56,7 @@ function buildStreamModel(fullLm: string, target: string, vocabulary: number): v
     writeFileSync(arpaPath, arpa);
     // The library reads the ARPA text and writes its own binary (trie) format: quick to load.
     silenceSphinxLog();
-    const sb = koffi.load('libsphinxbase.so.3');
+    const sb = nativeLibrary('libsphinxbase.so.3');
     const logmathInit = sb.func('void *logmath_init(double, int, int)');
     const logmathFree = sb.func('int logmath_free(void *)');
     const read = sb.func('void *ngram_model_read(void *, const char *, int, void *)');

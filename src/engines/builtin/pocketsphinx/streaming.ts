@@ -46,6 +46,8 @@ const KEEP_IN_SILENCE_MS = 2000;
  * (primeCepstralMean); the audio before it is decoded again with that mean.
  */
 const PRIME_AFTER_MS = 600;
+/** How often the utterance so far is decoded again by a finals decoder (maybeRefresh); 0: never. */
+const REFRESH_EVERY_MS = Number(process.env.REFRESH_MS ?? 800);
 
 const CAPABILITIES = { languages: ['en'], streaming: true, interimResults: true, wordTimes: true, diarization: false };
 
@@ -115,6 +117,12 @@ class PocketSphinxStream implements RecognizerStream {
   private inGap = false;
   /** The stream decoder's cepstral mean comes from this stream's audio (primeCepstralMean). */
   private cepstralPrimed = false;
+  /** Counts closed utterances: a refresh of an utterance already closed is dropped. */
+  private utteranceSeq = 0;
+  private refreshing = false;
+  private lastRefreshMs = 0;
+  /** The latest refresh of the current utterance, and how many stream words it stands for. */
+  private refreshed: { seq: number; words: string[]; streamWords: number } | null = null;
 
   constructor(
     private decoder: PsDecoder,
@@ -157,7 +165,10 @@ class PocketSphinxStream implements RecognizerStream {
         if (!this.cepstralPrimed && this.speechStartMs !== null && this.fedMs - this.speechStartMs >= PRIME_AFTER_MS)
           await this.primeCepstralMean(this.speechStartMs);
         if (this.fedMs - this.utteranceStartMs >= MAX_UTTERANCE_MS) await this.finalize(this.speechSoFar(), true);
-        else if (this.options.interimResults) this.interim();
+        else if (this.options.interimResults) {
+          this.interim();
+          this.maybeRefresh();
+        }
       }
       if (!this.speaking) this.audio.dropBefore(this.fedMs - KEEP_IN_SILENCE_MS);
     });
@@ -254,9 +265,48 @@ class PocketSphinxStream implements RecognizerStream {
     return this.speaking ? { startMs: this.speechStartMs ?? this.utteranceStartMs, endMs: this.fedMs } : null;
   }
 
+  /**
+   * Interims from the stream decoder alone differ from the final on about a fifth of its words
+   * (one pass, no second pass or best path, a running cepstral mean): those words showed only
+   * with the final, seconds after they were spoken. So every REFRESH_EVERY_MS of speech the
+   * utterance so far is decoded as the final will be (file configuration) by an idle finals
+   * decoder, and later interims show that text followed by the stream decoder's newer words.
+   * Only while no final of this stream is pending and another finals decoder stays idle, so
+   * finals never wait for it; under load refreshes are simply skipped.
+   */
+  private maybeRefresh(): void {
+    if (REFRESH_EVERY_MS <= 0 || this.refreshing || this.finalsPending > 0 || !this.speaking || this.speechStartMs === null) return;
+    if (this.fedMs - Math.max(this.lastRefreshMs, this.speechStartMs) < REFRESH_EVERY_MS) return;
+    const decoder = this.finals.acquireIfIdle('file', this.vocabulary, 1);
+    if (!decoder) return;
+    this.refreshing = true;
+    this.lastRefreshMs = this.fedMs;
+    const seq = this.utteranceSeq;
+    const streamWords = this.decoder.hypothesis().split(' ').filter(Boolean).length;
+    const fromMs = Math.max(this.audio.startMs, this.speechStartMs - SEGMENT_PAD_MS);
+    const pcm = this.audio.slice(fromMs, this.fedMs);
+    void decodeUtterance(decoder, pcm, Math.round(fromMs))
+      .then((words) => {
+        // Shown from the stream's queue: the stream decoder is read between its decoding calls only.
+        this.enqueue(async () => {
+          if (seq !== this.utteranceSeq || !words.length) return;
+          this.refreshed = { seq, words: words.map((w) => w.text), streamWords };
+          this.interim();
+        });
+      })
+      .catch(() => {}) // a refresh is an improvement only: the final still comes
+      .finally(() => {
+        this.finals.release(decoder);
+        this.refreshing = false;
+      });
+  }
+
   private interim(): void {
     if (this.failed) return;
-    const text = this.decoder.hypothesis();
+    let text = this.decoder.hypothesis();
+    const refreshed = this.refreshed;
+    if (refreshed && refreshed.seq === this.utteranceSeq)
+      text = [...refreshed.words, ...text.split(' ').filter(Boolean).slice(refreshed.streamWords)].join(' ');
     if (!text || (text === this.lastInterim && this.sinceInterimMs < INTERIM_EVERY_MS)) return;
     this.lastInterim = text;
     this.sinceInterimMs = 0;
@@ -285,6 +335,9 @@ class PocketSphinxStream implements RecognizerStream {
   private async finalize(speech: Speech | null, reopen: boolean): Promise<void> {
     // An utterance's end updates the running mean from its frames: primed from here on.
     if (speech) this.cepstralPrimed = true;
+    this.utteranceSeq++;
+    this.refreshed = null;
+    this.lastRefreshMs = 0;
     if (this.inUtterance) await this.decoder.endUtterance();
     this.inUtterance = false;
     this.utteranceStartMs = this.fedMs;

@@ -56,6 +56,12 @@ export const engineSettings = defineSection({
     15_000,
     { min: 0, max: 200_000 },
   ),
+  pocketsphinxRefreshMs: settings.int(
+    'PARLEY_POCKETSPHINX_REFRESH_MS',
+    "While an English live utterance goes on, decode it so far again this often (ms of speech) with the finals' configuration and show those words in the interims: words the one-pass stream decoder got wrong are corrected before the final. Runs only on an idle finals decoder; 0 turns it off (less CPU).",
+    800,
+    { min: 0, max: 60_000 },
+  ),
   pocketsphinxStreamLookahead: settings.int(
     'PARLEY_POCKETSPHINX_STREAM_LOOKAHEAD',
     "Phone-loop lookahead of live PocketSphinx streams, in 10 ms frames. 0 shows an utterance's first words about 50 ms sooner; 5 (the library default) lets the same cores serve about twice as many live streams.",

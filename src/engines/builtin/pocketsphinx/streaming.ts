@@ -1,7 +1,9 @@
 /**
  * Live English recognition with PocketSphinx. Two decoders per utterance:
- * - the session's stream decoder (one pass, no lookahead) gives the interims as the audio
- *   arrives, decoding it in 100 ms pieces;
+ * - the session's stream decoder (one pass, no lookahead, the cut stream model) gives the
+ *   interims as the audio arrives, decoding it in 100 ms pieces; while an utterance goes on,
+ *   an idle finals decoder decodes the utterance so far every REFRESH_EVERY_MS and later
+ *   interims start with its words (maybeRefresh);
  * - at each VAD endpoint, the utterance's audio (the VAD segment with the file path's
  *   300 ms on each side) is decoded again by a decoder of the file configuration (cepstral
  *   mean over the whole utterance, second pass) from a small separate pool: that is the
@@ -46,8 +48,8 @@ const KEEP_IN_SILENCE_MS = 2000;
  * (primeCepstralMean); the audio before it is decoded again with that mean.
  */
 const PRIME_AFTER_MS = 600;
-/** How often the utterance so far is decoded again by a finals decoder (maybeRefresh); 0: never. */
-const REFRESH_EVERY_MS = Number(process.env.REFRESH_MS ?? 800);
+/** How often the utterance so far is decoded again by a finals decoder by default (maybeRefresh). */
+export const REFRESH_EVERY_MS = 800;
 
 const CAPABILITIES = { languages: ['en'], streaming: true, interimResults: true, wordTimes: true, diarization: false };
 
@@ -62,6 +64,8 @@ export class PocketSphinxStreamingRecognizer implements StreamingRecognizer {
     /** File-configuration decoders for the finals of all live streams. */
     private readonly finals: DecoderPool,
     private readonly vad: VoiceActivityDetector,
+    /** Speech between refreshes of the interims (maybeRefresh), ms; 0: none. */
+    private readonly refreshEveryMs = REFRESH_EVERY_MS,
     private readonly acquireTimeoutMs = 10_000,
   ) {}
 
@@ -73,7 +77,7 @@ export class PocketSphinxStreamingRecognizer implements StreamingRecognizer {
         throw new EngineError('stt_init_failed', 'all PocketSphinx decoders are busy', { retryable: true, engineId: this.id });
       throw err;
     });
-    return new PocketSphinxStream(decoder, this.pool, this.finals, this.vad, options, vocabulary);
+    return new PocketSphinxStream(decoder, this.pool, this.finals, this.vad, options, vocabulary, this.refreshEveryMs);
   }
 }
 
@@ -131,6 +135,7 @@ class PocketSphinxStream implements RecognizerStream {
     vad: VoiceActivityDetector,
     private readonly options: StreamingSttOptions,
     private vocabulary: Vocabulary,
+    private readonly refreshEveryMs: number,
   ) {
     this.vadStream = vad.openStream();
     this.enqueue(async () => {
@@ -268,15 +273,15 @@ class PocketSphinxStream implements RecognizerStream {
   /**
    * Interims from the stream decoder alone differ from the final on about a fifth of its words
    * (one pass, no second pass or best path, a running cepstral mean): those words showed only
-   * with the final, seconds after they were spoken. So every REFRESH_EVERY_MS of speech the
+   * with the final, seconds after they were spoken. So every refreshEveryMs of speech the
    * utterance so far is decoded as the final will be (file configuration) by an idle finals
    * decoder, and later interims show that text followed by the stream decoder's newer words.
    * Only while no final of this stream is pending and another finals decoder stays idle, so
    * finals never wait for it; under load refreshes are simply skipped.
    */
   private maybeRefresh(): void {
-    if (REFRESH_EVERY_MS <= 0 || this.refreshing || this.finalsPending > 0 || !this.speaking || this.speechStartMs === null) return;
-    if (this.fedMs - Math.max(this.lastRefreshMs, this.speechStartMs) < REFRESH_EVERY_MS) return;
+    if (this.refreshEveryMs <= 0 || this.refreshing || this.finalsPending > 0 || !this.speaking || this.speechStartMs === null) return;
+    if (this.fedMs - Math.max(this.lastRefreshMs, this.speechStartMs) < this.refreshEveryMs) return;
     const decoder = this.finals.acquireIfIdle('file', this.vocabulary, 1);
     if (!decoder) return;
     this.refreshing = true;

@@ -6,7 +6,7 @@
 import { existsSync, statSync } from 'node:fs';
 import koffi from 'koffi';
 import { describe, expect, it } from 'vitest';
-import { silenceSphinxLog } from '../../src/engines/builtin/pocketsphinx/derived-models.js';
+import { silenceSphinxLog } from '../../src/engines/builtin/pocketsphinx/libraries.js';
 import { type NgramTables, pruneToArpa } from '../../src/engines/builtin/pocketsphinx/lm-prune.js';
 import { MODEL_DIR, modelsInstalled } from '../../src/engines/builtin/pocketsphinx/native.js';
 import { streamModel } from '../../src/engines/builtin/pocketsphinx/stream-model.js';

@@ -8,7 +8,6 @@ import { createHash } from 'node:crypto';
 import { mkdirSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { nativeLibrary } from './libraries.js';
 
 export const DERIVED_DIR = join(tmpdir(), 'parley-pocketsphinx');
 
@@ -28,23 +27,4 @@ export function writeAtomically(target: string, data: string | Uint8Array): void
   const tmp = `${target}.${process.pid}.tmp`;
   writeFileSync(tmp, data);
   renameSync(tmp, target);
-}
-
-let silenced = false;
-
-/**
- * Turns sphinxbase's and PocketSphinx's output off for the process, once: the message callback
- * is removed (err_set_logfp(NULL) does not stop messages in this library version) and the
- * library's log FILE, which some code writes to directly (ps_init's dump of its settings), is
- * a /dev/null opened here and never closed. Decoders must not be given `-logfn`: ps_init then
- * swaps that one global FILE and fcloses the previous one while other threads may still write
- * to it (native.ts).
- */
-export function silenceSphinxLog(): void {
-  if (silenced) return;
-  const sb = nativeLibrary('libsphinxbase.so.3');
-  const devNull = nativeLibrary('libc.so.6').func('void *fopen(const char *, const char *)')('/dev/null', 'w');
-  if (devNull) sb.func('void err_set_logfp(void *)')(devNull);
-  sb.func('void err_set_callback(void *, void *)')(null, null);
-  silenced = true;
 }

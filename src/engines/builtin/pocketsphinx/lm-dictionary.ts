@@ -7,8 +7,8 @@
  * gives the same results (bench:engines WER unchanged). Glossary words are added on top per job.
  */
 import { existsSync, readFileSync } from 'node:fs';
-import { derivedModelPath, silenceSphinxLog, writeAtomically } from './derived-models.js';
-import { nativeLibrary } from './libraries.js';
+import { derivedModelPath, writeAtomically } from './derived-models.js';
+import { LM_FORMAT, nativeLibrary, withLanguageModel } from './libraries.js';
 
 const cached = new Map<string, string>();
 
@@ -35,25 +35,14 @@ export function lmDictionary(modelDir: string, lmPath = `${modelDir}/en-us.lm.bi
 /** Dictionary lines whose word (variants "word(2)" folded) the language model knows. */
 function cut(dictPath: string, lmPath: string): string {
   const sb = nativeLibrary('libsphinxbase.so.3');
-  const logmathInit = sb.func('void *logmath_init(double, int, int)');
-  const logmathFree = sb.func('int logmath_free(void *)');
-  const read = sb.func('void *ngram_model_read(void *, const char *, int, void *)');
-  const free = sb.func('int ngram_model_free(void *)');
   const wid = sb.func('int ngram_wid(void *, const char *)');
   const unknown = sb.func('int ngram_unknown_wid(void *)');
-  silenceSphinxLog();
-  const lmath = logmathInit(1.0001, 0, 0);
-  const lm = read(null, lmPath, 0 /* NGRAM_AUTO */, lmath);
-  if (!lm) throw new Error('language model not readable');
-  try {
+  return withLanguageModel(lmPath, LM_FORMAT.auto, (lm) => {
     const none = unknown(lm) as number;
     const wordOf = (line: string) => line.slice(0, line.indexOf(' ')).replace(/\(\d+\)$/, '');
     const keep = readFileSync(dictPath, 'utf8')
       .split('\n')
       .filter((line) => line && wid(lm, wordOf(line)) !== none);
     return `${keep.join('\n')}\n`;
-  } finally {
-    free(lm);
-    logmathFree(lmath);
-  }
+  });
 }

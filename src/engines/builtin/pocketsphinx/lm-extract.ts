@@ -14,30 +14,20 @@
  * another layout fails here, loudly, instead of giving a wrong model.
  */
 import koffi from 'koffi';
-import { silenceSphinxLog } from './derived-models.js';
-import { nativeLibrary } from './libraries.js';
+import { LM_FORMAT, nativeLibrary, withLanguageModel } from './libraries.js';
 import type { NgramTables } from './lm-prune.js';
 
 const RAW_NGRAM_BYTES = 24;
 
 export function extractTrigramModel(lmPath: string): NgramTables {
   const sb = nativeLibrary('libsphinxbase.so.3');
-  const logmathInit = sb.func('void *logmath_init(double, int, int)');
-  const logmathFree = sb.func('int logmath_free(void *)');
   const toLog10 = sb.func('double logmath_log_float_to_log10(void *, float)');
-  const read = sb.func('void *ngram_model_read(void *, const char *, int, void *)');
-  const free = sb.func('int ngram_model_free(void *)');
   koffi.struct('parley_node_range_t', { begin: 'uint32', end: 'uint32' });
   const fill = sb.func(
     'void lm_trie_fill_raw_ngram(void *, void *, _Inout_ uint32_t *, uint32_t *, parley_node_range_t, uint32_t *, int, int, int)',
   );
   const libcFree = nativeLibrary('libc.so.6').func('void free(void *)');
-
-  silenceSphinxLog();
-  const lmath = logmathInit(1.0001, 0, 0);
-  const lm = read(null, lmPath, 2 /* NGRAM_BIN */, lmath);
-  if (!lm) throw new Error(`language model not readable: ${lmPath}`);
-  try {
+  return withLanguageModel(lmPath, LM_FORMAT.binary, (lm, lmath) => {
     const order = koffi.decode(lm, 24, 'uint8') as number;
     if (order !== 3) throw new Error(`expected a trigram model, got order ${order}`);
     const counts = Uint32Array.from(koffi.decode(koffi.decode(lm, 8, 'void *'), 'uint32', 3) as ArrayLike<number>);
@@ -82,8 +72,5 @@ export function extractTrigramModel(lmPath: string): NgramTables {
       trigrams: tri.ids,
       trigramProb: tri.prob,
     };
-  } finally {
-    free(lm);
-    logmathFree(lmath);
-  }
+  });
 }

@@ -6,8 +6,7 @@
  */
 import { existsSync } from 'node:fs';
 import koffi from 'koffi';
-import { silenceSphinxLog } from './derived-models.js';
-import { nativeLibrary } from './libraries.js';
+import { nativeLibrary, silenceSphinxLog } from './libraries.js';
 import { lmDictionary } from './lm-dictionary.js';
 
 export const MODEL_DIR = '/usr/share/pocketsphinx/model/en-us';

@@ -20,8 +20,8 @@
  */
 import { existsSync, mkdirSync, mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { DERIVED_DIR, derivedModelPath, silenceSphinxLog } from './derived-models.js';
-import { nativeLibrary } from './libraries.js';
+import { DERIVED_DIR, derivedModelPath } from './derived-models.js';
+import { LM_FORMAT, nativeLibrary, withLanguageModel } from './libraries.js';
 import { lmDictionary } from './lm-dictionary.js';
 import { extractTrigramModel } from './lm-extract.js';
 import { pruneToArpa } from './lm-prune.js';
@@ -55,20 +55,9 @@ function buildStreamModel(fullLm: string, target: string, vocabulary: number): v
     const arpaPath = join(work, 'stream.arpa');
     writeFileSync(arpaPath, arpa);
     // The library reads the ARPA text and writes its own binary (trie) format: quick to load.
-    silenceSphinxLog();
-    const sb = nativeLibrary('libsphinxbase.so.3');
-    const logmathInit = sb.func('void *logmath_init(double, int, int)');
-    const logmathFree = sb.func('int logmath_free(void *)');
-    const read = sb.func('void *ngram_model_read(void *, const char *, int, void *)');
-    const write = sb.func('int ngram_model_write(void *, const char *, int)');
-    const free = sb.func('int ngram_model_free(void *)');
-    const lmath = logmathInit(1.0001, 0, 0);
-    const model = read(null, arpaPath, 1 /* NGRAM_ARPA */, lmath);
-    if (!model) throw new Error('the cut language model was not readable');
     const bin = join(work, 'stream.lm.bin');
-    const written = write(model, bin, 2 /* NGRAM_BIN */) as number;
-    free(model);
-    logmathFree(lmath);
+    const write = nativeLibrary('libsphinxbase.so.3').func('int ngram_model_write(void *, const char *, int)');
+    const written = withLanguageModel(arpaPath, LM_FORMAT.arpa, (model) => write(model, bin, LM_FORMAT.binary) as number);
     if (written < 0) throw new Error('the cut language model could not be written');
     renameSync(bin, target); // same folder tree: atomic
   } finally {

@@ -27,7 +27,7 @@
  * Memory per additional live session (issue 14, target at most 40 MB): server RSS peak while
  * 1 session streams, then while 9 stream at once; (peak9 - peak1) / 8. Decoders are loaded
  * first (start and stop), so each figure holds a whole level's decoders; the fixed costs
- * (finals decoders, shared language models) are in both and cancel out.
+ * (the two finals decoders, loaded when the recognizer is created) are in both and cancel out.
  *
  * Usage: npm run -s bench:realtime [-- --max 32 --passes 1 --modes single,multi_speaker,multi_channel4,memory]
  */
@@ -272,7 +272,7 @@ async function main(): Promise<void> {
   const work = mkdtempSync(join(tmpdir(), 'parley-bench-realtime-'));
   const { base, env } = await localServerEnv(join(work, 'data'), {
     PARLEY_STARTER_CREDIT: '1000000',
-    // Enough decoders that the pool is not the limit (each ~60 MB, loaded on first use).
+    // Enough decoders that the pool is not the limit (a live stream decoder ~26 MB, loaded on first use).
     PARLEY_POCKETSPHINX_DECODERS: String(Math.max(MODES.includes('multi_channel4') ? MAX_N * CHANNELS : MAX_N, MEMORY_SESSIONS + 1)),
   });
   const server = startServer(env);

@@ -5,7 +5,7 @@ import { sileroVadFactory } from '../silero-vad.js';
 import { type DecoderOptions, DecoderPool, MODEL_DIR, modelsInstalled, pocketsphinxApi } from './native.js';
 import { PocketSphinxFileRecognizer } from './recognizers.js';
 import { streamModel } from './stream-model.js';
-import { PocketSphinxStreamingRecognizer, REFRESH_EVERY_MS } from './streaming.js';
+import { PocketSphinxStreamingRecognizer } from './streaming.js';
 
 /**
  * Decoders (file configuration) that decode the finals of all live streams, apart from the
@@ -71,7 +71,7 @@ export const pocketsphinxStreamingFactory: EngineFactory = {
     if ('unavailable' in r) return r;
     // Live finals start at the first endpoint: their decoders are loaded now (~0.2 s each), not then.
     await r.finals.preload('file', FINAL_DECODERS);
-    return new PocketSphinxStreamingRecognizer(r.pool, r.finals, r.vad, ctx.config.engines.pocketsphinxRefreshMs ?? REFRESH_EVERY_MS);
+    return new PocketSphinxStreamingRecognizer(r.pool, r.finals, r.vad, ctx.config.engines.pocketsphinxRefreshMs);
   },
 };
 

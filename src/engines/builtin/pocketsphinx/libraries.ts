@@ -2,7 +2,7 @@
  * The native libraries PocketSphinx code calls through koffi, each loaded once and held for
  * the life of the process. A koffi library object that is garbage-collected may unload the
  * library, and sphinxbase's global state went with it: its messages came back on stderr after
- * a collection that followed silenceSphinxLog (derived-models.ts), and a decoder's or model's
+ * a collection that followed silenceSphinxLog (below), and a decoder's or model's
  * code must never be unloaded under it.
  */
 import koffi from 'koffi';

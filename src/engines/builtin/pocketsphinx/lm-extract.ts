@@ -19,13 +19,23 @@ import type { NgramTables } from './lm-prune.js';
 
 const RAW_NGRAM_BYTES = 24;
 
+/** lm_trie_fill_raw_ngram, declared once per process (koffi refuses a type name twice). */
+let fillRawNgrams: ReturnType<ReturnType<typeof nativeLibrary>['func']> | null = null;
+
+function trieWalker() {
+  if (!fillRawNgrams) {
+    koffi.struct('parley_node_range_t', { begin: 'uint32', end: 'uint32' });
+    fillRawNgrams = nativeLibrary('libsphinxbase.so.3').func(
+      'void lm_trie_fill_raw_ngram(void *, void *, _Inout_ uint32_t *, uint32_t *, parley_node_range_t, uint32_t *, int, int, int)',
+    );
+  }
+  return fillRawNgrams;
+}
+
 export function extractTrigramModel(lmPath: string): NgramTables {
   const sb = nativeLibrary('libsphinxbase.so.3');
   const toLog10 = sb.func('double logmath_log_float_to_log10(void *, float)');
-  koffi.struct('parley_node_range_t', { begin: 'uint32', end: 'uint32' });
-  const fill = sb.func(
-    'void lm_trie_fill_raw_ngram(void *, void *, _Inout_ uint32_t *, uint32_t *, parley_node_range_t, uint32_t *, int, int, int)',
-  );
+  const fill = trieWalker();
   const libcFree = nativeLibrary('libc.so.6').func('void free(void *)');
   return withLanguageModel(lmPath, LM_FORMAT.binary, (lm, lmath) => {
     const order = koffi.decode(lm, 24, 'uint8') as number;

@@ -394,7 +394,12 @@ export class DecoderPool {
     if (suitable.length <= spare) return null;
     const d = suitable[suitable.length - 1]!;
     this.idle.splice(this.idle.indexOf(d), 1);
-    this.prepare(d, vocabulary);
+    try {
+      this.prepare(d, vocabulary);
+    } catch {
+      this.destroy(d); // it could not take the vocabulary: not handed out, not kept
+      return null;
+    }
     return d;
   }
 

@@ -15,7 +15,7 @@
  * (a threshold of 3e-8 kept twice the n-grams at 20,000 words for 6 MB more and no gain). The
  * default is 15,000 (PARLEY_POCKETSPHINX_STREAM_VOCABULARY).
  *
- * Built once per machine (about 10 s: `npm run setup` does it) and cached beside the cut
+ * Built once per machine (about 8 s: `npm run setup` does it) and cached beside the cut
  * dictionaries (derived-models.ts).
  */
 import { existsSync, mkdirSync, mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';

@@ -49,7 +49,7 @@ const KEEP_IN_SILENCE_MS = 2000;
  */
 const PRIME_AFTER_MS = 600;
 /** How often the utterance so far is decoded again by a finals decoder by default (maybeRefresh). */
-export const REFRESH_EVERY_MS = 800;
+const REFRESH_EVERY_MS = 800;
 
 const CAPABILITIES = { languages: ['en'], streaming: true, interimResults: true, wordTimes: true, diarization: false };
 
@@ -64,7 +64,7 @@ export class PocketSphinxStreamingRecognizer implements StreamingRecognizer {
     /** File-configuration decoders for the finals of all live streams. */
     private readonly finals: DecoderPool,
     private readonly vad: VoiceActivityDetector,
-    /** Speech between refreshes of the interims (maybeRefresh), ms; 0: none. */
+    /** Speech between refreshes of the interims (maybeRefresh), ms; 0: none; unset: the default. */
     private readonly refreshEveryMs = REFRESH_EVERY_MS,
     private readonly acquireTimeoutMs = 10_000,
   ) {}
@@ -125,8 +125,8 @@ class PocketSphinxStream implements RecognizerStream {
   private utteranceSeq = 0;
   private refreshing = false;
   private lastRefreshMs = 0;
-  /** The latest refresh of the current utterance, and how many stream words it stands for. */
-  private refreshed: { seq: number; words: string[]; streamWords: number } | null = null;
+  /** The latest refresh of the current utterance (finalize clears it), and how many stream words it stands for. */
+  private refreshed: { words: string[]; streamWords: number } | null = null;
 
   constructor(
     private decoder: PsDecoder,
@@ -295,7 +295,7 @@ class PocketSphinxStream implements RecognizerStream {
         // Shown from the stream's queue: the stream decoder is read between its decoding calls only.
         this.enqueue(async () => {
           if (seq !== this.utteranceSeq || !words.length) return;
-          this.refreshed = { seq, words: words.map((w) => w.text), streamWords };
+          this.refreshed = { words: words.map((w) => w.text), streamWords };
           this.interim();
         });
       })
@@ -310,8 +310,7 @@ class PocketSphinxStream implements RecognizerStream {
     if (this.failed) return;
     let text = this.decoder.hypothesis();
     const refreshed = this.refreshed;
-    if (refreshed && refreshed.seq === this.utteranceSeq)
-      text = [...refreshed.words, ...text.split(' ').filter(Boolean).slice(refreshed.streamWords)].join(' ');
+    if (refreshed) text = [...refreshed.words, ...text.split(' ').filter(Boolean).slice(refreshed.streamWords)].join(' ');
     if (!text || (text === this.lastInterim && this.sinceInterimMs < INTERIM_EVERY_MS)) return;
     this.lastInterim = text;
     this.sinceInterimMs = 0;

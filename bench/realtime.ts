@@ -80,6 +80,8 @@ interface SessionResult {
   /** Per-word delays (ms), see the module comment: words matched by alignment, and by position. */
   wordDelays: number[];
   wordDelaysByPosition: number[];
+  /** Delays (aligned) of the words no interim showed: they appeared only with their final. */
+  onlyByFinal: number[];
 }
 
 /** One result message as the client saw it: its sentence, words (normalized) and arrival. */
@@ -123,7 +125,7 @@ async function ticket(base: string, key: string): Promise<string> {
 async function session(base: string, key: string, warmOnly = false, mode: Mode = 'single'): Promise<SessionResult> {
   const audio = mode === 'multi_channel4' ? pcm4 : pcm;
   const chunkBytes = mode === 'multi_channel4' ? CHUNK_BYTES * CHANNELS : CHUNK_BYTES;
-  const out: SessionResult = { latencies: [], finals: 0, errors: [], wordDelays: [], wordDelaysByPosition: [] };
+  const out: SessionResult = { latencies: [], finals: 0, errors: [], wordDelays: [], wordDelaysByPosition: [], onlyByFinal: [] };
   const seen: Seen[] = [];
   const ws = new WebSocket(`${base.replace('http', 'ws')}/ws`, [`ticket.${await ticket(base, key)}`]);
   const sentAt: number[] = []; // sentAt[i]: when the chunk ending at (i + 1) * CHUNK_MS of audio was sent
@@ -195,7 +197,7 @@ async function session(base: string, key: string, warmOnly = false, mode: Mode =
   await Promise.race([completedP, new Promise((r) => setTimeout(r, 60_000))]);
   ws.close();
   if (mode === 'single') {
-    out.wordDelays = wordDelays(seen, sentAt, alignedIndexes);
+    out.wordDelays = wordDelays(seen, sentAt, alignedIndexes, out.onlyByFinal);
     out.wordDelaysByPosition = wordDelays(seen, sentAt, samePositions);
   }
   return out;
@@ -231,14 +233,23 @@ function samePositions(interim: string[], final: string[]): Set<number> {
  * first appearance (by `match`) in a result of its sentence minus the send time of the chunk
  * holding its last sample.
  */
-function wordDelays(seen: Seen[], sentAt: number[], match: (interim: string[], final: string[]) => Set<number>): number[] {
+function wordDelays(
+  seen: Seen[],
+  sentAt: number[],
+  match: (interim: string[], final: string[]) => Set<number>,
+  onlyByFinal: number[] = [],
+): number[] {
   const delays: number[] = [];
   let next = 0; // index into the word timeline of all passes
   for (const f of seen.filter((r) => r.final)) {
     const first = new Map<number, number>();
+    const byInterim = new Set<number>();
     for (const r of seen) {
       if (r.sid !== f.sid || r.at > f.at) continue;
-      for (const k of match(r.words, f.words)) if (!first.has(k)) first.set(k, r.at);
+      for (const k of match(r.words, f.words)) {
+        if (!first.has(k)) first.set(k, r.at);
+        if (!r.final) byInterim.add(k);
+      }
     }
     for (const k of f.words.keys()) {
       const pass = Math.floor(next / fileWordEnds.length);
@@ -246,7 +257,9 @@ function wordDelays(seen: Seen[], sentAt: number[], match: (interim: string[], f
       next++;
       const sent = sentAt[Math.ceil(endMs / CHUNK_MS) - 1];
       const at = first.get(k);
-      if (sent !== undefined && at !== undefined) delays.push(at - sent);
+      if (sent === undefined || at === undefined) continue;
+      delays.push(at - sent);
+      if (!byInterim.has(k)) onlyByFinal.push(at - sent);
     }
   }
   return delays;
@@ -355,12 +368,13 @@ async function scan(mode: Mode, base: string, key: string, pid: number, baseline
       const lat = results.flatMap((r) => r.latencies).sort((a, b) => a - b);
       const words = results.flatMap((r) => r.wordDelays).sort((a, b) => a - b);
       const byPosition = results.flatMap((r) => r.wordDelaysByPosition).sort((a, b) => a - b);
+      const onlyByFinal = results.flatMap((r) => r.onlyByFinal).sort((a, b) => a - b);
       const errors = results.flatMap((r) => r.errors).filter((e) => e !== 'stt_silence_warning');
       const p95 = percentile(lat, 95);
       const ok = errors.length === 0 && lat.length > 0 && p95 < TARGET_P95_MS;
       const perSession = (peak - Math.min(before, baseline)) / n;
       console.log(
-        `${mode} N=${String(n).padStart(2)}: interim latency p50 ${percentile(lat, 50).toFixed(0)} ms, p95 ${p95.toFixed(0)} ms, max ${(lat.at(-1) ?? Number.NaN).toFixed(0)} ms over ${lat.length} interims, ${results.reduce((s, r) => s + r.finals, 0)} finals; per-word delay p50 ${percentile(words, 50).toFixed(0)} ms, p95 ${percentile(words, 95).toFixed(0)} ms over ${words.length} words (by position: p50 ${percentile(byPosition, 50).toFixed(0)} ms, p95 ${percentile(byPosition, 95).toFixed(0)} ms); server RSS peak ${mb(peak)} MB (${mb(perSession)} MB/session); load ${loadavg()[0]!.toFixed(2)}${errors.length ? `; errors: ${[...new Set(errors)].join(', ')}` : ''}${ok ? '' : '  <- over target'}`,
+        `${mode} N=${String(n).padStart(2)}: interim latency p50 ${percentile(lat, 50).toFixed(0)} ms, p95 ${p95.toFixed(0)} ms, max ${(lat.at(-1) ?? Number.NaN).toFixed(0)} ms over ${lat.length} interims, ${results.reduce((s, r) => s + r.finals, 0)} finals; per-word delay p50 ${percentile(words, 50).toFixed(0)} ms, p95 ${percentile(words, 95).toFixed(0)} ms over ${words.length} words, ${onlyByFinal.length} of them shown first by their final (their p50 ${percentile(onlyByFinal, 50).toFixed(0)} ms) (by position: p50 ${percentile(byPosition, 50).toFixed(0)} ms, p95 ${percentile(byPosition, 95).toFixed(0)} ms); server RSS peak ${mb(peak)} MB (${mb(perSession)} MB/session); load ${loadavg()[0]!.toFixed(2)}${errors.length ? `; errors: ${[...new Set(errors)].join(', ')}` : ''}${ok ? '' : '  <- over target'}`,
       );
       // The machine is shared: one level over target may be noise, two in a row end the run.
       if (!ok) {

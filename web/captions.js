@@ -225,6 +225,8 @@ export class Captions {
   /** Applies a caption or speaker event; returns whether anything shown changed. */
   apply(name, d) {
     if (name === 'origin') {
+      // A final of empty text withdraws a sentence that came to nothing.
+      if (d.is_final !== false && !d.text) return this.bySid.delete(d.sid);
       const e = this.entry(d.sid);
       // A late interim never overwrites the final text.
       if (e.final && d.is_final === false) return false;

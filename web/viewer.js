@@ -310,7 +310,9 @@ function onEvent(name, d) {
       break;
     default:
       if (captions.apply(name, d)) {
-        if (name === 'origin' || name === 'translation') renderEntry(captions.bySid.get(d.sid));
+        const e = name === 'origin' || name === 'translation' ? captions.bySid.get(d.sid) : undefined;
+        // A withdrawn sentence (gone from the store) leaves the page with the rest redrawn.
+        if (e) renderEntry(e);
         else renderAll();
       }
   }

@@ -291,7 +291,9 @@ export class BroadcastHost {
         is_final: o.is_final,
       };
       if (diarized) data.speaker_id = o.speaker_id;
-      if (o.is_final) {
+      if (o.is_final && o.text === '')
+        this.interims.finalOrigin(o.sid); // withdrawn: no caption
+      else if (o.is_final) {
         const at = new Date(this.recordingStart + secondsOf(o.start_time) * 1000);
         this.finals.set(o.sid, { text: o.text, speakerId: o.speaker_id, at });
         if (this.finals.size > 100) this.finals.delete(this.finals.keys().next().value as number);

@@ -23,7 +23,7 @@ import { registerSinkRoutes } from './sinks/routes.js';
 import { SinkService } from './sinks/service.js';
 import { CaptionSinkStore } from './sinks/store.js';
 import { BroadcastStore } from './store.js';
-import { isInterimCaption, VIEWER_REPLAY_RETAIN, type ViewerEvent, viewerTopic } from './viewer-events.js';
+import { isInterimCaption, isWithdrawnCaption, VIEWER_REPLAY_RETAIN, type ViewerEvent, viewerTopic } from './viewer-events.js';
 import { ViewerService, type VoiceSummary } from './viewer-service.js';
 import { registerViewerStream } from './viewer-stream.js';
 
@@ -70,7 +70,7 @@ const INTERIM_TRANSLATION_MS = 700;
 
 /** Interim captions are superseded, audio and sentence errors are for who watches now: none is kept for late joiners. */
 function notReplayed(event: ViewerEvent): boolean {
-  return isInterimCaption(event) || event.event === 'tts_ready' || event.event === 'error';
+  return isInterimCaption(event) || isWithdrawnCaption(event) || event.event === 'tts_ready' || event.event === 'error';
 }
 
 export function createBroadcastsModule(d: BroadcastsModuleDeps): BroadcastsModule {

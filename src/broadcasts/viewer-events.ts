@@ -48,3 +48,8 @@ export function sentenceErrorEvent(
 export function isInterimCaption(e: BroadcastViewerEvent): boolean {
   return (e.event === 'origin' || e.event === 'translation') && e.data.is_final === false;
 }
+
+/** A final origin of empty text: the sentence was withdrawn (stream/events.ts isWithdrawal); nothing for late joiners. */
+export function isWithdrawnCaption(e: BroadcastViewerEvent): boolean {
+  return e.event === 'origin' && e.data.is_final === true && e.data.text === '';
+}

@@ -91,6 +91,15 @@ export interface SttResult {
   detectedLanguage?: string;
   /** The input channel the result was heard on (copied from the open options; see streaming/labels.ts). */
   channel?: number;
+  /**
+   * The utterance (sentence) this result belongs to, counting from 0 in a stream. A recognizer
+   * that numbers its utterances may send interims of the next utterance before the previous
+   * one's final (its finals still come in utterance order, and an earlier utterance's first
+   * result comes before a later one's), and says with a final of empty text that an utterance
+   * it showed interims of came to nothing. Without it, results are in utterance order: a final
+   * closes the sentence its interims began.
+   */
+  utterance?: number;
 }
 
 export interface StreamingSttOptions {

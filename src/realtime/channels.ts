@@ -8,13 +8,9 @@
  */
 import type { RecognizerStream } from '../engines/types.js';
 import { ChannelCooldown, type ChannelSpec } from './channel-spec.js';
+import { type Lane, newLane } from './sentence-ids.js';
 
 const SAMPLES_PER_MS = 16;
-
-/** Where one recognizer's sentences are numbered: an utterance keeps the sid its first result got. */
-export interface Lane {
-  sid: number | null;
-}
 
 /** Opens the recognizer of a channel whose results start at `offsetMs` of the recording. */
 export type OpenChannel = (spec: ChannelSpec, offsetMs: number, lane: Lane) => Promise<RecognizerStream>;
@@ -78,7 +74,7 @@ export class ChannelSet {
   }
 
   async add(spec: ChannelSpec): Promise<void> {
-    const lane: Lane = { sid: null };
+    const lane = newLane();
     const stream = await this.open(spec, this.positionMs, lane);
     // A wider frame from now on: a partial frame of the old layout is dropped.
     if (spec.channelId > this.width) this.carry = new Int16Array(0);
@@ -109,7 +105,7 @@ export class ChannelSet {
       try {
         await old?.end();
         c.spec = { ...c.spec, language };
-        c.lane = { sid: null };
+        c.lane = newLane();
         const next = await this.open(c.spec, at, c.lane);
         for (const chunk of c.pending ?? []) next.write(chunk);
         if (this.channels.get(id) === c) c.stream = next;

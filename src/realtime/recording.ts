@@ -22,7 +22,7 @@ import type { SessionPublisher, SessionStreams } from '../stream/session-streams
 import type { SpeakerEditPlan, SpeakerSnapshot } from '../tasks/speakers/rules.js';
 import type { SentenceInput, TranslationInput } from '../tasks/store.js';
 import type { ChannelSpec } from './channel-spec.js';
-import { ChannelSet, type Lane } from './channels.js';
+import { ChannelSet } from './channels.js';
 import type { ConversationSpeaker } from './conversation.js';
 import { type FinalizeDeps, type FinishKind, finalizeRecording, summaryRequestOf } from './finalize.js';
 import { downloadSegments, SegmentWriter, segmentPrefix } from './live/segments.js';
@@ -30,6 +30,7 @@ import type { OwnerState, RecordingSnapshot } from './live/snapshot.js';
 import { type EndState, type LiveRecordingStore, type LiveRow, tokenHash } from './live/store.js';
 import { LiveSpeakers } from './live-speakers.js';
 import type { RecordingSidecar } from './recover.js';
+import { keyOf, type Lane, newLane, SentenceIds } from './sentence-ids.js';
 import type { StartRequest } from './start.js';
 import { wavHeader } from './wav.js';
 
@@ -116,7 +117,7 @@ export class Recording {
   /** An odd trailing byte of a PCM chunk, joined with the next chunk (samples stay aligned). */
   private carry: Buffer | null = null;
   // Sentence ids start at 1 (the TTS stream's default `sid` 1 is the first sentence).
-  private sid = 1;
+  private sids = new SentenceIds(1);
   readonly sentences: SentenceInput[] = [];
   /** Per target language, per sid (a retranslation replaces the entry). */
   readonly translations = new Map<string, Map<number, TranslationInput>>();
@@ -264,7 +265,9 @@ export class Recording {
 
   /**
    * Results of a stream are relative to its own start: `offset` is where it begins in the
-   * recording. A stream with its own `lane` numbers its utterances itself (several streams at once).
+   * recording. A stream with its own `lane` numbers its sentences apart from the others (several
+   * streams at once); main streams (one at a time) share the lane of unnumbered utterances, so a
+   * sentence a replaced stream left open is taken on by its successor.
    */
   private async openStream(
     language: string,
@@ -281,6 +284,7 @@ export class Recording {
     });
     if (!selected.ok) throw refusalError('stt_init_failed', selected.refusal, { variant: 'websocket', details: { language } });
     const recognizer = selected.engine;
+    const sentences = lane ?? newLane('main');
     try {
       return await openLabelled(recognizer, {
         ...labels,
@@ -288,7 +292,7 @@ export class Recording {
         ...(languages ? { languages } : {}),
         interimResults: true,
         terms: this.terms(language),
-        onResult: (r) => this.onResult(language, offset, r, lane),
+        onResult: (r) => this.onResult(language, offset, r, sentences),
         onError: (err) => {
           this.deps.logger.error({ err }, 'recognizer failed');
           this.deps.error(new AppError('stt_connection_lost', { variant: 'websocket', details: { language } }));
@@ -408,8 +412,11 @@ export class Recording {
       });
   }
 
-  private onResult(language: string, offsetMs: number, r: SttResult, lane?: Lane): void {
-    if (!r.text.trim()) return;
+  private onResult(language: string, offsetMs: number, r: SttResult, lane: Lane): void {
+    if (!r.text.trim()) {
+      if (r.isFinal) this.withdraw(language, offsetMs, r, lane);
+      return;
+    }
     if (!this.speakers || r.speakerId !== undefined) {
       this.deliver(language, offsetMs, r, lane);
       return;
@@ -451,7 +458,18 @@ export class Recording {
     }
   }
 
-  private deliver(streamLanguage: string, offsetMs: number, r: SttResult, lane?: Lane): void {
+  /**
+   * An utterance came to nothing (an empty final): a sentence it showed interims of, that a
+   * later sentence already follows, gets a final of empty text so every screen drops it; it is
+   * not part of the transcript.
+   */
+  private withdraw(language: string, offsetMs: number, r: SttResult, lane: Lane): void {
+    const sid = this.sids.withdraw(keyOf(lane, r));
+    if (sid === null) return;
+    this.publishResult(sid, language, offsetMs, { ...r, text: '' }, '');
+  }
+
+  private deliver(streamLanguage: string, offsetMs: number, r: SttResult, lane: Lane): void {
     if (!r.text.trim()) return;
     // multi_language: the utterance is in the language the recognizer heard (one of the start's).
     const language = this.candidateLanguages && r.detectedLanguage ? r.detectedLanguage : streamLanguage;
@@ -459,10 +477,18 @@ export class Recording {
     const glossary = this.glossary;
     // Readable (capitals, glossary terms as written, punctuation) before anyone sees or translates it.
     const text = readableText(r, language, { rewrite: glossary ? (t) => applyGlossary(t, language, glossary) : undefined });
-    // Several streams at once (channels): an utterance keeps the sid its first result took.
-    if (lane && lane.sid === null) lane.sid = this.sid++;
-    const sid = lane ? (lane.sid as number) : this.sid;
+    const key = keyOf(lane, r);
+    const sid = this.sids.of(key);
     const startMs = offsetMs + r.startMs;
+    this.publishResult(sid, language, offsetMs, r, text);
+    if (!r.isFinal) return;
+    this.sids.close(key);
+    this.sentences.push({ sid, origin: text, startMs, endMs: offsetMs + r.endMs, language, speakerId: this.speakerOf(r.speakerId) });
+    if (this.start.realtimeTranslation)
+      for (const to of this.targetsOf(language, r.speakerId)) this.track(this.translate(sid, text, language, to));
+  }
+
+  private publishResult(sid: number, language: string, offsetMs: number, r: SttResult, text: string): void {
     this.events.publish({
       event: 'result',
       data: {
@@ -473,19 +499,13 @@ export class Recording {
           is_final: r.isFinal,
           speaker_id: this.speakerOf(r.speakerId),
           detected_language: r.detectedLanguage ?? null,
-          start_time: mmss(startMs),
+          start_time: mmss(offsetMs + r.startMs),
           // Extension: the audio position (ms from the recording's start) the result covers up to.
           end_ms: offsetMs + r.endMs,
           ...(r.channel !== undefined ? { channel_id: r.channel } : {}),
         },
       },
     });
-    if (!r.isFinal) return;
-    if (lane) lane.sid = null;
-    else this.sid++;
-    this.sentences.push({ sid, origin: text, startMs, endMs: offsetMs + r.endMs, language, speakerId: this.speakerOf(r.speakerId) });
-    if (this.start.realtimeTranslation)
-      for (const to of this.targetsOf(language, r.speakerId)) this.track(this.translate(sid, text, language, to));
   }
 
   /** Conversation: results of a stream carry the speaker who was speaking when it opened. */
@@ -709,7 +729,7 @@ export class Recording {
       language: this.language,
       summary: this.summary,
       glossary: this.sessionGlossary,
-      nextSid: this.sid,
+      nextSid: this.sids.nextSid,
       sentences: this.sentences,
       translations: Object.fromEntries([...this.translations].map(([lang, m]) => [lang, [...m.values()]])),
       speakerLabels: this.speakerLabels,
@@ -766,7 +786,7 @@ export class Recording {
     this.taskId = row.task_id;
     this.usageId = row.usage_id;
     this.minutesCharged = snap.minutesCharged;
-    this.sid = snap.nextSid;
+    this.sids = new SentenceIds(snap.nextSid);
     this.sentences.push(...snap.sentences);
     for (const [lang, list] of Object.entries(snap.translations)) this.translations.set(lang, new Map(list.map((t) => [t.sid, t])));
     this.speakerLabels = { ...snap.speakerLabels };

@@ -88,6 +88,14 @@ export function isInterim(e: SessionEventBody): boolean {
   return e.event === 'result' && !e.data.origin.is_final;
 }
 
+/**
+ * A final of empty text: the recognizer withdrew a sentence it showed interims of (it came to
+ * nothing). Screens drop the sentence; a late joiner, who never saw it, does not get it.
+ */
+export function isWithdrawal(e: SessionEventBody): boolean {
+  return e.event === 'result' && e.data.origin.is_final && e.data.origin.text === '';
+}
+
 /** The event that ends a session's stream. */
 export function isEnd(e: SessionEventBody): boolean {
   return e.event === 'status' && e.data.status === 'ended';

@@ -45,7 +45,9 @@ export function applyCaptionEvent(captions: Map<number, Caption>, e: LiveEvent):
     // The first final of a sid counts (sids may repeat in the transcript).
     if (before?.final) return null;
     const next = new Map(captions);
-    next.set(o.sid, { sid: o.sid, text: o.text, final: o.is_final, speaker: o.speaker_id, translations: before?.translations ?? {} });
+    // A final of empty text withdraws a sentence that came to nothing.
+    if (o.is_final && !o.text) next.delete(o.sid);
+    else next.set(o.sid, { sid: o.sid, text: o.text, final: o.is_final, speaker: o.speaker_id, translations: before?.translations ?? {} });
     return next;
   }
   if (e.action === 'translation') {

@@ -9,8 +9,11 @@
  *   mean over the whole utterance, second pass) from a small separate pool: that is the
  *   final. So a live final is the file result of the same audio, and the same audio gives
  *   the same final on every run, whatever the decoders heard before.
- * The stream decoder goes on with the next utterance meanwhile; its interims wait until the
- * previous final is out, so results always arrive in utterance order.
+ * The stream decoder goes on with the next utterance meanwhile and its interims go out at once,
+ * numbered by utterance (SttResult.utterance), while the previous final is still decoded. Only
+ * when an utterance that showed no interim waits for its final do the next one's interims wait
+ * too: an utterance's first result always comes before the next one's (sentence numbers follow
+ * the speech).
  */
 import { EngineError } from '../../errors.js';
 import type {
@@ -103,9 +106,11 @@ class PocketSphinxStream implements RecognizerStream {
   private speaking = false;
   private sinceInterimMs = 0;
   private lastInterim = '';
-  /** Finals being decoded, delivered in order; interims wait behind them. */
+  /** Finals being decoded, delivered in order. */
   private finalsChain: Promise<void> = Promise.resolve();
   private finalsPending = 0;
+  /** Pending finals of utterances that showed no interim: interims wait behind them (heldInterim). */
+  private unshownPending = 0;
   private heldInterim: SttResult | null = null;
   /** Terms from setTerms, taken on at the next utterance. */
   private nextVocabulary: Vocabulary | null = null;
@@ -121,7 +126,7 @@ class PocketSphinxStream implements RecognizerStream {
   private inGap = false;
   /** The stream decoder's cepstral mean comes from this stream's audio (primeCepstralMean). */
   private cepstralPrimed = false;
-  /** Counts closed utterances: a refresh of an utterance already closed is dropped. */
+  /** The current utterance's number (SttResult.utterance); a refresh of an utterance already closed is dropped. */
   private utteranceSeq = 0;
   private refreshing = false;
   private lastRefreshMs = 0;
@@ -314,8 +319,14 @@ class PocketSphinxStream implements RecognizerStream {
     if (!text || (text === this.lastInterim && this.sinceInterimMs < INTERIM_EVERY_MS)) return;
     this.lastInterim = text;
     this.sinceInterimMs = 0;
-    const result: SttResult = { text, isFinal: false, startMs: Math.round(this.utteranceStartMs), endMs: Math.round(this.fedMs) };
-    if (this.finalsPending > 0) this.heldInterim = result;
+    const result: SttResult = {
+      text,
+      isFinal: false,
+      startMs: Math.round(this.utteranceStartMs),
+      endMs: Math.round(this.fedMs),
+      utterance: this.utteranceSeq,
+    };
+    if (this.unshownPending > 0) this.heldInterim = result;
     else this.options.onResult(result);
   }
 
@@ -339,7 +350,12 @@ class PocketSphinxStream implements RecognizerStream {
   private async finalize(speech: Speech | null, reopen: boolean): Promise<void> {
     // An utterance's end updates the running mean from its frames: primed from here on.
     if (speech) this.cepstralPrimed = true;
-    this.utteranceSeq++;
+    const utterance = this.utteranceSeq++;
+    // An interim of this utterance still held goes out just before its own final (none of its
+    // interims went out yet: holding only ever starts before an utterance's first interim).
+    const held = this.heldInterim;
+    this.heldInterim = null;
+    const shown = this.lastInterim !== '' && held === null;
     this.refreshed = null;
     this.lastRefreshMs = 0;
     if (this.inUtterance) await this.decoder.endUtterance();
@@ -353,15 +369,11 @@ class PocketSphinxStream implements RecognizerStream {
       await this.decoder.startUtterance();
       this.inUtterance = true;
     }
-    // An interim of this utterance still held behind earlier finals goes out just before its
-    // own final, so every final follows an interim of its sentence, however slow the finals.
-    const held = this.heldInterim;
-    this.heldInterim = null;
-    if (!speech) return;
-    const fromMs = Math.max(this.audio.startMs, speech.startMs - SEGMENT_PAD_MS);
-    const pcm = this.audio.slice(fromMs, Math.min(this.fedMs, speech.endMs + SEGMENT_PAD_MS));
-    this.audio.dropBefore(speech.endMs);
-    if (pcm.length > 0) this.decodeFinal(pcm, fromMs, held);
+    if (!speech && !shown) return;
+    const fromMs = speech ? Math.max(this.audio.startMs, speech.startMs - SEGMENT_PAD_MS) : this.fedMs;
+    const pcm = speech ? this.audio.slice(fromMs, Math.min(this.fedMs, speech.endMs + SEGMENT_PAD_MS)) : new Int16Array(0);
+    if (speech) this.audio.dropBefore(speech.endMs);
+    this.decodeFinal({ pcm, fromMs, utterance, shown, held });
   }
 
   /**
@@ -378,11 +390,19 @@ class PocketSphinxStream implements RecognizerStream {
     this.vocabulary = next;
   }
 
-  private decodeFinal(pcm: Int16Array, fromMs: number, heldInterim: SttResult | null): void {
+  /**
+   * Decodes an utterance's audio as its final, delivered after the earlier finals. An utterance
+   * that showed interims and comes to no words (noise the stream decoder took for words, or
+   * no audio at all) ends with a final of empty text, so its sentence is withdrawn.
+   */
+  private decodeFinal(u: { pcm: Int16Array; fromMs: number; utterance: number; shown: boolean; held: SttResult | null }): void {
+    const { pcm, fromMs, utterance, shown, held } = u;
     this.finalsPending++;
+    if (!shown) this.unshownPending++;
     this.finalsSamples += pcm.length;
     const vocabulary = this.vocabulary;
     const words = (async (): Promise<Word[]> => {
+      if (pcm.length === 0) return [];
       const decoder = await this.finals.acquire('file', undefined, vocabulary);
       try {
         return await decodeUtterance(decoder, pcm, Math.round(fromMs));
@@ -393,24 +413,31 @@ class PocketSphinxStream implements RecognizerStream {
     this.finalsChain = this.finalsChain.then(async () => {
       try {
         const got = await words;
-        if (got.length && heldInterim && !this.failed) this.options.onResult(heldInterim);
-        if (got.length && !this.failed)
+        if (this.failed) return;
+        if (got.length && held) this.options.onResult(held);
+        if (got.length)
           this.options.onResult({
             text: got.map((w) => w.text).join(' '),
             isFinal: true,
             startMs: got[0]!.startMs,
             endMs: got[got.length - 1]!.endMs,
             words: got,
+            utterance,
           });
+        else if (shown) {
+          const at = Math.round(fromMs);
+          this.options.onResult({ text: '', isFinal: true, startMs: at, endMs: at + Math.round((pcm.length / RATE) * 1000), utterance });
+        }
       } catch (err) {
         this.fail(err);
       } finally {
         this.finalsPending--;
+        if (!shown) this.unshownPending--;
         this.finalsSamples -= pcm.length;
-        const held = this.heldInterim;
-        if (this.finalsPending === 0 && held && !this.failed) {
+        const waiting = this.heldInterim;
+        if (this.unshownPending === 0 && waiting && !this.failed) {
           this.heldInterim = null;
-          this.options.onResult(held);
+          this.options.onResult(waiting);
         }
       }
     });

@@ -98,3 +98,14 @@ export async function rssBytes(pid: number): Promise<number> {
   const kb = Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1] ?? 0);
   return kb * 1024;
 }
+
+/**
+ * Proportional set size: resident memory with each shared page counted once across its
+ * mappings. RSS counts a file page once per mapping: PocketSphinx maps its model files
+ * (-mmap), so each decoder adds ~4.7 MB of RSS for pages that are in memory once.
+ */
+export async function pssBytes(pid: number): Promise<number> {
+  const rollup = await readFile(`/proc/${pid}/smaps_rollup`, 'utf8');
+  const kb = Number(/^Pss:\s+(\d+) kB/m.exec(rollup)?.[1] ?? 0);
+  return kb * 1024;
+}

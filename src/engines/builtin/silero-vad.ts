@@ -32,6 +32,8 @@ export interface SileroOptions {
 }
 
 const WINDOW = 512; // silero v5 at 16 kHz
+/** The native speech buffer's first size (see create()). */
+const BUFFER_SECONDS = 8;
 
 export class SileroVad implements VoiceActivityDetector {
   readonly id = 'builtin/silero-vad';
@@ -57,11 +59,11 @@ export class SileroVad implements VoiceActivityDetector {
         numThreads: 1,
         debug: 0,
       },
-      // The native buffer holds the speech segment in progress, at most maxSpeechSeconds, so
-      // that (plus a second) never has to grow; it is allocated per live stream: 60 s cost
-      // 2.4 MB more per session (12.2 vs 9.8 MB a VAD, issue 14). A larger segment would only
-      // grow it (the library copies, no audio lost).
-      Math.ceil(this.options.maxSpeechSeconds ?? 20) + 1,
+      // The native buffer holds the speech segment in progress; it is allocated per live
+      // stream, so its size is memory per session (issue 14): 60 s cost 2.4 MB more than 21 s,
+      // and 8 s 1.3 MB less (PSS, 9 streams of jfk). A longer segment grows it (the library
+      // copies, no audio lost): most utterances are shorter, the longest (maxSpeechSeconds) pay.
+      BUFFER_SECONDS,
     );
   }
 

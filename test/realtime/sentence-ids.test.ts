@@ -5,6 +5,8 @@
  * utterance that comes to nothing, which the engines here cannot be made to produce on demand.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { EngineRegistry } from '../../src/engines/registry.js';
+import type { StreamingRecognizer, StreamingSttOptions, SttResult } from '../../src/engines/types.js';
 import { keyOf, newLane, SentenceIds } from '../../src/realtime/sentence-ids.js';
 import type { TestApp } from '../support/app.js';
 import { parseSseBlock } from '../support/sse.js';
@@ -48,6 +50,90 @@ describe('sentence numbers of a live recording (sqlite, jfk.flac at 4x real time
     expect(sentences.map((x) => [x.sid, x.origin])).toEqual(finals.map((o) => [o.sid, o.text]));
     cl.ws.close();
   }, 120_000);
+});
+
+/**
+ * A test double: no engine here comes to nothing on demand. Each audio write sends the next
+ * scripted result (utterance, text, final); end() sends the last.
+ */
+function scriptedRecognizer(script: Array<[number, string, boolean]>): StreamingRecognizer {
+  return {
+    id: 'test/scripted',
+    kind: 'streaming-stt',
+    tier: 'builtin',
+    capabilities: { languages: ['en'], streaming: true, interimResults: true, diarization: false },
+    open: async (options: StreamingSttOptions) => {
+      let next = 0;
+      const send = () => {
+        const step = script[next++];
+        if (!step) return;
+        const [utterance, text, isFinal] = step;
+        const r: SttResult = { text, isFinal, startMs: utterance * 1000, endMs: utterance * 1000 + 500, utterance };
+        options.onResult(r);
+      };
+      return {
+        write: send,
+        setTerms: () => {},
+        end: async () => {
+          while (next < script.length) send();
+        },
+        abort: () => {},
+      };
+    },
+  };
+}
+
+describe('sentences that come to nothing (sqlite, a scripted recognizer)', () => {
+  it('a withdrawn sentence gets a final of empty text when a later one showed, else gives its number back; neither is in the transcript', async () => {
+    const t = await startLiveApp('sqlite', {
+      engines: EngineRegistry.fromEngines([
+        scriptedRecognizer([
+          [0, 'one', false],
+          [1, 'two', false],
+          [0, '', true], // utterance 0 came to nothing after 1 showed: withdrawn
+          [1, 'two words', true],
+          [2, 'three', false],
+          [2, '', true], // nothing showed after it: its number is given back
+          [3, 'four', false],
+          [3, 'four', true],
+        ]),
+      ]),
+    });
+    try {
+      const { ticket, key } = await ticketAndKey(t);
+      const cl = await connect(t, [`ticket.${ticket}`]);
+      const started = await startSession(cl, {});
+      for (let i = 0; i < 7; i++) {
+        cl.send(vt('audio', { audio: Buffer.alloc(3200).toString('base64') }));
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      cl.send(vt('stop'));
+      await cl.next((m) => m.data?.action === 'task_complete', 30_000);
+      const results = cl.messages.filter((m) => m.data?.action === 'result').map((m) => m.data.origin);
+      expect(results.map((o) => [o.sid, o.text, o.is_final])).toEqual([
+        [1, 'One', false],
+        [2, 'Two', false],
+        [1, '', true],
+        [2, 'Two words.', true],
+        [3, 'Three', false],
+        [3, 'Four', false],
+        [3, 'Four.', true],
+      ]);
+      const res = await fetch(`${t.url}/api/v1/sse/history/transcribe/${started.data.task_id}`, { headers: { 'x-api-key': key } });
+      const sentences = (await res.text())
+        .split('\n\n')
+        .map((b) => parseSseBlock(b.trim()))
+        .filter((e) => e?.event === 'init_sentence')
+        .map((e) => [e!.data.sid, e!.data.origin]);
+      expect(sentences).toEqual([
+        [2, 'Two words.'],
+        [3, 'Four.'],
+      ]);
+      cl.ws.close();
+    } finally {
+      await t.close();
+    }
+  }, 60_000);
 });
 
 describe('SentenceIds', () => {

@@ -46,13 +46,13 @@ export const engineSettings = defineSection({
   }),
   pocketsphinxDecoders: settings.int(
     'PARLEY_POCKETSPHINX_DECODERS',
-    'PocketSphinx decoders kept loaded (~85 MB a file decoder, ~26 MB a live stream decoder): the number of English live streams and file jobs recognized at once.',
+    'PocketSphinx decoders kept loaded (~85 MB a file decoder, ~20 MB of its own a live stream decoder): the number of English live streams and file jobs recognized at once.',
     4,
     { min: 1, max: 64 },
   ),
   pocketsphinxStreamVocabulary: settings.int(
     'PARLEY_POCKETSPHINX_STREAM_VOCABULARY',
-    'Words of the language model live PocketSphinx stream decoders use for interims (finals and files always use the full model): the most probable this many, with the n-grams among them that matter (~26 MB a live session at 15,000 instead of ~85 MB). 0 gives stream decoders the full model.',
+    'Words of the language model live PocketSphinx stream decoders use for interims (finals and files always use the full model): the most probable this many, with the n-grams among them that matter (~20 MB of its own a stream decoder at 15,000 instead of ~85 MB). 0 gives stream decoders the full model.',
     15_000,
     { min: 0, max: 200_000 },
   ),

@@ -1,16 +1,12 @@
 /**
- * The caption stores of the viewer page (web/captions.js) and the console (web/console/live.tsx):
+ * The caption stores of the viewer page (web/captions.js) and the console (web/console/captions.ts):
  * a final of empty text withdraws the sentence (src/realtime/sentence-ids.ts); the pages that
  * draw them are driven in a browser by web.test.ts and console.test.ts.
  */
 import { describe, expect, it } from 'vitest';
 // @ts-expect-error: a browser module without types
 import { Captions } from '../../web/captions.js';
-import type { Caption } from '../../web/console/live.js';
-
-// The console's modules read the page's address when they load.
-(globalThis as { location?: unknown }).location ??= new URL('http://localhost/');
-const { applyCaptionEvent } = await import('../../web/console/live.js');
+import { applyCaptionEvent, type Caption } from '../../web/console/captions.js';
 
 describe('caption stores', () => {
   it('viewer: an empty final drops the sentence; later ones stay', () => {

@@ -6,8 +6,9 @@
  */
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 import { type LiveSession, parley } from './api';
+import { applyCaptionEvent, type Caption, finalCaptions } from './captions';
 import { SPEECH_LANGUAGES, TRANSLATION_LANGUAGES } from './languages';
-import { applyCaptionEvent, type Caption, CaptionList, endMicSession, finalCaptions, useElapsed } from './live';
+import { CaptionList, endMicSession, useElapsed } from './live';
 import { Microphone } from './microphone';
 import { QrCode } from './qr';
 import { Card, clock, ErrorNote, formatDate, LanguageChecks, LanguageSelect, StatusBadge, Table, useAction, useLoad } from './ui';

@@ -2323,7 +2323,7 @@ export interface LiveEvents {
   resume_ok: {
     [key: string]: unknown;
   };
-  /** Recognized text: interim (is_final false) then final; the first final of a sid counts */
+  /** Recognized text: interim (is_final false) then final; the first final of a sid counts. The next sid may show before the previous final; a final of empty text withdraws a sentence that came to nothing */
   result: {
     origin: {
       sid: number;

@@ -342,7 +342,8 @@ export const EVENTS: Record<string, { summary: string; fields: TSchema }> = {
   },
   resume_ok: { summary: 'A dropped recording was resumed on this connection', fields: Open('task_id and session fields') },
   result: {
-    summary: 'Recognized text: interim (is_final false) then final; the first final of a sid counts',
+    summary:
+      'Recognized text: interim (is_final false) then final; the first final of a sid counts. The next sid may show before the previous final; a final of empty text withdraws a sentence that came to nothing',
     fields: Type.Object({ origin: Origin }),
   },
   translation: {

@@ -32,8 +32,8 @@ export interface SileroOptions {
 }
 
 const WINDOW = 512; // silero v5 at 16 kHz
-/** The native speech buffer's first size (see create()). */
-const BUFFER_SECONDS = 8;
+/** The native speech buffer's first size for a live stream (see create()). */
+const STREAM_BUFFER_SECONDS = 8;
 
 export class SileroVad implements VoiceActivityDetector {
   readonly id = 'builtin/silero-vad';
@@ -43,7 +43,8 @@ export class SileroVad implements VoiceActivityDetector {
 
   constructor(private readonly options: SileroOptions) {}
 
-  private create(): NativeVad {
+  /** `bufferSeconds`: the native speech buffer's first size (see below); by default it holds the longest segment. */
+  private create(bufferSeconds = Math.ceil(this.options.maxSpeechSeconds ?? 20) + 1): NativeVad {
     const { Vad } = require('sherpa-onnx-node') as { Vad: new (config: unknown, bufferSeconds: number) => NativeVad };
     return new Vad(
       {
@@ -59,11 +60,12 @@ export class SileroVad implements VoiceActivityDetector {
         numThreads: 1,
         debug: 0,
       },
-      // The native buffer holds the speech segment in progress; it is allocated per live
-      // stream, so its size is memory per session (issue 14): 60 s cost 2.4 MB more than 21 s,
-      // and 8 s 1.3 MB less (PSS, 9 streams of jfk). A longer segment grows it (the library
-      // copies, no audio lost): most utterances are shorter, the longest (maxSpeechSeconds) pay.
-      BUFFER_SECONDS,
+      // The native buffer holds the speech segment in progress. A live stream's is memory per
+      // session (issue 14): 60 s cost 2.4 MB more than 21 s, and 8 s 1.3 MB less (PSS, 9
+      // streams of jfk), so streams start at 8 s; a longer segment grows it (the library copies,
+      // no audio lost, and says so once on stderr: "Overflow! ... No data loss!"). A file's VAD
+      // lives for one job: it holds the longest segment from the start.
+      bufferSeconds,
     );
   }
 
@@ -87,7 +89,7 @@ export class SileroVad implements VoiceActivityDetector {
   }
 
   openStream(): VadStream {
-    const vad = this.create();
+    const vad = this.create(STREAM_BUFFER_SECONDS);
     let pending = new Float32Array(0);
     let speaking = false;
     let fed = 0; // samples accepted so far

@@ -286,7 +286,7 @@ async function main(): Promise<void> {
   const work = mkdtempSync(join(tmpdir(), 'parley-bench-realtime-'));
   const { base, env } = await localServerEnv(join(work, 'data'), {
     PARLEY_STARTER_CREDIT: '1000000',
-    // Enough decoders that the pool is not the limit (a live stream decoder ~26 MB, loaded on first use).
+    // Enough decoders that the pool is not the limit (a live stream decoder ~20 MB, loaded on first use).
     PARLEY_POCKETSPHINX_DECODERS: String(Math.max(MODES.includes('multi_channel4') ? MAX_N * CHANNELS : MAX_N, MEMORY_SESSIONS + 1)),
   });
   const server = startServer(env);

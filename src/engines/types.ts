@@ -107,6 +107,13 @@ export interface StreamingSttOptions {
   /** Deliver interim (non-final) hypotheses. */
   interimResults: boolean;
   /**
+   * Results in utterance order even from a recognizer that numbers its utterances: the next
+   * utterance's interims wait for the previous final. multi_speaker asks for it: a final split
+   * at a speaker change takes further sentence numbers, which must come before the next
+   * utterance's.
+   */
+  inUtteranceOrder?: boolean;
+  /**
    * Labels copied onto every result of this stream, so a multi-channel or multi-speaker
    * session runs one stream per channel (or per known speaker) and still knows where each
    * result belongs. Engines need not read them: `openLabelled` (streaming/labels.ts) applies them.

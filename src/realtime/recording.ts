@@ -291,6 +291,8 @@ export class Recording {
         language,
         ...(languages ? { languages } : {}),
         interimResults: true,
+        // A final split at a speaker change takes further sentence numbers: the next utterance waits.
+        inUtteranceOrder: this.start.recognitionMode === 'multi_speaker',
         terms: this.terms(language),
         onResult: (r) => this.onResult(language, offset, r, sentences),
         onError: (err) => {

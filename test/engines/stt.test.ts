@@ -111,6 +111,25 @@ describe.skipIf(!haveSharedAudio())('built-in speech engines on real speech', ()
     expect(gaps).toContain(100);
   }, 300_000);
 
+  it('streaming with inUtteranceOrder: no interim of an utterance comes before the previous final', async () => {
+    const results: SttResult[] = [];
+    const s = await stream.open({
+      language: 'en-US',
+      interimResults: true,
+      inUtteranceOrder: true,
+      onResult: (r) => results.push(r),
+      onError: () => {},
+    });
+    const pcm = toInt16(jfk.samples);
+    for (let i = 0; i < pcm.length; i += 1600) s.write(pcm.subarray(i, i + 1600)); // all at once: finals lag behind
+    await s.end();
+    const finals = results.filter((r) => r.isFinal);
+    expect(finals.length).toBeGreaterThanOrEqual(2);
+    for (const f of finals) expect(results.slice(0, results.indexOf(f)).every((r) => r.utterance! <= f.utterance!)).toBe(true);
+    // Each final still follows an interim of its own utterance.
+    for (const f of finals) expect(results.slice(0, results.indexOf(f)).some((r) => !r.isFinal && r.utterance === f.utterance)).toBe(true);
+  }, 300_000);
+
   it('streaming: one large write is decoded in 100 ms pieces, with interims and endpoints as for small chunks', async () => {
     const small = (await streamJfk(1600)).filter((r) => r.isFinal);
     const large = (await streamJfk(jfk.samples.length)).filter((r) => r.isFinal);

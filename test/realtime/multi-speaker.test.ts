@@ -110,6 +110,11 @@ describe.skipIf(!haveAudio).each(backends())('multi_speaker live sessions (%s)',
     // wall-clock delay is printed). A final splits an utterance at the speaker change, so the
     // later sentence's own sid exists only from the final on; its speaker is on the interims before.
     const results = cl.messages.filter((m) => m.data?.action === 'result');
+    // Sentence numbers follow the speech, a final split at a speaker change included: the next
+    // utterance's interims wait for the previous final here (inUtteranceOrder).
+    const firstShown = [...new Set(results.map((m) => m.data.origin.sid as number))];
+    expect(firstShown).toEqual([...firstShown].sort((a, b) => a - b));
+    expect(origins.map((o) => o.end_ms)).toEqual([...origins.map((o) => o.end_ms)].sort((a, b) => a - b));
     for (const o of origins) {
       const startMs = span(o)[0];
       const first = results.find((m) => m.data.origin.end_ms > startMs + 300 && m.data.origin.speaker_id === o.speaker_id) as Msg;

@@ -13,7 +13,7 @@
  * numbered by utterance (SttResult.utterance), while the previous final is still decoded. Only
  * when an utterance that showed no interim waits for its final do the next one's interims wait
  * too: an utterance's first result always comes before the next one's (sentence numbers follow
- * the speech).
+ * the speech). With `inUtteranceOrder` (multi_speaker) they wait for every earlier final.
  */
 import { EngineError } from '../../errors.js';
 import type {
@@ -326,8 +326,13 @@ class PocketSphinxStream implements RecognizerStream {
       endMs: Math.round(this.fedMs),
       utterance: this.utteranceSeq,
     };
-    if (this.unshownPending > 0) this.heldInterim = result;
+    if (this.mustHold()) this.heldInterim = result;
     else this.options.onResult(result);
+  }
+
+  /** Interims of the current utterance wait while an earlier one may still take a sentence number first. */
+  private mustHold(): boolean {
+    return this.unshownPending > 0 || (this.options.inUtteranceOrder === true && this.finalsPending > 0);
   }
 
   private enqueue(task: () => Promise<void>): void {
@@ -435,7 +440,7 @@ class PocketSphinxStream implements RecognizerStream {
         if (!shown) this.unshownPending--;
         this.finalsSamples -= pcm.length;
         const waiting = this.heldInterim;
-        if (this.unshownPending === 0 && waiting && !this.failed) {
+        if (!this.mustHold() && waiting && !this.failed) {
           this.heldInterim = null;
           this.options.onResult(waiting);
         }

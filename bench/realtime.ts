@@ -303,7 +303,8 @@ async function main(): Promise<void> {
     await loadWordTimes(env);
     const baseline = await rssBytes(pid);
     console.log(`server RSS before any session: ${mb(baseline)} MB`);
-    for (const mode of MODES) {
+    // Memory first: it needs a server whose pool holds no decoders of earlier levels yet.
+    for (const mode of [...MODES].sort((a, b) => Number(b === 'memory') - Number(a === 'memory'))) {
       if (mode === 'memory') await memoryPerSession(base, key, pid);
       else await scan(mode, base, key, pid, baseline);
     }

@@ -468,7 +468,7 @@ export class Recording {
   private withdraw(language: string, offsetMs: number, r: SttResult, lane: Lane): void {
     const sid = this.sids.withdraw(keyOf(lane, r));
     if (sid === null) return;
-    this.publishResult(sid, language, offsetMs, { ...r, text: '' }, '');
+    this.publishResult(sid, language, offsetMs, r, '');
   }
 
   private deliver(streamLanguage: string, offsetMs: number, r: SttResult, lane: Lane): void {

@@ -1,0 +1,80 @@
+"""Entry point: load the model once, serve HTTP, announce readiness on stdout, die with the parent.
+
+stdout carries exactly one JSON line (the ready event); everything else goes to stderr.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import os
+import signal
+import sys
+import threading
+import time
+from pathlib import Path
+
+log = logging.getLogger("parley_engine_host")
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(prog="parley_engine_host", description="Parley's Whisper engine host")
+    parser.add_argument("--model-dir", required=True, type=Path, help="CTranslate2 Whisper model folder")
+    parser.add_argument("--port", type=int, default=0, help="0 = any free port (reported in the ready line)")
+    parser.add_argument("--host", default="127.0.0.1")
+    parser.add_argument("--threads", type=int, default=2, help="CPU threads per decode (CTranslate2 intra_threads)")
+    parser.add_argument("--workers", type=int, default=1, help="decodes run at the same time")
+    parser.add_argument("--compute-type", default="int8", help="CTranslate2 compute type (int8, float32, ...)")
+    parser.add_argument("--max-body-mb", type=float, default=256, help="largest request body accepted (413 above)")
+    parser.add_argument("--max-queued", type=int, default=256, help="queued requests before 503")
+    parser.add_argument("--ignore-stdin", action="store_true", help="do not exit at stdin EOF (no parent process)")
+    parser.add_argument("--log-level", default="INFO")
+    return parser.parse_args(argv)
+
+
+def exit_now(reason: str) -> None:
+    """Leave at once: in-flight decodes belong to a parent that is gone or asked us to stop."""
+    log.info("exiting: %s", reason)
+    logging.shutdown()
+    os._exit(0)
+
+
+def watch_stdin() -> None:
+    while sys.stdin.buffer.read(65536):
+        pass  # the parent writes nothing; any bytes are ignored
+    exit_now("stdin reached EOF (parent gone)")
+
+
+def main(argv: list[str] | None = None) -> None:
+    args = parse_args(argv)
+    logging.basicConfig(stream=sys.stderr, level=args.log_level.upper(), format="%(asctime)s %(levelname)s %(message)s")
+    signal.signal(signal.SIGTERM, lambda *_: exit_now("SIGTERM"))
+    signal.signal(signal.SIGINT, lambda *_: exit_now("SIGINT"))
+    if not args.ignore_stdin:
+        threading.Thread(target=watch_stdin, name="stdin-watch", daemon=True).start()
+
+    # Imported here so that argument errors and the stdin watch do not wait for numpy/ctranslate2.
+    from .http_api import EngineServer
+    from .recognizer import Recognizer, load_model, model_name
+    from .scheduler import Scheduler
+
+    if not (args.model_dir / "model.bin").is_file():
+        log.error("no model.bin in %s (run scripts/setup-engine-host.sh)", args.model_dir)
+        sys.exit(2)
+    started = time.monotonic()
+    model = load_model(args.model_dir, args.threads, args.workers, args.compute_type)
+    recognizer = Recognizer(model, model_name(args.model_dir))
+    log.info("loaded %s from %s in %.2f s (%s, threads=%d, workers=%d)", recognizer.name, args.model_dir,
+             time.monotonic() - started, args.compute_type, args.threads, args.workers)
+    scheduler = Scheduler(workers=args.workers, max_queued=args.max_queued)
+    server = EngineServer((args.host, args.port), recognizer, scheduler, int(args.max_body_mb * 1024 * 1024))
+    ready = {"event": "ready", "port": server.server_address[1], "model": recognizer.name, "languages": recognizer.languages}
+    sys.stdout.write(json.dumps(ready) + "\n")
+    sys.stdout.flush()
+    log.info("serving on http://%s:%d", args.host, server.server_address[1])
+    server.serve_forever()
+
+
+if __name__ == "__main__":
+    main()

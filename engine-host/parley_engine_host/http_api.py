@@ -1,0 +1,246 @@
+"""HTTP API: OpenAI's transcription endpoint plus Parley's extensions (see docs/whisper.md)."""
+
+from __future__ import annotations
+
+import json
+import logging
+import traceback
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+from . import multipart
+from .recognizer import BadAudio, Recognizer, Request, read_audio
+from .scheduler import PRIORITIES, Job, QueueFull, Scheduler
+
+log = logging.getLogger("parley_engine_host")
+RESPONSE_FORMATS = {"json", "text", "verbose_json"}
+TRUE, FALSE = {"true", "1", "yes", "on"}, {"false", "0", "no", "off"}
+
+
+class ApiError(Exception):
+    def __init__(self, status: int, message: str, code: str, param: str | None = None):
+        super().__init__(message)
+        self.status, self.message, self.code, self.param = status, message, code, param
+
+    def body(self) -> dict[str, Any]:
+        kind = "server_error" if self.status >= 500 else "invalid_request_error"
+        return {"error": {"message": self.message, "type": kind, "param": self.param, "code": self.code}}
+
+
+class EngineServer(ThreadingHTTPServer):
+    daemon_threads = True
+    allow_reuse_address = True
+
+    def __init__(self, address, recognizer: Recognizer, scheduler: Scheduler, max_body_bytes: int):
+        super().__init__(address, Handler)
+        self.recognizer = recognizer
+        self.scheduler = scheduler
+        self.max_body_bytes = max_body_bytes
+
+
+class Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    server: EngineServer
+
+    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - the base class's name
+        log.debug("%s " + format, self.address_string(), *args)
+
+    # --- routing -------------------------------------------------------------------------
+    def do_GET(self) -> None:
+        self.dispatch({"/health": self.health, "/v1/models": self.models})
+
+    def do_POST(self) -> None:
+        self.dispatch({"/v1/audio/transcriptions": self.transcriptions, "/v1/audio/language": self.language})
+
+    def dispatch(self, routes) -> None:
+        path = self.path.split("?", 1)[0]
+        try:
+            route = routes.get(path)
+            if route is None:
+                self.close_connection = True  # a body we did not read may follow
+                raise ApiError(404, f"no route {self.command} {path}", "not_found")
+            route()
+        except ApiError as error:
+            self.send_json(error.status, error.body())
+        except Exception:  # a bug must answer 500, not kill the connection silently
+            log.error("unhandled error on %s %s\n%s", self.command, path, traceback.format_exc())
+            self.close_connection = True
+            self.send_json(500, ApiError(500, "internal error in the engine host", "internal_error").body())
+
+    # --- endpoints -----------------------------------------------------------------------
+    def health(self) -> None:
+        depth = self.server.scheduler.depth()
+        self.send_json(200, {"status": "ok", "model": self.server.recognizer.name, **depth})
+
+    def models(self) -> None:
+        name = self.server.recognizer.name
+        self.send_json(200, {"object": "list", "data": [{"id": name, "object": "model", "created": 0, "owned_by": "parley"}]})
+
+    def transcriptions(self) -> None:
+        form = self.read_form()
+        response_format = form.get("response_format") or "json"
+        if response_format not in RESPONSE_FORMATS:
+            raise ApiError(400, f"response_format must be one of {sorted(RESPONSE_FORMATS)}", "invalid_value", "response_format")
+        granularities = form.get_all("timestamp_granularities[]") + form.get_all("timestamp_granularities")
+        recognizer = self.server.recognizer
+        request = Request(
+            audio=self.audio_of(form),
+            language=self.language_field(form.get("language"), "language"),
+            candidates=self.candidates(form),
+            prompt=form.get("prompt"),
+            hotwords=form.get("hotwords"),
+            temperature=number(form.get("temperature"), "temperature", float, 0.0, 1.0),
+            beam_size=number(form.get("beam_size"), "beam_size", int, 1, 10) or 5,
+            condition_on_previous_text=flag(form.get("condition_on_previous_text"), "condition_on_previous_text", True),
+            vad_filter=flag(form.get("vad_filter"), "vad_filter", False),
+            word_timestamps="word" in ",".join(granularities).split(","),
+        )
+        result = self.run(self.priority(form), lambda: recognizer.transcribe(request))
+        if response_format == "text":
+            self.send_bytes(200, (result["text"] + "\n").encode(), "text/plain; charset=utf-8")
+        elif response_format == "json":
+            self.send_json(200, {"text": result["text"]})
+        else:
+            self.send_json(200, result)
+
+    def language(self) -> None:
+        form = self.read_form()
+        audio = self.audio_of(form)
+        candidates = self.candidates(form)
+        recognizer = self.server.recognizer
+
+        def work():
+            yield
+            return recognizer.detect(audio, candidates)
+
+        self.send_json(200, self.run(self.priority(form), work))
+
+    # --- request parts -------------------------------------------------------------------
+    def read_form(self) -> multipart.Form:
+        body = self.read_body()
+        try:
+            return multipart.parse(body, self.headers.get("Content-Type"))
+        except multipart.MultipartError as error:
+            raise ApiError(400, str(error), "invalid_multipart") from error
+
+    def read_body(self) -> bytes:
+        limit = self.server.max_body_bytes
+        if "chunked" in self.headers.get("Transfer-Encoding", "").lower():
+            return self.read_chunked(limit)
+        length_header = self.headers.get("Content-Length")
+        if length_header is None:
+            self.close_connection = True
+            raise ApiError(411, "Content-Length or chunked Transfer-Encoding is required", "length_required")
+        try:
+            length = int(length_header)
+            if length < 0:
+                raise ValueError
+        except ValueError:
+            self.close_connection = True
+            raise ApiError(400, "invalid Content-Length", "invalid_request") from None
+        if length > limit:
+            self.close_connection = True  # the unread body must not be parsed as a next request
+            raise ApiError(413, f"request body of {length} bytes exceeds the limit of {limit}", "file_too_large")
+        body = self.rfile.read(length)
+        if len(body) != length:
+            self.close_connection = True
+            raise ApiError(400, "request body ended early", "invalid_request")
+        return body
+
+    def read_chunked(self, limit: int) -> bytes:
+        chunks, total = [], 0
+        try:
+            while True:
+                size = int(self.rfile.readline(64).split(b";")[0].strip(), 16)
+                if size == 0:
+                    while self.rfile.readline(1024) not in (b"\r\n", b"\n", b""):
+                        pass  # trailers
+                    return b"".join(chunks)
+                total += size
+                if total > limit:
+                    self.close_connection = True
+                    raise ApiError(413, f"request body exceeds the limit of {limit} bytes", "file_too_large")
+                chunks.append(self.rfile.read(size))
+                self.rfile.readline(8)
+        except ValueError:
+            self.close_connection = True
+            raise ApiError(400, "malformed chunked body", "invalid_request") from None
+
+    def audio_of(self, form: multipart.Form):
+        part = form.files.get("file")
+        if part is None:
+            raise ApiError(400, "the multipart field 'file' (the audio) is required", "missing_file", "file")
+        try:
+            return read_audio(part.data)
+        except BadAudio as error:
+            raise ApiError(400, str(error), "invalid_audio", "file") from error
+
+    def language_field(self, value: str | None, param: str) -> str | None:
+        if not value or not value.strip():
+            return None
+        code = value.strip().lower().split("-")[0].split("_")[0]  # "en-US" -> "en"
+        if code not in self.server.recognizer.languages:
+            raise ApiError(400, f"language {value!r} is not served by this model", "unsupported_language", param)
+        return code
+
+    def candidates(self, form: multipart.Form) -> list[str] | None:
+        raw = form.get("languages")
+        if not raw or not raw.strip():
+            return None
+        codes = [self.language_field(item, "languages") for item in raw.split(",") if item.strip()]
+        return list(dict.fromkeys(c for c in codes if c)) or None
+
+    def priority(self, form: multipart.Form) -> str:
+        value = (form.get("priority") or self.headers.get("X-Priority") or "batch").strip().lower()
+        if value not in PRIORITIES:
+            raise ApiError(400, f"priority must be one of {sorted(PRIORITIES)}", "invalid_value", "priority")
+        return value
+
+    def run(self, priority: str, work) -> Any:
+        try:
+            job = self.server.scheduler.submit(Job(priority, work))
+        except QueueFull as error:
+            raise ApiError(503, f"engine host is busy: {error}", "overloaded") from error
+        job.done.wait()
+        if isinstance(job.error, BadAudio):
+            raise ApiError(400, str(job.error), "invalid_audio", "file")
+        if job.error is not None:
+            log.error("decode failed: %s", "".join(traceback.format_exception(job.error)))
+            raise ApiError(500, f"recognition failed: {type(job.error).__name__}", "recognition_failed")
+        return job.result
+
+    # --- responses -----------------------------------------------------------------------
+    def send_json(self, status: int, payload: Any) -> None:
+        self.send_bytes(status, json.dumps(payload, ensure_ascii=False).encode(), "application/json")
+
+    def send_bytes(self, status: int, body: bytes, content_type: str) -> None:
+        self.send_response(status)
+        self.send_header("Content-Type", content_type)
+        self.send_header("Content-Length", str(len(body)))
+        if self.close_connection:
+            self.send_header("Connection", "close")
+        self.end_headers()
+        self.wfile.write(body)
+
+
+def number(value: str | None, param: str, kind, low, high):
+    if value is None or not value.strip():
+        return None
+    try:
+        parsed = kind(value.strip())
+    except ValueError:
+        raise ApiError(400, f"{param} must be a number", "invalid_value", param) from None
+    if not low <= parsed <= high:
+        raise ApiError(400, f"{param} must be between {low} and {high}", "invalid_value", param)
+    return parsed
+
+
+def flag(value: str | None, param: str, default: bool) -> bool:
+    if value is None or not value.strip():
+        return default
+    lowered = value.strip().lower()
+    if lowered in TRUE:
+        return True
+    if lowered in FALSE:
+        return False
+    raise ApiError(400, f"{param} must be true or false", "invalid_value", param)

@@ -1,0 +1,158 @@
+"""The one Whisper model of this process and the work done with it (decode, transcribe, detect)."""
+
+from __future__ import annotations
+
+import io
+import json
+import wave
+from collections.abc import Generator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from faster_whisper import WhisperModel, decode_audio
+
+from .languages import name_of
+
+SAMPLE_RATE = 16000
+
+
+class BadAudio(ValueError):
+    pass
+
+
+def load_model(model_dir: Path, threads: int, workers: int, compute_type: str) -> WhisperModel:
+    return WhisperModel(
+        str(model_dir), device="cpu", compute_type=compute_type,
+        cpu_threads=threads, num_workers=workers, local_files_only=True,
+    )
+
+
+def model_name(model_dir: Path) -> str:
+    """'whisper-base' from source.json's entry (see install_model), else the folder's name."""
+    try:
+        return "whisper-" + json.loads((model_dir / "source.json").read_text())["model"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return model_dir.name
+
+
+def read_audio(data: bytes) -> np.ndarray:
+    """16 kHz mono float32. Parley's WAV (16 kHz mono s16le) is read directly; anything else
+    goes through faster-whisper's own decoder (PyAV), which also resamples and downmixes."""
+    if not data:
+        raise BadAudio("the audio file is empty")
+    samples = read_plain_wav(data)
+    if samples is None:
+        try:
+            samples = decode_audio(io.BytesIO(data), sampling_rate=SAMPLE_RATE)
+        except Exception as error:  # PyAV raises many types for undecodable input
+            raise BadAudio(f"the audio file could not be decoded ({type(error).__name__})") from error
+    if samples.size == 0:
+        raise BadAudio("the audio file holds no samples")
+    return samples
+
+
+def read_plain_wav(data: bytes) -> np.ndarray | None:
+    if data[:4] != b"RIFF" or data[8:12] != b"WAVE":
+        return None
+    try:
+        with wave.open(io.BytesIO(data)) as reader:
+            if (reader.getframerate(), reader.getnchannels(), reader.getsampwidth()) != (SAMPLE_RATE, 1, 2):
+                return None
+            frames = reader.readframes(reader.getnframes())
+    except (wave.Error, EOFError):
+        return None  # e.g. WAVE_FORMAT_EXTENSIBLE or float: let PyAV try
+    usable = len(frames) - len(frames) % 2
+    return np.frombuffer(frames[:usable], dtype="<i2").astype(np.float32) / 32768.0
+
+
+@dataclass
+class Request:
+    audio: np.ndarray
+    language: str | None = None
+    candidates: list[str] | None = None
+    prompt: str | None = None
+    hotwords: str | None = None
+    temperature: float | None = None
+    beam_size: int = 5
+    condition_on_previous_text: bool = True
+    vad_filter: bool = False
+    word_timestamps: bool = False
+
+
+class Recognizer:
+    def __init__(self, model: WhisperModel, name: str):
+        self.model = model
+        self.name = name
+        self.languages: list[str] = list(model.supported_languages)
+
+    def detect(self, audio: np.ndarray, candidates: list[str] | None) -> dict[str, Any]:
+        """Language of the first 30 s; among the candidates only when given (renormalized)."""
+        _, _, all_probs = self.model.detect_language(audio=audio)
+        ranked = [(code, p) for code, p in all_probs if not candidates or code in candidates]
+        if candidates:
+            total = sum(p for _, p in ranked) or 1.0
+            ranked = [(code, p / total) for code, p in ranked]
+        ranked.sort(key=lambda item: item[1], reverse=True)
+        top = [{"language": code, "probability": round(p, 4)} for code, p in ranked[:5]]
+        return {"language": top[0]["language"], "probability": top[0]["probability"], "candidates": top}
+
+    def transcribe(self, request: Request) -> Generator[None, None, dict[str, Any]]:
+        """A scheduler job: yields after each decoded segment (~one 30 s window)."""
+        language, probability = request.language, None
+        if language is None and request.candidates:
+            detected = self.detect(request.audio, request.candidates)
+            language, probability = detected["language"], detected["probability"]
+            yield
+        options: dict[str, Any] = {
+            "language": language,
+            "initial_prompt": request.prompt or None,
+            "hotwords": request.hotwords or None,
+            "beam_size": request.beam_size,
+            "condition_on_previous_text": request.condition_on_previous_text,
+            "vad_filter": request.vad_filter,
+            "word_timestamps": request.word_timestamps,
+        }
+        if request.temperature:  # 0 or absent: faster-whisper's fallback ladder, as OpenAI does
+            options["temperature"] = [request.temperature]
+        segments_iter, info = self.model.transcribe(request.audio, **options)
+        segments = []
+        for segment in segments_iter:
+            segments.append(segment)
+            yield
+        if probability is None:
+            probability = info.language_probability
+        return self.verbose(segments, info.language, probability, info.duration, request.word_timestamps)
+
+    def verbose(self, segments, language: str, probability: float, duration: float, words: bool) -> dict[str, Any]:
+        result: dict[str, Any] = {
+            "task": "transcribe",
+            "language": name_of(language),
+            "language_code": language,
+            "language_probability": round(float(probability), 4),
+            "duration": round(float(duration), 3),
+            "text": "".join(s.text for s in segments).strip(),
+            "segments": [
+                {
+                    "id": i,
+                    "seek": s.seek,
+                    "start": round(s.start, 3),
+                    "end": round(s.end, 3),
+                    "text": s.text,
+                    "tokens": list(s.tokens),
+                    "temperature": s.temperature,
+                    "avg_logprob": s.avg_logprob,
+                    "compression_ratio": s.compression_ratio,
+                    "no_speech_prob": s.no_speech_prob,
+                }
+                for i, s in enumerate(segments)
+            ],
+        }
+        if words:
+            result["words"] = [
+                {"word": w.word.strip(), "start": round(w.start, 3), "end": round(w.end, 3),
+                 "probability": round(w.probability, 4)}
+                for s in segments for w in (s.words or [])
+            ]
+        return result

@@ -1,0 +1,100 @@
+"""Priority scheduling of decodes: live before batch, FIFO within a priority, at most W at once.
+
+A job is a generator: each next() does one bounded piece of work (one ~30 s window of
+faster-whisper's decode) and the generator's return value is the result. Between pieces a worker
+hands a batch job back to the queue when live work is waiting, so a long import delays a live
+request by at most one window instead of its whole length. The job keeps its original sequence
+number, so it resumes ahead of later batch jobs.
+"""
+
+from __future__ import annotations
+
+import heapq
+import itertools
+import threading
+from collections.abc import Callable, Generator
+from typing import Any
+
+PRIORITIES = {"live": 0, "batch": 1}
+
+
+class QueueFull(Exception):
+    pass
+
+
+class Job:
+    def __init__(self, priority: str, work: Callable[[], Generator[None, None, Any]]):
+        self.priority = priority
+        self.rank = PRIORITIES[priority]
+        self.work = work
+        self.steps: Generator[None, None, Any] | None = None
+        self.done = threading.Event()
+        self.result: Any = None
+        self.error: BaseException | None = None
+
+
+class Scheduler:
+    def __init__(self, workers: int, max_queued: int):
+        self.max_queued = max_queued
+        self.heap: list[tuple[int, int, Job]] = []
+        self.sequence = itertools.count()
+        self.lock = threading.Condition()
+        self.running = 0
+        self.threads = [
+            threading.Thread(target=self.run_worker, name=f"decode-{i}", daemon=True)
+            for i in range(workers)
+        ]
+        for thread in self.threads:
+            thread.start()
+
+    def submit(self, job: Job) -> Job:
+        with self.lock:
+            if len(self.heap) >= self.max_queued:
+                raise QueueFull(f"{len(self.heap)} requests already queued")
+            heapq.heappush(self.heap, (job.rank, next(self.sequence), job))
+            self.lock.notify()
+        return job
+
+    def depth(self) -> dict[str, Any]:
+        with self.lock:
+            queued = {name: 0 for name in PRIORITIES}
+            for _, _, job in self.heap:
+                queued[job.priority] += 1
+            return {"queued": queued, "running": self.running}
+
+    def live_waiting(self) -> bool:
+        with self.lock:
+            return bool(self.heap) and self.heap[0][0] == PRIORITIES["live"]
+
+    def run_worker(self) -> None:
+        while True:
+            with self.lock:
+                while not self.heap:
+                    self.lock.wait()
+                rank, seq, job = heapq.heappop(self.heap)
+                self.running += 1
+            requeued = False
+            try:
+                requeued = self.advance(job, rank, seq)
+            finally:
+                with self.lock:
+                    self.running -= 1
+                    if requeued:
+                        heapq.heappush(self.heap, (rank, seq, job))
+                        self.lock.notify()
+
+    def advance(self, job: Job, rank: int, seq: int) -> bool:
+        """Run the job until it ends, or until live work waits for a batch job; True = requeue."""
+        try:
+            if job.steps is None:
+                job.steps = job.work()
+            while True:
+                next(job.steps)
+                if rank > PRIORITIES["live"] and self.live_waiting():
+                    return True
+        except StopIteration as stop:
+            job.result = stop.value
+        except BaseException as error:  # reported to the waiting request, never kills the worker
+            job.error = error
+        job.done.set()
+        return False

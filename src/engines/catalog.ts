@@ -21,6 +21,7 @@ import { sherpaLanguageIdFactory } from './neural/sherpa-language-id.js';
 import { sherpaOfflineFactory } from './neural/sherpa-offline.js';
 import { sherpaStreamingFactory } from './neural/sherpa-streaming.js';
 import { sherpaTtsFactory } from './neural/sherpa-tts.js';
+import { whisperFactory, whisperLanguageIdFactory } from './neural/whisper.js';
 import type { EngineFactory } from './registry.js';
 import { openAiChatFactory } from './remote/openai-chat.js';
 import { openAiSpeechFactory } from './remote/openai-speech.js';
@@ -35,9 +36,12 @@ export const CATALOG: EngineFactory[] = [
   llamaCppFactory,
   llmSummarizerFactory,
   openAiTranscriptionFactory,
+  // Whisper in the engine host: the default recognizer wherever `npm run setup` could install it.
+  whisperFactory,
   sherpaStreamingFactory,
   sherpaOfflineFactory,
   sherpaDiarizationFactory,
+  whisperLanguageIdFactory,
   sherpaLanguageIdFactory,
   openAiSpeechFactory,
   sherpaTtsFactory,

@@ -10,6 +10,7 @@ import type { Config } from '../config.js';
 import type { Role } from '../platform/config/platform-settings.js';
 import { CATALOG } from './catalog.js';
 import { ENGINE_KINDS } from './needs.js';
+import { WHISPER_ID } from './neural/whisper.js';
 import { EngineRegistry, type EngineStatus } from './registry.js';
 import type { EngineKind } from './types.js';
 
@@ -21,7 +22,7 @@ import type { EngineKind } from './types.js';
  */
 export const ROLE_ENGINE_KINDS: Record<Role, readonly EngineKind[]> = {
   api: ['tts', 'summarizer', 'translator', 'llm', 'language-id'],
-  realtime: ['streaming-stt', 'vad', 'diarizer', 'translator', 'tts', 'summarizer'],
+  realtime: ['streaming-stt', 'spoken-language-id', 'vad', 'diarizer', 'translator', 'tts', 'summarizer'],
   worker: ENGINE_KINDS,
 };
 
@@ -48,7 +49,31 @@ export async function createEngines(
     { ready: [...new Set(ready)], unavailable: [...new Set(unavailable)] },
     `engines: ${new Set(ready).size} ready, ${new Set(unavailable).size} not loaded (why: npm run -s engines, or LOG_LEVEL=debug)`,
   );
+  logSpeechRecognition(config, registry, logger);
   return registry;
+}
+
+/**
+ * One start-up line (info) saying which recognizer serves speech and, when Whisper does not,
+ * why and how to get it; PARLEY_WHISPER=on turns its absence into a start-up failure.
+ */
+function logSpeechRecognition(config: Config, registry: EngineRegistry, logger: Logger): void {
+  const whisper = registry.status.find((s) => s.id === WHISPER_ID);
+  if (!whisper) return; // this role loads no file recognizer
+  if (whisper.available) {
+    logger.info(
+      { engine: WHISPER_ID, languages: whisper.languages.length },
+      `speech recognition: Whisper (${whisper.languages.length} languages)`,
+    );
+    return;
+  }
+  if (config.engines.whisper === 'on') throw new Error(`PARLEY_WHISPER=on but Whisper cannot run: ${whisper.reason}`);
+  if (config.engines.whisper === 'off') return;
+  const other = registry.enginesOf('file-stt')[0];
+  logger.warn(
+    { engine: other?.id ?? null, reason: whisper.reason },
+    `speech recognition: ${other ? `${other.id} (${other.capabilities.languages.join(', ')})` : 'none'}; Whisper is not used: ${whisper.reason}`,
+  );
 }
 
 /**

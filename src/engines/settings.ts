@@ -73,7 +73,7 @@ export const engineSettings = defineSection({
   liveFromFileEngines: settings.list(
     'PARLEY_LIVE_FROM_FILE_ENGINES',
     'File recognizers (engine ids) that also serve live captions: VAD-cut utterances re-transcribed while they grow.',
-    ['remote/openai-transcription'],
+    ['neural/whisper', 'remote/openai-transcription'],
   ),
   liveFromFileIntervalMs: settings.int(
     'PARLEY_LIVE_FROM_FILE_INTERVAL_MS',
@@ -87,6 +87,47 @@ export const engineSettings = defineSection({
     15_000,
     { min: 2000, max: 30_000 },
   ),
+  // --- Whisper through the engine host (engine-host/, docs/whisper.md) ---
+  whisper: settings.oneOf(
+    'PARLEY_WHISPER',
+    'Whisper speech recognition (neural/whisper) through the engine host: auto uses it when `npm run setup` installed it (else the built-in PocketSphinx, with one start-up line saying why), on refuses to start without it, off never starts it.',
+    ['auto', 'on', 'off'],
+    'auto',
+  ),
+  whisperModel: settings.string(
+    'PARLEY_WHISPER_MODEL',
+    'Whisper model of neural/whisper: base (multilingual, the default), small (multilingual, slower, better) or tiny.en (English only, fastest). Installed by `npm run setup` into PARLEY_MODELS_DIR/whisper-<model>.',
+    'base',
+  ),
+  whisperModelDir: settings.optionalString(
+    'PARLEY_WHISPER_MODEL_DIR',
+    'Folder of a CTranslate2 Whisper model to serve instead of PARLEY_MODELS_DIR/whisper-<PARLEY_WHISPER_MODEL>.',
+  ),
+  whisperUrl: settings.url(
+    'PARLEY_WHISPER_URL',
+    'Base URL (".../v1") of an engine host already running (on this or another machine: `npm run engine-host`); Parley then starts none of its own.',
+    ['http:', 'https:'],
+  ),
+  engineHostPython: settings.optionalString(
+    'PARLEY_ENGINE_HOST_PYTHON',
+    'Python of the engine host (default: the virtual environment .venv/engine-host that `npm run setup` creates).',
+  ),
+  whisperThreads: settings.int('PARLEY_WHISPER_THREADS', 'CPU threads of one Whisper decode in the engine host.', 2, { min: 1, max: 64 }),
+  whisperWorkers: settings.int(
+    'PARLEY_WHISPER_WORKERS',
+    'Whisper decodes the engine host runs at once (live work is queued before imports).',
+    1,
+    { min: 1, max: 16 },
+  ),
+  whisperStartTimeoutMs: settings.int(
+    'PARLEY_WHISPER_START_TIMEOUT_MS',
+    'How long the engine host may take to load its model at start-up.',
+    120_000,
+    { min: 1000 },
+  ),
+  whisperTimeoutMs: settings.int('PARLEY_WHISPER_TIMEOUT_MS', 'Timeout of one Whisper request to the engine host (ms).', 600_000, {
+    min: 100,
+  }),
   // --- Neural tier (models pulled with `npm run -s models -- pull NAME`) ---
   modelsMirror: settings.optionalString(
     'PARLEY_MODELS_MIRROR',

@@ -189,6 +189,11 @@ export interface FileSttOptions {
   onProgress?: (fraction: number) => void;
   /** Glossary terms to favour, as in StreamingSttOptions.terms. */
   terms?: readonly string[];
+  /**
+   * Who waits for the result: a live session (its captions) or a batch job (an import). A
+   * recognizer shared by both serves live work first (the engine host queues by it).
+   */
+  priority?: 'live' | 'batch';
 }
 
 export interface FileRecognizer extends Engine {

@@ -13,7 +13,7 @@
  */
 import { baseLanguage, normalizeLanguage } from '../../languages.js';
 import type { EngineFactory } from '../registry.js';
-import type { FileRecognizer, FileSttOptions, FileTranscript, FileTranscriptSegment, PcmAudio, Word } from '../types.js';
+import type { EngineTier, FileRecognizer, FileSttOptions, FileTranscript, FileTranscriptSegment, PcmAudio, Word } from '../types.js';
 import { NOT_CONFIGURED, remoteEndpoint } from './endpoints.js';
 import { sttError } from './errors.js';
 import { bodyFailure, type RemoteEndpoint, remoteFetch } from './http.js';
@@ -22,6 +22,8 @@ import { pcmToWav } from './wav.js';
 interface Verbose {
   text?: string;
   language?: string;
+  /** The engine host's extension: the ISO code beside the name (every Whisper language, not only the common ones). */
+  language_code?: string;
   duration?: number;
   segments?: Array<{ start: number; end: number; text: string }>;
   words?: Array<{ word: string; start: number; end: number }>;
@@ -71,14 +73,34 @@ function candidateFor(reported: string | undefined, candidates: readonly string[
 }
 
 export function createOpenAiTranscription(ep: RemoteEndpoint, id = 'remote/openai-transcription', detects = true): FileRecognizer {
-  const once = transcribeOnce(ep, id);
+  return createTranscriptionApi({ id, tier: 'remote', languages: ['*'], detects, endpoint: () => ep });
+}
+
+/** A file recognizer over an OpenAI-compatible transcription API (a remote server or the engine host). */
+export interface TranscriptionApi {
+  id: string;
+  tier: EngineTier;
+  languages: readonly string[];
+  /** The server tells the spoken language (multi_language). */
+  detects: boolean;
+  /** The endpoint of each request (the engine host's port can change when it restarts). */
+  endpoint: () => RemoteEndpoint | Promise<RemoteEndpoint>;
+  /**
+   * The engine host's extensions (docs/whisper.md): glossary terms as `hotwords` besides the
+   * prompt, `priority` (live before batch) and the candidate `languages` of a detection.
+   */
+  hostExtensions?: boolean;
+}
+
+export function createTranscriptionApi(api: TranscriptionApi): FileRecognizer {
+  const once = transcribeOnce(api);
   return {
-    id,
+    id: api.id,
     kind: 'file-stt',
-    tier: 'remote',
-    capabilities: { languages: ['*'], wordTimes: true, languageDetection: detects },
+    tier: api.tier,
+    capabilities: { languages: api.languages, wordTimes: true, languageDetection: api.detects },
     async transcribe(audio, options): Promise<FileTranscript> {
-      const candidates = detects && options.languages && options.languages.length > 1 ? options.languages : null;
+      const candidates = api.detects && options.languages && options.languages.length > 1 ? options.languages : null;
       if (!candidates) return withoutReported(await once(audio, options));
       const heard = await once(audio, { ...options, language: '*' });
       const language = candidateFor(heard.reported, candidates);
@@ -89,15 +111,22 @@ export function createOpenAiTranscription(ep: RemoteEndpoint, id = 'remote/opena
   };
 }
 
+/** Whisper continues a prompt's style and spelling: the terms as a short list of names. */
+export function termsPrompt(terms: readonly string[]): string {
+  return `${terms.join(', ')}.`;
+}
+
 const withoutReported = ({ reported: _, ...t }: FileTranscript & { reported?: string }): FileTranscript => t;
 
 /** One request; `language` '*' sends none (the server detects it). */
-function transcribeOnce(ep: RemoteEndpoint, id: string) {
+function transcribeOnce(api: TranscriptionApi) {
+  const id = api.id;
   return async (audio: PcmAudio, options: FileSttOptions): Promise<FileTranscript & { reported?: string }> => {
     const wav = pcmToWav(audio);
     const durationMs = Math.round((audio.samples.length / audio.sampleRate) * 1000);
     let body: Verbose;
     try {
+      const ep = await api.endpoint();
       const res = await remoteFetch(ep, {
         method: 'POST',
         path: '/audio/transcriptions',
@@ -110,6 +139,14 @@ function transcribeOnce(ep: RemoteEndpoint, id: string) {
           form.append('timestamp_granularities[]', 'word');
           form.append('timestamp_granularities[]', 'segment');
           if (options.language && options.language !== '*') form.set('language', baseLanguage(options.language));
+          // Glossary terms bias the decoder: as the prompt (every Whisper server), as hotwords (the engine host).
+          if (options.terms?.length) form.set('prompt', termsPrompt(options.terms));
+          if (api.hostExtensions) {
+            if (options.terms?.length) form.set('hotwords', options.terms.join(' '));
+            form.set('priority', options.priority ?? 'batch');
+            if (options.language === '*' && options.languages?.length)
+              form.set('languages', [...new Set(options.languages.map(baseLanguage))].join(','));
+          }
           return form;
         },
       });
@@ -135,8 +172,8 @@ function transcribeOnce(ep: RemoteEndpoint, id: string) {
       .filter((s) => s.text);
     return {
       text: (body.text ?? segments.map((s) => s.text).join(' ')).trim(),
-      language: languageTag(body.language, options.language),
-      reported: body.language,
+      language: languageTag(body.language_code ?? body.language, options.language),
+      reported: body.language_code ?? body.language,
       segments,
       durationMs: body.duration ? Math.round(body.duration * 1000) : durationMs,
     };

@@ -104,6 +104,8 @@ class OverFileStream implements RecognizerStream {
   private aborted = false;
   /** multi_language: the language last heard (the fallback of the next pass). */
   private lastLanguage: string;
+  /** Glossary terms every pass favours (setTerms replaces them from the next pass on). */
+  private terms: readonly string[];
 
   constructor(
     private readonly file: FileRecognizer,
@@ -115,6 +117,11 @@ class OverFileStream implements RecognizerStream {
     this.intervalSamples = settings.intervalMs * SAMPLES_PER_MS;
     this.maxSamples = settings.maxUtteranceMs * SAMPLES_PER_MS;
     this.lastLanguage = options.language;
+    this.terms = options.terms ?? [];
+  }
+
+  setTerms(terms: readonly string[]): void {
+    this.terms = terms;
   }
 
   /** The candidates when the session tells languages apart (two or more), else null. */
@@ -263,7 +270,13 @@ class OverFileStream implements RecognizerStream {
     const language = candidates ? this.lastLanguage : this.options.language;
     return this.file.transcribe(
       { sampleRate: RATE, samples },
-      { language, ...(candidates ? { languages: candidates } : {}), signal: this.cancel.signal },
+      {
+        language,
+        ...(candidates ? { languages: candidates } : {}),
+        ...(this.terms.length ? { terms: this.terms } : {}),
+        priority: 'live',
+        signal: this.cancel.signal,
+      },
     );
   }
 

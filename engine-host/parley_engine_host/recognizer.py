@@ -85,7 +85,10 @@ class Recognizer:
     def __init__(self, model: WhisperModel, name: str):
         self.model = model
         self.name = name
-        self.languages: list[str] = list(model.supported_languages)
+        # faster-whisper lists every code it knows (100 with "yue") for any multilingual model;
+        # only those with a language token in this model's vocabulary can be served (99 before v3).
+        tokens = model.hf_tokenizer
+        self.languages: list[str] = [c for c in model.supported_languages if tokens.token_to_id(f"<|{c}|>") is not None]
 
     def detect(self, audio: np.ndarray, candidates: list[str] | None) -> dict[str, Any]:
         """Language of the first 30 s; among the candidates only when given (renormalized)."""

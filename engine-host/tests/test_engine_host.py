@@ -1,0 +1,280 @@
+"""The engine host as Parley uses it: a real process, the real Whisper base model, real speech.
+
+Run: .venv/engine-host/bin/python -m unittest discover engine-host/tests
+Skips (with the reason) when faster-whisper, the model folder or the recordings are absent.
+Model folder: $PARLEY_WHISPER_MODEL_DIR, else <project>/data/models/whisper-base.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import select
+import signal
+import subprocess
+import sys
+import threading
+import time
+import unittest
+import urllib.error
+import urllib.request
+import uuid
+import wave
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+MODEL_DIR = Path(os.environ.get("PARLEY_WHISPER_MODEL_DIR", ROOT / "data" / "models" / "whisper-base"))
+AUDIO_DIRS = [ROOT.parent / "shared" / "audio", Path("/work/shared/audio")]
+JFK_TEXT = "And so my fellow Americans, ask not what your country can do for you, ask what you can do for your country."
+
+sys.path.insert(0, str(ROOT / "engine-host" / "lab"))
+from wer import word_error_rate  # noqa: E402
+
+
+def skip_reason() -> str | None:
+    try:
+        import faster_whisper  # noqa: F401
+    except ImportError:
+        return "faster-whisper is not installed here: run scripts/setup-engine-host.sh and use .venv/engine-host/bin/python"
+    if not (MODEL_DIR / "model.bin").is_file():
+        return f"no Whisper model in {MODEL_DIR} (scripts/setup-engine-host.sh base {MODEL_DIR})"
+    if jfk_flac() is None:
+        return f"jfk.flac not found in {[str(d) for d in AUDIO_DIRS]}"
+    return None
+
+
+def jfk_flac() -> Path | None:
+    return next((d / "jfk.flac" for d in AUDIO_DIRS if (d / "jfk.flac").is_file()), None)
+
+
+def wav_16k_mono(path: Path) -> bytes:
+    """What Parley sends: 16 kHz mono s16le WAV (made here with faster-whisper's own decoder)."""
+    import numpy as np
+    from faster_whisper import decode_audio
+
+    samples = (np.clip(decode_audio(str(path)), -1, 1) * 32767).astype("<i2")
+    out = io.BytesIO()
+    with wave.open(out, "wb") as writer:
+        writer.setnchannels(1)
+        writer.setsampwidth(2)
+        writer.setframerate(16000)
+        writer.writeframes(samples.tobytes())
+    return out.getvalue()
+
+
+def multipart_body(fields: dict[str, str | list[str]], audio: bytes | None) -> tuple[bytes, str]:
+    boundary = uuid.uuid4().hex
+    chunks = []
+    for name, values in fields.items():
+        for value in values if isinstance(values, list) else [values]:
+            chunks.append(f'--{boundary}\r\nContent-Disposition: form-data; name="{name}"\r\n\r\n{value}\r\n'.encode())
+    if audio is not None:
+        chunks.append(f'--{boundary}\r\nContent-Disposition: form-data; name="file"; filename="a.wav"\r\n'
+                      f"Content-Type: audio/wav\r\n\r\n".encode() + audio + b"\r\n")
+    chunks.append(f"--{boundary}--\r\n".encode())
+    return b"".join(chunks), f"multipart/form-data; boundary={boundary}"
+
+
+class Host:
+    """The host process with its stdin kept open (as Parley keeps it) and its ready line read."""
+
+    def __init__(self, *extra: str):
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "parley_engine_host", "--model-dir", str(MODEL_DIR), "--port", "0", *extra],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+            cwd=ROOT / "engine-host",
+        )
+        ready, _, _ = select.select([self.process.stdout], [], [], 60)
+        if not ready:
+            self.process.kill()
+            raise RuntimeError("engine host printed no ready line within 60 s")
+        self.ready_line = self.process.stdout.readline().decode()
+        self.ready = json.loads(self.ready_line)
+        self.url = f"http://127.0.0.1:{self.ready['port']}"
+
+    def request(self, path: str, body: bytes | None = None, headers: dict | None = None, timeout: float = 60):
+        req = urllib.request.Request(self.url + path, data=body, headers=headers or {}, method="POST" if body is not None else "GET")
+        try:
+            with urllib.request.urlopen(req, timeout=timeout) as response:
+                return response.status, response.headers.get("Content-Type"), response.read()
+        except urllib.error.HTTPError as error:
+            return error.code, error.headers.get("Content-Type"), error.read()
+
+    def post_form(self, path: str, fields: dict, audio: bytes | None, headers: dict | None = None):
+        body, content_type = multipart_body(fields, audio)
+        return self.request(path, body, {"Content-Type": content_type, **(headers or {})})
+
+    def stop(self) -> None:
+        if self.process.poll() is None:
+            self.process.kill()
+        self.process.wait()
+        for stream in (self.process.stdin, self.process.stdout):
+            stream.close()
+
+
+@unittest.skipIf(skip_reason(), skip_reason())
+class EngineHostTest(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.jfk = wav_16k_mono(jfk_flac())
+        cls.host = Host("--workers", "1", "--threads", "2")
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.host.stop()
+
+    def test_ready_line_names_port_model_and_the_99_languages(self):
+        ready = self.host.ready
+        self.assertEqual(ready["event"], "ready")
+        self.assertGreater(ready["port"], 0)
+        self.assertEqual(ready["model"], "whisper-base")
+        self.assertEqual(len(ready["languages"]), 99)
+        self.assertTrue({"en", "de", "es", "fr", "zh"} <= set(ready["languages"]))
+        self.assertTrue(self.host.ready_line.endswith("\n"))
+
+    def test_health_and_models(self):
+        status, _, body = self.host.request("/health")
+        self.assertEqual(status, 200)
+        health = json.loads(body)
+        self.assertEqual(health["status"], "ok")
+        self.assertEqual(health["model"], "whisper-base")
+        self.assertEqual(set(health["queued"]), {"live", "batch"})
+        status, _, body = self.host.request("/v1/models")
+        self.assertEqual((status, [m["id"] for m in json.loads(body)["data"]]), (200, ["whisper-base"]))
+
+    def test_transcribes_jfk_as_json_and_text(self):
+        status, _, body = self.host.post_form("/v1/audio/transcriptions", {"model": "whisper-1"}, self.jfk)
+        self.assertEqual(status, 200, body)
+        self.assertLessEqual(word_error_rate(JFK_TEXT, json.loads(body)["text"]), 0.05)
+        status, content_type, body = self.host.post_form(
+            "/v1/audio/transcriptions", {"response_format": "text", "language": "en"}, self.jfk)
+        self.assertEqual(status, 200)
+        self.assertTrue(content_type.startswith("text/plain"))
+        self.assertLessEqual(word_error_rate(JFK_TEXT, body.decode()), 0.05)
+
+    def test_verbose_json_has_segments_words_and_language(self):
+        status, _, body = self.host.post_form("/v1/audio/transcriptions", {
+            "response_format": "verbose_json", "timestamp_granularities[]": ["word", "segment"]}, self.jfk)
+        self.assertEqual(status, 200, body)
+        result = json.loads(body)
+        self.assertEqual((result["task"], result["language"], result["language_code"]), ("transcribe", "english", "en"))
+        self.assertGreater(result["language_probability"], 0.5)
+        self.assertAlmostEqual(result["duration"], 11.0, delta=0.1)
+        self.assertGreaterEqual(len(result["segments"]), 1)
+        for key in ("id", "start", "end", "text", "avg_logprob", "no_speech_prob", "compression_ratio"):
+            self.assertIn(key, result["segments"][0])
+        words = result["words"]
+        self.assertEqual(len(words), 22)
+        self.assertEqual(words[0]["word"], "And")
+        self.assertEqual(words[-1]["word"].strip(".").lower(), "country")
+        starts = [w["start"] for w in words]
+        self.assertEqual(starts, sorted(starts))
+        self.assertTrue(all(w["end"] >= w["start"] and 0 <= w["probability"] <= 1 for w in words))
+
+    def test_detects_english_and_chooses_among_candidates(self):
+        status, _, body = self.host.post_form("/v1/audio/language", {}, self.jfk)
+        self.assertEqual(status, 200, body)
+        detected = json.loads(body)
+        self.assertEqual(detected["language"], "en")
+        self.assertGreater(detected["probability"], 0.8)
+        self.assertEqual(len(detected["candidates"]), 5)
+        status, _, body = self.host.post_form("/v1/audio/language", {"languages": "de,fr"}, self.jfk)
+        restricted = json.loads(body)
+        self.assertEqual(status, 200)
+        self.assertIn(restricted["language"], {"de", "fr"})
+        self.assertEqual({c["language"] for c in restricted["candidates"]}, {"de", "fr"})
+        # The transcription endpoint applies the same candidate rule when no language is given.
+        status, _, body = self.host.post_form("/v1/audio/transcriptions", {
+            "response_format": "verbose_json", "languages": "en,de"}, self.jfk)
+        self.assertEqual((status, json.loads(body)["language_code"]), (200, "en"))
+
+    def test_live_request_queued_after_batch_ones_is_served_first(self):
+        finished: dict[str, float] = {}
+
+        def send(name: str, priority: str) -> None:
+            status, _, _ = self.host.post_form("/v1/audio/transcriptions", {"priority": priority, "language": "en"}, self.jfk)
+            finished[name] = time.monotonic() if status == 200 else -1
+
+        batch = [threading.Thread(target=send, args=(f"batch{i}", "batch")) for i in range(3)]
+        for thread in batch:
+            thread.start()
+        self.wait_for_queue(batch=2)
+        live = threading.Thread(target=send, args=("live", "live"))
+        live.start()
+        for thread in [*batch, live]:
+            thread.join(120)
+        self.assertEqual(len(finished), 4)
+        self.assertTrue(all(t > 0 for t in finished.values()), finished)
+        self.assertLess(finished["live"], finished["batch1"])
+        self.assertLess(finished["live"], finished["batch2"])
+
+    def wait_for_queue(self, batch: int) -> None:
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            health = json.loads(self.host.request("/health")[2])
+            if health["queued"]["batch"] >= batch and health["running"] == 1:
+                return
+            time.sleep(0.02)
+        self.fail(f"batch requests never queued: {health}")
+
+    def test_x_priority_header_is_accepted_and_a_bad_priority_is_400(self):
+        status, _, _ = self.host.post_form("/v1/audio/language", {}, self.jfk, {"X-Priority": "live"})
+        self.assertEqual(status, 200)
+        status, _, body = self.host.post_form("/v1/audio/language", {"priority": "urgent"}, self.jfk)
+        self.assertEqual((status, json.loads(body)["error"]["param"]), (400, "priority"))
+
+    def test_bad_requests_get_openai_errors_and_the_host_lives_on(self):
+        cases = [
+            (b"not multipart at all", "multipart/form-data; boundary=abc", 400, "invalid_multipart"),
+            (b"--abc\r\nContent-Disposition: form-data; name=\"file\"\r\n\r\nunterminated", "multipart/form-data; boundary=abc", 400, "invalid_multipart"),
+            (b"{}", "application/json", 400, "invalid_multipart"),
+            (*multipart_body({"model": "whisper-1"}, None), 400, "missing_file"),
+            (*multipart_body({}, b"this is not audio" * 100), 400, "invalid_audio"),
+            (*multipart_body({}, b""), 400, "invalid_audio"),
+            (*multipart_body({"language": "xx"}, self.jfk), 400, "unsupported_language"),
+            (*multipart_body({"response_format": "srt"}, self.jfk), 400, "invalid_value"),
+            (*multipart_body({"temperature": "hot"}, self.jfk), 400, "invalid_value"),
+        ]
+        for body, content_type, want_status, want_code in cases:
+            with self.subTest(code=want_code, body=body[:40]):
+                status, _, answer = self.host.request("/v1/audio/transcriptions", body, {"Content-Type": content_type})
+                error = json.loads(answer)["error"]
+                self.assertEqual((status, error["code"], error["type"]), (want_status, want_code, "invalid_request_error"))
+        self.assertEqual(self.host.request("/health")[0], 200)
+        self.assertIsNone(self.host.process.poll())
+
+    def test_a_body_over_the_limit_is_413_without_being_read(self):
+        import http.client
+
+        connection = http.client.HTTPConnection("127.0.0.1", self.host.ready["port"], timeout=10)
+        connection.putrequest("POST", "/v1/audio/transcriptions")
+        connection.putheader("Content-Type", "multipart/form-data; boundary=abc")
+        connection.putheader("Content-Length", str(10 * 1024**3))
+        connection.endheaders()
+        response = connection.getresponse()
+        self.assertEqual((response.status, json.loads(response.read())["error"]["code"]), (413, "file_too_large"))
+        connection.close()
+
+
+@unittest.skipIf(skip_reason(), skip_reason())
+class EngineHostLifetimeTest(unittest.TestCase):
+    def test_exits_when_stdin_reaches_eof(self):
+        host = Host()
+        try:
+            host.process.stdin.close()
+            self.assertEqual(host.process.wait(timeout=10), 0)
+        finally:
+            host.stop()
+
+    def test_exits_on_sigterm(self):
+        host = Host()
+        try:
+            host.process.send_signal(signal.SIGTERM)
+            self.assertEqual(host.process.wait(timeout=10), 0)
+        finally:
+            host.stop()
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -81,7 +81,7 @@ class Host:
 
     def __init__(self, *extra: str):
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "parley_engine_host", "--model-dir", str(MODEL_DIR), "--port", "0", *extra],
+            [sys.executable, "-m", "parley_engine_host", "--model-dir", str(MODEL_DIR.resolve()), "--port", "0", *extra],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
             cwd=ROOT / "engine-host",
         )
@@ -90,6 +90,8 @@ class Host:
             self.process.kill()
             raise RuntimeError("engine host printed no ready line within 60 s")
         self.ready_line = self.process.stdout.readline().decode()
+        if not self.ready_line:
+            raise RuntimeError(f"engine host exited ({self.process.wait()}) before its ready line")
         self.ready = json.loads(self.ready_line)
         self.url = f"http://127.0.0.1:{self.ready['port']}"
 

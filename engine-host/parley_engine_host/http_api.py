@@ -40,6 +40,7 @@ class EngineServer(ThreadingHTTPServer):
 
 class Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
+    timeout = 120  # seconds a client may stall mid-request before its connection is dropped
     server: EngineServer
 
     def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - the base class's name
@@ -53,15 +54,23 @@ class Handler(BaseHTTPRequestHandler):
         self.dispatch({"/v1/audio/transcriptions": self.transcriptions, "/v1/audio/language": self.language})
 
     def dispatch(self, routes) -> None:
+        try:
+            self.route(routes)
+        except (TimeoutError, ConnectionError):
+            self.close_connection = True  # the client stalled or left: nobody to answer
+
+    def route(self, routes) -> None:
         path = self.path.split("?", 1)[0]
         try:
-            route = routes.get(path)
-            if route is None:
+            handler = routes.get(path)
+            if handler is None:
                 self.close_connection = True  # a body we did not read may follow
                 raise ApiError(404, f"no route {self.command} {path}", "not_found")
-            route()
+            handler()
         except ApiError as error:
             self.send_json(error.status, error.body())
+        except (TimeoutError, ConnectionError):
+            raise
         except Exception:  # a bug must answer 500, not kill the connection silently
             log.error("unhandled error on %s %s\n%s", self.command, path, traceback.format_exc())
             self.close_connection = True

@@ -92,6 +92,8 @@ def parse(body: bytes, content_type: str | None) -> Form:
     while True:
         if body.startswith(b"--", position):
             return form  # closing delimiter
+        while body[position:position + 1] in (b" ", b"\t"):
+            position += 1  # transport padding
         if not body.startswith(b"\r\n", position):
             raise MultipartError("malformed multipart delimiter line")
         position += 2
@@ -100,14 +102,25 @@ def parse(body: bytes, content_type: str | None) -> Form:
             raise MultipartError("multipart part headers missing or too long")
         headers = parse_part_headers(body[position:header_end])
         content_start = header_end + 4
-        next_delimiter = body.find(b"\r\n" + delimiter, content_start)
-        if next_delimiter < 0:
-            raise MultipartError("multipart body ends before its closing boundary")
+        next_delimiter = find_delimiter(body, delimiter, content_start)
         parts += 1
         if parts > MAX_PARTS:
             raise MultipartError(f"more than {MAX_PARTS} multipart parts")
         add_part(form, headers, body[content_start:next_delimiter])
         position = next_delimiter + 2 + len(delimiter)
+
+
+def find_delimiter(body: bytes, delimiter: bytes, start: int) -> int:
+    """Position of the next CRLF + delimiter that ends a part: one followed by CRLF, "--" or
+    transport padding (RFC 2046), not one that merely begins with the boundary's bytes."""
+    marker = b"\r\n" + delimiter
+    position = body.find(marker, start)
+    while position >= 0:
+        after = body[position + len(marker): position + len(marker) + 2]
+        if after in (b"\r\n", b"--") or after[:1] in (b" ", b"\t"):
+            return position
+        position = body.find(marker, position + 1)
+    raise MultipartError("multipart body ends before its closing boundary")
 
 
 def parse_part_headers(raw: bytes) -> dict[str, str]:

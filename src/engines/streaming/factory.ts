@@ -24,7 +24,12 @@ export const liveFromFileFactory: EngineFactory = {
     const files = ctx.loaded.filter((x): x is FileRecognizer => x.kind === 'file-stt' && listed.includes(x.id));
     if (files.length === 0) return { unavailable: `none of ${listed.join(', ')} (PARLEY_LIVE_FROM_FILE_ENGINES) is loaded here` };
     return files.map(
-      (f) => new StreamingOverFile(f, vad, { intervalMs: e.liveFromFileIntervalMs, maxUtteranceMs: e.liveFromFileMaxUtteranceMs }),
+      (f) =>
+        new StreamingOverFile(f, vad, {
+          intervalMs: e.liveFromFileIntervalMs,
+          maxUtteranceMs: e.liveFromFileMaxUtteranceMs,
+          lookbackMs: e.liveFromFileLookbackMs,
+        }),
     );
   },
 };

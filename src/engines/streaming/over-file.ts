@@ -40,6 +40,14 @@ export interface OverFileOptions {
   maxUtteranceMs: number;
   /** Audio kept before the VAD's speech start (its detection lags the first syllable). */
   paddingMs?: number;
+  /**
+   * How far before the VAD's speech start an utterance reaches back into audio the VAD called
+   * silence (never before the previous utterance's end). The VAD misses some real speech
+   * (silero at 0.5 misses jfk's "ask not", shouted over the crowd, even at 0.3); the
+   * recognizer, which hears it, gets that audio with the next utterance instead of never.
+   * Default: the padding.
+   */
+  lookbackMs?: number;
 }
 
 /** Words compared loosely: two passes agreeing on "Country," and "country" agree. */
@@ -87,6 +95,7 @@ export class StreamingOverFile implements StreamingRecognizer {
 
 class OverFileStream implements RecognizerStream {
   private readonly padSamples: number;
+  private readonly lookbackSamples: number;
   private readonly intervalSamples: number;
   private readonly maxSamples: number;
   /** Received audio still needed (from `bufferStart`), as chunks. */
@@ -114,6 +123,7 @@ class OverFileStream implements RecognizerStream {
     private readonly options: StreamingSttOptions,
   ) {
     this.padSamples = (settings.paddingMs ?? 300) * SAMPLES_PER_MS;
+    this.lookbackSamples = Math.max(this.padSamples, (settings.lookbackMs ?? 0) * SAMPLES_PER_MS);
     this.intervalSamples = settings.intervalMs * SAMPLES_PER_MS;
     this.maxSamples = settings.maxUtteranceMs * SAMPLES_PER_MS;
     this.lastLanguage = options.language;
@@ -170,7 +180,7 @@ class OverFileStream implements RecognizerStream {
   private handle(events: VadEvent[]): void {
     for (const e of events) {
       const at = Math.min(this.received, Math.round(e.atMs * SAMPLES_PER_MS));
-      if (e.type === 'speech_start' && !this.utterance) this.begin(Math.max(this.bufferStart, this.lastEnd, at - this.padSamples));
+      if (e.type === 'speech_start' && !this.utterance) this.begin(Math.max(this.bufferStart, this.lastEnd, at - this.lookbackSamples));
       else if (e.type === 'speech_end' && this.utterance)
         this.close(Math.max(this.utterance.startSample + 1, Math.min(this.received, at + this.padSamples)));
     }
@@ -291,7 +301,7 @@ class OverFileStream implements RecognizerStream {
 
   /** Drops audio no utterance can need any more (older than the padding before now). */
   private trim(): void {
-    const keepFrom = this.utterance ? this.utterance.startSample : this.received - this.padSamples;
+    const keepFrom = this.utterance ? this.utterance.startSample : this.received - this.lookbackSamples;
     while (this.chunks.length > 1 && this.bufferStart + this.chunks[0]!.length <= keepFrom) {
       this.bufferStart += this.chunks[0]!.length;
       this.chunks.shift();

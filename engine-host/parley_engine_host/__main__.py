@@ -25,6 +25,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--threads", type=int, default=2, help="CPU threads per decode (CTranslate2 intra_threads)")
     parser.add_argument("--workers", type=int, default=1, help="decodes run at the same time")
+    parser.add_argument("--batch-workers", type=int, default=0,
+                        help="workers batch jobs may hold (default: workers - 1, at least 1)")
     parser.add_argument("--compute-type", default="int8", help="CTranslate2 compute type (int8, float32, ...)")
     parser.add_argument("--max-body-mb", type=float, default=256, help="largest request body accepted (413 above)")
     parser.add_argument("--max-queued", type=int, default=256, help="queued requests before 503")
@@ -67,7 +69,7 @@ def main(argv: list[str] | None = None) -> None:
     recognizer = Recognizer(model, model_name(args.model_dir))
     log.info("loaded %s from %s in %.2f s (%s, threads=%d, workers=%d)", recognizer.name, args.model_dir,
              time.monotonic() - started, args.compute_type, args.threads, args.workers)
-    scheduler = Scheduler(workers=args.workers, max_queued=args.max_queued)
+    scheduler = Scheduler(workers=args.workers, max_queued=args.max_queued, batch_workers=args.batch_workers)
     server = EngineServer((args.host, args.port), recognizer, scheduler, int(args.max_body_mb * 1024 * 1024))
     ready = {"event": "ready", "port": server.server_address[1], "model": recognizer.name, "languages": recognizer.languages}
     sys.stdout.write(json.dumps(ready) + "\n")

@@ -5,6 +5,9 @@ faster-whisper's decode) and the generator's return value is the result. Between
 hands a batch job back to the queue when live work is waiting, so a long import delays a live
 request by at most one window instead of its whole length. The job keeps its original sequence
 number, so it resumes ahead of later batch jobs.
+
+Batch jobs may hold at most `batch_workers` workers (default W - 1 when W > 1), so with two or
+more workers one is always free for live work and a live request never waits for a window.
 """
 
 from __future__ import annotations
@@ -34,8 +37,10 @@ class Job:
 
 
 class Scheduler:
-    def __init__(self, workers: int, max_queued: int):
+    def __init__(self, workers: int, max_queued: int, batch_workers: int | None = None):
         self.max_queued = max_queued
+        self.batch_limit = batch_workers if batch_workers else max(1, workers - 1)
+        self.running_batch = 0
         self.heap: list[tuple[int, int, Job]] = []
         self.sequence = itertools.count()
         self.lock = threading.Condition()
@@ -62,26 +67,36 @@ class Scheduler:
                 queued[job.priority] += 1
             return {"queued": queued, "running": self.running}
 
-    def live_waiting(self) -> bool:
+    def live_starved(self) -> bool:
+        """Live work waits and every worker is busy (an idle worker would take it itself)."""
         with self.lock:
-            return bool(self.heap) and self.heap[0][0] == PRIORITIES["live"]
+            live_next = bool(self.heap) and self.heap[0][0] == PRIORITIES["live"]
+            return live_next and self.running >= len(self.threads)
 
     def run_worker(self) -> None:
         while True:
             with self.lock:
-                while not self.heap:
+                while not self.can_start():
                     self.lock.wait()
                 rank, seq, job = heapq.heappop(self.heap)
                 self.running += 1
+                self.running_batch += rank != PRIORITIES["live"]
             requeued = False
             try:
                 requeued = self.advance(job, rank, seq)
             finally:
                 with self.lock:
                     self.running -= 1
+                    self.running_batch -= rank != PRIORITIES["live"]
                     if requeued:
                         heapq.heappush(self.heap, (rank, seq, job))
-                        self.lock.notify()
+                    self.lock.notify_all()  # a batch slot or a requeued job may be waiting
+
+    def can_start(self) -> bool:
+        """Called with the lock held: the head is live, or batch has a free slot."""
+        if not self.heap:
+            return False
+        return self.heap[0][0] == PRIORITIES["live"] or self.running_batch < self.batch_limit
 
     def advance(self, job: Job, rank: int, seq: int) -> bool:
         """Run the job until it ends, or until live work waits for a batch job; True = requeue."""
@@ -90,7 +105,7 @@ class Scheduler:
                 job.steps = job.work()
             while True:
                 next(job.steps)
-                if rank > PRIORITIES["live"] and self.live_waiting():
+                if rank > PRIORITIES["live"] and self.live_starved():
                     return True
         except StopIteration as stop:
             job.result = stop.value

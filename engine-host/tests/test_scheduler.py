@@ -1,0 +1,108 @@
+"""Scheduling order with stand-in jobs (pure stdlib): the real decodes are tested in test_engine_host."""
+
+import sys
+import threading
+import time
+import unittest
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from parley_engine_host.scheduler import Job, QueueFull, Scheduler  # noqa: E402
+
+
+class Recorder:
+    def __init__(self):
+        self.events: list[str] = []
+        self.lock = threading.Lock()
+
+    def job(self, name: str, steps: int, step_s: float = 0.02, gate: threading.Event | None = None):
+        def work():
+            if gate is not None:
+                gate.wait(5)
+            for i in range(steps):
+                time.sleep(step_s)
+                with self.lock:
+                    self.events.append(f"{name}:{i}")
+                yield
+            with self.lock:
+                self.events.append(f"{name}:done")
+            return name
+        return work
+
+    def done_order(self) -> list[str]:
+        return [e.split(":")[0] for e in self.events if e.endswith(":done")]
+
+
+def wait_all(*jobs: Job) -> None:
+    for job in jobs:
+        assert job.done.wait(10), "job never finished"
+
+
+class SchedulerTest(unittest.TestCase):
+    def test_live_first_then_batch_in_arrival_order(self):
+        rec, gate = Recorder(), threading.Event()
+        scheduler = Scheduler(workers=1, max_queued=10)
+        blocker = scheduler.submit(Job("batch", rec.job("b0", 1, gate=gate)))
+        time.sleep(0.05)  # b0 holds the only worker
+        jobs = [scheduler.submit(Job(p, rec.job(n, 1))) for n, p in
+                [("b1", "batch"), ("b2", "batch"), ("l1", "live"), ("l2", "live")]]
+        self.assertEqual(scheduler.depth(), {"queued": {"live": 2, "batch": 2}, "running": 1})
+        gate.set()
+        wait_all(blocker, *jobs)
+        # b0 is handed back at its step boundary (live work waits), then resumes before b1.
+        self.assertEqual(rec.done_order(), ["l1", "l2", "b0", "b1", "b2"])
+        self.assertEqual(jobs[2].result, "l1")
+
+    def test_a_long_batch_job_yields_to_live_at_a_step_and_resumes_first(self):
+        rec = Recorder()
+        scheduler = Scheduler(workers=1, max_queued=10)
+        long_job = scheduler.submit(Job("batch", rec.job("long", 10, step_s=0.03)))
+        time.sleep(0.1)
+        later_batch = scheduler.submit(Job("batch", rec.job("later", 1)))
+        live = scheduler.submit(Job("live", rec.job("live", 2)))
+        wait_all(long_job, later_batch, live)
+        self.assertEqual(rec.done_order(), ["live", "long", "later"])
+        live_start = rec.events.index("live:0")
+        self.assertLess(live_start, rec.events.index("long:9"))  # it did not wait for the whole job
+        self.assertLessEqual(sum(e.startswith("long") for e in rec.events[:live_start]), 6)
+
+    def test_with_two_workers_batch_keeps_one_free_for_live(self):
+        rec = Recorder()
+        scheduler = Scheduler(workers=2, max_queued=10)
+        batches = [scheduler.submit(Job("batch", rec.job(f"b{i}", 5, step_s=0.05))) for i in range(2)]
+        time.sleep(0.05)
+        self.assertEqual(scheduler.depth(), {"queued": {"live": 0, "batch": 1}, "running": 1})
+        started = time.monotonic()
+        live = scheduler.submit(Job("live", rec.job("live", 1, step_s=0.01)))
+        wait_all(live)
+        self.assertLess(time.monotonic() - started, 0.1)  # no wait for a batch step
+        wait_all(*batches)
+        self.assertEqual(rec.done_order(), ["live", "b0", "b1"])
+
+    def test_errors_reach_the_request_and_the_worker_survives(self):
+        scheduler = Scheduler(workers=1, max_queued=10)
+
+        def broken():
+            yield
+            raise ValueError("bad input")
+
+        failed = scheduler.submit(Job("batch", broken))
+        fine = scheduler.submit(Job("batch", Recorder().job("fine", 1)))
+        wait_all(failed, fine)
+        self.assertIsInstance(failed.error, ValueError)
+        self.assertEqual(fine.result, "fine")
+
+    def test_queue_bound(self):
+        gate = threading.Event()
+        scheduler = Scheduler(workers=1, max_queued=2)
+        scheduler.submit(Job("batch", Recorder().job("run", 1, gate=gate)))
+        time.sleep(0.05)
+        scheduler.submit(Job("batch", Recorder().job("q1", 1)))
+        scheduler.submit(Job("live", Recorder().job("q2", 1)))
+        with self.assertRaises(QueueFull):
+            scheduler.submit(Job("live", Recorder().job("q3", 1)))
+        gate.set()
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -14,7 +14,7 @@
  * - One pass, longest variant first: a correction's output is never corrected again.
  */
 import { isChinese, languageServes } from '../languages.js';
-import { phrasesRegExp } from './match.js';
+import { escapeRegExp, phrasePattern, phrasesRegExp } from './match.js';
 import type { FuzzyRule, Glossary, TermEntry } from './types.js';
 
 function forLanguage<T>(map: Record<string, T[]>, language: string): T[] {
@@ -72,13 +72,35 @@ export function applyFuzzyCorrection(text: string, language: string, glossary: G
   return text.replace(corrector.regex, (m) => exact.get(m) ?? folded.get(m.toLowerCase()) ?? m);
 }
 
-/** Gives each terminology term its canonical form wherever it appears in another case. */
+/**
+ * Gives each terminology term its canonical form wherever it appears in another case, or, for
+ * a one-word term, written apart: a recognizer that does not know "Picovoice" as one word
+ * (Whisper hears "Pico voice" even when biased towards the term) still shows the term as given.
+ */
 export function applyTerminology(text: string, language: string, glossary: Glossary): string {
   const terms = forLanguage<TermEntry>(glossary.terminology, language).map((t) => t.term);
-  const regex = phrasesRegExp(terms, true);
+  const regex = termsRegExp(terms);
   if (!regex) return text;
   const canonical = new Map(terms.map((t) => [t.toLowerCase(), t]));
-  return text.replace(regex, (m) => canonical.get(m.toLowerCase()) ?? m);
+  return text.replace(regex, (m) => canonical.get(m.toLowerCase()) ?? canonical.get(m.replace(SPLIT, '').toLowerCase()) ?? m);
+}
+
+/** What may stand between the parts of a one-word term written apart: one space or hyphen. */
+const SPLIT = /[ -]/g;
+/** One-word terms of letters and digits (not CJK: no spaces there) are matched written apart too. */
+const ONE_WORD = /^(?![\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}])[\p{L}\p{N}]{4,}$/u;
+
+function termsRegExp(terms: readonly string[]): RegExp | null {
+  const list = [...new Set(terms)].filter((t) => t !== '').sort((a, b) => [...b].length - [...a].length);
+  if (list.length === 0) return null;
+  const patterns = list.map((t) => {
+    const plain = phrasePattern(t);
+    if (!ONE_WORD.test(t) || [...t].some((c) => !/[\p{L}\p{N}]/u.test(c))) return plain;
+    const chars = [...t];
+    const apart = chars.map(escapeRegExp).join('[ -]?');
+    return plain.replace(escapeRegExp(t), apart);
+  });
+  return new RegExp(patterns.join('|'), 'giu');
 }
 
 /** Fuzzy correction then terminology: what recognized text goes through before anyone sees it. */

@@ -99,7 +99,7 @@ describe.skipIf(missing !== null || !haveSharedAudio())('neural/whisper (engine 
     });
     s2.write(int16(keywords.samples));
     await s2.end();
-    expect(kw.map((r) => r.text).join(' ')).toMatch(/picovoice/i);
+    expect(kw.map((r) => r.text).join(' ')).toMatch(/pico ?voice/i);
   }, 240_000);
 });
 

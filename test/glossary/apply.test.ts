@@ -19,6 +19,13 @@ function glossary(input: Parameters<typeof parseGlossary>[0]): Glossary {
 }
 
 describe('fuzzy correction and terminology on recognized text', () => {
+  it('a one-word term heard written apart (Whisper: "Pico voice") is shown as the term; other words are left alone', () => {
+    const g = glossary({ terminology: { 'en-US': [{ term: 'Picovoice' }, { term: 'New York' }] } });
+    expect(applyGlossary('Pico voice. And pico-voice, picovoice', 'en-US', g)).toBe('Picovoice. And Picovoice, Picovoice');
+    expect(applyGlossary('Pico voices of new york', 'en-US', g)).toBe('Pico voices of New York');
+    expect(applyGlossary('Pico  voice', 'en-US', g)).toBe('Pico  voice');
+  });
+
   it('case_insensitive defaults to false: a variant matches only with exactly its case', () => {
     const g = glossary({ fuzzy_correction: { en: [{ correct: 'Kubernetes', incorrect: ['cooper netties'] }] } });
     expect(applyFuzzyCorrection('we run cooper netties in prod', 'en-US', g)).toBe('we run Kubernetes in prod');

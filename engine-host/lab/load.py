@@ -7,6 +7,7 @@ all clips plus multiple_keywords.wav, about 80 s of audio (priority batch).
 
 import io
 import json
+import os
 import statistics
 import sys
 import threading
@@ -73,19 +74,28 @@ def main() -> None:
                 runner.start()
                 time.sleep(1.0)
             single, four = [], []
+            cpu_before = cpu_seconds(host.process.pid)
             for i in range(6):
                 one(live[i % 4], "live", single)
+            live_cpu = cpu_seconds(host.process.pid) - cpu_before
             for _ in range(3):
                 concurrent(4, four)
             stop.set()
             if with_batch:
                 runner.join()
+            live_audio_s = sum(len(live[i % 4]) - 44 for i in range(6)) / 32000
             results[label] = {
                 "live_1": summary(single), "live_4": summary(four),
+                **({} if with_batch else {"live_cpu_s_per_audio_s": round(live_cpu / live_audio_s, 3)}),
                 **({"batch_job_s": [round(x, 2) for x in batch_times]} if with_batch else {}),
             }
         host.stop()
         print(json.dumps({"workers": workers, "threads": threads, "beam": beam, **results}), flush=True)
+
+
+def cpu_seconds(pid: int) -> float:
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")  # utime + stime
 
 
 def summary(values):

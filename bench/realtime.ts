@@ -40,10 +40,12 @@ import pino from 'pino';
 import WebSocket from 'ws';
 import { loadConfig } from '../src/config.js';
 import { pocketsphinxFileFactory } from '../src/engines/builtin/pocketsphinx/index.js';
-import { normalizeWords } from '../src/engines/quality/wer.js';
+import { whisperFactory } from '../src/engines/neural/whisper.js';
+import { normalizeWords, wordErrorRate } from '../src/engines/quality/wer.js';
 import type { FileRecognizer } from '../src/engines/types.js';
-import { JFK } from '../test/support/audio.js';
+import { JFK, JFK_TEXT } from '../test/support/audio.js';
 import { firstStartKey, localServerEnv, pssBytes, rssBytes, startServer } from '../test/support/server.js';
+import { WHISPER_MODEL_DIR, whisperMissing } from '../test/support/whisper.js';
 
 const TARGET_P95_MS = 500;
 const CHUNK_MS = 100;
@@ -59,6 +61,15 @@ const MODES = (() => {
   return (i > 0 ? String(process.argv[i + 1]) : 'single,multi_speaker,multi_channel4').split(',') as Mode[];
 })();
 type Mode = 'single' | 'multi_speaker' | 'multi_channel4' | 'memory';
+/**
+ * The recognizer the server runs: whisper (the default where setup installed it: the project's
+ * data/models/whisper-base, or PARLEY_WHISPER_MODEL_DIR) or builtin (PocketSphinx).
+ */
+const ENGINE = (() => {
+  const i = process.argv.indexOf('--engine');
+  if (i > 0) return String(process.argv[i + 1]) as 'whisper' | 'builtin';
+  return whisperMissing() === null ? 'whisper' : 'builtin';
+})();
 const CHANNELS = 4;
 
 /** The start's mode fields. */
@@ -83,6 +94,10 @@ interface SessionResult {
   wordDelaysByPosition: number[];
   /** Delays (aligned) of the words no interim showed: they appeared only with their final. */
   onlyByFinal: number[];
+  /** Each final's arrival minus the send time of the chunk that completed its audio (ms). */
+  finalLags: number[];
+  /** The finals' text, in order (WER against the played recording). */
+  finalText: string[];
 }
 
 /** One result message as the client saw it: its sentence, words (normalized) and arrival. */
@@ -126,7 +141,16 @@ async function ticket(base: string, key: string): Promise<string> {
 async function session(base: string, key: string, warmOnly = false, mode: Mode = 'single'): Promise<SessionResult> {
   const audio = mode === 'multi_channel4' ? pcm4 : pcm;
   const chunkBytes = mode === 'multi_channel4' ? CHUNK_BYTES * CHANNELS : CHUNK_BYTES;
-  const out: SessionResult = { latencies: [], finals: 0, errors: [], wordDelays: [], wordDelaysByPosition: [], onlyByFinal: [] };
+  const out: SessionResult = {
+    latencies: [],
+    finals: 0,
+    errors: [],
+    wordDelays: [],
+    wordDelaysByPosition: [],
+    onlyByFinal: [],
+    finalLags: [],
+    finalText: [],
+  };
   const seen: Seen[] = [];
   const ws = new WebSocket(`${base.replace('http', 'ws')}/ws`, [`ticket.${await ticket(base, key)}`]);
   const sentAt: number[] = []; // sentAt[i]: when the chunk ending at (i + 1) * CHUNK_MS of audio was sent
@@ -151,12 +175,13 @@ async function session(base: string, key: string, warmOnly = false, mode: Mode =
     if (m.data.action === 'result' && m.data.origin) {
       const o = m.data.origin;
       seen.push({ sid: Number(o.sid), final: Boolean(o.is_final), words: normalizeWords(String(o.text)), at: now });
-      if (m.data.origin.is_final) out.finals++;
-      else {
-        const i = Math.ceil(Number(m.data.origin.end_ms) / CHUNK_MS) - 1;
-        const t = sentAt[i];
-        if (t !== undefined) out.latencies.push(now - t);
-      }
+      const i = Math.ceil(Number(m.data.origin.end_ms) / CHUNK_MS) - 1;
+      const t = sentAt[Math.min(i, sentAt.length - 1)];
+      if (m.data.origin.is_final) {
+        out.finals++;
+        if (o.text) out.finalText.push(String(o.text));
+        if (t !== undefined) out.finalLags.push(now - t);
+      } else if (t !== undefined) out.latencies.push(now - t);
     }
   });
   await new Promise((resolve, reject) => {
@@ -269,13 +294,15 @@ function wordDelays(
 /** The file recognizer's word end times on jfk (what the live finals' words are). */
 async function loadWordTimes(env: Record<string, string | undefined>): Promise<void> {
   const config = loadConfig(env);
-  const file = await pocketsphinxFileFactory.create({ config, modelsDir: '', logger: pino({ level: 'silent' }) } as never);
+  const ctx = { config, modelsDir: '', logger: pino({ level: 'silent' }), loaded: [] };
+  const file = ENGINE === 'whisper' ? await whisperFactory.create(ctx) : await pocketsphinxFileFactory.create(ctx);
   if ('unavailable' in file) throw new Error(file.unavailable);
   const samples = new Float32Array(pcm.length / 2);
   for (let i = 0; i < samples.length; i++) samples[i] = pcm.readInt16LE(i * 2) / 32768;
   jfkMs = samples.length / 16;
   const t = await (file as FileRecognizer).transcribe({ sampleRate: 16_000, samples }, { language: 'en-US' });
   fileWordEnds = t.segments.flatMap((s) => s.words.map((w) => w.endMs));
+  await (file as FileRecognizer).close?.();
 }
 
 function percentile(sorted: number[], p: number): number {
@@ -288,6 +315,7 @@ async function main(): Promise<void> {
     PARLEY_STARTER_CREDIT: '1000000',
     // Enough decoders that the pool is not the limit (a live stream decoder ~20 MB, loaded on first use).
     PARLEY_POCKETSPHINX_DECODERS: String(Math.max(MODES.includes('multi_channel4') ? MAX_N * CHANNELS : MAX_N, MEMORY_SESSIONS + 1)),
+    ...(ENGINE === 'whisper' ? { PARLEY_WHISPER: 'on', PARLEY_WHISPER_MODEL_DIR: WHISPER_MODEL_DIR } : { PARLEY_WHISPER: 'off' }),
   });
   const server = startServer(env);
   try {
@@ -298,7 +326,9 @@ async function main(): Promise<void> {
     console.log(
       `bench:realtime on ${cpus().length} cores, load average ${loadavg()
         .map((l) => l.toFixed(2))
-        .join(' ')}; jfk.flac ${(pcm.length / 32_000).toFixed(1)} s x ${PASSES} per session, ${CHUNK_MS} ms chunks at real time`,
+        .join(
+          ' ',
+        )}; recognizer ${ENGINE}; jfk.flac ${(pcm.length / 32_000).toFixed(1)} s x ${PASSES} per session, ${CHUNK_MS} ms chunks at real time`,
     );
     await loadWordTimes(env);
     const baseline = await rssBytes(pid);
@@ -378,11 +408,14 @@ async function scan(mode: Mode, base: string, key: string, pid: number, baseline
       const byPosition = results.flatMap((r) => r.wordDelaysByPosition).sort((a, b) => a - b);
       const onlyByFinal = results.flatMap((r) => r.onlyByFinal).sort((a, b) => a - b);
       const errors = results.flatMap((r) => r.errors).filter((e) => e !== 'stt_silence_warning');
+      const lags = results.flatMap((r) => r.finalLags).sort((a, b) => a - b);
+      const played = Array.from({ length: PASSES }, () => JFK_TEXT).join(' ');
+      const wers = results.map((r) => wordErrorRate(played, r.finalText.join(' ')));
       const p95 = percentile(lat, 95);
       const ok = errors.length === 0 && lat.length > 0 && p95 < TARGET_P95_MS;
       const perSession = (peak - Math.min(before, baseline)) / n;
       console.log(
-        `${mode} N=${String(n).padStart(2)}: interim latency p50 ${percentile(lat, 50).toFixed(0)} ms, p95 ${p95.toFixed(0)} ms, max ${(lat.at(-1) ?? Number.NaN).toFixed(0)} ms over ${lat.length} interims, ${results.reduce((s, r) => s + r.finals, 0)} finals; per-word delay p50 ${percentile(words, 50).toFixed(0)} ms, p95 ${percentile(words, 95).toFixed(0)} ms over ${words.length} words, ${onlyByFinal.length} of them shown first by their final (their p50 ${percentile(onlyByFinal, 50).toFixed(0)} ms) (by position: p50 ${percentile(byPosition, 50).toFixed(0)} ms, p95 ${percentile(byPosition, 95).toFixed(0)} ms); server RSS peak ${mb(peak)} MB (${mb(perSession)} MB/session); load ${loadavg()[0]!.toFixed(2)}${errors.length ? `; errors: ${[...new Set(errors)].join(', ')}` : ''}${ok ? '' : '  <- over target'}`,
+        `${mode} N=${String(n).padStart(2)}: interim latency p50 ${percentile(lat, 50).toFixed(0)} ms, p95 ${p95.toFixed(0)} ms, max ${(lat.at(-1) ?? Number.NaN).toFixed(0)} ms over ${lat.length} interims, ${results.reduce((s, r) => s + r.finals, 0)} finals; per-word delay p50 ${percentile(words, 50).toFixed(0)} ms, p95 ${percentile(words, 95).toFixed(0)} ms over ${words.length} words, ${onlyByFinal.length} of them shown first by their final (their p50 ${percentile(onlyByFinal, 50).toFixed(0)} ms) (by position: p50 ${percentile(byPosition, 50).toFixed(0)} ms, p95 ${percentile(byPosition, 95).toFixed(0)} ms); finals lag p50 ${percentile(lags, 50).toFixed(0)} ms, p95 ${percentile(lags, 95).toFixed(0)} ms; final WER ${(100 * Math.max(...wers)).toFixed(1)} % (worst session), ${new Set(results.map((r) => r.finalText.join(' '))).size} distinct final texts; server RSS peak ${mb(peak)} MB (${mb(perSession)} MB/session); load ${loadavg()[0]!.toFixed(2)}${errors.length ? `; errors: ${[...new Set(errors)].join(', ')}` : ''}${ok ? '' : '  <- over target'}`,
       );
       // The machine is shared: one level over target may be noise, two in a row end the run.
       if (!ok) {

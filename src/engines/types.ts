@@ -194,6 +194,12 @@ export interface FileSttOptions {
    * recognizer shared by both serves live work first (the engine host queues by it).
    */
   priority?: 'live' | 'batch';
+  /**
+   * A draft: an interim pass over an utterance still growing, which the final pass will redo.
+   * A recognizer may trade accuracy for speed here (the engine host: greedy search, an encoder
+   * window fitted to the audio instead of Whisper's 30 s).
+   */
+  draft?: boolean;
 }
 
 export interface FileRecognizer extends Engine {

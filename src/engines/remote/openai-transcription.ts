@@ -111,6 +111,9 @@ export function createTranscriptionApi(api: TranscriptionApi): FileRecognizer {
   };
 }
 
+/** What a draft pass asks of the engine host (docs/whisper.md): greedy search. */
+const DRAFT_FIELDS: Record<string, string> = { beam_size: '1' };
+
 /** Whisper continues a prompt's style and spelling: the terms as a short list of names. */
 export function termsPrompt(terms: readonly string[]): string {
   return `${terms.join(', ')}.`;
@@ -144,6 +147,7 @@ function transcribeOnce(api: TranscriptionApi) {
           if (api.hostExtensions) {
             if (options.terms?.length) form.set('hotwords', options.terms.join(' '));
             form.set('priority', options.priority ?? 'batch');
+            if (options.draft) for (const [k, v] of Object.entries(DRAFT_FIELDS)) form.set(k, v);
             if (options.language === '*' && options.languages?.length)
               form.set('languages', [...new Set(options.languages.map(baseLanguage))].join(','));
           }

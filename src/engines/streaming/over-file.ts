@@ -233,7 +233,7 @@ class OverFileStream implements RecognizerStream {
     const endSample = this.received;
     const audio = this.slice(u.startSample, endSample);
     this.enqueue(async () => {
-      const t = await this.transcribe(audio);
+      const t = await this.transcribe(audio, true);
       if (this.utterance !== u) return; // closed meanwhile: its final is next
       const words = t.text.trim().split(/\s+/).filter(Boolean);
       const agreed = agreedPrefixLength(u.previous, words);
@@ -275,7 +275,7 @@ class OverFileStream implements RecognizerStream {
       });
   }
 
-  private transcribe(samples: Float32Array): Promise<FileTranscript> {
+  private transcribe(samples: Float32Array, draft = false): Promise<FileTranscript> {
     const candidates = this.candidates;
     const language = candidates ? this.lastLanguage : this.options.language;
     return this.file.transcribe(
@@ -285,6 +285,7 @@ class OverFileStream implements RecognizerStream {
         ...(candidates ? { languages: candidates } : {}),
         ...(this.terms.length ? { terms: this.terms } : {}),
         priority: 'live',
+        ...(draft ? { draft } : {}),
         signal: this.cancel.signal,
       },
     );

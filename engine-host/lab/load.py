@@ -89,8 +89,10 @@ def main() -> None:
                 **({} if with_batch else {"live_cpu_s_per_audio_s": round(live_cpu / live_audio_s, 3)}),
                 **({"batch_job_s": [round(x, 2) for x in batch_times]} if with_batch else {}),
             }
+        status = dict(line.split(":", 1) for line in Path(f"/proc/{host.process.pid}/status").read_text().splitlines())
+        memory = {k: round(int(status[k].split()[0]) / 1024) for k in ("VmRSS", "VmHWM")}
         host.stop()
-        print(json.dumps({"workers": workers, "threads": threads, "beam": beam, **results}), flush=True)
+        print(json.dumps({"workers": workers, "threads": threads, "beam": beam, "host_mb": memory, **results}), flush=True)
 
 
 def cpu_seconds(pid: int) -> float:

@@ -193,11 +193,17 @@ class Handler(BaseHTTPRequestHandler):
         return code
 
     def candidates(self, form: multipart.Form) -> list[str] | None:
+        """Candidate codes the model serves; others are dropped (a session's list may name more
+        languages than this model has), and none served at all is a 400."""
         raw = form.get("languages")
         if not raw or not raw.strip():
             return None
-        codes = [self.language_field(item, "languages") for item in raw.split(",") if item.strip()]
-        return list(dict.fromkeys(c for c in codes if c)) or None
+        served = self.server.recognizer.languages
+        codes = [item.strip().lower().split("-")[0].split("_")[0] for item in raw.split(",") if item.strip()]
+        kept = list(dict.fromkeys(c for c in codes if c in served))
+        if not kept:
+            raise ApiError(400, f"none of the languages {raw!r} is served by this model", "unsupported_language", "languages")
+        return kept
 
     def priority(self, form: multipart.Form) -> str:
         value = (form.get("priority") or self.headers.get("X-Priority") or "batch").strip().lower()

@@ -92,6 +92,9 @@ class Recognizer:
 
     def detect(self, audio: np.ndarray, candidates: list[str] | None) -> dict[str, Any]:
         """Language of the first 30 s; among the candidates only when given (renormalized)."""
+        if len(self.languages) == 1:  # an English-only model (tiny.en) has nothing to detect
+            only = {"language": self.languages[0], "probability": 1.0}
+            return {**only, "candidates": [only]}
         _, _, all_probs = self.model.detect_language(audio=audio)
         ranked = [(code, p) for code, p in all_probs if not candidates or code in candidates]
         if candidates:

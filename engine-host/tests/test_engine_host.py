@@ -186,6 +186,11 @@ class EngineHostTest(unittest.TestCase):
         self.assertEqual(status, 200)
         self.assertIn(restricted["language"], {"de", "fr"})
         self.assertEqual({c["language"] for c in restricted["candidates"]}, {"de", "fr"})
+        # Codes the model does not serve are dropped from the candidates; none served is a 400.
+        status, _, body = self.host.post_form("/v1/audio/language", {"languages": "xx,de-DE,fr"}, self.jfk)
+        self.assertEqual((status, {c["language"] for c in json.loads(body)["candidates"]}), (200, {"de", "fr"}))
+        status, _, body = self.host.post_form("/v1/audio/language", {"languages": "xx,yy"}, self.jfk)
+        self.assertEqual((status, json.loads(body)["error"]["code"]), (400, "unsupported_language"))
         # The transcription endpoint applies the same candidate rule when no language is given.
         status, _, body = self.host.post_form("/v1/audio/transcriptions", {
             "response_format": "verbose_json", "languages": "en,de"}, self.jfk)

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import logging
+import select
+import socket
 import traceback
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -216,13 +218,24 @@ class Handler(BaseHTTPRequestHandler):
             job = self.server.scheduler.submit(Job(priority, work))
         except QueueFull as error:
             raise ApiError(503, f"engine host is busy: {error}", "overloaded") from error
-        job.done.wait()
+        while not job.done.wait(0.25):
+            if self.client_gone():
+                job.cancelled = True  # queued work is skipped, running work stops at its next window
+                raise ConnectionError("client disconnected while its request waited")
         if isinstance(job.error, BadAudio):
             raise ApiError(400, str(job.error), "invalid_audio", "file")
         if job.error is not None:
             log.error("decode failed: %s", "".join(traceback.format_exception(job.error)))
             raise ApiError(500, f"recognition failed: {type(job.error).__name__}", "recognition_failed")
         return job.result
+
+    def client_gone(self) -> bool:
+        """True when the client closed its side (readable with nothing to read)."""
+        try:
+            readable, _, _ = select.select([self.connection], [], [], 0)
+            return bool(readable) and self.connection.recv(1, socket.MSG_PEEK) == b""
+        except OSError:
+            return True
 
     # --- responses -----------------------------------------------------------------------
     def send_json(self, status: int, payload: Any) -> None:

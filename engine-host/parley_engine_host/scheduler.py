@@ -25,6 +25,10 @@ class QueueFull(Exception):
     pass
 
 
+class Cancelled(Exception):
+    """The request's client went away; its work was dropped at the next step boundary."""
+
+
 class Job:
     def __init__(self, priority: str, work: Callable[[], Generator[None, None, Any]]):
         self.priority = priority
@@ -34,6 +38,7 @@ class Job:
         self.done = threading.Event()
         self.result: Any = None
         self.error: BaseException | None = None
+        self.cancelled = False  # set by the request thread when its client disconnects
 
 
 class Scheduler:
@@ -64,7 +69,7 @@ class Scheduler:
         with self.lock:
             queued = {name: 0 for name in PRIORITIES}
             for _, _, job in self.heap:
-                queued[job.priority] += 1
+                queued[job.priority] += not job.cancelled  # dropped when a worker reaches it
             return {"queued": queued, "running": self.running}
 
     def live_starved(self) -> bool:
@@ -104,6 +109,9 @@ class Scheduler:
             if job.steps is None:
                 job.steps = job.work()
             while True:
+                if job.cancelled:
+                    job.steps.close()
+                    raise Cancelled()
                 next(job.steps)
                 if rank > PRIORITIES["live"] and self.live_starved():
                     return True

@@ -225,6 +225,29 @@ class EngineHostTest(unittest.TestCase):
             time.sleep(0.02)
         self.fail(f"batch requests never queued: {health}")
 
+    def test_a_request_whose_client_left_is_dropped_from_the_queue(self):
+        import socket
+
+        long_path = jfk_flac().with_name("multiple_keywords.wav")
+        if not long_path.is_file():
+            self.skipTest(f"{long_path} not found")
+        long_audio = wav_16k_mono(long_path)  # 45 s: several windows, so it is still running below
+        busy = threading.Thread(target=self.host.post_form, args=("/v1/audio/transcriptions", {"language": "en"}, long_audio))
+        busy.start()
+        self.wait_for_queue(batch=0)
+        body, content_type = multipart_body({"language": "en"}, self.jfk)
+        client = socket.create_connection(("127.0.0.1", self.host.ready["port"]))
+        client.sendall(f"POST /v1/audio/transcriptions HTTP/1.1\r\nHost: x\r\nContent-Type: {content_type}\r\n"
+                       f"Content-Length: {len(body)}\r\n\r\n".encode() + body)
+        self.wait_for_queue(batch=1)
+        client.close()
+        deadline = time.monotonic() + 3
+        while json.loads(self.host.request("/health")[2])["queued"]["batch"] and time.monotonic() < deadline:
+            time.sleep(0.05)
+        health = json.loads(self.host.request("/health")[2])
+        self.assertEqual((health["queued"]["batch"], health["running"]), (0, 1))  # gone while the first still runs
+        busy.join(60)
+
     def test_x_priority_header_is_accepted_and_a_bad_priority_is_400(self):
         status, _, _ = self.host.post_form("/v1/audio/language", {}, self.jfk, {"X-Priority": "live"})
         self.assertEqual(status, 200)

@@ -7,7 +7,7 @@ import unittest
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from parley_engine_host.scheduler import Job, QueueFull, Scheduler  # noqa: E402
+from parley_engine_host.scheduler import Cancelled, Job, QueueFull, Scheduler  # noqa: E402
 
 
 class Recorder:
@@ -91,6 +91,22 @@ class SchedulerTest(unittest.TestCase):
         wait_all(failed, fine)
         self.assertIsInstance(failed.error, ValueError)
         self.assertEqual(fine.result, "fine")
+
+    def test_a_cancelled_job_never_runs_or_stops_at_its_next_step(self):
+        rec, gate = Recorder(), threading.Event()
+        scheduler = Scheduler(workers=1, max_queued=10)
+        running = scheduler.submit(Job("batch", rec.job("running", 20, step_s=0.02, gate=gate)))
+        time.sleep(0.05)
+        queued = scheduler.submit(Job("batch", rec.job("queued", 1)))
+        queued.cancelled = True
+        gate.set()
+        time.sleep(0.1)
+        running.cancelled = True
+        wait_all(running, queued)
+        self.assertIsInstance(queued.error, Cancelled)
+        self.assertIsInstance(running.error, Cancelled)
+        self.assertFalse(any(e.startswith("queued") for e in rec.events))
+        self.assertLess(sum(e.startswith("running") for e in rec.events), 20)
 
     def test_queue_bound(self):
         gate = threading.Event()

@@ -39,6 +39,8 @@ async function enginesWith(server: OpenAiServer, detection: boolean): Promise<En
     PARLEY_REMOTE_STT_LANGUAGE_DETECTION: detection ? 'true' : 'false',
     // One pass per utterance (no interim passes): the scripted detections map to utterances in order.
     PARLEY_LIVE_FROM_FILE_INTERVAL_MS: '10000',
+    // The scripted server spreads its words over the audio it is sent: utterances stay at the VAD's segment.
+    PARLEY_LIVE_FROM_FILE_LOOKBACK_MS: '300',
   });
   return EngineRegistry.create({ config, modelsDir: '/nowhere', logger: createLogger('silent') }, [
     pocketsphinxStreamingFactory,

@@ -5,6 +5,7 @@
 import type { Logger } from 'pino';
 import type { EventBus } from '../bus/types.js';
 import type { Synthesizer } from '../engines/types.js';
+import type { RuleContext } from './rules.js';
 import type { ActivePlan } from '../plans/service.js';
 import type { Authenticator } from '../platform/auth/types.js';
 import type { HttpApp } from '../platform/http/types.js';
@@ -53,6 +54,8 @@ export interface BroadcastsModuleDeps {
   translate(text: string, from: string, to: string): Promise<string | null>;
   /** The synthesizer serving `language` here (viewers' tts_ready audio, made on the host's node), or null. */
   synthesizer(language: string): Synthesizer | null;
+  /** Live recognition here (creation refuses an unserved transcription language); null when this process has none. */
+  speech?: RuleContext['speech'];
   viewerLimit: number;
   hostWaitMs: number;
   /** How long a hosting process holds a broadcast without renewing it (host-lease.ts). */
@@ -85,6 +88,7 @@ export function createBroadcastsModule(d: BroadcastsModuleDeps): BroadcastsModul
       viewerLimit: d.viewerLimit,
       templateExists: d.templateExists,
       voices: (language) => d.voices(language)?.map((v) => v.voice_name) ?? null,
+      speech: d.speech,
     },
     now: d.now,
     logger: d.logger,

@@ -5,7 +5,6 @@
 import type { Logger } from 'pino';
 import type { EventBus } from '../bus/types.js';
 import type { Synthesizer } from '../engines/types.js';
-import type { RuleContext } from './rules.js';
 import type { ActivePlan } from '../plans/service.js';
 import type { Authenticator } from '../platform/auth/types.js';
 import type { HttpApp } from '../platform/http/types.js';
@@ -18,6 +17,7 @@ import { BROADCAST_REVOKED_TOPIC, BROADCAST_SINKS_TOPIC, type BroadcastRevokedEv
 import { startHostSweep } from './host-lease.js';
 import type { BroadcastHostDeps } from './host-session.js';
 import { registerBroadcastRoutes } from './routes.js';
+import type { RuleContext } from './rules.js';
 import { InMemorySeats, RedisSeats, type ViewerSeats } from './seats.js';
 import { BroadcastService } from './service.js';
 import { registerSinkRoutes } from './sinks/routes.js';

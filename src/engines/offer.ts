@@ -74,8 +74,10 @@ const nameCache = new Map<string, string>();
 
 /** "English (United States)"; Chinese names its script, which is what zh-CN / zh-TW decide here. */
 export function languageDisplayName(code: string): string {
-  let name = nameCache.get(code);
-  if (name === undefined) nameCache.set(code, (name = displayName(code)));
+  const cached = nameCache.get(code);
+  if (cached !== undefined) return cached;
+  const name = displayName(code);
+  nameCache.set(code, name);
   return name;
 }
 

@@ -13,7 +13,6 @@
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import { baseLanguage } from '../languages.js';
-import { type LanguageOffer, offeredLanguages } from './offer.js';
 import {
   capabilitiesOf,
   ENGINE_KINDS,
@@ -28,6 +27,7 @@ import {
   sameLanguageConversion,
   servesPair,
 } from './needs.js';
+import { type LanguageOffer, offeredLanguages } from './offer.js';
 import type {
   AnyEngine,
   Diarizer,

@@ -19,7 +19,9 @@ const OfferSchema = Type.Object({
   live: Codes(
     'transcription_languages a live session (WebSocket start) can use, common first then by name; null when this process runs no live sessions (split roles).',
   ),
-  import: Codes('transcription_languages an import (POST /imports) can use; null when this process loads no file recognizer (split roles).'),
+  import: Codes(
+    'transcription_languages an import (POST /imports) can use; null when this process loads no file recognizer (split roles).',
+  ),
   translation: Nullable(
     Type.Record(Type.String(), Type.Array(Type.String()), {
       description: 'Source language -> translation_languages reachable from it (directly or through one pivot language).',

@@ -16,11 +16,11 @@ import { whisperFactory } from '../../src/engines/neural/whisper.js';
 import { EngineRegistry } from '../../src/engines/registry.js';
 import { liveFromFileFactory } from '../../src/engines/streaming/factory.js';
 import { createLogger } from '../../src/platform/logging.js';
+import { upload } from '../imports/support.js';
+import { type Client, connect, ticketAndKey } from '../realtime/support.js';
 import { api, startTestApp, type TestApp } from '../support/app.js';
 import { convert, haveSharedAudio, JFK } from '../support/audio.js';
 import { whisperContext, whisperMissing } from '../support/whisper.js';
-import { upload } from '../imports/support.js';
-import { type Client, connect, ticketAndKey } from '../realtime/support.js';
 
 async function builtinEngines(): Promise<EngineRegistry> {
   const ctx = { config: loadConfig({}), modelsDir: '/nowhere', logger: createLogger('silent') };
@@ -76,7 +76,10 @@ describe('GET /api/v1/languages with the built-in engines', () => {
   it.skipIf(!haveSharedAudio())('an import in a language no recognizer serves is refused with the offered list', async () => {
     const res = await upload(t.url, key, { file: { path: convert(JFK, 'wav') }, fields: { transcription_languages: '["de-DE"]' } });
     expect(res.status).toBe(422);
-    expect(res.body.data).toMatchObject({ error_code: 'validation_failed', details: { field: 'transcription_languages', language: 'de-DE' } });
+    expect(res.body.data).toMatchObject({
+      error_code: 'validation_failed',
+      details: { field: 'transcription_languages', language: 'de-DE' },
+    });
     expect(res.body.data.details.valid_values).toEqual(offer.import);
   });
 
@@ -87,7 +90,10 @@ describe('GET /api/v1/languages with the built-in engines', () => {
     const r = await cl.next();
     expect(r.data).toMatchObject({ error_code: 'invalid_parameter', details: { field: 'transcription_languages' } });
     expect(r.data.details.valid_values).toEqual(offer.live);
-    cl.send({ type: 'voice-translation', data: { action: 'start', type: 'transcribe', transcription_languages: ['en-US'], translation_languages: ['de'] } });
+    cl.send({
+      type: 'voice-translation',
+      data: { action: 'start', type: 'transcribe', transcription_languages: ['en-US'], translation_languages: ['de'] },
+    });
     const m = await cl.next();
     expect(m.data).toMatchObject({ error_code: 'invalid_parameter', details: { field: 'translation_languages' } });
     expect(m.data.details.valid_values).toEqual(offer.translation['en-US']);
@@ -97,7 +103,10 @@ describe('GET /api/v1/languages with the built-in engines', () => {
   it('a broadcast in a language no live recognizer serves is refused at creation, not at its first start', async () => {
     const res = await api(t.url, 'POST', '/api/v1/broadcasts', { key, body: { transcription_languages: ['de-DE'], name: 'Kirche' } });
     expect(res.status).toBe(422);
-    expect(res.body.data).toMatchObject({ error_code: 'validation_failed', details: { field: 'transcription_languages', language: 'de-DE' } });
+    expect(res.body.data).toMatchObject({
+      error_code: 'validation_failed',
+      details: { field: 'transcription_languages', language: 'de-DE' },
+    });
     expect(res.body.data.details.valid_values).toEqual(offer.live);
     const ok = await api(t.url, 'POST', '/api/v1/broadcasts', { key, body: { transcription_languages: ['en-GB'], name: 'Church' } });
     expect(ok.status).toBe(200);

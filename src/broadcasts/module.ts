@@ -17,6 +17,7 @@ import { BROADCAST_REVOKED_TOPIC, BROADCAST_SINKS_TOPIC, type BroadcastRevokedEv
 import { startHostSweep } from './host-lease.js';
 import type { BroadcastHostDeps } from './host-session.js';
 import { registerBroadcastRoutes } from './routes.js';
+import type { RuleContext } from './rules.js';
 import { InMemorySeats, RedisSeats, type ViewerSeats } from './seats.js';
 import { BroadcastService } from './service.js';
 import { registerSinkRoutes } from './sinks/routes.js';
@@ -53,6 +54,8 @@ export interface BroadcastsModuleDeps {
   translate(text: string, from: string, to: string): Promise<string | null>;
   /** The synthesizer serving `language` here (viewers' tts_ready audio, made on the host's node), or null. */
   synthesizer(language: string): Synthesizer | null;
+  /** Live recognition here (creation refuses an unserved transcription language); null when this process has none. */
+  speech?: RuleContext['speech'];
   viewerLimit: number;
   hostWaitMs: number;
   /** How long a hosting process holds a broadcast without renewing it (host-lease.ts). */
@@ -85,6 +88,7 @@ export function createBroadcastsModule(d: BroadcastsModuleDeps): BroadcastsModul
       viewerLimit: d.viewerLimit,
       templateExists: d.templateExists,
       voices: (language) => d.voices(language)?.map((v) => v.voice_name) ?? null,
+      speech: d.speech,
     },
     now: d.now,
     logger: d.logger,

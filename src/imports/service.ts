@@ -11,6 +11,7 @@ import type { Logger } from 'pino';
 import type { BillingService } from '../billing/service.js';
 import { detectAudioFormat } from '../engines/audio/format.js';
 import type { AudioTools } from '../engines/audio/port.js';
+import { translationTargets } from '../engines/offer.js';
 import type { EngineRegistry } from '../engines/registry.js';
 import type { GlossaryLimits } from '../glossary/index.js';
 import type { JobQueue } from '../jobs/types.js';
@@ -225,31 +226,30 @@ export class ImportService {
   }
 
   /**
-   * A language no engine here serves is refused up front, naming the served ones. Each check
-   * runs where its engines are loaded: an api-only process has translators but no file
-   * recognizers (src/engines/index.ts), so there the worker fails an unserved transcription
-   * language (stt_init_failed) while translations are checked at once.
+   * A language no engine here serves is refused up front, naming the languages offered
+   * (GET /api/v1/languages, src/engines/offer.ts). Each check runs where its engines are
+   * loaded: an api-only process has translators but no file recognizers (src/engines/index.ts),
+   * and a process without any recognizer accepts the import for a worker that may have one
+   * (the task fails there with stt_init_failed and can be retried once one is installed).
    */
   private assertLanguagesServed(transcription: string[], translation: string[]): void {
     const engines = this.d.engines;
-    const served = engines.languagesFor('file-stt');
-    for (const lang of served.length ? transcription : []) {
+    const offered = engines.offeredLanguages().import;
+    const anyRecognizer = engines.enginesOf('file-stt').length > 0;
+    for (const lang of offered && anyRecognizer ? transcription : []) {
       if (!engines.serves({ kind: 'file-stt', language: lang })) {
         throw new AppError('validation_failed', {
           message: `No speech recognizer here serves "${lang}".`,
-          details: { field: 'transcription_languages', language: lang, valid_values: served.sort() },
+          details: { field: 'transcription_languages', language: lang, valid_values: offered },
         });
       }
     }
     const from = transcription[0] as string;
     for (const to of engines.enginesOf('translator').length ? translation : []) {
       if (!engines.serves({ kind: 'translator', from, to })) {
-        const targets = [...new Set(engines.translationPairs().map(([, t]) => t))]
-          .filter((t) => engines.serves({ kind: 'translator', from, to: t }))
-          .sort();
         throw new AppError('validation_failed', {
           message: `No translator here serves ${from} to "${to}".`,
-          details: { field: 'translation_languages', language: to, valid_values: targets },
+          details: { field: 'translation_languages', language: to, valid_values: translationTargets(engines, from) },
         });
       }
     }

@@ -11,6 +11,7 @@ import type { BillingService } from '../billing/service.js';
 import type { BroadcastHostDeps } from '../broadcasts/host-session.js';
 import type { EventBus } from '../bus/types.js';
 import type { AudioTools } from '../engines/audio/port.js';
+import { translationTargets } from '../engines/offer.js';
 import type { EngineRegistry } from '../engines/registry.js';
 import { liveDiarizer } from '../engines/streaming/labels.js';
 import type { GlossaryLimits } from '../glossary/index.js';
@@ -88,7 +89,8 @@ export interface RealtimePorts {
 
 export function engineQueryOf(registry: EngineRegistry): EngineQuery {
   return {
-    transcriptionLanguages: () => registry.languagesFor('streaming-stt').sort(),
+    // What GET /api/v1/languages lists for live sessions (src/engines/offer.ts).
+    transcriptionLanguages: () => [...(registry.offeredLanguages().live ?? [])],
     // As the recording asks (recording.ts): live captions need interim results.
     servesTranscription: (language) => registry.serves({ kind: 'streaming-stt', language, interimResults: true }),
     streamingRefusal: (need) => {
@@ -99,15 +101,7 @@ export function engineQueryOf(registry: EngineRegistry): EngineQuery {
         return null;
       return s.refusal;
     },
-    translationTargets: (from) =>
-      [
-        ...new Set(
-          registry
-            .translationPairs()
-            .filter(([f]) => f === from)
-            .map(([, t]) => t),
-        ),
-      ].sort(),
+    translationTargets: (from) => translationTargets(registry, from),
     servesTranslation: (from, to) => registry.serves({ kind: 'translator', from, to }),
     ttsVoices: (language) =>
       synthesizerFor(registry, language)

@@ -160,6 +160,10 @@ describe('multi_language refused where the engines cannot tell the languages apa
   it('only an English recognizer: invalid_parameter naming the language nothing serves', async () => {
     const data = await refusal(englishOnly, 'invalid_parameter');
     expect(data.message).toBe('No speech recognizer here serves "es".');
-    expect(data.details).toMatchObject({ field: 'transcription_languages', valid_values: ['en'] });
+    // What GET /api/v1/languages offers live: English with the regions people pick.
+    expect(data.details).toMatchObject({
+      field: 'transcription_languages',
+      valid_values: ['en-US', 'en-GB', 'en', 'en-AU', 'en-CA', 'en-IN'],
+    });
   }, 60_000);
 });

@@ -264,6 +264,11 @@ export async function buildApp(config: Config, overrides: BuildOverrides = {}): 
       retryBaseMs: config.broadcasts.sinkRetryBaseMs,
       timeoutMs: config.broadcasts.sinkTimeoutMs,
     },
+    sourceLimits: {
+      channelRateSources: config.broadcasts.channelRateSources,
+      wrongPerChannel: config.broadcasts.wrongPasswordsPerChannel,
+      seats: { percent: config.broadcasts.sourceSeatPercent, min: config.broadcasts.sourceSeatsMin },
+    },
     redisUrl,
     now,
     logger: logger.child({ component: 'broadcasts' }),

@@ -281,6 +281,7 @@ export async function buildApp(config: Config, overrides: BuildOverrides = {}): 
     redisUrl,
     maxViewers: config.subtitles.maxViewers,
     recheckSeconds: config.subtitles.recheckSeconds,
+    exchangesPerRecording: config.subtitles.exchangesPerRecording,
     getTask: (taskId) => tasks.store.getTask(taskId),
     activePlan: (accountId) => plans.activePlan(accountId),
     now,

@@ -172,7 +172,9 @@ export function registerBroadcastRoutes(app: HttpApp, deps: BroadcastRouteDeps):
     },
     async (request) => {
       const lang = request.headers['accept-language'];
-      return ok(await deps.viewers.verify(request.params.token, request.body, sourceOf(request.ip), typeof lang === 'string' ? lang : undefined));
+      return ok(
+        await deps.viewers.verify(request.params.token, request.body, sourceOf(request.ip), typeof lang === 'string' ? lang : undefined),
+      );
     },
   );
 }

@@ -225,11 +225,17 @@ export class RedisSeats implements ViewerSeats {
     // Arrival order: the clock, with a per-process counter to split equal milliseconds.
     const arrival = now + (this.arrivals++ % 1000) / 1000;
     const limit = share?.limit ?? 0;
-    const [answer, viewers, n] = (await this.redis.eval(CLAIM, keys.length, ...keys, now, viewerId, max, now + leaseMs, arrival, limit)) as [
-      number,
-      number,
-      number,
-    ];
+    const [answer, viewers, n] = (await this.redis.eval(
+      CLAIM,
+      keys.length,
+      ...keys,
+      now,
+      viewerId,
+      max,
+      now + leaseMs,
+      arrival,
+      limit,
+    )) as [number, number, number];
     await this.touch(keys);
     if (answer === 1) return { admitted: true, viewers };
     if (answer === 2) return { admitted: false, overShare: share?.keys[n - 1] ?? '', viewers };

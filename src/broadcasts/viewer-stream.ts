@@ -227,7 +227,7 @@ async function openViewerStream(deps: ViewerStreamDeps, request: FastifyRequest<
   const first = await deps.seats.claim(b.id, viewerId, maxViewers, SEAT_LEASE_MS, share);
   if ('overShare' in first) {
     throw new AppError('broadcast_capacity_exceeded', {
-      message: 'This address (or viewer access token) already holds its share of this broadcast\'s seats and waiting line.',
+      message: "This address (or viewer access token) already holds its share of this broadcast's seats and waiting line.",
       details: { max_viewers: b.maxViewers, reason: 'source_share', per_source: share.limit },
     });
   }

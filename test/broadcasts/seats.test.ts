@@ -89,7 +89,7 @@ describe.each(kinds)('viewer seats (%s)', (_name, make) => {
     expect(await at(0).counts(room)).toEqual({ viewers: 1, queued: 2 });
   });
 
-  it('a share lapses with its leases (a dead process frees its viewers\' share too)', async () => {
+  it("a share lapses with its leases (a dead process frees its viewers' share too)", async () => {
     const room = randomUUID();
     const mine = { keys: ['src:x'], limit: 1 };
     await at(0).claim(room, 'x1', 5, 150, mine);

@@ -124,7 +124,10 @@ describe.each(backends())('floating subtitle limits (%s)', (backend) => {
   });
 
   const exchangeFrom = (ip: string, id: string, secret: string) =>
-    api(t.url, 'POST', `/api/v1/public/tasks/${id}/subtitle-feed-token`, { body: { share_secret: secret }, headers: { 'x-forwarded-for': ip } });
+    api(t.url, 'POST', `/api/v1/public/tasks/${id}/subtitle-feed-token`, {
+      body: { share_secret: secret },
+      headers: { 'x-forwarded-for': ip },
+    });
 
   it('one address flooding bogus share secrets locks only itself: another address still exchanges the real one', async () => {
     const id = await liveRecording();

@@ -12,7 +12,7 @@ import type { RateLimiter } from '../platform/rate-limit.js';
 import { exponentialBackoff } from '../platform/retry.js';
 import type { Database } from '../store/database.js';
 import { postWebhook } from '../webhooks/sender.js';
-import { ViewerGuard } from './abuse.js';
+import { type ChannelLimits, ViewerGuard } from './abuse.js';
 import { BROADCAST_REVOKED_TOPIC, BROADCAST_SINKS_TOPIC, type BroadcastRevokedEvent } from './events.js';
 import { startHostSweep } from './host-lease.js';
 import type { BroadcastHostDeps } from './host-session.js';
@@ -25,7 +25,7 @@ import { CaptionSinkStore } from './sinks/store.js';
 import { BroadcastStore } from './store.js';
 import { isInterimCaption, isWithdrawnCaption, VIEWER_REPLAY_RETAIN, type ViewerEvent, viewerTopic } from './viewer-events.js';
 import { ViewerService, type VoiceSummary } from './viewer-service.js';
-import { registerViewerStream } from './viewer-stream.js';
+import { registerViewerStream, type SourceSeatRule } from './viewer-stream.js';
 
 export interface BroadcastsModule {
   store: BroadcastStore;
@@ -33,6 +33,7 @@ export interface BroadcastsModule {
   viewers: ViewerService;
   seats: ViewerSeats;
   guard: ViewerGuard;
+  sourceSeats: SourceSeatRule;
   bus: EventBus;
   /** Caption sinks (YouTube Live, Zoom): the host's REST side. */
   sinks: SinkService;
@@ -59,6 +60,8 @@ export interface BroadcastsModuleDeps {
   hostLeaseMs: number;
   /** Caption sinks: the webhook URL policy for their targets, and how their POSTs are retried. */
   sinkDelivery: { allowPrivate: boolean; attempts: number; retryBaseMs: number; timeoutMs: number };
+  /** Per-source limits: the channel ceilings (abuse.ts) and each source's share of seats (viewer-stream.ts). */
+  sourceLimits: ChannelLimits & { seats: SourceSeatRule };
   /** Seats are counted in Redis when the deployment has it (every process counts together). */
   redisUrl?: string;
   now: () => Date;
@@ -89,7 +92,7 @@ export function createBroadcastsModule(d: BroadcastsModuleDeps): BroadcastsModul
     now: d.now,
     logger: d.logger,
   });
-  const guard = new ViewerGuard(d.rateLimiter);
+  const guard = new ViewerGuard(d.rateLimiter, d.sourceLimits);
   const viewers = new ViewerService({
     store,
     guard,
@@ -165,6 +168,7 @@ export function createBroadcastsModule(d: BroadcastsModuleDeps): BroadcastsModul
     viewers,
     seats,
     guard,
+    sourceSeats: d.sourceLimits.seats,
     bus: d.bus,
     sinks,
     host,
@@ -184,5 +188,6 @@ export function registerBroadcasts(app: HttpApp, m: BroadcastsModule, auth: Auth
     guard: m.guard,
     seats: m.seats,
     bus: m.bus,
+    sourceSeats: m.sourceSeats,
   });
 }

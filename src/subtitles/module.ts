@@ -38,6 +38,8 @@ export function createSubtitlesModule(deps: {
   redisUrl: string | undefined;
   maxViewers: number;
   recheckSeconds: number;
+  /** Public exchanges per recording per minute, all sources together (each source: 30 of its own). */
+  exchangesPerRecording: number;
   getTask(taskId: string): Promise<TaskRecord | null>;
   activePlan(accountId: string): Promise<ActivePlan>;
   now: () => Date;
@@ -58,7 +60,12 @@ export function createSubtitlesModule(deps: {
     service,
     audience,
     registerApi(app, auth) {
-      registerSubtitleRoutes(app, { auth, subtitles: service, rateLimiter: deps.rateLimiter });
+      registerSubtitleRoutes(app, {
+        auth,
+        subtitles: service,
+        rateLimiter: deps.rateLimiter,
+        exchangesPerRecording: deps.exchangesPerRecording,
+      });
     },
     registerRealtime(app) {
       registerSubtitleFeedRoute(app, {

@@ -14,4 +14,10 @@ export const subtitleSettings = defineSection({
     60,
     { min: 1, max: 600 },
   ),
+  exchangesPerRecording: settings.int(
+    'PARLEY_SUBTITLE_EXCHANGES_PER_RECORDING',
+    "Public share exchanges per recording per minute, all sources together (invalid secrets included). Each source gets the spec's 30 per minute of its own first, so one address cannot lock a recording's exchange; this ceiling only bounds a flood from many addresses (a 48-character share secret cannot be guessed).",
+    600,
+    { min: 30, max: 1_000_000 },
+  ),
 });

@@ -1,9 +1,11 @@
 /**
  * Floating-subtitle limits over real HTTP/SSE: the audience limit per recording (setting,
  * owner not counted, 429) with the `viewers` events as the audience changes, and the public
- * exchange's 30 requests per minute per recording (invalid ones included), answered 429
- * `too_many_requests` in the standard error shape with Retry-After. On PostgreSQL with
- * REDIS_URL the rate limit and the audience are counted in Redis.
+ * exchange's 30 requests per minute per source and recording (invalid ones included), answered
+ * 429 `too_many_requests` in the standard error shape with Retry-After, under a per-recording
+ * ceiling (lowered to 60 here) that one source cannot reach. Sources differ by X-Forwarded-For
+ * (PARLEY_TRUST_PROXY=1). On PostgreSQL with REDIS_URL the rate limit and the audience are
+ * counted in Redis.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TaskStore } from '../../src/tasks/store.js';
@@ -21,7 +23,13 @@ describe.each(backends())('floating subtitle limits (%s)', (backend) => {
     t = await startTestApp({
       backend,
       now: c.now,
-      env: { PARLEY_SUBTITLE_MAX_VIEWERS: '2', PARLEY_SUBTITLE_RECHECK_SECONDS: '1', ...redis },
+      env: {
+        PARLEY_SUBTITLE_MAX_VIEWERS: '2',
+        PARLEY_SUBTITLE_RECHECK_SECONDS: '1',
+        PARLEY_TRUST_PROXY: '1',
+        PARLEY_SUBTITLE_EXCHANGES_PER_RECORDING: '60',
+        ...redis,
+      },
     });
     owner = await realKey(t);
   });
@@ -94,7 +102,7 @@ describe.each(backends())('floating subtitle limits (%s)', (backend) => {
     for (const s of subs) s.close();
   });
 
-  it('public exchange: 30 per minute per recording, invalid attempts included, then 429 too_many_requests with Retry-After', async () => {
+  it('public exchange: 30 per minute per source and recording, invalid attempts included, then 429 too_many_requests with Retry-After', async () => {
     const id = await liveRecording();
     const secret = (await enableShare(t.url, owner.key, id)).body.data.share_secret as string;
     for (let i = 0; i < 29; i++) {
@@ -113,6 +121,31 @@ describe.each(backends())('floating subtitle limits (%s)', (backend) => {
     const other = await liveRecording();
     const otherSecret = (await enableShare(t.url, owner.key, other)).body.data.share_secret as string;
     expect((await exchange(t.url, other, { share_secret: otherSecret })).status).toBe(200);
+  });
+
+  const exchangeFrom = (ip: string, id: string, secret: string) =>
+    api(t.url, 'POST', `/api/v1/public/tasks/${id}/subtitle-feed-token`, {
+      body: { share_secret: secret },
+      headers: { 'x-forwarded-for': ip },
+    });
+
+  it('one address flooding bogus share secrets locks only itself: another address still exchanges the real one', async () => {
+    const id = await liveRecording();
+    const secret = (await enableShare(t.url, owner.key, id)).body.data.share_secret as string;
+    for (let i = 0; i < 40; i++) expect((await exchangeFrom('10.26.0.1', id, 'b'.repeat(48))).status).toBe(i < 30 ? 403 : 429);
+    expect((await exchangeFrom('10.26.0.1', id, secret)).status).toBe(429);
+    const audience = await exchangeFrom('10.26.0.2', id, secret);
+    expect(audience.status).toBe(200);
+    expect(typeof audience.body.data.token).toBe('string');
+  });
+
+  it('many addresses together still meet the per-recording ceiling (60 per minute here)', async () => {
+    const id = await liveRecording();
+    const secret = (await enableShare(t.url, owner.key, id)).body.data.share_secret as string;
+    for (let i = 0; i < 60; i++) expect((await exchangeFrom(`10.27.0.${1 + (i % 2)}`, id, 'b'.repeat(48))).status).toBe(403);
+    const refused = await exchangeFrom('10.27.0.3', id, secret);
+    expect(refused.status).toBe(429);
+    expect(refused.body.data).toMatchObject({ error_code: 'too_many_requests' });
   });
 
   it('an open stream keeps its token alive (sliding); a revoked share ends audience streams; a recording that ended without its stream ends them too', async () => {

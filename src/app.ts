@@ -280,6 +280,7 @@ export async function buildApp(config: Config, overrides: BuildOverrides = {}): 
     rateLimiter,
     redisUrl,
     maxViewers: config.subtitles.maxViewers,
+    sourceSeats: { percent: config.subtitles.sourceSeatPercent, min: config.subtitles.sourceSeatsMin },
     recheckSeconds: config.subtitles.recheckSeconds,
     exchangesPerRecording: config.subtitles.exchangesPerRecording,
     getTask: (taskId) => tasks.store.getTask(taskId),

@@ -7,6 +7,7 @@ import type { EventBus } from '../bus/types.js';
 import type { Synthesizer } from '../engines/types.js';
 import type { ActivePlan } from '../plans/service.js';
 import type { Authenticator } from '../platform/auth/types.js';
+import type { SourceShareRule } from '../platform/http/source-share.js';
 import type { HttpApp } from '../platform/http/types.js';
 import type { RateLimiter } from '../platform/rate-limit.js';
 import { exponentialBackoff } from '../platform/retry.js';
@@ -25,7 +26,7 @@ import { CaptionSinkStore } from './sinks/store.js';
 import { BroadcastStore } from './store.js';
 import { isInterimCaption, isWithdrawnCaption, VIEWER_REPLAY_RETAIN, type ViewerEvent, viewerTopic } from './viewer-events.js';
 import { ViewerService, type VoiceSummary } from './viewer-service.js';
-import { registerViewerStream, type SourceSeatRule } from './viewer-stream.js';
+import { registerViewerStream } from './viewer-stream.js';
 
 export interface BroadcastsModule {
   store: BroadcastStore;
@@ -33,7 +34,7 @@ export interface BroadcastsModule {
   viewers: ViewerService;
   seats: ViewerSeats;
   guard: ViewerGuard;
-  sourceSeats: SourceSeatRule;
+  sourceSeats: SourceShareRule;
   bus: EventBus;
   /** Caption sinks (YouTube Live, Zoom): the host's REST side. */
   sinks: SinkService;
@@ -61,7 +62,7 @@ export interface BroadcastsModuleDeps {
   /** Caption sinks: the webhook URL policy for their targets, and how their POSTs are retried. */
   sinkDelivery: { allowPrivate: boolean; attempts: number; retryBaseMs: number; timeoutMs: number };
   /** Per-source limits: the channel ceilings (abuse.ts) and each source's share of seats (viewer-stream.ts). */
-  sourceLimits: ChannelLimits & { seats: SourceSeatRule };
+  sourceLimits: ChannelLimits & { seats: SourceShareRule };
   /** Seats are counted in Redis when the deployment has it (every process counts together). */
   redisUrl?: string;
   now: () => Date;

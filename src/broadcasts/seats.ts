@@ -12,6 +12,7 @@
  * a queued viewer taking a seat keeps its count, so nobody waits behind a source at its share.
  */
 import { Redis } from 'ioredis';
+import type { SourceShare } from '../platform/http/source-share.js';
 
 export type SeatAnswer =
   | { admitted: true; viewers: number }
@@ -20,10 +21,7 @@ export type SeatAnswer =
   | { admitted: false; overShare: string; viewers: number };
 
 /** What one source (address, viewer token) may hold of a room: `limit` seats and queue places together. */
-export interface SeatShare {
-  keys: string[];
-  limit: number;
-}
+export type SeatShare = SourceShare;
 
 export interface SeatCounts {
   viewers: number;

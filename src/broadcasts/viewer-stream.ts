@@ -27,6 +27,7 @@ import { AppError, toErrorObject } from '../platform/errors/app-error.js';
 import { errors, PUBLIC, sse } from '../platform/http/api-doc.js';
 import { ErrorEvent, MessageEvent, SPEAKER_EVENTS, SpokenSentence, TranslatedMessage } from '../platform/http/event-schemas.js';
 import { sourceOf } from '../platform/http/source.js';
+import { type SourceShareRule, seatsPerSource } from '../platform/http/source-share.js';
 import { sharedJson, streamToSse } from '../platform/http/sse.js';
 import type { HttpApp } from '../platform/http/types.js';
 import type { ViewerGuard } from './abuse.js';
@@ -51,18 +52,8 @@ export interface ViewerStreamDeps {
   seats: ViewerSeats;
   bus: EventBus;
   /** What one source may hold of a broadcast's seats and queue places. */
-  sourceSeats: SourceSeatRule;
+  sourceSeats: SourceShareRule;
   heartbeatMs?: number;
-}
-
-/** A source holds at most `percent` of max_viewers seats and queue places together, never fewer than `min`. */
-export interface SourceSeatRule {
-  percent: number;
-  min: number;
-}
-
-export function seatsPerSource(rule: SourceSeatRule, maxViewers: number): number {
-  return Math.max(rule.min, Math.ceil((maxViewers * rule.percent) / 100));
 }
 
 type Item = ViewerEvent | { event: '__end' | '__kick'; data: Record<string, unknown> };

@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TaskStore } from '../../src/tasks/store.js';
 import { clock, realKey } from '../billing/support.js';
 import { api, backends, startTestApp, type TestApp } from '../support/app.js';
-import { enableShare, exchange, openSubtitles, ownerToken, type SubtitleClient } from './support.js';
+import { enableShare, exchange, liveRecording as liveRecordingOf, openSubtitles, ownerToken, type SubtitleClient } from './support.js';
 
 describe.each(backends())('floating subtitle limits (%s)', (backend) => {
   let t: TestApp;
@@ -35,24 +35,7 @@ describe.each(backends())('floating subtitle limits (%s)', (backend) => {
   });
   afterAll(() => t?.close());
 
-  async function liveRecording(): Promise<string> {
-    const task = await new TaskStore(t.app.deps.database).createTask({
-      accountId: owner.accountId,
-      keyId: owner.keyId,
-      title: 'Live',
-      nameSource: 'user',
-      type: 'transcribe',
-      typeSource: 'realtime',
-      recognitionMode: 'single',
-      processingStatus: 'recording',
-      transcriptionLanguages: ['en'],
-      translationLanguages: [],
-    });
-    const pub = await t.app.deps.streams.publisher(task.taskId, 0);
-    pub.publish({ event: 'status', data: { status: 'started' } });
-    await new Promise((r) => setTimeout(r, 50));
-    return task.taskId;
-  }
+  const liveRecording = () => liveRecordingOf(t, owner);
 
   it('audience limit: the third viewer gets 429, the owner is not counted; viewers events follow the audience', async () => {
     const id = await liveRecording();

@@ -125,7 +125,8 @@ function queryFor(op: Operation, prng: Prng, res: Resources): { qs: string; what
     const values = roll < 0.6 ? [plausible(p.schema, prng, {}, p.name)] : [badValue(prng)];
     const list = Array.isArray(values[0]) ? (values[0] as unknown[]) : values;
     if (roll >= 0.6) what.push(`?${p.name}=${brief(values[0], 40)}`);
-    for (const v of list.slice(0, 300)) parts.push(`${enc(p.name)}=${enc(typeof v === 'string' && !v.startsWith('\u0000') ? v : toJson(v))}`);
+    for (const v of list.slice(0, 300))
+      parts.push(`${enc(p.name)}=${enc(typeof v === 'string' && !v.startsWith('\u0000') ? v : toJson(v))}`);
     if (prng.chance(0.1)) parts.push(`${enc(p.name)}=${enc(String(badValue(prng)).slice(0, 1000))}`);
   }
   if (prng.chance(0.1)) {

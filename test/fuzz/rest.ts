@@ -170,7 +170,7 @@ function jsonBody(
   const base = plausible(op.json, prng, hints);
   const kind = prng.weighted<string>([
     [10, 'mutated'],
-    [3, 'structural'],
+    [5, 'structural'],
     [2, 'plausible'],
     [2, 'invalid-json'],
     [2, 'content-type'],

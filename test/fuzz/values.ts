@@ -133,8 +133,8 @@ export function toJson(value: unknown): string {
 /** A structure that breaks recursive code: nesting far past what JSON.stringify survives (about 4,000 levels), huge flat arrays. */
 export function structural(prng: Prng): string {
   return prng.weighted<() => string>([
-    [4, () => raw(`deep:${prng.pick(['o', 'a', 'm'])}:${prng.pick([64, 200, 5_000, 20_000, 100_000])}`)],
-    [1, () => raw(`array:${prng.pick([10_000, 100_000, 400_000])}`)],
+    [4, () => raw(`deep:${prng.pick(['o', 'a', 'm'])}:${prng.pick([64, 5_000, 5_000, 20_000, 100_000])}`)],
+    [1, () => raw(`array:${prng.pick([10_000, 100_000])}`)],
     [2, () => raw(`proto:${prng.int(0, PROTO_SHAPES.length - 1)}`)],
     [2, () => raw(`num:${prng.pick(NUMBER_LITERALS)}`)],
   ])();

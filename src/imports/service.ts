@@ -201,7 +201,12 @@ export class ImportService {
           options,
           callbackUrl,
         });
-        await this.d.jobs.enqueue(IMPORT_JOB, { importId }, { maxAttempts: this.d.settings.attempts, dedupeKey: `import:${importId}` });
+        // fairKey: accounts take turns in the queue (docs/imports.md "Fair share").
+        await this.d.jobs.enqueue(
+          IMPORT_JOB,
+          { importId },
+          { maxAttempts: this.d.settings.attempts, dedupeKey: `import:${importId}`, fairKey: principal.accountId },
+        );
         return record;
       } catch (err) {
         // Not accepted after all: remove what was stored so far.

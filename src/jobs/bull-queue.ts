@@ -117,7 +117,11 @@ export class BullJobQueue implements JobQueue {
     let priority: number | undefined;
     if (options.fairKey) {
       const counter = this.fairCounter(name, options.fairKey);
-      const [[, rank]] = (await this.connection.multi().incr(counter).expire(counter, 24 * 3600).exec()) as [[Error | null, number]];
+      const [[, rank]] = (await this.connection
+        .multi()
+        .incr(counter)
+        .expire(counter, 24 * 3600)
+        .exec()) as [[Error | null, number]];
       priority = Math.min(Math.max(1, rank), 2_097_152); // BullMQ's largest priority
     }
     // The group travels with the job (BullMQ keeps no options of its own), unwrapped for the handler.

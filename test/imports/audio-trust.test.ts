@@ -84,20 +84,23 @@ describe('audio measured before it is trusted', () => {
     throw new Error(`import ${importId} did not finish`);
   }
 
-  it.each([1, 4])('a WAV whose header claims %i Hz (64,000 data bytes) is refused 415 import_invalid_format, stored nowhere, charged nothing', async (rate) => {
-    const key = await funded();
-    const started = Date.now();
-    const res = await upload(t.url, key.api_key, { file: { bytes: lyingWav(rate, 64_000), name: 'lie.wav' } });
-    expect(res.status, JSON.stringify(res.body)).toBe(415);
-    expect(res.body.data.error_code).toBe('import_invalid_format');
-    expect(res.body.data.details).toMatchObject({ detected: 'wav', reason: 'sample_rate', sample_rate: rate, min_sample_rate: 8000 });
-    // Refused from the header, before anything was decoded.
-    expect(Date.now() - started).toBeLessThan(5_000);
-    expect(await usage(key)).toEqual([]);
-    const imports = await api(t.url, 'GET', '/api/v1/imports', { key: key.api_key });
-    expect(imports.body.data).toEqual([]);
-    expect(tempFiles()).toEqual([]);
-  });
+  it.each([1, 4])(
+    'a WAV whose header claims %i Hz (64,000 data bytes) is refused 415 import_invalid_format, stored nowhere, charged nothing',
+    async (rate) => {
+      const key = await funded();
+      const started = Date.now();
+      const res = await upload(t.url, key.api_key, { file: { bytes: lyingWav(rate, 64_000), name: 'lie.wav' } });
+      expect(res.status, JSON.stringify(res.body)).toBe(415);
+      expect(res.body.data.error_code).toBe('import_invalid_format');
+      expect(res.body.data.details).toMatchObject({ detected: 'wav', reason: 'sample_rate', sample_rate: rate, min_sample_rate: 8000 });
+      // Refused from the header, before anything was decoded.
+      expect(Date.now() - started).toBeLessThan(5_000);
+      expect(await usage(key)).toEqual([]);
+      const imports = await api(t.url, 'GET', '/api/v1/imports', { key: key.api_key });
+      expect(imports.body.data).toEqual([]);
+      expect(tempFiles()).toEqual([]);
+    },
+  );
 
   it('an honest file is charged its decoded duration, not its size or a header', async () => {
     const key = await funded();

@@ -24,7 +24,16 @@ afterAll(async () => {
 it('GET /api/v1/version answers within 1 s throughout a 20-minute import, and the import leaves no temporary file', async () => {
   const file = join(dataDir, 'twenty-minutes.mp3');
   execFileSync('ffmpeg', [
-    ...['-hide_banner', '-loglevel', 'error', '-y', '-f', 'lavfi', '-i', 'anoisesrc=color=pink:sample_rate=16000:amplitude=0.2:duration=1200'],
+    ...[
+      '-hide_banner',
+      '-loglevel',
+      'error',
+      '-y',
+      '-f',
+      'lavfi',
+      '-i',
+      'anoisesrc=color=pink:sample_rate=16000:amplitude=0.2:duration=1200',
+    ],
     ...['-ac', '1', '-b:a', '24k', file],
   ]);
   const { base, env } = await localServerEnv(join(dataDir, 'data'), { PARLEY_STARTER_CREDIT: '100' });
@@ -42,7 +51,9 @@ it('GET /api/v1/version answers within 1 s throughout a 20-minute import, and th
     const version = await fetch(`${base}/api/v1/version`, { signal: AbortSignal.timeout(60_000) });
     worst = Math.max(worst, performance.now() - started);
     expect(version.status).toBe(200);
-    const imp = await fetch(`${base}/api/v1/imports/${id}`, { headers: { 'x-api-key': key } }).then((r) => r.json());
+    const imp = await fetch(`${base}/api/v1/imports/${id}`, { headers: { 'x-api-key': key } }).then(
+      (r) => r.json() as Promise<{ data: { status: string } }>,
+    );
     status = imp.data.status;
     await new Promise((r) => setTimeout(r, 100));
   }

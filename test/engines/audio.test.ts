@@ -44,7 +44,7 @@ describe.skipIf(!haveSharedAudio())('audio: formats, decoding, encoding', () => 
     const pcm = await decodeToPcm(JFK, ff);
     expect(pcm.sampleRate).toBe(16000);
     expect(pcm.samples.length / 16000).toBeCloseTo(11, 0);
-    expect(await measureDurationMs(JFK, ff)).toBeGreaterThan(10_900);
+    expect((await measureDurationMs(JFK, ff)).durationMs).toBeGreaterThan(10_900);
     const left = await decodeToPcm(STEREO, { ...ff, channel: 0 });
     const right = await decodeToPcm(STEREO, { ...ff, channel: 1 });
     expect(left.samples.length).toBe(right.samples.length);

@@ -7,12 +7,13 @@ import type { EventBus } from '../bus/types.js';
 import type { Synthesizer } from '../engines/types.js';
 import type { ActivePlan } from '../plans/service.js';
 import type { Authenticator } from '../platform/auth/types.js';
+import type { SourceShareRule } from '../platform/http/source-share.js';
 import type { HttpApp } from '../platform/http/types.js';
 import type { RateLimiter } from '../platform/rate-limit.js';
 import { exponentialBackoff } from '../platform/retry.js';
 import type { Database } from '../store/database.js';
 import { postWebhook } from '../webhooks/sender.js';
-import { ViewerGuard } from './abuse.js';
+import { type ChannelLimits, ViewerGuard } from './abuse.js';
 import { BROADCAST_REVOKED_TOPIC, BROADCAST_SINKS_TOPIC, type BroadcastRevokedEvent } from './events.js';
 import { startHostSweep } from './host-lease.js';
 import type { BroadcastHostDeps } from './host-session.js';
@@ -34,6 +35,7 @@ export interface BroadcastsModule {
   viewers: ViewerService;
   seats: ViewerSeats;
   guard: ViewerGuard;
+  sourceSeats: SourceShareRule;
   bus: EventBus;
   /** Caption sinks (YouTube Live, Zoom): the host's REST side. */
   sinks: SinkService;
@@ -62,6 +64,8 @@ export interface BroadcastsModuleDeps {
   hostLeaseMs: number;
   /** Caption sinks: the webhook URL policy for their targets, and how their POSTs are retried. */
   sinkDelivery: { allowPrivate: boolean; attempts: number; retryBaseMs: number; timeoutMs: number };
+  /** Per-source limits: the channel ceilings (abuse.ts) and each source's share of seats (viewer-stream.ts). */
+  sourceLimits: ChannelLimits & { seats: SourceShareRule };
   /** Seats are counted in Redis when the deployment has it (every process counts together). */
   redisUrl?: string;
   now: () => Date;
@@ -93,7 +97,7 @@ export function createBroadcastsModule(d: BroadcastsModuleDeps): BroadcastsModul
     now: d.now,
     logger: d.logger,
   });
-  const guard = new ViewerGuard(d.rateLimiter);
+  const guard = new ViewerGuard(d.rateLimiter, d.sourceLimits);
   const viewers = new ViewerService({
     store,
     guard,
@@ -169,6 +173,7 @@ export function createBroadcastsModule(d: BroadcastsModuleDeps): BroadcastsModul
     viewers,
     seats,
     guard,
+    sourceSeats: d.sourceLimits.seats,
     bus: d.bus,
     sinks,
     host,
@@ -188,5 +193,6 @@ export function registerBroadcasts(app: HttpApp, m: BroadcastsModule, auth: Auth
     guard: m.guard,
     seats: m.seats,
     bus: m.bus,
+    sourceSeats: m.sourceSeats,
   });
 }

@@ -202,9 +202,18 @@ export function createRealtimePorts(deps: RealtimeWiring): RealtimePorts {
       },
       logger: deps.logger.child({ component: 'recording-recovery' }),
       staleMs: leaseMs,
-      // A recording of this data folder's dead process: recovered here unless another process took it (resumed or finished it).
+      // A recording of this data folder's gone process: recovered here unless another process holds it (resumed it, or finishes it).
       live: {
-        claim: async (taskId) => ((await store.get(taskId)) ? store.claimForRecovery(taskId, instanceId, 0, leaseMs) : null),
+        claim: async (taskId, holder) => {
+          if (await store.claimFromGoneHolder(taskId, holder, instanceId, leaseMs)) {
+            return { status: 'claimed', storedBytes: (await store.get(taskId))?.bytes ?? 0 };
+          }
+          const row = await store.get(taskId);
+          if (!row) return { status: 'none' };
+          // Resumed elsewhere (live under another holder) or finished: that process has the recording.
+          // Parked (a resume may still take it) or being recovered by another pass: the files stay.
+          return { status: row.state === 'parked' || row.state === 'recovering' ? 'busy' : 'taken' };
+        },
         done: async (taskId) => {
           await store.end(taskId, 'grace_expired');
           await deps.blobs.deletePrefix(segmentPrefix(taskId));

@@ -147,6 +147,10 @@ class Recognizer:
             "vad_filter": request.vad_filter,
             "word_timestamps": request.word_timestamps,
         }
+        if request.window_pad is not None:
+            # A fitted window may loop on a short input ("Pineapple Pineapple ..."): speech holds
+            # far fewer than 8 tokens a second, so this bounds a loop's cost, not real text.
+            options["max_new_tokens"] = min(220, int(len(request.audio) / SAMPLE_RATE * 8) + 8)
         if request.temperature:  # 0 or absent: faster-whisper's fallback ladder, as OpenAI does
             options["temperature"] = [request.temperature]
         segments_iter, info = self.model.transcribe(request.audio, **options)

@@ -78,7 +78,7 @@ export const engineSettings = defineSection({
   liveFromFileIntervalMs: settings.int(
     'PARLEY_LIVE_FROM_FILE_INTERVAL_MS',
     'New audio (ms) an utterance gains between two re-transcriptions for interim text (one pass in flight per stream).',
-    1000,
+    500,
     { min: 200, max: 10_000 },
   ),
   liveFromFileMaxUtteranceMs: settings.int(
@@ -119,9 +119,9 @@ export const engineSettings = defineSection({
     1,
     { min: 1, max: 16 },
   ),
-  whisperLiveWindowPadSeconds: settings.number(
-    'PARLEY_WHISPER_LIVE_WINDOW_PAD_S',
-    "Live passes decode in an encoder window fitted to the utterance plus this much silence (seconds) instead of Whisper's 30 s window: several times less CPU per pass at the same WER here (docs/whisper.md). 0: the full window.",
+  whisperDraftWindowPadSeconds: settings.number(
+    'PARLEY_WHISPER_DRAFT_WINDOW_PAD_S',
+    "Interim passes (drafts) of live captions decode in an encoder window fitted to the utterance plus this much silence (seconds) instead of Whisper's 30 s window: several times less CPU per pass (docs/whisper.md). Finals always use the full window. 0: drafts use it too.",
     5,
     { min: 0, max: 30 },
   ),
@@ -139,6 +139,11 @@ export const engineSettings = defineSection({
     "How far before the VAD's speech start an utterance reaches back into audio the VAD called silence (never before the previous utterance): speech the VAD misses is heard with the next utterance.",
     3000,
     { min: 0, max: 10_000 },
+  ),
+  liveFromFileTentativeTail: settings.bool(
+    'PARLEY_LIVE_FROM_FILE_TENTATIVE_TAIL',
+    "Interims also show the newest pass's words after those two passes agree on (each word one pass sooner; the agreed words never change, the tail may be revised by the next pass). Off: interims show agreed words only and only grow.",
+    true,
   ),
   // --- Neural tier (models pulled with `npm run -s models -- pull NAME`) ---
   modelsMirror: settings.optionalString(

@@ -59,7 +59,7 @@ export const whisperFactory: EngineFactory = {
       const health = await hostHealth(baseUrl);
       if ('unavailable' in health) return health;
       const ep: RemoteEndpoint = { baseUrl, model: health.model, timeoutMs, retries };
-      return whisperRecognizer(health.model, health.languages, async () => ep, e.whisperLiveWindowPadSeconds);
+      return whisperRecognizer(health.model, health.languages, async () => ep, e.whisperDraftWindowPadSeconds);
     }
     const modelDir = whisperModelDir(ctx);
     const python = e.engineHostPython ?? ENGINE_HOST_PYTHON;
@@ -85,7 +85,7 @@ export const whisperFactory: EngineFactory = {
       ready.model,
       ready.languages,
       async () => ({ baseUrl: await host.baseUrl(), model: ready.model, timeoutMs, retries }),
-      e.whisperLiveWindowPadSeconds,
+      e.whisperDraftWindowPadSeconds,
     );
     return {
       ...engine,
@@ -99,7 +99,7 @@ function whisperRecognizer(
   model: string,
   languages: readonly string[],
   endpoint: () => Promise<RemoteEndpoint>,
-  liveWindowPadSeconds: number,
+  draftWindowPadSeconds: number,
 ): WhisperRecognizer {
   const tags = languages.map((l) => normalizeLanguage(l)).filter((l): l is string => l !== null);
   const api = createTranscriptionApi({
@@ -109,7 +109,7 @@ function whisperRecognizer(
     detects: true,
     endpoint,
     hostExtensions: true,
-    liveWindowPadSeconds,
+    draftWindowPadSeconds,
   });
   return { ...api, whisper: { endpoint, model } };
 }

@@ -29,6 +29,7 @@ export const liveFromFileFactory: EngineFactory = {
           intervalMs: e.liveFromFileIntervalMs,
           maxUtteranceMs: e.liveFromFileMaxUtteranceMs,
           lookbackMs: e.liveFromFileLookbackMs,
+          tentativeTail: e.liveFromFileTentativeTail,
         }),
     );
   },

@@ -48,6 +48,14 @@ export interface OverFileOptions {
    * Default: the padding.
    */
   lookbackMs?: number;
+  /**
+   * Interims show the latest pass's words after the agreed prefix too (a tentative tail), not
+   * only the words two passes agree on: each word appears one pass sooner. The agreed prefix
+   * never changes; the tail may be revised by the next pass. Words ending in the last
+   * `tailGuardMs` of a pass's audio (possibly cut mid-word) are left out of the tail.
+   */
+  tentativeTail?: boolean;
+  tailGuardMs?: number;
 }
 
 /** Words compared loosely: two passes agreeing on "Country," and "country" agree. */
@@ -69,6 +77,8 @@ interface Utterance {
   previous: string[];
   stable: string[];
   interimsSent: number;
+  /** The text of the last interim sent (a pass that changes nothing sends none). */
+  lastInterim: string;
 }
 
 export class StreamingOverFile implements StreamingRecognizer {
@@ -119,7 +129,7 @@ class OverFileStream implements RecognizerStream {
   constructor(
     private readonly file: FileRecognizer,
     private readonly vadStream: VadStream,
-    settings: OverFileOptions,
+    private readonly settings: OverFileOptions,
     private readonly options: StreamingSttOptions,
   ) {
     this.padSamples = (settings.paddingMs ?? 300) * SAMPLES_PER_MS;
@@ -187,7 +197,7 @@ class OverFileStream implements RecognizerStream {
   }
 
   private begin(startSample: number): void {
-    this.utterance = { startSample, passedAt: 0, previous: [], stable: [], interimsSent: 0 };
+    this.utterance = { startSample, passedAt: 0, previous: [], stable: [], interimsSent: 0, lastInterim: '' };
   }
 
   /** Speech longer than one pass allows is finalized in pieces; the next piece starts at once. */
@@ -238,18 +248,38 @@ class OverFileStream implements RecognizerStream {
       const words = t.text.trim().split(/\s+/).filter(Boolean);
       const agreed = agreedPrefixLength(u.previous, words);
       u.previous = words;
-      if (agreed > u.stable.length) {
-        u.stable = words.slice(0, agreed);
-        u.interimsSent++;
-        this.emit({
-          ...this.detected(t),
-          text: u.stable.join(' '),
-          isFinal: false,
-          startMs: u.startSample / SAMPLES_PER_MS,
-          endMs: endSample / SAMPLES_PER_MS,
-        });
-      }
+      // The agreed prefix only grows, and only where this pass still starts with it.
+      if (agreed > u.stable.length && agreedPrefixLength(u.stable, words) === u.stable.length) u.stable = words.slice(0, agreed);
+      const shown = [...u.stable, ...this.tail(t, words, u.stable, (endSample - u.startSample) / SAMPLES_PER_MS)];
+      const text = shown.join(' ');
+      if (!text || text === u.lastInterim) return;
+      u.lastInterim = text;
+      u.interimsSent++;
+      this.emit({
+        ...this.detected(t),
+        text,
+        isFinal: false,
+        startMs: u.startSample / SAMPLES_PER_MS,
+        endMs: endSample / SAMPLES_PER_MS,
+      });
     });
+  }
+
+  /**
+   * The tentative tail of an interim: this pass's words after the agreed prefix, as far as
+   * they end before the guard at the end of the audio (by the recognizer's word times; without
+   * them, all but the last word). None when the pass disagrees with the prefix.
+   */
+  private tail(t: FileTranscript, words: string[], stable: readonly string[], audioMs: number): string[] {
+    if (!this.settings.tentativeTail || agreedPrefixLength(stable, words) < stable.length) return [];
+    const timed = t.segments.flatMap((s) => s.words);
+    const limit = audioMs - (this.settings.tailGuardMs ?? 300);
+    let end = words.length - 1;
+    if (timed.length === words.length) {
+      end = 0;
+      while (end < words.length && timed[end]!.endMs <= limit) end++;
+    }
+    return words.slice(stable.length, Math.max(stable.length, end));
   }
 
   /** Runs `pass` after the one in flight; failures go to onError, the stream goes on. */

@@ -299,7 +299,7 @@ async function oneSpeakerRows(diarizer: Diarizer, clips: Clip[]): Promise<BenchR
 export async function run(): Promise<BenchRow[]> {
   const config = loadConfig();
   const registry = await EngineRegistry.create(
-    { config, modelsDir: config.engines.modelsDir ?? '', logger: pino({ level: 'silent' }) },
+    { config, modelsDir: config.engines.modelsDir ?? join(config.platform.dataDir, 'models'), logger: pino({ level: 'silent' }) },
     CATALOG.filter((f) => SPEECH_KINDS.has(f.kind)),
   );
   try {

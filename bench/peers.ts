@@ -133,7 +133,17 @@ async function level(sys: RunningSystem, n: number, stream: ReturnType<typeof bu
   );
   const peak = sampler.stop();
   const cpu = treeCpuSeconds(sys.pid) - cpu0;
-  const words = sorted(results.flatMap((r) => wordDelays([...r.display, { sid: 0, final: true, words: normalizeWords(r.finalText), at: r.display.at(-1)?.at ?? 0 }], r.sentAt, CHUNK_MS, timeline, alignedIndexes)));
+  const words = sorted(
+    results.flatMap((r) =>
+      wordDelays(
+        [...r.display, { sid: 0, final: true, words: normalizeWords(r.finalText), at: r.display.at(-1)?.at ?? 0 }],
+        r.sentAt,
+        CHUNK_MS,
+        timeline,
+        alignedIndexes,
+      ),
+    ),
+  );
   const bySentence = sorted(results.flatMap((r) => wordDelays(r.seen, r.sentAt, CHUNK_MS, timeline, alignedIndexes)));
   const lags = sorted(results.flatMap((r) => r.finalLags));
   const errors = [...new Set(results.flatMap((r) => r.errors))];
@@ -160,7 +170,9 @@ async function main(): Promise<void> {
   console.log(
     `bench:peers on ${cpus().length} cores, load average ${loadavg()
       .map((l) => l.toFixed(2))
-      .join(' ')}; model ${MODEL_DIR} (int8, ${THREADS} threads); stream ${(stream.pcm.length / 32_000).toFixed(1)} s (jfk + ${stream.clips.length - 1} LibriVox clips, ${(stream.speechMs / 1000).toFixed(1)} s of speech, ${GAP_MS} ms gaps, ${TAIL_MS} ms tail) in ${CHUNK_MS} ms chunks at real time; levels ${LEVELS.join(', ')}`,
+      .join(
+        ' ',
+      )}; model ${MODEL_DIR} (int8, ${THREADS} threads); stream ${(stream.pcm.length / 32_000).toFixed(1)} s (jfk + ${stream.clips.length - 1} LibriVox clips, ${(stream.speechMs / 1000).toFixed(1)} s of speech, ${GAP_MS} ms gaps, ${TAIL_MS} ms tail) in ${CHUNK_MS} ms chunks at real time; levels ${LEVELS.join(', ')}`,
   );
   const timeline = await referenceTimeline(stream.clips);
   console.log(`reference word times: ${timeline.length} words (Whisper file recognition per clip); load ${load()}`);
@@ -176,29 +188,39 @@ async function main(): Promise<void> {
         console.log(`-- ${spec.name}: not run: ${why}`);
         continue;
       }
-      const t0 = performance.now();
-      let sys: RunningSystem;
-      try {
-        sys = await spec.start(MODEL_DIR, work);
-      } catch (err) {
-        notRun.push(`${spec.name}: did not start: ${(err as Error).message.split('\n')[0]}`);
-        console.log(`-- ${spec.name}: did not start: ${(err as Error).message}`);
-        continue;
-      }
-      try {
-        const idle = treeRssBytes(sys.pid) / 2 ** 20;
-        console.log(`-- ${sys.name}: ready in ${((performance.now() - t0) / 1000).toFixed(1)} s, process tree RSS ${idle.toFixed(0)} MB idle; load ${load()}`);
-        const warm = await runSession(sys.protocol, sys.url, stream.pcm, await sys.ticket?.());
-        console.log(`   warm-up: WER ${(100 * wordErrorRate(stream.reference, warm.finalText)).toFixed(1)} %${warm.errors.length ? `, errors: ${warm.errors.join(', ')}` : ''}: "${warm.finalText.slice(0, 120)}..."`);
-        for (const n of LEVELS) {
-          const row = await level(sys, n, stream, timeline);
-          rows.push(row);
-          console.log(
-            `   N=${n}: per-word delay p50 ${row.wordP50.toFixed(0)} ms, p95 ${row.wordP95.toFixed(0)} ms (per sentence p95 ${row.sentenceP95.toFixed(0)} ms); WER ${(100 * row.wer).toFixed(1)} %; finals lag p50 ${row.lagP50.toFixed(0)} ms, p95 ${row.lagP95.toFixed(0)} ms; CPU ${row.cpuPerAudioS.toFixed(3)} s per audio s; peak RSS ${row.peakRssMb.toFixed(0)} MB; load ${load()}${row.errors.length ? `; errors: ${row.errors.join(', ')}` : ''}${row.ok ? '' : '  <- not sustained'}`,
-          );
+      // One server for all levels after a warm-up session, or a fresh one per level (see freshServerPerLevel).
+      const batches = spec.freshServerPerLevel ? LEVELS.map((n) => [n]) : [LEVELS];
+      for (const levels of batches) {
+        const t0 = performance.now();
+        let sys: RunningSystem;
+        try {
+          sys = await spec.start(MODEL_DIR, work);
+        } catch (err) {
+          notRun.push(`${spec.name}: did not start: ${(err as Error).message.split('\n')[0]}`);
+          console.log(`-- ${spec.name}: did not start: ${(err as Error).message}`);
+          break;
         }
-      } finally {
-        await sys.stop();
+        try {
+          const idle = treeRssBytes(sys.pid) / 2 ** 20;
+          console.log(
+            `-- ${sys.name}: ready in ${((performance.now() - t0) / 1000).toFixed(1)} s, process tree RSS ${idle.toFixed(0)} MB idle; load ${load()}`,
+          );
+          if (!spec.freshServerPerLevel) {
+            const warm = await runSession(sys.protocol, sys.url, stream.pcm, await sys.ticket?.());
+            console.log(
+              `   warm-up: WER ${(100 * wordErrorRate(stream.reference, warm.finalText)).toFixed(1)} %${warm.errors.length ? `, errors: ${warm.errors.join(', ')}` : ''}: "${warm.finalText.slice(0, 120)}..."`,
+            );
+          } else console.log('   no warm-up session (a fresh server per level; the model loads when the first client connects)');
+          for (const n of levels) {
+            const row = await level(sys, n, stream, timeline);
+            rows.push(row);
+            console.log(
+              `   N=${n}: per-word delay p50 ${row.wordP50.toFixed(0)} ms, p95 ${row.wordP95.toFixed(0)} ms (per sentence p95 ${row.sentenceP95.toFixed(0)} ms); WER ${(100 * row.wer).toFixed(1)} %; finals lag p50 ${row.lagP50.toFixed(0)} ms, p95 ${row.lagP95.toFixed(0)} ms; CPU ${row.cpuPerAudioS.toFixed(3)} s per audio s; peak RSS ${row.peakRssMb.toFixed(0)} MB; load ${load()}${row.errors.length ? `; errors: ${row.errors.join(', ')}` : ''}${row.ok ? '' : '  <- not sustained'}`,
+            );
+          }
+        } finally {
+          await sys.stop();
+        }
       }
     }
   } finally {
@@ -219,7 +241,9 @@ function sustained(rows: Row[]): number {
 
 function printTable(rows: Row[], notRun: string[]): void {
   const f0 = (x: number) => (Number.isFinite(x) ? x.toFixed(0) : '-');
-  console.log(`\n| system | N | per-word delay p50 / p95 (ms) | final WER | finals lag p50 / p95 (ms) | CPU s per audio s | peak RSS (MB) |`);
+  console.log(
+    `\n| system | N | per-word delay p50 / p95 (ms) | final WER | finals lag p50 / p95 (ms) | CPU s per audio s | peak RSS (MB) |`,
+  );
   console.log('|---|---|---|---|---|---|---|');
   for (const r of rows)
     console.log(
@@ -228,7 +252,11 @@ function printTable(rows: Row[], notRun: string[]): void {
   console.log('\nsessions sustained (largest N with finals lag p95 < 2 s, every session ended, no errors):');
   for (const name of [...new Set(rows.map((r) => r.system))]) console.log(`  ${name}: ${sustained(rows.filter((r) => r.system === name))}`);
   for (const line of notRun) console.log(`  ${line}`);
-  console.log(`load average at the end ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
+  console.log(
+    `load average at the end ${loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' ')}`,
+  );
 }
 
 main().catch((err) => {

@@ -97,7 +97,6 @@ interface SessionResult {
   finalText: string[];
 }
 
-
 /** The file recognizer's words on jfk (normalized, end in ms); filled in main(). */
 let fileWords: TimedWord[] = [];
 let jfkMs = 0;
@@ -236,7 +235,6 @@ async function loadWordTimes(env: Record<string, string | undefined>): Promise<v
   fileWords = t.segments.flatMap((s) => s.words.flatMap((w) => normalizeWords(w.text).map((word) => ({ word, endMs: w.endMs }))));
   await (file as FileRecognizer).close?.();
 }
-
 
 async function main(): Promise<void> {
   const work = mkdtempSync(join(tmpdir(), 'parley-bench-realtime-'));

@@ -76,7 +76,11 @@ export function wordDelays(
   const finals = seen.filter((r) => r.final);
   const finalWords = finals.flatMap((f) => f.words);
   const endOf = new Map<number, number>(); // index into finalWords -> end (ms) in the stream
-  for (const [i, j] of lcsPairs(finalWords, timeline.map((t) => t.word))) endOf.set(i, timeline[j]!.endMs);
+  for (const [i, j] of lcsPairs(
+    finalWords,
+    timeline.map((t) => t.word),
+  ))
+    endOf.set(i, timeline[j]!.endMs);
   const delays: number[] = [];
   let offset = 0; // index of this final's first word in finalWords
   for (const f of finals) {

@@ -189,7 +189,13 @@ function whisperLiveKit(url: string, out: SessionResult, lagFor: (endMs: number,
     });
     lines = now.map((l) => l.text);
     // The uncommitted tail is the interim of the last line's sentence.
-    if (buffer) out.seen.push({ sid: Math.max(0, lines.length - 1), final: false, words: normalizeWords([lines.at(-1) ?? '', buffer].join(' ')), at });
+    if (buffer)
+      out.seen.push({
+        sid: Math.max(0, lines.length - 1),
+        final: false,
+        words: normalizeWords([lines.at(-1) ?? '', buffer].join(' ')),
+        at,
+      });
     out.display.push({ sid: 0, final: false, words: normalizeWords([...lines, buffer].join(' ')), at });
   });
   return {
@@ -200,7 +206,7 @@ function whisperLiveKit(url: string, out: SessionResult, lagFor: (endMs: number,
     end: () => ws.send(Buffer.alloc(0)),
     finalText: () => [...lines, buffer].join(' '),
     finish: () => {
-      lines.forEach((text, i) => out.seen.push({ sid: i, final: true, words: normalizeWords(text), at: lastChange[i] ?? 0 }));
+      for (const [i, text] of lines.entries()) out.seen.push({ sid: i, final: true, words: normalizeWords(text), at: lastChange[i] ?? 0 });
       out.seen.sort((a, b) => a.at - b.at);
     },
   };

@@ -39,6 +39,12 @@ export interface SystemSpec {
   name: string;
   /** Why it cannot run here, or null. */
   missing(): string | null;
+  /**
+   * A new server for every level, without a warm-up session: WhisperLive 0.10.0 (faster_whisper,
+   * single model) sends nothing to any client that connects after an earlier session ended (seen
+   * every time here: such a session gets one 1 s pass, then no message until it ends).
+   */
+  freshServerPerLevel?: boolean;
   start(modelDir: string, work: string): Promise<RunningSystem>;
 }
 
@@ -47,7 +53,13 @@ async function waitForHttp(url: string, child: ChildProcess, output: () => strin
   const deadline = Date.now() + ms;
   while (Date.now() < deadline) {
     if (child.exitCode !== null) throw new Error(`exited with ${child.exitCode}:\n${output().slice(-3000)}`);
-    if (await fetch(url).then(() => true, () => false)) return;
+    if (
+      await fetch(url).then(
+        () => true,
+        () => false,
+      )
+    )
+      return;
     await new Promise((r) => setTimeout(r, 250));
   }
   throw new Error(`did not answer in ${ms / 1000} s:\n${output().slice(-3000)}`);
@@ -117,7 +129,9 @@ export const parleySystem: SystemSpec = {
 export const whisperLiveKitSystem: SystemSpec = {
   name: 'WhisperLiveKit 0.2.26',
   missing: () =>
-    existsSync(join(VENVS.whisperlivekit, 'bin', 'whisperlivekit-server')) ? null : `${VENVS.whisperlivekit} not installed (run bench/peers/setup.sh)`,
+    existsSync(join(VENVS.whisperlivekit, 'bin', 'whisperlivekit-server'))
+      ? null
+      : `${VENVS.whisperlivekit} not installed (run bench/peers/setup.sh)`,
   async start(modelDir, work) {
     const port = await freePort();
     const s = spawnServer(
@@ -132,7 +146,14 @@ export const whisperLiveKitSystem: SystemSpec = {
       offlineEnv(join(work, 'home-whisperlivekit')),
     );
     await waitForHttp(`http://127.0.0.1:${port}/health`, s.child, s.output, 180_000);
-    return { name: this.name, protocol: 'whisperlivekit', pid: s.child.pid!, url: `ws://127.0.0.1:${port}/asr`, output: s.output, stop: s.stop };
+    return {
+      name: this.name,
+      protocol: 'whisperlivekit',
+      pid: s.child.pid!,
+      url: `ws://127.0.0.1:${port}/asr`,
+      output: s.output,
+      stop: s.stop,
+    };
   },
 };
 
@@ -149,6 +170,7 @@ function sileroOnnxFromWhisperLiveKit(): string | null {
 
 export const whisperLiveSystem: SystemSpec = {
   name: 'WhisperLive 0.10.0',
+  freshServerPerLevel: true,
   missing: () => {
     if (!existsSync(join(VENVS.whisperlive, 'bin', 'python'))) return `${VENVS.whisperlive} not installed (run bench/peers/setup.sh)`;
     if (!sileroOnnxFromWhisperLiveKit()) return 'no offline Silero VAD ONNX file (it is taken from the whisperlivekit venv)';

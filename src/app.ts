@@ -53,6 +53,7 @@ import { createRealtimePorts } from './realtime/ports.js';
 import { registerRealtime } from './realtime/server.js';
 import { registerRetranslateRoutes } from './retranslate/routes.js';
 import { RetranslateService } from './retranslate/service.js';
+import { registerLanguageRoutes } from './served-languages/routes.js';
 import { openBlobStore } from './storage/create.js';
 import type { BlobStore } from './storage/types.js';
 import { type Database, openDatabase } from './store/database.js';
@@ -255,6 +256,12 @@ export async function buildApp(config: Config, overrides: BuildOverrides = {}): 
       const tts = engines.select({ kind: 'tts', language });
       return tts.ok ? tts.engine : null;
     },
+    // As a live start asks (src/realtime/ports.ts); the list is GET /api/v1/languages `live`.
+    speech: () => {
+      const offered = engines.offeredLanguages().live;
+      if (!offered || engines.enginesOf('streaming-stt').length === 0) return null;
+      return { serves: (language) => engines.serves({ kind: 'streaming-stt', language, interimResults: true }), offered };
+    },
     viewerLimit: config.broadcasts.viewerLimit,
     hostWaitMs: config.broadcasts.hostWaitSeconds * 1000,
     hostLeaseMs: config.broadcasts.hostLeaseSeconds * 1000,
@@ -263,6 +270,11 @@ export async function buildApp(config: Config, overrides: BuildOverrides = {}): 
       attempts: config.broadcasts.sinkAttempts,
       retryBaseMs: config.broadcasts.sinkRetryBaseMs,
       timeoutMs: config.broadcasts.sinkTimeoutMs,
+    },
+    sourceLimits: {
+      channelRateSources: config.broadcasts.channelRateSources,
+      wrongPerChannel: config.broadcasts.wrongPasswordsPerChannel,
+      seats: { percent: config.broadcasts.sourceSeatPercent, min: config.broadcasts.sourceSeatsMin },
     },
     redisUrl,
     now,
@@ -275,7 +287,9 @@ export async function buildApp(config: Config, overrides: BuildOverrides = {}): 
     rateLimiter,
     redisUrl,
     maxViewers: config.subtitles.maxViewers,
+    sourceSeats: { percent: config.subtitles.sourceSeatPercent, min: config.subtitles.sourceSeatsMin },
     recheckSeconds: config.subtitles.recheckSeconds,
+    exchangesPerRecording: config.subtitles.exchangesPerRecording,
     getTask: (taskId) => tasks.store.getTask(taskId),
     activePlan: (accountId) => plans.activePlan(accountId),
     now,
@@ -342,6 +356,7 @@ export async function buildApp(config: Config, overrides: BuildOverrides = {}): 
     subtitles.registerApi(http, auth);
     registerBroadcasts(http, broadcasts, auth);
     registerTtsRoutes(http, { auth, tts, rateLimiter });
+    registerLanguageRoutes(http, { auth, offer: () => engines.offeredLanguages() });
     registerTtsStreamRoute(http, {
       auth,
       stream: new TtsStreamService({ tasks: tasks.tasks, tts, engines, billing, logger: logger.child({ component: 'tts-stream' }) }),

@@ -9,6 +9,7 @@ import { ConfigError, loadConfig, rolesWithoutBusProblem } from './config.js';
 import { createEngines, logRoleEngines } from './engines/index.js';
 import { createLogger } from './platform/logging.js';
 import { limitMallocArenas } from './platform/native-memory.js';
+import { installProcessGuards } from './platform/process-guards.js';
 import { installShutdown } from './platform/shutdown.js';
 
 async function main(): Promise<void> {
@@ -66,7 +67,9 @@ async function main(): Promise<void> {
     ].join('\n'),
   );
 
-  installShutdown({ graceMs: config.platform.shutdownGraceMs, logger, close: () => app.close() });
+  const stop = installShutdown({ graceMs: config.platform.shutdownGraceMs, logger, close: () => app.close() });
+  // An error nobody caught: a rejection is logged and the process goes on, an exception stops it gracefully (why: process-guards.ts).
+  installProcessGuards(logger, stop);
 }
 
 main().catch((err) => {

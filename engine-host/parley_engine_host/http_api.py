@@ -105,6 +105,7 @@ class Handler(BaseHTTPRequestHandler):
             condition_on_previous_text=flag(form.get("condition_on_previous_text"), "condition_on_previous_text", True),
             vad_filter=flag(form.get("vad_filter"), "vad_filter", False),
             word_timestamps="word" in ",".join(granularities).split(","),
+            window_pad=number(form.get("window_pad"), "window_pad", float, 0.5, 30.0),
         )
         result = self.run(self.priority(form), lambda: recognizer.transcribe(request))
         if response_format == "text":

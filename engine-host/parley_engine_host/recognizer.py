@@ -10,12 +10,37 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import threading
+
+import faster_whisper.transcribe as _fw_transcribe
 import numpy as np
 from faster_whisper import WhisperModel, decode_audio
+from faster_whisper.audio import pad_or_trim as _pad_or_trim
 
 from .languages import name_of
 
 SAMPLE_RATE = 16000
+FRAMES_PER_SECOND = 100
+
+# The fitted encoder window (request field `window_pad`, seconds): Whisper is trained on 30 s
+# windows and faster-whisper pads every window to 30 s, so a pass over 2 s of speech costs the
+# encoder as much as one over 30 s (~0.8 CPU-seconds for base on these cores). CTranslate2's
+# encoder takes a shorter input; padded with a few seconds of silence after the speech the model
+# still ends its text (without the pad it repeats itself), at a fraction of the cost (docs/whisper.md,
+# "Fitted window"). faster-whisper pads inside its segment loop through the module's
+# `pad_or_trim`; that name is replaced once by one that reads the pad of the request decoding on
+# this thread (None: the usual 30 s).
+_window = threading.local()
+
+
+def _pad_for_request(array, length: int = 3000):
+    pad = getattr(_window, "pad_frames", None)
+    if pad is None:
+        return _pad_or_trim(array, length)
+    return _pad_or_trim(array, min(length, array.shape[-1] + pad))
+
+
+_fw_transcribe.pad_or_trim = _pad_for_request
 
 
 class BadAudio(ValueError):
@@ -79,6 +104,8 @@ class Request:
     condition_on_previous_text: bool = True
     vad_filter: bool = False
     word_timestamps: bool = False
+    # Seconds of silence after the audio in a fitted encoder window; None: Whisper's 30 s window.
+    window_pad: float | None = None
 
 
 class Recognizer:
@@ -124,7 +151,17 @@ class Recognizer:
             options["temperature"] = [request.temperature]
         segments_iter, info = self.model.transcribe(request.audio, **options)
         segments = []
-        for segment in segments_iter:
+        pad = None if request.window_pad is None else int(request.window_pad * FRAMES_PER_SECOND)
+        # The window is padded inside next(); the thread-local pad is set only around it, since
+        # the scheduler may step another request's job on this thread between two segments.
+        while True:
+            _window.pad_frames = pad
+            try:
+                segment = next(segments_iter)
+            except StopIteration:
+                break
+            finally:
+                _window.pad_frames = None
             segments.append(segment)
             yield
         if probability is None:

@@ -155,6 +155,18 @@ class EngineHostTest(unittest.TestCase):
         self.assertTrue(content_type.startswith("text/plain"))
         self.assertLessEqual(word_error_rate(JFK_TEXT, body.decode()), 0.05)
 
+    def test_a_fitted_window_hears_jfk_as_well_with_word_times_inside_the_audio(self):
+        status, _, body = self.host.post_form("/v1/audio/transcriptions", {
+            "response_format": "verbose_json", "timestamp_granularities[]": "word", "language": "en",
+            "window_pad": "5", "beam_size": "1"}, self.jfk)
+        self.assertEqual(status, 200, body)
+        result = json.loads(body)
+        self.assertLessEqual(word_error_rate(JFK_TEXT, result["text"]), 0.05)
+        self.assertTrue(all(0 <= w["start"] <= w["end"] <= 11.1 for w in result["words"]))
+        status, _, body = self.host.post_form("/v1/audio/transcriptions", {"window_pad": "0.1"}, self.jfk)
+        self.assertEqual(status, 400, body)
+        self.assertEqual(json.loads(body)["error"]["code"], "invalid_value")
+
     def test_verbose_json_has_segments_words_and_language(self):
         status, _, body = self.host.post_form("/v1/audio/transcriptions", {
             "response_format": "verbose_json", "timestamp_granularities[]": ["word", "segment"]}, self.jfk)

@@ -7,16 +7,18 @@ import type { EventBus } from '../bus/types.js';
 import type { Synthesizer } from '../engines/types.js';
 import type { ActivePlan } from '../plans/service.js';
 import type { Authenticator } from '../platform/auth/types.js';
+import type { SourceShareRule } from '../platform/http/source-share.js';
 import type { HttpApp } from '../platform/http/types.js';
 import type { RateLimiter } from '../platform/rate-limit.js';
 import { exponentialBackoff } from '../platform/retry.js';
 import type { Database } from '../store/database.js';
 import { postWebhook } from '../webhooks/sender.js';
-import { ViewerGuard } from './abuse.js';
+import { type ChannelLimits, ViewerGuard } from './abuse.js';
 import { BROADCAST_REVOKED_TOPIC, BROADCAST_SINKS_TOPIC, type BroadcastRevokedEvent } from './events.js';
 import { startHostSweep } from './host-lease.js';
 import type { BroadcastHostDeps } from './host-session.js';
 import { registerBroadcastRoutes } from './routes.js';
+import type { RuleContext } from './rules.js';
 import { InMemorySeats, RedisSeats, type ViewerSeats } from './seats.js';
 import { BroadcastService } from './service.js';
 import { registerSinkRoutes } from './sinks/routes.js';
@@ -33,6 +35,7 @@ export interface BroadcastsModule {
   viewers: ViewerService;
   seats: ViewerSeats;
   guard: ViewerGuard;
+  sourceSeats: SourceShareRule;
   bus: EventBus;
   /** Caption sinks (YouTube Live, Zoom): the host's REST side. */
   sinks: SinkService;
@@ -53,12 +56,16 @@ export interface BroadcastsModuleDeps {
   translate(text: string, from: string, to: string): Promise<string | null>;
   /** The synthesizer serving `language` here (viewers' tts_ready audio, made on the host's node), or null. */
   synthesizer(language: string): Synthesizer | null;
+  /** Live recognition here (creation refuses an unserved transcription language); null when this process has none. */
+  speech?: RuleContext['speech'];
   viewerLimit: number;
   hostWaitMs: number;
   /** How long a hosting process holds a broadcast without renewing it (host-lease.ts). */
   hostLeaseMs: number;
   /** Caption sinks: the webhook URL policy for their targets, and how their POSTs are retried. */
   sinkDelivery: { allowPrivate: boolean; attempts: number; retryBaseMs: number; timeoutMs: number };
+  /** Per-source limits: the channel ceilings (abuse.ts) and each source's share of seats (viewer-stream.ts). */
+  sourceLimits: ChannelLimits & { seats: SourceShareRule };
   /** Seats are counted in Redis when the deployment has it (every process counts together). */
   redisUrl?: string;
   now: () => Date;
@@ -85,11 +92,12 @@ export function createBroadcastsModule(d: BroadcastsModuleDeps): BroadcastsModul
       viewerLimit: d.viewerLimit,
       templateExists: d.templateExists,
       voices: (language) => d.voices(language)?.map((v) => v.voice_name) ?? null,
+      speech: d.speech,
     },
     now: d.now,
     logger: d.logger,
   });
-  const guard = new ViewerGuard(d.rateLimiter);
+  const guard = new ViewerGuard(d.rateLimiter, d.sourceLimits);
   const viewers = new ViewerService({
     store,
     guard,
@@ -165,6 +173,7 @@ export function createBroadcastsModule(d: BroadcastsModuleDeps): BroadcastsModul
     viewers,
     seats,
     guard,
+    sourceSeats: d.sourceLimits.seats,
     bus: d.bus,
     sinks,
     host,
@@ -184,5 +193,6 @@ export function registerBroadcasts(app: HttpApp, m: BroadcastsModule, auth: Auth
     guard: m.guard,
     seats: m.seats,
     bus: m.bus,
+    sourceSeats: m.sourceSeats,
   });
 }

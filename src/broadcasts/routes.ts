@@ -10,6 +10,7 @@ import type { Authenticator } from '../platform/auth/types.js';
 import { API_KEY, errors, PUBLIC, since, Uuid } from '../platform/http/api-doc.js';
 import { pagedStatusQuery } from '../platform/http/query.js';
 import { ok } from '../platform/http/reply.js';
+import { sourceOf } from '../platform/http/source.js';
 import type { HttpApp } from '../platform/http/types.js';
 import {
   CreateBody,
@@ -150,7 +151,7 @@ export function registerBroadcastRoutes(app: HttpApp, deps: BroadcastRouteDeps):
         ...since('1.24.1'),
       },
     },
-    async (request) => ok(await deps.viewers.publicView(request.params.token, request.ip)),
+    async (request) => ok(await deps.viewers.publicView(request.params.token, sourceOf(request.ip))),
   );
 
   app.post<TokenParams>(
@@ -171,7 +172,9 @@ export function registerBroadcastRoutes(app: HttpApp, deps: BroadcastRouteDeps):
     },
     async (request) => {
       const lang = request.headers['accept-language'];
-      return ok(await deps.viewers.verify(request.params.token, request.body, request.ip, typeof lang === 'string' ? lang : undefined));
+      return ok(
+        await deps.viewers.verify(request.params.token, request.body, sourceOf(request.ip), typeof lang === 'string' ? lang : undefined),
+      );
     },
   );
 }

@@ -52,6 +52,24 @@ export interface RuleContext {
   templateExists(slug: string): boolean;
   /** voice_names of the synthesizer serving `language`, or null when none here does (not checked then). */
   voices(language: string): string[] | null;
+  /**
+   * The live recognizers of this process: whether one serves a language and what is offered
+   * (GET /api/v1/languages `live`); null when this process has none (an api-only process), the
+   * hosting node's start then decides.
+   */
+  speech?: () => { serves(language: string): boolean; offered: readonly string[] } | null;
+}
+
+/** A broadcast is recognized live: a language no live recognizer here serves is refused at creation, not at its first start. */
+function assertSpeechServed(languages: readonly string[], ctx: Pick<RuleContext, 'speech'>): void {
+  const speech = ctx.speech?.();
+  const unserved = speech && languages.find((l) => !speech.serves(l));
+  if (speech && unserved) {
+    throw invalid('transcription_languages', `No speech recognizer here serves "${unserved}".`, {
+      language: unserved,
+      valid_values: [...speech.offered],
+    });
+  }
 }
 
 const CREATE_FIELDS = [
@@ -245,6 +263,7 @@ export function parseCreate(raw: unknown, ctx: RuleContext): CreateInput {
   if (!transcription || transcription.length === 0) {
     throw invalid('transcription_languages', 'transcription_languages is required: 1 to 10 distinct language codes.');
   }
+  assertSpeechServed(transcription, ctx);
   const access = has(body, 'access_type') ? accessType(body.access_type) : 'public';
   let code: string | null = null;
   if (access === 'password') {
@@ -311,6 +330,7 @@ export function parseUpdate(raw: unknown, current: BroadcastSettings, status: st
   const transcription = transcriptionLanguages(body);
   if (transcription !== undefined) {
     if (transcription.length === 0) throw invalid('transcription_languages', 'transcription_languages needs 1 to 10 language codes.');
+    assertSpeechServed(transcription, ctx);
     // The summary language followed the first transcription language unless it was chosen.
     if (current.summaryLanguage === current.transcriptionLanguages[0] && !has(body, 'summary_language'))
       next.summaryLanguage = transcription[0]!;

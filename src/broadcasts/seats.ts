@@ -5,10 +5,23 @@
  * its lease with each heartbeat, so a process that dies releases its viewers' seats when
  * their leases lapse. In-process for one process; Redis (one Lua script per operation, so
  * check-and-take is atomic) when the deployment has it.
+ *
+ * A share per source: a newcomer names its share keys (its source address, its viewer access
+ * token) and the most any one key may hold, seats and queue places together; when one of its
+ * keys already holds that many it gets neither (`overShare`). The check is only for newcomers:
+ * a queued viewer taking a seat keeps its count, so nobody waits behind a source at its share.
  */
 import { Redis } from 'ioredis';
+import type { SourceShare } from '../platform/http/source-share.js';
 
-export type SeatAnswer = { admitted: true; viewers: number } | { admitted: false; position: number; viewers: number };
+export type SeatAnswer =
+  | { admitted: true; viewers: number }
+  | { admitted: false; position: number; viewers: number }
+  /** One of the newcomer's share keys already holds its limit. */
+  | { admitted: false; overShare: string; viewers: number };
+
+/** What one source (address, viewer token) may hold of a room: `limit` seats and queue places together. */
+export type SeatShare = SourceShare;
 
 export interface SeatCounts {
   viewers: number;
@@ -18,18 +31,21 @@ export interface SeatCounts {
 export interface ViewerSeats {
   /**
    * Takes a seat when one is free and nobody queued before this viewer, else queues it (or
-   * keeps its place). Also renews the lease of a viewer that already holds a seat.
+   * keeps its place). Also renews the lease of a viewer that already holds a seat. A newcomer
+   * with a `share` is refused when one of its keys holds `share.limit` already.
    */
-  claim(broadcastId: string, viewerId: string, max: number, leaseMs: number): Promise<SeatAnswer>;
-  /** Renews a seat or queue place; false when the viewer holds neither any more. */
-  renew(broadcastId: string, viewerId: string, leaseMs: number): Promise<boolean>;
-  leave(broadcastId: string, viewerId: string): Promise<void>;
+  claim(broadcastId: string, viewerId: string, max: number, leaseMs: number, share?: SeatShare): Promise<SeatAnswer>;
+  /** Renews a seat or queue place; false when the viewer holds neither any more. Pass the share keys it claimed with. */
+  renew(broadcastId: string, viewerId: string, leaseMs: number, shareKeys?: string[]): Promise<boolean>;
+  leave(broadcastId: string, viewerId: string, shareKeys?: string[]): Promise<void>;
   counts(broadcastId: string): Promise<SeatCounts>;
   close(): Promise<void>;
 }
 
 interface Lease {
   until: number;
+  /** The share keys the viewer claimed with. */
+  keys: string[];
 }
 
 interface Room {
@@ -54,30 +70,45 @@ export class InMemorySeats implements ViewerSeats {
     return r;
   }
 
-  async claim(broadcastId: string, viewerId: string, max: number, leaseMs: number): Promise<SeatAnswer> {
+  async claim(broadcastId: string, viewerId: string, max: number, leaseMs: number, share?: SeatShare): Promise<SeatAnswer> {
     const r = this.room(broadcastId);
     const until = this.now() + leaseMs;
-    if (r.seats.has(viewerId)) {
-      r.seats.set(viewerId, { until });
+    const seated = r.seats.get(viewerId);
+    if (seated) {
+      seated.until = until;
       return { admitted: true, viewers: r.seats.size };
     }
     const queued = [...r.queue.keys()];
-    const ahead = queued.includes(viewerId) ? queued.indexOf(viewerId) : queued.length;
+    const known = r.queue.get(viewerId);
+    if (!known && share) {
+      const full = share.keys.find((k) => this.held(r, k) >= share.limit);
+      if (full) return { admitted: false, overShare: full, viewers: r.seats.size };
+    }
+    const lease: Lease = { until, keys: known?.keys ?? share?.keys ?? [] };
+    const ahead = known ? queued.indexOf(viewerId) : queued.length;
     if (r.seats.size + ahead < max) {
       r.queue.delete(viewerId);
-      r.seats.set(viewerId, { until });
+      r.seats.set(viewerId, lease);
       return { admitted: true, viewers: r.seats.size };
     }
-    r.queue.set(viewerId, { until }); // a Map keeps a renewed key's place
+    r.queue.set(viewerId, lease); // a Map keeps a renewed key's place
     return { admitted: false, position: ahead + 1, viewers: r.seats.size };
+  }
+
+  /** Seats and queue places held under a share key (a room holds at most max_viewers + its queue). */
+  private held(r: Room, key: string): number {
+    let n = 0;
+    for (const m of [r.seats, r.queue]) for (const l of m.values()) if (l.keys.includes(key)) n++;
+    return n;
   }
 
   async renew(broadcastId: string, viewerId: string, leaseMs: number): Promise<boolean> {
     const r = this.room(broadcastId);
     const until = this.now() + leaseMs;
     for (const m of [r.seats, r.queue]) {
-      if (m.has(viewerId)) {
-        m.set(viewerId, { until });
+      const lease = m.get(viewerId);
+      if (lease) {
+        lease.until = until;
         return true;
       }
     }
@@ -99,8 +130,9 @@ export class InMemorySeats implements ViewerSeats {
   async close(): Promise<void> {}
 }
 
-// KEYS: seats zset, queue zset (score = lease end), order zset (score = first arrival)
-// ARGV: now, viewer, max, leaseEnd, arrival
+// KEYS: seats zset, queue zset (score = lease end), order zset (score = first arrival), then
+// the newcomer's share zsets (score = lease end). ARGV: now, viewer, max, leaseEnd, arrival, share limit.
+// Answers {1, viewers, 0} seated, {0, viewers, position} queued, {2, viewers, share key index} over share.
 const CLAIM = `
 local now = tonumber(ARGV[1])
 local expired = redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', now)
@@ -110,30 +142,44 @@ redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now)
 local viewer = ARGV[2]
 local max = tonumber(ARGV[3])
 local lease = tonumber(ARGV[4])
+local function hold()
+  for i = 4, #KEYS do redis.call('ZADD', KEYS[i], lease, viewer) end
+end
 if redis.call('ZSCORE', KEYS[1], viewer) then
   redis.call('ZADD', KEYS[1], lease, viewer)
+  hold()
   return {1, redis.call('ZCARD', KEYS[1]), 0}
 end
 local seated = redis.call('ZCARD', KEYS[1])
 local rank = redis.call('ZRANK', KEYS[3], viewer)
+if not rank then
+  local limit = tonumber(ARGV[6])
+  for i = 4, #KEYS do
+    redis.call('ZREMRANGEBYSCORE', KEYS[i], '-inf', now)
+    if redis.call('ZCARD', KEYS[i]) >= limit then return {2, seated, i - 3} end
+  end
+end
 local ahead = rank or redis.call('ZCARD', KEYS[3])
 if seated + ahead < max then
   redis.call('ZREM', KEYS[2], viewer)
   redis.call('ZREM', KEYS[3], viewer)
   redis.call('ZADD', KEYS[1], lease, viewer)
+  hold()
   return {1, seated + 1, 0}
 end
 redis.call('ZADD', KEYS[2], lease, viewer)
 if not rank then redis.call('ZADD', KEYS[3], tonumber(ARGV[5]), viewer) end
+hold()
 return {0, seated, ahead + 1}
 `;
 
-// KEYS: seats, queue; ARGV: viewer, leaseEnd, now (a lapsed lease is not renewed)
+// KEYS: seats, queue, then the viewer's share zsets; ARGV: viewer, leaseEnd, now (a lapsed lease is not renewed)
 const RENEW = `
 for i = 1, 2 do
   local until_ = redis.call('ZSCORE', KEYS[i], ARGV[1])
   if until_ and tonumber(until_) > tonumber(ARGV[3]) then
     redis.call('ZADD', KEYS[i], ARGV[2], ARGV[1])
+    for j = 3, #KEYS do redis.call('ZADD', KEYS[j], ARGV[2], ARGV[1]) end
     return 1
   end
 end
@@ -160,35 +206,52 @@ export class RedisSeats implements ViewerSeats {
     return [`${p}seats`, `${p}queue`, `${p}order`];
   }
 
+  /** A share key's set of the room (same hash slot as the room's keys). */
+  private shareKeys(id: string, keys: string[] = []): string[] {
+    return keys.map((k) => `${this.prefix}{${id}}:share:${k}`);
+  }
+
   private async touch(keys: string[]): Promise<void> {
     const m = this.redis.multi();
     for (const k of keys) m.pexpire(k, KEY_TTL_MS);
     await m.exec();
   }
 
-  async claim(broadcastId: string, viewerId: string, max: number, leaseMs: number): Promise<SeatAnswer> {
-    const keys = this.keys(broadcastId);
+  async claim(broadcastId: string, viewerId: string, max: number, leaseMs: number, share?: SeatShare): Promise<SeatAnswer> {
+    const keys = [...this.keys(broadcastId), ...this.shareKeys(broadcastId, share?.keys)];
     const now = this.now();
     // Arrival order: the clock, with a per-process counter to split equal milliseconds.
     const arrival = now + (this.arrivals++ % 1000) / 1000;
-    const [admitted, viewers, position] = (await this.redis.eval(CLAIM, 3, ...keys, now, viewerId, max, now + leaseMs, arrival)) as [
-      number,
-      number,
-      number,
-    ];
+    const limit = share?.limit ?? 0;
+    const [answer, viewers, n] = (await this.redis.eval(
+      CLAIM,
+      keys.length,
+      ...keys,
+      now,
+      viewerId,
+      max,
+      now + leaseMs,
+      arrival,
+      limit,
+    )) as [number, number, number];
     await this.touch(keys);
-    return admitted === 1 ? { admitted: true, viewers } : { admitted: false, position, viewers };
+    if (answer === 1) return { admitted: true, viewers };
+    if (answer === 2) return { admitted: false, overShare: share?.keys[n - 1] ?? '', viewers };
+    return { admitted: false, position: n, viewers };
   }
 
-  async renew(broadcastId: string, viewerId: string, leaseMs: number): Promise<boolean> {
+  async renew(broadcastId: string, viewerId: string, leaseMs: number, shareKeys?: string[]): Promise<boolean> {
     const [seats, queue] = this.keys(broadcastId);
+    const keys = [seats, queue, ...this.shareKeys(broadcastId, shareKeys)];
     const now = this.now();
-    return (await this.redis.eval(RENEW, 2, seats, queue, viewerId, now + leaseMs, now)) === 1;
+    return (await this.redis.eval(RENEW, keys.length, ...keys, viewerId, now + leaseMs, now)) === 1;
   }
 
-  async leave(broadcastId: string, viewerId: string): Promise<void> {
+  async leave(broadcastId: string, viewerId: string, shareKeys?: string[]): Promise<void> {
     const [seats, queue, order] = this.keys(broadcastId);
-    await this.redis.multi().zrem(seats, viewerId).zrem(queue, viewerId).zrem(order, viewerId).exec();
+    const m = this.redis.multi().zrem(seats, viewerId).zrem(queue, viewerId).zrem(order, viewerId);
+    for (const k of this.shareKeys(broadcastId, shareKeys)) m.zrem(k, viewerId);
+    await m.exec();
   }
 
   async counts(broadcastId: string): Promise<SeatCounts> {

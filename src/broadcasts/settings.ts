@@ -38,4 +38,28 @@ export const broadcastSettings = defineSection({
     10_000,
     { min: 100, max: 120_000 },
   ),
+  sourceSeatPercent: settings.int(
+    'PARLEY_BROADCAST_SOURCE_SEAT_PERCENT',
+    "The share of a broadcast's max_viewers one source (client address, IPv6 by its /64; and each viewer_access_token) may hold as seats and queue places together; past it that source's new streams get 503 broadcast_capacity_exceeded. 100 turns the share off.",
+    10,
+    { min: 1, max: 100 },
+  ),
+  sourceSeatsMin: settings.int(
+    'PARLEY_BROADCAST_SOURCE_SEATS_MIN',
+    'The seats and queue places one source may always hold, however small max_viewers is (a household or a small office behind one address).',
+    5,
+    { min: 1, max: 1_000_000 },
+  ),
+  channelRateSources: settings.int(
+    'PARLEY_BROADCAST_CHANNEL_RATE_SOURCES',
+    "The per-channel ceiling on page lookups and verifies, in sources: one source gets the spec's channel rate (twice max_viewers per minute, at least 200), the channel as a whole this many times that.",
+    10,
+    { min: 1, max: 10_000 },
+  ),
+  wrongPasswordsPerChannel: settings.int(
+    'PARLEY_BROADCAST_WRONG_PASSWORDS_PER_CHANNEL',
+    "Wrong passwords per channel in 5 minutes (all sources together) that lock the channel's verify for everyone; the lock against guessing from many addresses. One source is locked after 30 of its own.",
+    1000,
+    { min: 30, max: 1_000_000 },
+  ),
 });

@@ -52,7 +52,7 @@ export class ViewerService {
       await this.d.guard.countUnknown(source);
       throw new AppError('broadcast_token_invalid');
     }
-    await this.d.guard.hitChannel(b);
+    await this.d.guard.hitChannel(b, source);
     if (b.status === 'revoked') throw new AppError('broadcast_token_revoked');
     return b;
   }

@@ -11,6 +11,10 @@
  * - Over max_viewers: `queued` {position, estimated_wait} now and as it changes, then
  *   `admitted`; captions only once admitted. A full queue (as long as max_viewers, at least
  *   100) is 503 broadcast_capacity_exceeded.
+ * - One source (its address, and its viewer_access_token on password channels) holds at most
+ *   its share of seats and queue places together (`sourceSeats`); a further stream of it is
+ *   503 broadcast_capacity_exceeded with details.reason `source_share`, while other sources
+ *   still get in.
  * - Display messages in the viewer's language (lang or Accept-Language: zh -> Traditional
  *   Chinese, else English). A heartbeat comment every 15 s renews the seat's lease.
  */
@@ -22,6 +26,8 @@ import { normalizeLanguage } from '../languages.js';
 import { AppError, toErrorObject } from '../platform/errors/app-error.js';
 import { errors, PUBLIC, sse } from '../platform/http/api-doc.js';
 import { ErrorEvent, MessageEvent, SPEAKER_EVENTS, SpokenSentence, TranslatedMessage } from '../platform/http/event-schemas.js';
+import { sourceOf } from '../platform/http/source.js';
+import { type SourceShareRule, seatsPerSource } from '../platform/http/source-share.js';
 import { sharedJson, streamToSse } from '../platform/http/sse.js';
 import type { HttpApp } from '../platform/http/types.js';
 import type { ViewerGuard } from './abuse.js';
@@ -29,7 +35,7 @@ import { type DisplayKey, display } from './display.js';
 import { BROADCAST_REVOKED_TOPIC } from './events.js';
 import { documentOnly } from './schemas.js';
 import type { ViewerSeats } from './seats.js';
-import { CHANNEL_TOKEN } from './secrets.js';
+import { CHANNEL_TOKEN, hashViewerToken } from './secrets.js';
 import type { Broadcast, BroadcastStore } from './store.js';
 import { REPLAY_SENTENCES, type ViewerEvent, viewerTopic } from './viewer-events.js';
 import type { ViewerService } from './viewer-service.js';
@@ -45,6 +51,8 @@ export interface ViewerStreamDeps {
   guard: ViewerGuard;
   seats: ViewerSeats;
   bus: EventBus;
+  /** What one source may hold of a broadcast's seats and queue places. */
+  sourceSeats: SourceShareRule;
   heartbeatMs?: number;
 }
 
@@ -164,7 +172,7 @@ export function registerViewerStream(app: HttpApp, deps: ViewerStreamDeps): void
 
 async function openViewerStream(deps: ViewerStreamDeps, request: FastifyRequest<{ Params: { token: string } }>, reply: FastifyReply) {
   const q = query(request);
-  const source = request.ip;
+  const source = sourceOf(request.ip);
   await deps.guard.assertSourceAllowed(source);
   const token = request.params.token;
   const found = CHANNEL_TOKEN.test(token) ? await deps.store.findByToken(token) : null;
@@ -200,11 +208,23 @@ async function openViewerStream(deps: ViewerStreamDeps, request: FastifyRequest<
     return now !== null && (await deps.viewers.admits(now, viewerToken));
   };
   const viewerId = randomUUID();
+  // The source's share: its address, and on password channels its viewer token (stored hashed, as in the database).
+  const share = {
+    keys: [`src:${source}`, ...(b.accessType === 'password' && viewerToken ? [`tok:${hashViewerToken(viewerToken)}`] : [])],
+    limit: seatsPerSource(deps.sourceSeats, b.maxViewers),
+  };
   // The host may change max_viewers while viewers wait (max_viewers_changed on the topic).
   let maxViewers = b.maxViewers;
-  let seat = await deps.seats.claim(b.id, viewerId, maxViewers, SEAT_LEASE_MS);
+  const first = await deps.seats.claim(b.id, viewerId, maxViewers, SEAT_LEASE_MS, share);
+  if ('overShare' in first) {
+    throw new AppError('broadcast_capacity_exceeded', {
+      message: "This address (or viewer access token) already holds its share of this broadcast's seats and waiting line.",
+      details: { max_viewers: b.maxViewers, reason: 'source_share', per_source: share.limit },
+    });
+  }
+  let seat = first;
   if (!seat.admitted && seat.position > Math.max(QUEUE_MIN, b.maxViewers)) {
-    await deps.seats.leave(b.id, viewerId);
+    await deps.seats.leave(b.id, viewerId, share.keys);
     throw new AppError('broadcast_capacity_exceeded', { details: { max_viewers: b.maxViewers, queue_position: seat.position } });
   }
   let admitted = seat.admitted;
@@ -281,7 +301,7 @@ async function openViewerStream(deps: ViewerStreamDeps, request: FastifyRequest<
       },
       frame,
       async onHeartbeat() {
-        await deps.seats.renew(b.id, viewerId, SEAT_LEASE_MS);
+        await deps.seats.renew(b.id, viewerId, SEAT_LEASE_MS, share.keys);
         return [];
       },
     },
@@ -306,7 +326,9 @@ async function openViewerStream(deps: ViewerStreamDeps, request: FastifyRequest<
     let lastPosition = seat.admitted ? 0 : seat.position;
     queueTimer = setInterval(() => {
       void (async () => {
-        seat = await deps.seats.claim(b.id, viewerId, maxViewers, SEAT_LEASE_MS);
+        const next = await deps.seats.claim(b.id, viewerId, maxViewers, SEAT_LEASE_MS, share);
+        if ('overShare' in next) return; // only a newcomer is checked: a lapsed place asks again next time
+        seat = next;
         if (seat.admitted) {
           if (queueTimer) clearInterval(queueTimer);
           admitted = true;
@@ -323,6 +345,6 @@ async function openViewerStream(deps: ViewerStreamDeps, request: FastifyRequest<
   void sse.done.then(async () => {
     if (queueTimer) clearInterval(queueTimer);
     offRevoked();
-    await deps.seats.leave(b.id, viewerId).catch((err: unknown) => request.log.warn({ err }, 'seat not released'));
+    await deps.seats.leave(b.id, viewerId, share.keys).catch((err: unknown) => request.log.warn({ err }, 'seat not released'));
   });
 }

@@ -1626,6 +1626,31 @@ export interface Operations {
     errorCodes: "auth_missing_api_key" | "auth_invalid_key_format" | "auth_invalid_api_key" | "auth_key_disabled" | "auth_key_expired" | "auth_account_blocked" | "auth_user_disabled" | "auth_ip_not_allowed" | "tts_voice_not_found" | "too_many_requests" | "tts_sample_generation_failed" | "auth_service_error" | "internal_error";
     events: never;
   };
+  /** Languages the engines here serve: live and import speech, translation targets per source, TTS (Parley extension). A bare engine code ("de") is listed with the regional tags people pick (de-DE, de-AT, de-CH). */
+  "GET /api/v1/languages": {
+    path: never;
+    query: never;
+    body: never;
+    bodyType: never;
+    responses: {
+      200: {
+        data: {
+          live: string[] | null;
+          import: string[] | null;
+          translation: {
+            [key: string]: string[];
+          } | null;
+          tts: string[] | null;
+          /** English display name of every code listed. */
+          names: {
+            [key: string]: string;
+          };
+        };
+      };
+    };
+    errorCodes: "auth_missing_api_key" | "auth_invalid_key_format" | "auth_invalid_api_key" | "auth_key_disabled" | "auth_key_expired" | "auth_account_blocked" | "auth_user_disabled" | "auth_ip_not_allowed" | "auth_service_error" | "internal_error";
+    events: never;
+  };
   /** Speaks sentences sid..sid+length-1 in language. Events: connected {task_id, language, voice_name, sids}; tts_audio {sid, language, transcript, text, audio (base64 MP3), format, duration_ms, boundaries[] {offset_ms, duration_ms, text, text_offset, word_length}} per sentence; error {error_code, sid} for a sentence that could not be translated or spoken; tts_done {sids, total_spoken, translation_errors}. 400 tts_invalid_language. */
   "GET /api/v1/sse/tts/{taskId}": {
     path: {

@@ -185,6 +185,12 @@ export class ParleyClient {
       this.transport.stream('GET /broadcast/{token}/text', { path: { token }, query, anonymous: true }),
   };
 
+  // ---- languages the engines serve ----
+  /** What this server's engines serve: live and import speech, translation targets per source, TTS (GET /languages). */
+  languages() {
+    return this.data('GET /api/v1/languages');
+  }
+
   // ---- text to speech ----
   readonly tts = {
     voices: (language: string) => this.data('GET /api/v1/tts/voices', { query: { language } }),

@@ -15,6 +15,7 @@ import type { Config } from '../config.js';
 import { baseLanguage } from '../languages.js';
 import {
   capabilitiesOf,
+  ENGINE_KINDS,
   type Need,
   type NeedOf,
   namesPairExplicitly,
@@ -26,6 +27,7 @@ import {
   sameLanguageConversion,
   servesPair,
 } from './needs.js';
+import { type LanguageOffer, offeredLanguages } from './offer.js';
 import type {
   AnyEngine,
   Diarizer,
@@ -96,6 +98,8 @@ export interface EngineStatus {
 export interface RegistryOptions {
   /** Tier preference, best first; tiers left out come last in default order. */
   tierOrder?: readonly EngineTier[];
+  /** The kinds this registry was built for (default every kind): a kind left out is unknown here, not unserved. */
+  kinds?: ReadonlySet<EngineKind>;
 }
 
 function statusOf(e: AnyEngine, summary: string): EngineStatus {
@@ -108,6 +112,9 @@ export class EngineRegistry {
   private readonly engines: AnyEngine[];
   /** Every engine of the catalogue (or given) with what it serves or why not, in preference order. */
   readonly status: EngineStatus[];
+  /** The kinds this process loads (its roles'): for the others it cannot say what is served. */
+  readonly loadedKinds: ReadonlySet<EngineKind>;
+  private offer: LanguageOffer | undefined;
 
   private constructor(
     engines: AnyEngine[],
@@ -116,6 +123,7 @@ export class EngineRegistry {
   ) {
     this.engines = byPreference(engines, options.tierOrder);
     this.status = byPreference(status, options.tierOrder);
+    this.loadedKinds = options.kinds ?? new Set(ENGINE_KINDS);
   }
 
   /**
@@ -156,7 +164,7 @@ export class EngineRegistry {
         status.push(statusOf(e, f.summary));
       }
     }
-    return new EngineRegistry(engines, status, { tierOrder: ctx.config.engines.tierOrder });
+    return new EngineRegistry(engines, status, { tierOrder: ctx.config.engines.tierOrder, kinds: wanted });
   }
 
   /** Builds a registry from already-constructed engines (tests, CLI). */
@@ -217,6 +225,16 @@ export class EngineRegistry {
     const out: Array<[string, string]> = [];
     for (const f of langs) for (const t of langs) if (f !== t && this.serves({ kind: 'translator', from: f, to: t })) out.push([f, t]);
     return out;
+  }
+
+  /**
+   * The languages offered for live sessions, imports, translation and TTS (src/engines/offer.ts):
+   * what `GET /api/v1/languages` lists and every language refusal names. Computed once: the
+   * engines do not change while the process runs.
+   */
+  offeredLanguages(): LanguageOffer {
+    this.offer ??= offeredLanguages(this, this.loadedKinds);
+    return this.offer;
   }
 
   async close(): Promise<void> {

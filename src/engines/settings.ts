@@ -119,6 +119,12 @@ export const engineSettings = defineSection({
     1,
     { min: 1, max: 16 },
   ),
+  whisperLiveWindowPadSeconds: settings.number(
+    'PARLEY_WHISPER_LIVE_WINDOW_PAD_S',
+    "Live passes decode in an encoder window fitted to the utterance plus this much silence (seconds) instead of Whisper's 30 s window: several times less CPU per pass at the same WER here (docs/whisper.md). 0: the full window.",
+    5,
+    { min: 0, max: 30 },
+  ),
   whisperStartTimeoutMs: settings.int(
     'PARLEY_WHISPER_START_TIMEOUT_MS',
     'How long the engine host may take to load its model at start-up.',

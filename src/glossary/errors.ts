@@ -1,6 +1,6 @@
 /**
  * Glossary problems as transport errors. The import form reports them as 422
- * `validation_failed` with every problem in details; the WebSocket `config` action reports
+ * `validation_failed` with the first 100 problems in details; the WebSocket `config` action reports
  * the first problem's own config_* code (400; 413 for config_payload_too_large).
  */
 import { AppError } from '../platform/errors/app-error.js';
@@ -16,17 +16,29 @@ const detail = (p: GlossaryProblem) => ({
   message: p.message,
 });
 
+/**
+ * At most this many problems are listed in an answer (the rest counted in `problems_total`):
+ * a 1 MB glossary of empty entries has hundreds of thousands of problems, and listing each
+ * made the answer some 40 times larger than the request.
+ */
+export const MAX_LISTED_PROBLEMS = 100;
+
+const listed = (problems: GlossaryProblem[]) => ({
+  problems: problems.slice(0, MAX_LISTED_PROBLEMS).map(detail),
+  ...(problems.length > MAX_LISTED_PROBLEMS ? { problems_total: problems.length } : {}),
+});
+
 /** Import form: 422 validation_failed; the message is the first problem (authoritative counts). */
 export function glossaryImportError(problems: GlossaryProblem[]): AppError {
   const first = problems[0]!;
   return new AppError('validation_failed', {
     message: first.message,
-    details: { field: first.field, problems: problems.map(detail) },
+    details: { field: first.field, ...listed(problems) },
   });
 }
 
 /** WebSocket `config` action: the spec's config_* code of the first problem. */
 export function glossarySocketError(problems: GlossaryProblem[]): AppError {
   const first = problems[0]!;
-  return new AppError(first.code, { message: first.message, details: { problems: problems.map(detail) }, variant: 'websocket' });
+  return new AppError(first.code, { message: first.message, details: listed(problems), variant: 'websocket' });
 }

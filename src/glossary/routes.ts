@@ -5,7 +5,7 @@
  * (`terminology`, `fuzzy_correction`, `translation_dict`), each an object or a JSON string.
  * 200 `{data: {valid: true, terminology, fuzzy_correction, translation_dict, languages,
  * conflicts}}`; an invalid glossary answers the first problem's `config_*` code (400, 413 for
- * `config_payload_too_large`) with every problem in `details.problems`.
+ * `config_payload_too_large`) with the first 100 problems in `details.problems`.
  */
 import { Type } from 'typebox';
 import { principalOf, requireApiKey } from '../platform/auth/hooks.js';

@@ -5,6 +5,7 @@
  * may be omitted only for a Chinese language whose `correct` contains Han characters.
  */
 import { isChinese, normalizeLanguage } from '../languages.js';
+import { jsonBoundsProblem } from '../platform/json-bounds.js';
 import {
   ANY_LANGUAGE,
   DEFAULT_GLOSSARY_LIMITS,
@@ -33,19 +34,30 @@ export function parseGlossary(input: GlossaryInput, limits: GlossaryLimits = DEF
   const problems: GlossaryProblem[] = [];
   const glossary: Glossary = { terminology: {}, fuzzyCorrection: {}, translationDict: {} };
   let bytes = 0;
+  // Each field is bounded in depth and size (src/platform/json-bounds.ts) before anything here
+  // walks it: JSON text from the import form once parsed, a value from a transport as given.
+  const bounded = (field: string, value: unknown): unknown => {
+    const problem = jsonBoundsProblem(value);
+    if (!problem) return value;
+    problems.push({ code: 'config_invalid_entry', field, message: `${field}: ${problem.message}`, limit: problem.limit });
+    return undefined;
+  };
   const decode = (field: string, raw: unknown): unknown => {
     if (raw === undefined || raw === null || raw === '') return undefined;
     if (typeof raw !== 'string') {
-      bytes += Buffer.byteLength(JSON.stringify(raw) ?? '');
-      return raw;
+      const value = bounded(field, raw);
+      if (value !== undefined) bytes += Buffer.byteLength(JSON.stringify(value) ?? '');
+      return value;
     }
     bytes += Buffer.byteLength(raw);
+    let parsed: unknown;
     try {
-      return JSON.parse(raw);
+      parsed = JSON.parse(raw);
     } catch {
       problems.push({ code: 'config_invalid_entry', field, message: `${field} is not valid JSON.` });
       return undefined;
     }
+    return bounded(field, parsed);
   };
   const terms = decode('terminology', input.terminology);
   const fuzzy = decode('fuzzy_correction', input.fuzzy_correction);
@@ -182,7 +194,9 @@ export function parseGlossary(input: GlossaryInput, limits: GlossaryLimits = DEF
       const raw = isObject(e) ? (e.language ?? e.target_language ?? e.lang) : undefined;
       const lang = typeof raw === 'string' ? (normalizeLanguage(raw) ?? raw) : ANY_LANGUAGE;
       if (lang !== ANY_LANGUAGE) languages.add(lang);
-      grouped.set(lang, [...(grouped.get(lang) ?? []), e]);
+      const list = grouped.get(lang);
+      if (list) list.push(e);
+      else grouped.set(lang, [e]);
     }
     dictLists.push(...grouped);
   } else dictLists.push(...byLanguage('translation_dict', dict));

@@ -94,6 +94,7 @@ export function createImportsModule(d: ImportsWiring): ImportsModule {
     audio: d.audio,
     tempDir,
     bounds: { minDurationMs: s.minDurationMs, maxDurationMs: s.maxDurationMs },
+    maxTempBytes: s.maxTempBytes,
   });
   const reprocessJob = createReprocessJob({
     tasks: d.tasks.store,

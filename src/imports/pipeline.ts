@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import type { Logger } from 'pino';
 import type { BillingService } from '../billing/service.js';
 import type { EventBus } from '../bus/types.js';
-import type { AudioTools } from '../engines/audio/port.js';
+import { type AudioTools, OutputLimitError } from '../engines/audio/port.js';
 import { EngineError } from '../engines/errors.js';
 import type { EngineRegistry } from '../engines/registry.js';
 import type { JobContext } from '../jobs/types.js';
@@ -22,7 +22,7 @@ import { crashPoint } from '../platform/crash-points.js';
 import { AppError } from '../platform/errors/app-error.js';
 import { ERRORS, type ErrorCode } from '../platform/errors/registry.js';
 import { isRetryable } from '../platform/retry.js';
-import { decodeToPcmFile, type PcmFile } from '../processing/pcm-file.js';
+import { BYTES_PER_MS, decodeToPcmFile, type PcmFile } from '../processing/pcm-file.js';
 import { recognizeIntoTask } from '../processing/recognize.js';
 import { summarizeTask } from '../processing/summarize.js';
 import { translateTask } from '../processing/translate.js';
@@ -56,6 +56,8 @@ export interface PipelineDeps {
   audio: Pick<AudioTools, 'decodeToFile' | 'encodeFile'>;
   tempDir: string;
   bounds: { minDurationMs: number; maxDurationMs: number };
+  /** Temporary disk one import may fill: its PCM (counted as written) and its M4A copy. */
+  maxTempBytes: number;
 }
 
 /** Stage windows of the overall percent (the stage's own fraction moves inside its window). */
@@ -283,20 +285,32 @@ export class ImportPipeline {
     const copy = join(this.d.tempDir, `${imp.importId}-${randomUUID()}.src`);
     try {
       return await withLocalFile(blobs, imp.sourceKey, copy, async (sourcePath) => {
+        const { minDurationMs, maxDurationMs } = this.d.bounds;
+        // The PCM may grow to the longest import (and a second), or to the temporary-disk
+        // limit if that is smaller: counted as ffmpeg writes it, never taken from a header.
+        const maxPcmBytes = Math.min((maxDurationMs + 1000) * BYTES_PER_MS, this.d.maxTempBytes);
         let audio: PcmFile;
         try {
-          audio = await decodeToPcmFile(tools, sourcePath, pcmPath);
+          audio = await decodeToPcmFile(tools, sourcePath, pcmPath, { maxBytes: maxPcmBytes });
         } catch (err) {
+          if (err instanceof OutputLimitError) {
+            throw new ImportFailure('import_duration_out_of_range', `decoded audio passed ${err.limit} bytes of PCM`);
+          }
           throw new ImportFailure('audio_process_failed', `decoding failed: ${(err as Error).message}`);
         }
         const durationMs = audio.durationMs;
-        const { minDurationMs, maxDurationMs } = this.d.bounds;
         if (durationMs < minDurationMs || durationMs > maxDurationMs) {
           throw new ImportFailure('import_duration_out_of_range', `duration ${durationMs} ms outside ${minDurationMs}..${maxDurationMs}`);
         }
         const audioKey = `tasks/${imp.taskId}/audio.m4a`;
         if (!(await blobs.stat(audioKey))) {
-          await tools.encodeFile({ path: sourcePath }, m4a, 'm4a');
+          // What the PCM left of the temporary-disk budget (the M4A is about a quarter of the PCM).
+          await tools
+            .encodeFile({ path: sourcePath }, m4a, 'm4a', { maxBytes: this.d.maxTempBytes - audio.bytes })
+            .catch((err: unknown) => {
+              if (err instanceof OutputLimitError) throw new ImportFailure('import_duration_out_of_range', err.message);
+              throw err;
+            });
           await blobs.put(audioKey, createReadStream(m4a));
         }
         await tasks.setAudio(imp.taskId, audioKey, durationMs);

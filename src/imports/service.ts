@@ -10,7 +10,8 @@ import type { FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
 import type { BillingService } from '../billing/service.js';
 import { detectAudioFormat } from '../engines/audio/format.js';
-import type { AudioTools } from '../engines/audio/port.js';
+import type { AudioTools, ProbeResult } from '../engines/audio/port.js';
+import { translationTargets } from '../engines/offer.js';
 import type { EngineRegistry } from '../engines/registry.js';
 import type { GlossaryLimits } from '../glossary/index.js';
 import type { JobQueue } from '../jobs/types.js';
@@ -23,6 +24,7 @@ import type { BlobStore } from '../storage/types.js';
 import type { SummaryTemplateCatalogue } from '../summary-templates/catalogue.js';
 import { fitTaskName } from '../tasks/name.js';
 import type { TaskStore } from '../tasks/store.js';
+import { assertPlausibleDuration, assertSpeechHeader } from './audio-checks.js';
 import { parseImportForm } from './options.js';
 import { IMPORT_JOB } from './pipeline.js';
 import type { ImportRecord, ImportStatus, ImportStore } from './store.js';
@@ -43,7 +45,7 @@ export interface ImportServiceDeps {
   logger: Logger;
   now: () => Date;
   /** Measures an upload's duration (the composition root's AudioTools). */
-  audio: Pick<AudioTools, 'probe'>;
+  audio: Pick<AudioTools, 'inspect' | 'probe'>;
   tempDir: string;
   settings: { maxBytes: number; minDurationMs: number; maxDurationMs: number; attempts: number };
 }
@@ -132,17 +134,27 @@ export class ImportService {
         PlanService.assertFeature(standing.plan, 'summary', 'summary_template');
         if (options.summary.mode === 'custom') selectSummarizer(this.d.engines, options.transcriptionLanguages[0] ?? 'en', true);
       }
-      let durationMs: number;
-      try {
-        durationMs = (await this.d.audio.probe(upload.path)).durationMs;
-      } catch {
-        throw new AppError('import_invalid_format', {
+      // Decoding stops just past the longest import: a file that decodes to more is accepted
+      // and fails as too long (the spec's import_duration_out_of_range), at the cost of the limit.
+      const undecodable = () =>
+        new AppError('import_invalid_format', {
           message: `The file looks like ${format} but cannot be decoded.`,
           details: { detected: format },
         });
+      const header = await this.d.audio.inspect(upload.path).catch(() => {
+        throw undecodable();
+      });
+      assertSpeechHeader(header, format);
+      let probe: ProbeResult;
+      try {
+        probe = await this.d.audio.probe(upload.path, { maxDurationMs: this.d.settings.maxDurationMs });
+      } catch {
+        throw undecodable();
       }
+      assertPlausibleDuration(probe, upload.size, format);
+      const durationMs = probe.durationMs;
       // The full price of this import (translation and diarization included) must be covered.
-      if (standing.plan.mode === 'credit') {
+      if (standing.plan.mode === 'credit' && !probe.over) {
         const points = this.d.billing.prices.importCost(durationMs, {
           translationLanguages: options.translationLanguages.length,
           diarization: options.recognitionMode === 'multi_speaker',
@@ -190,7 +202,12 @@ export class ImportService {
           options,
           callbackUrl,
         });
-        await this.d.jobs.enqueue(IMPORT_JOB, { importId }, { maxAttempts: this.d.settings.attempts, dedupeKey: `import:${importId}` });
+        // fairKey: accounts take turns in the queue (docs/imports.md "Fair share").
+        await this.d.jobs.enqueue(
+          IMPORT_JOB,
+          { importId },
+          { maxAttempts: this.d.settings.attempts, dedupeKey: `import:${importId}`, fairKey: principal.accountId },
+        );
         return record;
       } catch (err) {
         // Not accepted after all: remove what was stored so far.
@@ -225,31 +242,30 @@ export class ImportService {
   }
 
   /**
-   * A language no engine here serves is refused up front, naming the served ones. Each check
-   * runs where its engines are loaded: an api-only process has translators but no file
-   * recognizers (src/engines/index.ts), so there the worker fails an unserved transcription
-   * language (stt_init_failed) while translations are checked at once.
+   * A language no engine here serves is refused up front, naming the languages offered
+   * (GET /api/v1/languages, src/engines/offer.ts). Each check runs where its engines are
+   * loaded: an api-only process has translators but no file recognizers (src/engines/index.ts),
+   * and a process without any recognizer accepts the import for a worker that may have one
+   * (the task fails there with stt_init_failed and can be retried once one is installed).
    */
   private assertLanguagesServed(transcription: string[], translation: string[]): void {
     const engines = this.d.engines;
-    const served = engines.languagesFor('file-stt');
-    for (const lang of served.length ? transcription : []) {
+    const offered = engines.offeredLanguages().import;
+    const anyRecognizer = engines.enginesOf('file-stt').length > 0;
+    for (const lang of offered && anyRecognizer ? transcription : []) {
       if (!engines.serves({ kind: 'file-stt', language: lang })) {
         throw new AppError('validation_failed', {
           message: `No speech recognizer here serves "${lang}".`,
-          details: { field: 'transcription_languages', language: lang, valid_values: served.sort() },
+          details: { field: 'transcription_languages', language: lang, valid_values: offered },
         });
       }
     }
     const from = transcription[0] as string;
     for (const to of engines.enginesOf('translator').length ? translation : []) {
       if (!engines.serves({ kind: 'translator', from, to })) {
-        const targets = [...new Set(engines.translationPairs().map(([, t]) => t))]
-          .filter((t) => engines.serves({ kind: 'translator', from, to: t }))
-          .sort();
         throw new AppError('validation_failed', {
           message: `No translator here serves ${from} to "${to}".`,
-          details: { field: 'translation_languages', language: to, valid_values: targets },
+          details: { field: 'translation_languages', language: to, valid_values: translationTargets(engines, from) },
         });
       }
     }

@@ -26,6 +26,12 @@ export const importSettings = defineSection({
       min: 1,
     },
   ),
+  maxTempBytes: settings.int(
+    'PARLEY_IMPORT_MAX_TEMP_BYTES',
+    'Temporary disk one import may use while it is processed (bytes): the decoded 16 kHz PCM (32,000 bytes per second of audio, counted as it is written) plus the M4A copy. Past it the import fails with import_duration_out_of_range and its files are removed.',
+    2 * 1024 * 1024 * 1024,
+    { min: 1024 * 1024 },
+  ),
   startTimeoutMs: settings.int(
     'PARLEY_IMPORT_START_TIMEOUT_MS',
     'An import still pending after this long (no worker took it) fails with PROCESSING_TIMEOUT (ms).',

@@ -11,7 +11,13 @@
  * - `within` (enqueue inside a database transaction): Redis cannot join the transaction, so the
  *   job is written to the `jobs` table as an outbox row (status `outbox`) in that transaction,
  *   and a relay moves committed rows to BullMQ with the row id as job id (a relay repeated after
- *   a crash adds nothing twice), then deletes them.
+ *   a crash adds nothing twice), then deletes them;
+ * - fairness (`fairKey`): BullMQ has no fair groups (that is BullMQ Pro), so a job gets a
+ *   priority equal to its rank among its group's waiting jobs (a counter per group in Redis,
+ *   up at enqueue, down when a worker takes the job): the first waiting job of every account
+ *   ranks 1, the second 2, ... and lower ranks run first. An account's tenth import waits
+ *   behind every other account's first. The counter expires a day after its last change, so
+ *   a count left high by a crash heals.
  */
 import { randomUUID } from 'node:crypto';
 import { type Job, Queue, UnrecoverableError, Worker } from 'bullmq';
@@ -34,6 +40,8 @@ export interface BullQueueOptions {
 }
 
 const OUTBOX = 'outbox';
+/** Key of the fairness group in a wrapped job's data. */
+const FAIR = '__fairKey';
 
 export class BullJobQueue implements JobQueue {
   private readonly connection: Redis;
@@ -101,8 +109,25 @@ export class BullJobQueue implements JobQueue {
     return this.add(randomUUID(), name, payload ?? null, options);
   }
 
+  private fairCounter(name: string, fairKey: string): string {
+    return `${this.prefix}:${name}:fair:${fairKey}`;
+  }
+
   private async add(id: string, name: string, payload: unknown, options: Omit<JobOptions, 'within'>): Promise<string> {
-    const job = await this.queue(name).add(name, payload, {
+    let priority: number | undefined;
+    if (options.fairKey) {
+      const counter = this.fairCounter(name, options.fairKey);
+      const [[, rank]] = (await this.connection
+        .multi()
+        .incr(counter)
+        .expire(counter, 24 * 3600)
+        .exec()) as [[Error | null, number]];
+      priority = Math.min(Math.max(1, rank), 2_097_152); // BullMQ's largest priority
+    }
+    // The group travels with the job (BullMQ keeps no options of its own), unwrapped for the handler.
+    const data = options.fairKey ? { [FAIR]: options.fairKey, payload } : payload;
+    const job = await this.queue(name).add(name, data, {
+      priority,
       jobId: id,
       attempts: options.maxAttempts ?? DEFAULT_ATTEMPTS,
       delay: options.runAt ? Math.max(0, options.runAt.getTime() - Date.now()) : undefined,
@@ -128,6 +153,7 @@ export class BullJobQueue implements JobQueue {
           const rows = await q.execute();
           for (const r of rows) {
             await this.add(r.id, r.name, JSON.parse(r.payload), {
+              fairKey: r.fair_key ?? undefined,
               maxAttempts: r.max_attempts,
               runAt: new Date(r.run_at),
               dedupeKey: r.dedupe_key ?? undefined,
@@ -151,6 +177,11 @@ export class BullJobQueue implements JobQueue {
     const worker = new Worker(
       name,
       async (job: Job) => {
+        // Its group has one job fewer waiting (first attempt only: a retry was counted out).
+        const wrapped = typeof job.data === 'object' && job.data !== null && FAIR in job.data;
+        const fairKey = wrapped ? (job.data[FAIR] as string) : undefined;
+        const payload = (wrapped ? job.data.payload : job.data) as P;
+        if (fairKey && job.attemptsStarted <= 1) await this.connection.decr(this.fairCounter(name, fairKey)).catch(() => {});
         const controller = new AbortController();
         this.controllers.add(controller);
         const context: JobContext = {
@@ -160,7 +191,7 @@ export class BullJobQueue implements JobQueue {
           maxAttempts: job.opts.attempts ?? DEFAULT_ATTEMPTS,
           signal: controller.signal,
         };
-        const run = handler(job.data as P, context);
+        const run = handler(payload, context);
         this.inFlight.add(run);
         try {
           await run;

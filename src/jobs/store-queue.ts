@@ -39,6 +39,7 @@ export function newJobRow(job: { id: string; name: string; payload: unknown; sta
     locked_by: null,
     last_error: null,
     dedupe_key: job.options.dedupeKey ?? null,
+    fair_key: job.options.fairKey ?? null,
     created_at: now,
     updated_at: now,
   };
@@ -137,7 +138,12 @@ export class StoreJobQueue implements JobQueue {
     const now = this.now();
     const nowIso = now.toISOString();
     const lease = new Date(now.getTime() + this.leaseMs).toISOString();
-    // Due pending jobs, or running jobs whose lease expired (their worker died).
+    // Due pending jobs, or running jobs whose lease expired (their worker died). Fair order:
+    // the job whose group (fair_key) was served least recently first (a group never served,
+    // or a job without a group, counts as never served), then by due time. So an account with
+    // ten waiting imports and one with one take turns: each claim moves its group to the back.
+    const lastServed = sql<string>`coalesce((select max(served.claimed_at) from jobs as served
+      where served.name = jobs.name and served.fair_key = jobs.fair_key), '')`;
     const due = db
       .selectFrom('jobs')
       .select('id')
@@ -148,12 +154,20 @@ export class StoreJobQueue implements JobQueue {
           eb.and([eb('status', '=', 'running'), eb('locked_until', '<', nowIso)]),
         ]),
       )
+      .orderBy(lastServed)
       .orderBy('run_at')
       .limit(1);
     const candidate = dialect === 'postgres' ? due.forUpdate().skipLocked() : due;
     const row = await db
       .updateTable('jobs')
-      .set({ status: 'running', locked_until: lease, locked_by: this.workerId, attempts: sql`attempts + 1`, updated_at: nowIso })
+      .set({
+        status: 'running',
+        locked_until: lease,
+        locked_by: this.workerId,
+        attempts: sql`attempts + 1`,
+        claimed_at: nowIso,
+        updated_at: nowIso,
+      })
       .where('id', '=', (eb) => eb.selectFrom(candidate.as('c')).select('c.id'))
       .returningAll()
       .executeTakeFirst();

@@ -13,6 +13,10 @@ export interface JobsTable {
   locked_by: string | null;
   last_error: string | null;
   dedupe_key: string | null;
+  /** Fairness group (an account): claims go to the group served least recently. */
+  fair_key: Generated<string | null>;
+  /** When the job was last claimed by a worker. */
+  claimed_at: Generated<string | null>;
   created_at: string;
   updated_at: string;
 }

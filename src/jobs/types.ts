@@ -13,6 +13,12 @@ export interface JobOptions {
   maxAttempts?: number;
   /** A second enqueue with the same key while the first is pending is dropped. */
   dedupeKey?: string;
+  /**
+   * Fairness group (the account, for imports): among due jobs of one name, the group whose
+   * last job was claimed longest ago goes first, so one group's many jobs take turns with
+   * the others' instead of running ahead of them. Jobs without one keep due-time order.
+   */
+  fairKey?: string;
   /** Enqueue inside this open transaction: the job exists only if the caller's transaction commits. */
   within?: Executor;
 }

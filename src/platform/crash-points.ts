@@ -12,3 +12,14 @@ export function crashPoint(name: string): Promise<void> | undefined {
   process.stderr.write(`PARLEY_PAUSED ${name}\n`);
   return new Promise(() => {});
 }
+
+const faultAt = process.env.PARLEY_TEST_FAULT_AT ?? '';
+
+/**
+ * A bug on demand: throws when PARLEY_TEST_FAULT_AT names the point, so a test can show that
+ * an unexpected exception in one place (one WebSocket message's handler: `ws.action.<action>`)
+ * costs that message, never the process. Production never sets it.
+ */
+export function faultPoint(name: string): void {
+  if (faultAt !== '' && faultAt === name) throw new Error(`PARLEY_TEST_FAULT_AT ${name}`);
+}

@@ -23,11 +23,18 @@ export interface ShutdownOptions {
 /** How long after the grace period the watchdog waits for a normal (forced) exit before killing. */
 const WATCHDOG_SLACK_MS = 2000;
 
-export function installShutdown(options: ShutdownOptions): void {
+/**
+ * Starts a graceful stop from inside the process (src/platform/process-guards.ts: after an
+ * uncaught exception), as a signal would; the process then exits with `exitCode` (1 when
+ * something broke) once closed. A second call, or a signal meanwhile, exits at once.
+ */
+export type StopProcess = (reason: string, exitCode: 0 | 1) => void;
+
+export function installShutdown(options: ShutdownOptions): StopProcess {
   let stopping = false;
-  const onSignal = (signal: NodeJS.Signals) => {
+  const stop: StopProcess = (reason, exitCode) => {
     if (stopping) {
-      safeLog(() => options.logger.warn({ signal }, 'second signal: exiting now'));
+      safeLog(() => options.logger.warn({ reason }, 'second signal or stop request: exiting now'));
       process.exit(1);
     }
     stopping = true;
@@ -37,11 +44,11 @@ export function installShutdown(options: ShutdownOptions): void {
     }, options.graceMs);
     force.unref();
     startWatchdog(options.graceMs + WATCHDOG_SLACK_MS);
-    safeLog(() => options.logger.info({ signal }, 'shutting down: finishing in-flight requests'));
+    safeLog(() => options.logger.info({ reason }, 'shutting down: finishing in-flight requests'));
     options.close().then(
       () => {
         safeLog(() => options.logger.info('stopped'));
-        process.exit(0);
+        process.exit(exitCode);
       },
       (err: unknown) => {
         safeLog(() => options.logger.error({ err }, 'shutdown failed'));
@@ -49,7 +56,8 @@ export function installShutdown(options: ShutdownOptions): void {
       },
     );
   };
-  for (const signal of options.signals ?? ['SIGTERM', 'SIGINT']) process.on(signal, onSignal);
+  for (const signal of options.signals ?? ['SIGTERM', 'SIGINT']) process.on(signal, (s: NodeJS.Signals) => stop(`signal ${s}`, 0));
+  return stop;
 }
 
 /** Logging must never stop a shutdown (the logger's output may be what broke). */

@@ -7,23 +7,27 @@ import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { type AudioTools, PCM_SAMPLE_RATE as SAMPLE_RATE } from '../engines/audio/port.js';
 import type { PcmAudio, PcmSource } from '../engines/types.js';
 
-const BYTES_PER_MS = (SAMPLE_RATE * 2) / 1000;
+export const BYTES_PER_MS = (SAMPLE_RATE * 2) / 1000;
 
-/** Decodes any input the audio tools read into `outPath` (s16le, 16 kHz, mono), streaming. */
+/**
+ * Decodes any input the audio tools read into `outPath` (s16le, 16 kHz, mono), streaming.
+ * Past `maxBytes` of PCM it stops, removes the file and throws OutputLimitError.
+ */
 export async function decodeToPcmFile(
   audio: Pick<AudioTools, 'decodeToFile'>,
   input: string,
   outPath: string,
-  o: { signal?: AbortSignal } = {},
+  o: { signal?: AbortSignal; maxBytes?: number } = {},
 ): Promise<PcmFile> {
-  await audio.decodeToFile(input, outPath, { signal: o.signal, timeoutMs: 60 * 60_000 });
+  await audio.decodeToFile(input, outPath, { signal: o.signal, timeoutMs: 60 * 60_000, maxBytes: o.maxBytes });
   return new PcmFile(outPath);
 }
 
 export class PcmFile implements PcmSource {
   readonly sampleRate = SAMPLE_RATE;
   readonly durationMs: number;
-  private readonly bytes: number;
+  /** Size of the PCM on disk. */
+  readonly bytes: number;
 
   constructor(readonly path: string) {
     const fd = openSync(path, 'r');

@@ -10,6 +10,7 @@ import type { WebSocket } from 'ws';
 import { type BroadcastHost, prepareBroadcast } from '../broadcasts/host-session.js';
 import type { Glossary } from '../glossary/index.js';
 import type { Principal } from '../platform/auth/types.js';
+import { faultPoint } from '../platform/crash-points.js';
 import { AppError } from '../platform/errors/app-error.js';
 import { isInterim, type SessionEvent, type SessionStatus } from '../stream/events.js';
 import { Outbox, SUBSCRIBER_POLICY } from '../stream/outbox.js';
@@ -90,6 +91,8 @@ export class Connection implements Resumable {
   private alive = true;
   private open = true;
   private readonly timers: NodeJS.Timeout[] = [];
+  /** Closes a connection that waits for a start: the first one (4008), or another after task_complete (1000). */
+  private idle: NodeJS.Timeout | null = null;
   private starting = false;
   private recording: Recording | null = null;
   /** The start's fields as sent (set_summary re-validates against them). */
@@ -138,11 +141,17 @@ export class Connection implements Resumable {
       this.logger.warn({ queued: stats.maxQueued, dropped: stats.dropped }, 'client too slow: connection closed');
       this.close(CLOSE.tooSlow, 'client too slow');
     });
-    ws.on('message', (data, isBinary) => this.onMessage(data as Buffer, isBinary));
+    ws.on('message', (data, isBinary) => this.guarded(() => this.onMessage(data as Buffer, isBinary), isBinary ? 'binary' : null));
     ws.on('pong', () => {
       this.alive = true;
     });
-    ws.on('close', () => this.onClose());
+    ws.on('close', () => {
+      try {
+        this.onClose();
+      } catch (err) {
+        this.logger.error({ err }, 'connection close handling failed');
+      }
+    });
     const ping = setInterval(() => {
       if (!this.alive) {
         this.close(CLOSE.timeout, 'keep-alive timeout');
@@ -151,10 +160,8 @@ export class Connection implements Resumable {
       this.alive = false;
       ws.ping();
     }, limits.pingIntervalMs);
-    const deadline = setTimeout(() => {
-      if (this.state.kind === 'connected' && !this.starting) this.close(CLOSE.timeout, 'no start before the deadline');
-    }, limits.preStartMs);
-    this.timers.push(ping, deadline);
+    this.timers.push(ping);
+    this.closeIfIdle(CLOSE.timeout, 'no start before the deadline');
   }
 
   /** The task of the running (or finishing) recording. */
@@ -201,6 +208,44 @@ export class Connection implements Resumable {
   private dispose(): void {
     for (const t of this.timers) clearTimeout(t);
     this.timers.length = 0;
+    this.stopIdleClose();
+  }
+
+  /**
+   * A connection without a recording is closed after PARLEY_WS_PRESTART_SECONDS: before its
+   * first start with 4008 (it never did what it connected for), after a recording ended with
+   * 1000 (the session ended well; the wait is the client's chance to start another one on the
+   * same connection, README "Close codes").
+   */
+  private closeIfIdle(code: number, reason: string): void {
+    this.stopIdleClose();
+    this.idle = setTimeout(() => {
+      this.idle = null;
+      if (this.state.kind === 'connected' && !this.starting) this.close(code, reason);
+    }, this.limits.preStartMs);
+  }
+
+  private stopIdleClose(): void {
+    if (this.idle) clearTimeout(this.idle);
+    this.idle = null;
+  }
+
+  /**
+   * Runs one message's handling so that nothing it throws leaves the connection: an
+   * unexpected error is logged and answered with `internal_error` (spec: a single-message
+   * failure does not close the connection or change the session). Rejections of the async
+   * actions are caught where they are started (`failAction`); this is for what is thrown
+   * synchronously, which would otherwise reach the process's uncaughtException.
+   */
+  private guarded(handle: () => void, messageType: 'binary' | 'voice-translation' | null, action?: string): void {
+    try {
+      handle();
+    } catch (err) {
+      this.logger.error({ err, message_type: messageType, action }, 'message handling failed');
+      if (this.ws.readyState !== this.ws.OPEN) return;
+      const details = { message_type: messageType, ...(action ? { action } : {}) };
+      this.sendError(new AppError('internal_error', { ...ws, details }));
+    }
   }
 
   /** A client that vanished mid-recording: what was recorded is finalized after the grace period, not lost. */
@@ -327,11 +372,18 @@ export class Connection implements Resumable {
     };
     const handler = Object.hasOwn(handlers, m.action) ? handlers[m.action] : undefined;
     if (handler) {
-      handler(m.data);
+      this.guarded(
+        () => {
+          faultPoint(`ws.action.${m.action}`);
+          handler(m.data);
+        },
+        'voice-translation',
+        m.action,
+      );
       return;
     }
     if (CONTROL.has(m.action)) {
-      this.control(m.action as ControlAction);
+      this.guarded(() => this.control(m.action as ControlAction), 'voice-translation', m.action);
       return;
     }
     this.sendError(
@@ -478,6 +530,7 @@ export class Connection implements Resumable {
         };
       }
       this.state = { kind: 'started', sessionId: rec.sessionId, taskId: rec.taskId };
+      this.stopIdleClose();
       this.recordingDone = new Promise((resolve) => {
         this.markDone = resolve;
       });
@@ -685,6 +738,7 @@ export class Connection implements Resumable {
     const rec = h.recording;
     this.recording = rec;
     this.state = h.state;
+    this.stopIdleClose();
     this.rawStart = h.rawStart;
     this.glossary = h.glossary;
     this.token = h.token;
@@ -803,6 +857,8 @@ export class Connection implements Resumable {
       // `status: ended` came through the session stream at the end of rec.finish().
       this.detach();
       this.send(eventMessage('task_complete', { task_id: rec.taskId, status: outcome, duration_ms: rec.durationMs }));
+      // The session ended well: the connection waits for another start, then closes normally (never 4008).
+      if (this.open && !this.closeWhenIdle) this.closeIfIdle(CLOSE.normal, 'session complete');
     } finally {
       this.finishing = null;
       this.markDone();

@@ -13,7 +13,7 @@ export interface RealtimeLimits {
   audioBurstBytes: number;
   /** Violations in a row before the connection is closed with 4029. */
   maxViolations: number;
-  /** A connection that has not sent a valid `start` by then is closed (4008). */
+  /** A connection that has not sent a valid `start` by then is closed (4008); after `task_complete`, one without another start (1000). */
   preStartMs: number;
   /** ws-level ping interval; a connection that misses one pong is closed (4008). */
   pingIntervalMs: number;

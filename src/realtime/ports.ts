@@ -11,6 +11,7 @@ import type { BillingService } from '../billing/service.js';
 import type { BroadcastHostDeps } from '../broadcasts/host-session.js';
 import type { EventBus } from '../bus/types.js';
 import type { AudioTools } from '../engines/audio/port.js';
+import { translationTargets } from '../engines/offer.js';
 import type { EngineRegistry } from '../engines/registry.js';
 import { liveDiarizer } from '../engines/streaming/labels.js';
 import type { GlossaryLimits } from '../glossary/index.js';
@@ -88,7 +89,8 @@ export interface RealtimePorts {
 
 export function engineQueryOf(registry: EngineRegistry): EngineQuery {
   return {
-    transcriptionLanguages: () => registry.languagesFor('streaming-stt').sort(),
+    // What GET /api/v1/languages lists for live sessions (src/engines/offer.ts).
+    transcriptionLanguages: () => [...(registry.offeredLanguages().live ?? [])],
     // As the recording asks (recording.ts): live captions need interim results.
     servesTranscription: (language) => registry.serves({ kind: 'streaming-stt', language, interimResults: true }),
     streamingRefusal: (need) => {
@@ -99,15 +101,7 @@ export function engineQueryOf(registry: EngineRegistry): EngineQuery {
         return null;
       return s.refusal;
     },
-    translationTargets: (from) =>
-      [
-        ...new Set(
-          registry
-            .translationPairs()
-            .filter(([f]) => f === from)
-            .map(([, t]) => t),
-        ),
-      ].sort(),
+    translationTargets: (from) => translationTargets(registry, from),
     servesTranslation: (from, to) => registry.serves({ kind: 'translator', from, to }),
     ttsVoices: (language) =>
       synthesizerFor(registry, language)
@@ -208,9 +202,18 @@ export function createRealtimePorts(deps: RealtimeWiring): RealtimePorts {
       },
       logger: deps.logger.child({ component: 'recording-recovery' }),
       staleMs: leaseMs,
-      // A recording of this data folder's dead process: recovered here unless another process took it (resumed or finished it).
+      // A recording of this data folder's gone process: recovered here unless another process holds it (resumed it, or finishes it).
       live: {
-        claim: async (taskId) => ((await store.get(taskId)) ? store.claimForRecovery(taskId, instanceId, 0, leaseMs) : null),
+        claim: async (taskId, holder) => {
+          if (await store.claimFromGoneHolder(taskId, holder, instanceId, leaseMs)) {
+            return { status: 'claimed', storedBytes: (await store.get(taskId))?.bytes ?? 0 };
+          }
+          const row = await store.get(taskId);
+          if (!row) return { status: 'none' };
+          // Resumed elsewhere (live under another holder) or finished: that process has the recording.
+          // Parked (a resume may still take it) or being recovered by another pass: the files stay.
+          return { status: row.state === 'parked' || row.state === 'recovering' ? 'busy' : 'taken' };
+        },
         done: async (taskId) => {
           await store.end(taskId, 'grace_expired');
           await deps.blobs.deletePrefix(segmentPrefix(taskId));

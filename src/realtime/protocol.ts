@@ -5,6 +5,7 @@
  * survives (spec "WebSocket events": single-message failures do not close the connection).
  */
 import { AppError, toErrorObject } from '../platform/errors/app-error.js';
+import { jsonBoundsProblem } from '../platform/json-bounds.js';
 
 export type MessageType = 'health' | 'voice-translation' | 'error';
 
@@ -22,6 +23,12 @@ export function parseClientMessage(text: string): ParseResult {
     raw = JSON.parse(text);
   } catch {
     return bad('invalid_data', 'The message is not JSON.', { message_type: null });
+  }
+  // Bounded before any handler walks it (a glossary nested 5,000 deep once overflowed the stack).
+  const tooBig = jsonBoundsProblem(raw);
+  if (tooBig) {
+    const type = isObject(raw) && typeof raw.type === 'string' ? raw.type : null;
+    return bad('invalid_data', tooBig.message, { message_type: type, reason: tooBig.reason, limit: tooBig.limit });
   }
   if (!isObject(raw)) return bad('invalid_data', 'The message must be a JSON object {type, data}.', { message_type: null });
   const type = raw.type;

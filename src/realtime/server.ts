@@ -5,7 +5,6 @@
  * refused ticket or key still completes the handshake so the client can read the error
  * message, then the connection closes with a 4000-range code (README: close codes).
  */
-import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { join } from 'node:path';
 import type { Duplex } from 'node:stream';
@@ -15,13 +14,14 @@ import type { Principal } from '../platform/auth/types.js';
 import { AppError } from '../platform/errors/app-error.js';
 import type { HttpApp } from '../platform/http/types.js';
 import { Connection } from './connection.js';
+import { startHeartbeat } from './instance-dir.js';
 import { DEFAULT_LIMITS, type RealtimeLimits } from './limits.js';
 import { LiveFleet } from './live/fleet.js';
 import { serveHandovers } from './live/handover.js';
 import { orphanFinisher } from './live/orphans.js';
 import type { RealtimePorts } from './ports.js';
 import { CLOSE, errorMessage } from './protocol.js';
-import { recoverOrphans, startHeartbeat } from './recover.js';
+import { recoverLocalCopy, recoverOrphans } from './recover.js';
 import { ResumeDirectory } from './resume.js';
 
 export const WS_PATH = '/ws';
@@ -39,29 +39,49 @@ export interface RealtimeOptions {
 export function registerRealtime(http: HttpApp, options: RealtimeOptions): void {
   const limits = { ...DEFAULT_LIMITS, ...options.limits };
   const logger = options.logger.child({ component: 'realtime' });
-  // This process's recordings live in their own folder with a heartbeat (recover.ts).
+  // This process's recordings live in their own folder, named by its fleet instance id, with a heartbeat (instance-dir.ts).
   const baseDir = options.ports.recording.tempDir;
-  const instanceDir = join(baseDir, randomUUID());
+  const instanceDir = join(baseDir, options.ports.live.instanceId);
   const ports: RealtimePorts = { ...options.ports, recording: { ...options.ports.recording, tempDir: instanceDir } };
   const stopHeartbeat = startHeartbeat(instanceDir);
-  http.addHook('onListen', async () => {
-    stopFleet = fleet.start();
-    const { staleMs, ...recovery } = ports.recovery;
-    void recoverOrphans(recovery, baseDir, instanceDir, staleMs)
+  const { staleMs, ...recovery } = ports.recovery;
+  // Gone processes' local recordings: at start, before anything may delete them, then every few
+  // seconds (a process on another host sharing this data dir is only known gone once its heartbeat is stale).
+  let recovering = false;
+  const recoverLocal = () => {
+    if (recovering) return;
+    recovering = true;
+    recoverOrphans(recovery, baseDir, instanceDir, staleMs)
       .then((n) => n > 0 && logger.warn({ recovered: n }, 'recordings of a stopped process recovered'))
-      .catch((err) => logger.error({ err }, 'recording recovery failed'));
+      .catch((err) => logger.error({ err }, 'recording recovery failed'))
+      .finally(() => {
+        recovering = false;
+      });
+  };
+  let stopRecovery: () => void = () => {};
+  http.addHook('onListen', async () => {
+    recoverLocal();
+    const timer = setInterval(recoverLocal, Math.max(1000, Math.min(staleMs / 2, 15_000)));
+    timer.unref();
+    stopRecovery = () => clearInterval(timer);
+    stopFleet = fleet.start();
   });
   // Open connections and those whose recording is still being finalized (vanished clients).
   const connections = new Set<Connection>();
   let shuttingDown = false;
   // Resume tokens of this process's connections (resume.ts); the fleet for the others' (src/realtime/live).
   const { instanceId } = ports.live;
+  const finishFromSegments = orphanFinisher(ports.recording, ports.recovery.tasks);
   const fleet = new LiveFleet({
     ...ports.live,
     graceMs: limits.disconnectGraceMs,
     handoverTimeoutMs: limits.handoverTimeoutMs,
     logger: logger.child({ component: 'live-fleet' }),
-    finishOrphan: orphanFinisher(ports.recording, ports.recovery.tasks),
+    // The newest audio wins: a gone holder's local WAV on this data dir when it holds more than the segments.
+    finishOrphan: async (row, snap) => {
+      if (await recoverLocalCopy(recovery, baseDir, instanceDir, staleMs, row.task_id, row.bytes)) return;
+      await finishFromSegments(row, snap);
+    },
   });
   const host = { shuttingDown: () => shuttingDown, resume: new ResumeDirectory(() => connections, Date.now, instanceId), fleet };
   // A resume on another process asks for one of ours: the connection parks it for that process.
@@ -161,6 +181,7 @@ export function registerRealtime(http: HttpApp, options: RealtimeOptions): void 
     await Promise.all([...connections].map((c) => c.shutdown()));
     (await handovers)();
     stopFleet();
+    stopRecovery();
     const closed = [...wss.clients].map((ws) => new Promise((resolve) => ws.once('close', resolve)));
     await Promise.race([Promise.all(closed), new Promise((resolve) => setTimeout(resolve, 500).unref())]);
     for (const ws of wss.clients) ws.terminate();

@@ -5,9 +5,12 @@ export const realtimeSettings = defineSection({
   maxFrameBytes: settings.int('PARLEY_WS_MAX_FRAME_BYTES', 'Largest WebSocket frame accepted; larger frames close with 1009.', 1_048_576, {
     min: 1024,
   }),
-  preStartSeconds: settings.int('PARLEY_WS_PRESTART_SECONDS', 'Seconds a connection may wait before its first start (then 4008).', 30, {
-    min: 1,
-  }),
+  preStartSeconds: settings.int(
+    'PARLEY_WS_PRESTART_SECONDS',
+    'Seconds a connection may wait before its first start (then 4008), and after task_complete before another start (then a normal close, 1000).',
+    30,
+    { min: 1 },
+  ),
   pingSeconds: settings.int('PARLEY_WS_PING_SECONDS', 'Interval of WebSocket pings; a missed pong closes with 4008.', 20, { min: 1 }),
   billingMinuteMs: settings.int(
     'PARLEY_REALTIME_BILLING_MINUTE_MS',

@@ -2,7 +2,9 @@
  * `GET {realtime_url}/tasks/{task_id}/subtitle?feed_token=<TOKEN>` (spec "Floating subtitle
  * SSE"), served by the realtime role. Before the stream opens, refusals are JSON in the
  * `{error: <code>}` shape: 401 `feed_token_invalid`, 425 `recording_not_ready`, 410
- * `recording_ended`, 429 `subtitle_audience_full`. Then: `connected`, `viewers`, the replay
+ * `recording_ended`, 429 `subtitle_audience_full` (the audience is full, or this viewer's source
+ * address or feed token already holds its share of the seats: the spec's `{error}` shape has
+ * no room to tell the two apart). Then: `connected`, `viewers`, the replay
  * of the latest finals with their translations, the session's events as it publishes them
  * (from any node, over the bus), and `ended`, after which the server closes the stream.
  * Backpressure and the slow-consumer policy are the platform SSE helper's (streamToSse).
@@ -15,6 +17,8 @@ import type { EventBus } from '../bus/types.js';
 import { AppError } from '../platform/errors/app-error.js';
 import { errors, sse } from '../platform/http/api-doc.js';
 import { MessageEvent, SPEAKER_EVENTS } from '../platform/http/event-schemas.js';
+import { sourceOf } from '../platform/http/source.js';
+import { type SourceShareRule, seatsPerSource } from '../platform/http/source-share.js';
 import { type SseFrame, streamToSse } from '../platform/http/sse.js';
 import type { HttpApp } from '../platform/http/types.js';
 import type { SessionEvent } from '../stream/events.js';
@@ -22,6 +26,7 @@ import type { SessionStreams } from '../stream/session-streams.js';
 import { type AudienceCounter, SEAT_LEASE_MS } from './audience.js';
 import { endedEvent, type SubtitleEvent, toSubtitleEvent } from './events.js';
 import type { SubtitleService } from './service.js';
+import { hashSecret } from './store.js';
 
 export interface FeedRouteDeps {
   subtitles: SubtitleService;
@@ -29,6 +34,8 @@ export interface FeedRouteDeps {
   streams: SessionStreams;
   audience: AudienceCounter;
   maxViewers: number;
+  /** What one source (address, feed token) may hold of a recording's audience seats. */
+  sourceSeats: SourceShareRule;
   /** Task languages for `connected`. */
   languagesOf(taskId: string): Promise<{ transcription_languages: string[]; translation_languages: string[] }>;
   /** How often an open stream uses its token again (sliding expiry; a revoked share ends it) and rechecks the recording. */
@@ -136,15 +143,24 @@ export function registerSubtitleFeedRoute(app: HttpApp, deps: FeedRouteDeps): vo
       // The audience: a seat per viewer (the owner takes none), leased, shared by every process.
       const viewerId = randomUUID();
       const seated = grant.kind === 'audience';
+      // The viewer's share keys: its source address and its feed token (hashed, as stored), so
+      // that neither one address nor one token passed around can take the whole audience.
+      const shareKeys = [`src:${sourceOf(request.ip)}`, `tok:${hashSecret(token ?? '')}`];
       let count = await deps.audience.count(taskId);
       if (seated) {
-        const seat = await deps.audience.join(taskId, viewerId, maxViewers);
-        if (!seat.ok) throw new AppError('subtitle_audience_full');
+        const share = { keys: shareKeys, limit: seatsPerSource(deps.sourceSeats, maxViewers) };
+        const seat = await deps.audience.join(taskId, viewerId, maxViewers, share);
+        if (!seat.ok) {
+          // The body can only say the code; the log says which limit it was.
+          if (seat.reason === 'share')
+            request.log.info({ taskId, perSource: share.limit }, 'subtitle seat refused: the source holds its share');
+          throw new AppError('subtitle_audience_full');
+        }
         count = seat.count;
       }
       const leave = async () => {
         if (!seated) return;
-        const left = await deps.audience.leave(taskId, viewerId);
+        const left = await deps.audience.leave(taskId, viewerId, shareKeys);
         await deps.bus.publish(subtitleViewersTopic(taskId), { count: left, max: maxViewers });
       };
 
@@ -172,7 +188,7 @@ export function registerSubtitleFeedRoute(app: HttpApp, deps: FeedRouteDeps): vo
             // expiry slides; a revoked or replaced share ends the stream) and the recording is
             // rechecked (a session that died without `ended` still ends its viewers' streams).
             async onHeartbeat() {
-              if (seated) await deps.audience.renew(taskId, viewerId);
+              if (seated) await deps.audience.renew(taskId, viewerId, shareKeys);
               sinceRecheck += heartbeatMs;
               if (sinceRecheck < recheckMs) return [];
               sinceRecheck = 0;

@@ -1,7 +1,7 @@
 /**
  * Floating subtitles, built once in the composition root: the access service (tokens,
  * shares) over its store, the audience counter (Redis when the deployment has one, so the
- * limit holds across realtime processes), and the two route sets: REST access on the api
+ * limit and each source's share of it hold across realtime processes), and the two route sets: REST access on the api
  * role, the subtitle SSE on the realtime role.
  */
 
@@ -9,6 +9,7 @@ import { sessionTopic } from '../bus/topics.js';
 import type { EventBus } from '../bus/types.js';
 import type { ActivePlan } from '../plans/service.js';
 import type { Authenticator } from '../platform/auth/types.js';
+import type { SourceShareRule } from '../platform/http/source-share.js';
 import type { HttpApp } from '../platform/http/types.js';
 import type { RateLimiter } from '../platform/rate-limit.js';
 import type { Database } from '../store/database.js';
@@ -37,7 +38,11 @@ export function createSubtitlesModule(deps: {
   rateLimiter: RateLimiter;
   redisUrl: string | undefined;
   maxViewers: number;
+  /** What one source (address, feed token) may hold of a recording's audience seats. */
+  sourceSeats: SourceShareRule;
   recheckSeconds: number;
+  /** Public exchanges per recording per minute, all sources together (each source: 30 of its own). */
+  exchangesPerRecording: number;
   getTask(taskId: string): Promise<TaskRecord | null>;
   activePlan(accountId: string): Promise<ActivePlan>;
   now: () => Date;
@@ -58,7 +63,12 @@ export function createSubtitlesModule(deps: {
     service,
     audience,
     registerApi(app, auth) {
-      registerSubtitleRoutes(app, { auth, subtitles: service, rateLimiter: deps.rateLimiter });
+      registerSubtitleRoutes(app, {
+        auth,
+        subtitles: service,
+        rateLimiter: deps.rateLimiter,
+        exchangesPerRecording: deps.exchangesPerRecording,
+      });
     },
     registerRealtime(app) {
       registerSubtitleFeedRoute(app, {
@@ -67,6 +77,7 @@ export function createSubtitlesModule(deps: {
         streams: deps.streams,
         audience,
         maxViewers: deps.maxViewers,
+        sourceSeats: deps.sourceSeats,
         recheckMs: deps.recheckSeconds * 1000,
         languagesOf: async (taskId) => {
           const task = await deps.getTask(taskId);

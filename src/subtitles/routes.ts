@@ -2,14 +2,18 @@
  * Floating-subtitle access routes (spec "Floating subtitle access"). Errors use the spec's
  * `{error: <code>}` shape (route config `errorShape`), except the public exchange's 429,
  * which keeps the standard shape with `Retry-After`. The public exchange is open to browser
- * pages on any origin (CORS by path, src/platform/http/server.ts) and counted per recording,
- * invalid secrets included, before anything else is read (so a flood costs one Redis call).
+ * pages on any origin (CORS by path, src/platform/http/server.ts) and counted, invalid secrets
+ * included, before anything else is read: per source and recording first (the spec's 30 per
+ * minute, so one client sees the spec's number), then per recording (a ceiling many sources
+ * together must reach), so one address flooding bogus secrets cannot lock the exchange for
+ * the real audience.
  */
 import { Type } from 'typebox';
 import { principalOf, requireApiKey } from '../platform/auth/hooks.js';
 import type { Authenticator } from '../platform/auth/types.js';
 import { errors } from '../platform/http/api-doc.js';
 import { ok } from '../platform/http/reply.js';
+import { sourceOf } from '../platform/http/source.js';
 import type { HttpApp } from '../platform/http/types.js';
 import { type RateLimiter, rateLimitHook } from '../platform/rate-limit.js';
 import { FEED_TOKEN_LENGTH, SHARE_SECRET_LENGTH, type SubtitleService } from './service.js';
@@ -44,7 +48,7 @@ function taskIdOf(params: { taskId: string }): string {
 
 export function registerSubtitleRoutes(
   app: HttpApp,
-  deps: { auth: Authenticator; subtitles: SubtitleService; rateLimiter: RateLimiter },
+  deps: { auth: Authenticator; subtitles: SubtitleService; rateLimiter: RateLimiter; exchangesPerRecording: number },
 ): void {
   const { subtitles } = deps;
   const owner = {
@@ -119,11 +123,19 @@ export function registerSubtitleRoutes(
     '/api/v1/public/tasks/:taskId/subtitle-feed-token',
     {
       // Counted before the body is even parsed: malformed and invalid attempts count too.
-      onRequest: rateLimitHook(deps.rateLimiter, {
-        key: (request) => `subtitle-exchange:${taskIdOf(request.params as { taskId: string })}`,
-        limit: EXCHANGES_PER_MINUTE,
-        windowMs: 60_000,
-      }),
+      // The source first: a source past its own limit is refused before it counts for the recording.
+      onRequest: [
+        rateLimitHook(deps.rateLimiter, {
+          key: (request) => `subtitle-exchange-src:${taskIdOf(request.params as { taskId: string })}:${sourceOf(request.ip)}`,
+          limit: EXCHANGES_PER_MINUTE,
+          windowMs: 60_000,
+        }),
+        rateLimitHook(deps.rateLimiter, {
+          key: (request) => `subtitle-exchange:${taskIdOf(request.params as { taskId: string })}`,
+          limit: deps.exchangesPerRecording,
+          windowMs: 60_000,
+        }),
+      ],
       config: { errorShape: 'subtitle-token' as const },
       // The body is checked by the service: any malformed secret is `invalid_share`, as a wrong one.
       attachValidation: true,
@@ -131,7 +143,7 @@ export function registerSubtitleRoutes(
         tags,
         security: [],
         params: TaskIdParam,
-        summary: 'Exchange a share secret for a read-only audience feed token (no API key; 30 per minute per recording)',
+        summary: 'Exchange a share secret for a read-only audience feed token (no API key; 30 per minute per source and recording)',
         body: Type.Object({ share_secret: Type.String({ minLength: SHARE_SECRET_LENGTH, maxLength: SHARE_SECRET_LENGTH }) }),
         response: {
           200: TokenBody,

@@ -1,7 +1,7 @@
 /**
  * The viewer abuse limits hold across processes: two app instances sharing PostgreSQL and
  * Redis (the RateLimiter of each is its own Redis connection). Requests split between them
- * count together: unknown lookups, the per-channel rate and wrong passwords.
+ * count together: unknown lookups, a source's channel rate and wrong passwords.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -48,11 +48,13 @@ describe.skipIf(!redisUrl || !pg)('viewer abuse limits across two instances (Pos
     expect429(await viewer(b, 'GET', '/api/v1/viewer/broadcasts/uuuu', { ip }), 'unknown_channel_lookups');
   });
 
-  it('the per-channel rate counts page lookups on both instances', async () => {
+  it("a source's channel rate counts page lookups on both instances", async () => {
     const ch = await newBroadcast(a, key, { max_viewers: 1 });
-    const rs = await many(200, 10, (i) => viewer(on(i), 'GET', `/api/v1/viewer/broadcasts/${ch.token}`, { ip: randomIp() }));
+    const ip = randomIp();
+    const rs = await many(200, 10, (i) => viewer(on(i), 'GET', `/api/v1/viewer/broadcasts/${ch.token}`, { ip }));
     expect(rs.filter((r) => r.status === 200)).toHaveLength(200);
-    expect429(await viewer(b, 'GET', `/api/v1/viewer/broadcasts/${ch.token}`, { ip: randomIp() }), 'channel_rate');
+    expect429(await viewer(b, 'GET', `/api/v1/viewer/broadcasts/${ch.token}`, { ip }), 'source_channel_rate');
+    expect429(await viewer(a, 'GET', `/api/v1/viewer/broadcasts/${ch.token}`, { ip }), 'source_channel_rate');
   }, 60_000);
 
   it('wrong passwords from one source count on both instances', async () => {

@@ -372,7 +372,12 @@ describe.skipIf(!haveChromium())('broadcast pages in Chromium (viewer page and O
     // A full broadcast whose waiting line is full too (max_viewers 1: one seat, 100 waiting): 503, said as such.
     const crowd: ViewerClient[] = [];
     for (let i = 0; i < 101; i += 20)
-      crowd.push(...(await Promise.all(Array.from({ length: Math.min(20, 101 - i) }, () => openViewer(t, b.token)))));
+      crowd.push(
+        ...(await Promise.all(
+          // From 101 addresses: one address holds only its share of seats and queue places.
+          Array.from({ length: Math.min(20, 101 - i) }, (_, j) => openViewer(t, b.token, '', { 'x-forwarded-for': `10.66.${i + j}.1` })),
+        )),
+      );
     expect(crowd.every((v) => v.status === 200)).toBe(true);
     const full = await browser.newPage();
     await full.goto(`${t.url}/b/${b.token}`);

@@ -1,6 +1,7 @@
 /**
  * Viewer seats: at most max viewers seated, the rest queued first come first served and
- * admitted in order as seats free; leases lapse when not renewed. The same behaviour in
+ * admitted in order as seats free; leases lapse when not renewed; a share key (a source's
+ * address, a viewer token) holds at most its limit of seats and places. The same behaviour in
  * process and on Redis, where two instances (two connections) share one room.
  */
 import { randomUUID } from 'node:crypto';
@@ -64,5 +65,36 @@ describe.each(kinds)('viewer seats (%s)', (_name, make) => {
     expect(await at(0).counts(room)).toEqual({ viewers: 1, queued: 1 });
     expect(await at(1).renew(room, 'gone', 400)).toBe(false);
     expect(await at(1).claim(room, 'next', 2, LEASE)).toEqual({ admitted: true, viewers: 2 });
+  });
+
+  it('a share key holds at most its limit of seats and queue places; others still come in; a leaving viewer frees its share', async () => {
+    const room = randomUUID();
+    const mine = { keys: ['src:a'], limit: 2 };
+    expect(await at(0).claim(room, 'a1', 2, LEASE, mine)).toEqual({ admitted: true, viewers: 1 });
+    expect(await at(1).claim(room, 'b1', 2, LEASE, { keys: ['src:b'], limit: 2 })).toEqual({ admitted: true, viewers: 2 });
+    expect(await at(0).claim(room, 'a2', 2, LEASE, mine)).toEqual({ admitted: false, position: 1, viewers: 2 });
+    // a1 seated and a2 queued: src:a is at its share, for seats and places alike.
+    expect(await at(1).claim(room, 'a3', 2, LEASE, mine)).toEqual({ admitted: false, overShare: 'src:a', viewers: 2 });
+    // Any of a newcomer's keys at its share refuses it (here its token, from another address).
+    const token = { keys: ['src:c', 'tok:t'], limit: 1 };
+    expect(await at(0).claim(room, 'c1', 2, LEASE, token)).toMatchObject({ admitted: false, position: 2 });
+    expect(await at(1).claim(room, 'd1', 2, LEASE, { keys: ['src:d', 'tok:t'], limit: 1 })).toMatchObject({ overShare: 'tok:t' });
+    // Asking again (queue poll, seat renewal) is never refused, and a2 takes the seat b1 frees.
+    await at(0).leave(room, 'b1', ['src:b']);
+    expect(await at(1).claim(room, 'a2', 2, LEASE, mine)).toEqual({ admitted: true, viewers: 2 });
+    expect(await at(0).renew(room, 'a2', LEASE, mine.keys)).toBe(true);
+    await at(1).leave(room, 'a1', mine.keys);
+    // a1 gone, src:a holds one again: a4 may queue (behind c1, which has not asked again yet).
+    expect(await at(0).claim(room, 'a4', 2, LEASE, mine)).toMatchObject({ admitted: false, position: 2 });
+    expect(await at(0).counts(room)).toEqual({ viewers: 1, queued: 2 });
+  });
+
+  it("a share lapses with its leases (a dead process frees its viewers' share too)", async () => {
+    const room = randomUUID();
+    const mine = { keys: ['src:x'], limit: 1 };
+    await at(0).claim(room, 'x1', 5, 150, mine);
+    expect(await at(1).claim(room, 'x2', 5, LEASE, mine)).toMatchObject({ overShare: 'src:x' });
+    await sleep(200);
+    expect(await at(1).claim(room, 'x2', 5, LEASE, mine)).toEqual({ admitted: true, viewers: 1 });
   });
 });

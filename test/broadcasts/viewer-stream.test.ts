@@ -44,7 +44,8 @@ describe('broadcast viewer stream (sqlite, real host)', () => {
   let t: TestApp;
   let key: string;
   beforeAll(async () => {
-    t = await startLiveApp('sqlite');
+    // Viewers from many addresses (X-Forwarded-For): one address holds only its share of seats and queue places.
+    t = await startLiveApp('sqlite', { env: { PARLEY_TRUST_PROXY: '1' } });
     const k = await realKey(t);
     key = k.key;
     await t.app.deps.billing.grantCredit({ accountId: k.accountId, points: 100, pool: 'account' });
@@ -217,8 +218,8 @@ describe('broadcast viewer stream (sqlite, real host)', () => {
     expect(owner).toMatchObject({ total_viewers: 2, peak_viewers: 1 });
     // The queue holds at most max(100, max_viewers) viewers.
     const waiting: ViewerClient[] = [];
-    for (let i = 0; i < 99; i++) waiting.push(await openViewer(t, b.token));
-    const full = await openViewer(t, b.token);
+    for (let i = 0; i < 99; i++) waiting.push(await openViewer(t, b.token, '', { 'x-forwarded-for': `10.77.${i}.1` }));
+    const full = await openViewer(t, b.token, '', { 'x-forwarded-for': '10.78.0.1' });
     expectError(full, 503, 'broadcast_capacity_exceeded');
     for (const v of waiting) v.close();
     await until(() => api(t.url, 'GET', `/api/v1/broadcasts/${b.id}`, { key }).then((r) => r.body.data.queue_count === 1));

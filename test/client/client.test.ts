@@ -77,6 +77,8 @@ describe.skipIf(!haveSharedAudio())('typed client against a real server', () => 
     const checked = await parley.glossary.validate({ terminology: { en: [{ term: 'Parley' }] } });
     expect(checked).toMatchObject({ valid: true, terminology: 1 });
     expect(await failure(() => parley.glossary.validate({}))).toMatchObject({ code: 'config_empty', status: 400 });
+    const languages = await parley.languages();
+    expect(languages.tts).toContain('es');
     const voices = await parley.tts.voices('es');
     expect(voices.voices.length).toBeGreaterThan(0);
     const sample = await parley.tts.sample(voices.voices[0]!.voice_name);

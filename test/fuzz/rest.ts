@@ -8,7 +8,7 @@
 import { connect } from 'node:net';
 import { wavHeader } from '../../src/realtime/wav.js';
 import type { Prng } from './prng.js';
-import { badValue, brief, hugeString, mutate, plausible, type Schema, TRICKY_STRINGS } from './values.js';
+import { badValue, brief, hugeString, mutate, plausible, type Schema, structural, TRICKY_STRINGS, toJson } from './values.js';
 
 export interface Operation {
   method: string;
@@ -125,12 +125,25 @@ function queryFor(op: Operation, prng: Prng, res: Resources): { qs: string; what
     const values = roll < 0.6 ? [plausible(p.schema, prng, {}, p.name)] : [badValue(prng)];
     const list = Array.isArray(values[0]) ? (values[0] as unknown[]) : values;
     if (roll >= 0.6) what.push(`?${p.name}=${brief(values[0], 40)}`);
-    for (const v of list.slice(0, 300)) parts.push(`${enc(p.name)}=${enc(typeof v === 'string' ? v : (JSON.stringify(v) ?? ''))}`);
+    for (const v of list.slice(0, 300))
+      parts.push(`${enc(p.name)}=${enc(typeof v === 'string' && !v.startsWith('\u0000') ? v : toJson(v))}`);
     if (prng.chance(0.1)) parts.push(`${enc(p.name)}=${enc(String(badValue(prng)).slice(0, 1000))}`);
   }
   if (prng.chance(0.1)) {
     parts.push(prng.pick(['x=1', '__proto__[a]=1', 'constructor=1', '%=1', 'a=%zz', '&&&', '=', 'a[b][c]=1']));
     what.push('extra query');
+  }
+  if (prng.chance(0.05)) {
+    // Query shapes that nest or repeat without bound in parsers that build objects from brackets.
+    const shape = prng.pick<() => [string, string]>([
+      () => [`${'a'}${'[b]'.repeat(prng.pick([100, 1000]))}=1`, 'deeply bracketed key'],
+      () => ['x[]=1&'.repeat(prng.pick([500, 2000])).slice(0, -1), 'one key repeated'],
+      () => [`__proto__[polluted]=1&constructor[prototype][polluted]=1`, 'prototype keys'],
+      () => [`q=${enc(prng.pick(['\u200b', '\u202e', '\ud800', '\u0000', '😀']).repeat(prng.pick([10, 1000])))}`, 'unicode value'],
+      () => [`n=${prng.pick(['1e400', '-0', '9007199254740993', `1${'0'.repeat(400)}`, 'NaN', 'Infinity'])}`, 'edge number'],
+    ])();
+    parts.push(shape[0]);
+    what.push(`query ${shape[1]}`);
   }
   return { qs: parts.length ? `?${parts.join('&')}` : '', what };
 }
@@ -157,14 +170,23 @@ function jsonBody(
   const base = plausible(op.json, prng, hints);
   const kind = prng.weighted<string>([
     [10, 'mutated'],
+    [5, 'structural'],
     [2, 'plausible'],
     [2, 'invalid-json'],
     [2, 'content-type'],
     [1, 'truncated'],
   ]);
-  if (kind === 'plausible') return { body: Buffer.from(JSON.stringify(base)), type: 'application/json', what: 'plausible body' };
+  if (kind === 'plausible') return { body: Buffer.from(toJson(base)), type: 'application/json', what: 'plausible body' };
+  if (kind === 'structural') {
+    // A field (or the whole body) replaced by deep nesting, a huge array, prototype keys or an edge number.
+    const fields = base && typeof base === 'object' && !Array.isArray(base) ? Object.keys(base) : [];
+    const field = fields.length && prng.chance(0.8) ? prng.pick(fields) : null;
+    const value = structural(prng);
+    const body = field ? toJson({ ...(base as object), [field]: value }) : toJson(value);
+    return { body: Buffer.from(body), type: 'application/json', what: `${field ?? 'body'} = ${brief(value.slice(5), 40)}` };
+  }
   if (kind === 'invalid-json') {
-    const text = JSON.stringify(base) ?? '{}';
+    const text = toJson(base);
     const bad = prng.pick([
       () => text.slice(0, Math.max(1, Math.floor(text.length / 2))),
       () => `\ufeff${text}`,
@@ -182,10 +204,10 @@ function jsonBody(
   }
   if (kind === 'content-type') {
     const type = prng.pick(OTHER_TYPES);
-    return { body: Buffer.from(JSON.stringify(base) ?? ''), type, what: `content-type ${type || '(none)'}` };
+    return { body: Buffer.from(toJson(base)), type, what: `content-type ${type || '(none)'}` };
   }
   const m = mutate(base, prng);
-  const body = Buffer.from(JSON.stringify(m.value) ?? 'null');
+  const body = Buffer.from(toJson(m.value));
   if (kind === 'truncated') return { body, type: 'application/json', what: `truncated body (${m.what})`, truncated: true };
   return { body, type: 'application/json', what: m.what };
 }
@@ -208,7 +230,9 @@ function multipartBody(
   // The form carries JSON text in some fields.
   fields.transcription_languages = prng.chance(0.7) ? '["en-US"]' : badValue(prng);
   if (prng.chance(0.4)) fields.translation_languages = prng.chance(0.5) ? '["es"]' : badValue(prng);
-  for (const k of ['terminology', 'fuzzy_correction', 'translation_dict']) if (k in fields) fields[k] = JSON.stringify(badValue(prng));
+  // Glossary fields are JSON text in the form: deep nesting there reaches the glossary parser as a string.
+  for (const k of ['terminology', 'fuzzy_correction', 'translation_dict'])
+    if (k in fields || prng.chance(0.1)) fields[k] = toJson(prng.chance(0.4) ? structural(prng) : badValue(prng));
   const m = prng.chance(0.7) ? mutate(fields, prng) : { value: fields, what: 'plausible fields' };
   const parts: Buffer[] = [];
   const fileKind = prng.pick(['wav-silence', 'wav-noise', 'random', 'empty', 'header-only', 'none', 'twice', 'lying-header']);
@@ -227,7 +251,7 @@ function multipartBody(
       if (k === 'file') continue;
       parts.push(
         Buffer.from(
-          `--${boundary}\r\nContent-Disposition: form-data; name="${String(k).replace(/"/g, '')}"\r\n\r\n${typeof v === 'string' ? v : JSON.stringify(v)}\r\n`,
+          `--${boundary}\r\nContent-Disposition: form-data; name="${String(k).replace(/"/g, '')}"\r\n\r\n${typeof v === 'string' && !v.startsWith('\u0000') ? v : toJson(v)}\r\n`,
         ),
       );
     }
@@ -312,7 +336,7 @@ export function restCase(op: Operation, prng: Prng, res: Resources): { req: RawR
   if (op.json || (op.method !== 'GET' && prng.chance(0.15))) {
     const b = op.json
       ? jsonBody(op, prng, hints)
-      : { body: Buffer.from(JSON.stringify(badValue(prng)) ?? ''), type: 'application/json', what: 'unexpected body' };
+      : { body: Buffer.from(toJson(badValue(prng))), type: 'application/json', what: 'unexpected body' };
     body = b.body;
     if (b.type) headers.push(['Content-Type', b.type]);
     truncated = Boolean(b.truncated);

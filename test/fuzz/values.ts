@@ -1,7 +1,14 @@
 /**
  * Values for the fuzzer: a plausible value for a JSON schema (so a mutation lands deep in a
  * request that otherwise passes validation) and the bad values it mutates with (wrong types,
- * nulls, huge strings and arrays, unicode, path tricks, deep nesting, prototype keys).
+ * nulls, huge strings and arrays, unicode, path tricks, deep nesting, prototype keys, numbers
+ * at the edges).
+ *
+ * Some bad values cannot be held as JavaScript values: nesting thousands deep breaks the
+ * fuzzer's own JSON.stringify, `1e400` and `-0` do not survive it, and an own `__proto__` key
+ * is lost on assignment. They travel as a placeholder string (a recipe, see `raw`) that
+ * `toJson` replaces with the JSON text it stands for; a placeholder survives the copies and
+ * mutations of the value, and a recipe costs no memory until the request is written.
  */
 import type { Prng } from './prng.js';
 
@@ -52,7 +59,86 @@ export const TRICKY_STRINGS = [
   'svc_00000000000000000000000000000000',
   '00000000-0000-0000-0000-000000000000',
   'ffffffff-ffff-ffff-ffff-ffffffffffff',
+  // Zero-width and direction controls, a combining mark, a BOM, a private-use and a non-character.
+  '\u200b\u200c\u200d',
+  '\u2066\u05e9\u05dc\u05d5\u05dd\u2069',
+  '\u0627\u0644\u0633\u0644\u0627\u0645 abc',
+  'e\u0301\u0301\u0301',
+  '\ufeffbom',
+  '\ue000\uffff\ufffe',
+  '\u{1f600}'.repeat(3),
+  'a\ud83d',
 ];
+
+/** Marks a recipe placeholder (NUL never starts a real value the fuzzer sends). */
+const RAW = '\u0000raw:';
+
+/**
+ * A placeholder for JSON text the fuzzer cannot hold as a value: `deep:<o|a|m>:<depth>`
+ * (objects, arrays or both, nested), `array:<n>` (a flat array of n numbers), `num:<literal>`
+ * (a number as written), `proto:<n>` (prototype-pollution shapes).
+ */
+export function raw(recipe: string): string {
+  return `${RAW}${recipe}`;
+}
+
+const NUMBER_LITERALS = [
+  '-0',
+  '1e400',
+  '-1e400',
+  '1e-400',
+  '9007199254740993',
+  '-9223372036854775809',
+  '18446744073709551616',
+  '1.7976931348623157e308',
+  '5e-324',
+  '0.1e1',
+  '1E+2',
+  `1${'0'.repeat(400)}`,
+  `0.${'0'.repeat(400)}1`,
+];
+
+const PROTO_SHAPES = [
+  '{"__proto__":{"polluted":true}}',
+  '{"constructor":{"prototype":{"polluted":true}}}',
+  '{"__proto__":{"__proto__":{"polluted":true}}}',
+  '{"a":{"__proto__":{"isAdmin":true},"constructor":{"prototype":{"isAdmin":true}}}}',
+  '{"__proto__":null,"toString":1,"valueOf":"x","hasOwnProperty":[]}',
+];
+
+function rawText(recipe: string): string {
+  const [kind, a = '', b = ''] = recipe.split(':');
+  if (kind === 'deep') {
+    const depth = Number(b);
+    // Objects, arrays, or both alternating; the innermost value a number.
+    const open = a === 'o' ? '{"a":'.repeat(depth) : a === 'a' ? '['.repeat(depth) : '{"a":['.repeat(Math.ceil(depth / 2));
+    const close = a === 'o' ? '}'.repeat(depth) : a === 'a' ? ']'.repeat(depth) : ']}'.repeat(Math.ceil(depth / 2));
+    return `${open}1${close}`;
+  }
+  if (kind === 'array') return `[${'0,'.repeat(Math.max(0, Number(a) - 1))}0]`;
+  if (kind === 'num') return recipe.slice('num:'.length);
+  if (kind === 'proto') return PROTO_SHAPES[Number(a) % PROTO_SHAPES.length]!;
+  return 'null';
+}
+
+const PLACEHOLDER = /"\\u0000raw:([^"]*)"/g;
+
+/** JSON text of a value, placeholders replaced by the text their recipe stands for. */
+export function toJson(value: unknown): string {
+  const text = JSON.stringify(value);
+  if (text === undefined) return 'null';
+  return text.includes('\\u0000raw:') ? text.replace(PLACEHOLDER, (_, recipe: string) => rawText(recipe)) : text;
+}
+
+/** A structure that breaks recursive code: nesting far past what JSON.stringify survives (about 4,000 levels), huge flat arrays. */
+export function structural(prng: Prng): string {
+  return prng.weighted<() => string>([
+    [4, () => raw(`deep:${prng.pick(['o', 'a', 'm'])}:${prng.pick([64, 5_000, 5_000, 20_000, 100_000])}`)],
+    [1, () => raw(`array:${prng.pick([10_000, 100_000])}`)],
+    [2, () => raw(`proto:${prng.int(0, PROTO_SHAPES.length - 1)}`)],
+    [2, () => raw(`num:${prng.pick(NUMBER_LITERALS)}`)],
+  ])();
+}
 
 export function hugeString(prng: Prng): string {
   return prng.pick(['a', '😀', 'é', '\u0000', ' ', '%']).repeat(prng.pick([1_000, 70_000, 300_000]));
@@ -60,8 +146,11 @@ export function hugeString(prng: Prng): string {
 
 /** A bad value of any kind. */
 export function badValue(prng: Prng, depth = 0): unknown {
-  const kind = prng.int(0, 15);
+  const kind = prng.int(0, 17);
   switch (kind) {
+    case 16:
+    case 17:
+      return structural(prng);
     case 0:
       return null;
     case 1:
@@ -160,6 +249,7 @@ export function plausible(
 /** Paths to every value inside a JSON value (for picking a spot to mutate). */
 function spots(v: unknown, path: (string | number)[] = [], out: (string | number)[][] = []): (string | number)[][] {
   out.push(path);
+  if (typeof v === 'string' && v.startsWith(RAW)) return out;
   if (path.length > 5) return out;
   if (Array.isArray(v)) {
     for (const [i, x] of v.slice(0, 5).entries()) spots(x, [...path, i], out);
@@ -180,7 +270,7 @@ export function mutate(value: unknown, prng: Prng): { value: unknown; what: stri
         v = badValue(prng);
         done.push('whole body replaced');
       } else if (v && typeof v === 'object' && !Array.isArray(v)) {
-        (v as Record<string, unknown>)[prng.pick(['extra', '__proto__', 'constructor', 'x'.repeat(300), 'task_id'])] = badValue(prng);
+        setOwn(v as Record<string, unknown>, prng.pick(['extra', '__proto__', 'constructor', 'x'.repeat(300), 'task_id']), badValue(prng));
         done.push('extra field');
       }
       continue;
@@ -195,7 +285,7 @@ export function mutate(value: unknown, prng: Prng): { value: unknown; what: stri
       delete parent[key];
       done.push(`${path.join('.')} deleted`);
     } else if (op === 1 && !Array.isArray(parent)) {
-      parent[prng.pick(['extra', '__proto__', 'id', ''])] = badValue(prng);
+      setOwn(parent, prng.pick(['extra', '__proto__', 'id', '']), badValue(prng));
       done.push(`extra field beside ${path.join('.')}`);
     } else {
       parent[key] = badValue(prng);
@@ -203,6 +293,11 @@ export function mutate(value: unknown, prng: Prng): { value: unknown; what: stri
     }
   }
   return { value: v, what: done.join(', ') || 'unchanged' };
+}
+
+/** An own property even for `__proto__` (an assignment would set the prototype and send nothing). */
+function setOwn(o: Record<string | number, unknown>, key: string, value: unknown): void {
+  Object.defineProperty(o, key, { value, enumerable: true, writable: true, configurable: true });
 }
 
 /** Short printable description of a value for a report. */

@@ -1,7 +1,9 @@
 /**
  * WebSocket half of the fuzzer: every action of the AsyncAPI description
  * (src/realtime/asyncapi.ts), sent with generated bad fields, plus frames that are not the
- * protocol at all (not JSON, wrong shapes, unknown types, random and oversized binary). After
+ * protocol at all (not JSON, wrong shapes, unknown types, random and oversized binary), and
+ * fields replaced by structures that break recursive code (nesting thousands deep, huge
+ * arrays, prototype keys, numbers past double precision: values.ts `structural`). After
  * each frame a `health` message must be answered within the deadline (the connection still
  * works); an `internal_error` for a known action, a 1006/1011 close or no pong is a finding.
  * Some connections first start a real recording so the actions run inside a session.
@@ -10,7 +12,7 @@ import WebSocket from 'ws';
 import { ACTIONS } from '../../src/realtime/asyncapi.js';
 import type { Prng } from './prng.js';
 import type { Finding } from './rest.js';
-import { badValue, brief, hugeString, mutate, plausible, type Schema } from './values.js';
+import { badValue, brief, hugeString, mutate, plausible, type Schema, structural, toJson } from './values.js';
 
 const CONTROL = ['pause', 'resume', 'stop'];
 const KNOWN = new Set([...Object.keys(ACTIONS), ...CONTROL]);
@@ -75,20 +77,29 @@ function actionMessage(prng: Prng, action: string): { frame: string; what: strin
   }
   const m = prng.chance(0.85) ? mutate(base, prng) : { value: base, what: 'plausible' };
   const data = m.value && typeof m.value === 'object' && !Array.isArray(m.value) ? { ...m.value, action } : m.value;
-  return { frame: JSON.stringify({ type: 'voice-translation', data }) ?? 'null', what: `${action}: ${m.what}` };
+  return { frame: toJson({ type: 'voice-translation', data }), what: `${action}: ${m.what}` };
+}
+
+/** One field of an action (its own, or one the handlers read) replaced by a structure that breaks recursive code. */
+function structuralMessage(prng: Prng, action: string): { frame: string; what: string } {
+  const own = Object.keys(ACTIONS[action]?.fields ?? {});
+  const field = prng.pick(own.length ? own : ['x']);
+  const value = structural(prng);
+  const data = { ...(plausible({ type: 'object', properties: ACTIONS[action]?.fields ?? {} }, prng) as object), action, [field]: value };
+  return { frame: toJson({ type: 'voice-translation', data }), what: `${action}: ${field} = ${brief(value.slice(5), 40)}` };
 }
 
 function junkMessage(prng: Prng): { frame: string | Buffer; what: string } {
   return prng.pick<() => { frame: string | Buffer; what: string }>([
     () => ({ frame: 'not json', what: 'text not JSON' }),
     () => ({ frame: '', what: 'empty text' }),
-    () => ({ frame: JSON.stringify(badValue(prng)) ?? 'null', what: 'JSON not an object' }),
-    () => ({ frame: JSON.stringify({ type: badValue(prng), data: {} }), what: 'bad type' }),
-    () => ({ frame: JSON.stringify({ type: 'voice-translation', data: badValue(prng) }), what: 'bad data' }),
-    () => ({ frame: JSON.stringify({ type: 'voice-translation', data: { action: badValue(prng) } }), what: 'bad action' }),
-    () => ({ frame: JSON.stringify({ type: 'health', data: badValue(prng) }), what: 'health with bad data' }),
+    () => ({ frame: toJson(badValue(prng)), what: 'JSON not an object' }),
+    () => ({ frame: toJson({ type: badValue(prng), data: {} }), what: 'bad type' }),
+    () => ({ frame: toJson({ type: 'voice-translation', data: badValue(prng) }), what: 'bad data' }),
+    () => ({ frame: toJson({ type: 'voice-translation', data: { action: badValue(prng) } }), what: 'bad action' }),
+    () => ({ frame: toJson({ type: 'health', data: badValue(prng) }), what: 'health with bad data' }),
     () => ({
-      frame: JSON.stringify({ type: 'voice-translation', data: { action: 'audio', audio: badValue(prng) } }),
+      frame: toJson({ type: 'voice-translation', data: { action: 'audio', audio: badValue(prng) } }),
       what: 'audio bad base64',
     }),
     () => ({
@@ -100,6 +111,8 @@ function junkMessage(prng: Prng): { frame: string | Buffer; what: string } {
     () => ({ frame: Buffer.concat([Buffer.from([0x1a, 0x45, 0xdf, 0xa3]), prng.bytes(500)]), what: 'fake webm' }),
     () => ({ frame: '{"type":"voice-translation","data":{"action":"start"', what: 'truncated JSON' }),
     () => ({ frame: `{"type":"voice-translation","data":${'['.repeat(5000)}${']'.repeat(5000)}}`, what: 'deep nesting' }),
+    () => ({ frame: toJson({ type: 'health', data: { x: structural(prng) } }), what: 'health with a deep field' }),
+    () => ({ frame: toJson({ type: structural(prng), data: {} }), what: 'type is a structure' }),
   ])();
 }
 
@@ -123,7 +136,15 @@ export async function fuzzWebSocket(run: WsRun): Promise<{ sent: number; answers
   const actions = [...KNOWN].sort();
   let sent = 0;
   while (sent < run.cases && run.alive()) {
-    const ticket = await run.ticket();
+    let ticket: string;
+    try {
+      ticket = await run.ticket();
+    } catch (err) {
+      // A server that died on the last frame refuses the ticket request before its exit is seen: the crash is reported by the harness.
+      await new Promise((r) => setTimeout(r, 1000));
+      if (!run.alive()) break;
+      throw err;
+    }
     const opened = await open(run.url, ticket, deadlineMs);
     if ('failed' in opened) {
       run.onFinding({ kind: 'hang', where: 'ws connect', what: 'handshake', detail: opened.failed, index: sent });
@@ -141,9 +162,11 @@ export async function fuzzWebSocket(run: WsRun): Promise<{ sent: number; answers
     }
     const perConnection = prng.int(5, 25);
     for (let i = 0; i < perConnection && sent < run.cases && !conn.closed; i++, sent++) {
-      const useAction = prng.chance(0.7);
-      const action = prng.pick(actions);
-      const m = useAction ? actionMessage(prng, action) : junkMessage(prng);
+      const roll = prng.next();
+      const useAction = roll < 0.75;
+      // Structural values go to config (glossary fields) half the time: its parser walks what it gets.
+      const action = roll >= 0.6 && roll < 0.75 && prng.chance(0.5) ? 'config' : prng.pick(actions);
+      const m = roll < 0.6 ? actionMessage(prng, action) : useAction ? structuralMessage(prng, action) : junkMessage(prng);
       const from = conn.messages.length;
       conn.ws.send(m.frame);
       const pongs = () => conn.messages.slice(from).some((x) => x.type === 'health' && x.data?.action === 'pong');

@@ -97,6 +97,28 @@ describe.each(queueBackends)('durable job queue on %s', (backend) => {
     release();
   });
 
+  it('fairness: one group with many waiting jobs takes turns with another group instead of running ahead of it', async () => {
+    const db = await database();
+    const q = queue(db);
+    // Account a queues eight jobs, then account b queues two: b's wait behind at most one of a's each.
+    for (let n = 1; n <= 8; n++) await q.enqueue('fair', { who: `a${n}` }, { fairKey: 'account-a' });
+    for (let n = 1; n <= 2; n++) await q.enqueue('fair', { who: `b${n}` }, { fairKey: 'account-b' });
+    const order: string[] = [];
+    q.work<{ who: string }>(
+      'fair',
+      async (p) => {
+        order.push(p.who);
+        await new Promise((r) => setTimeout(r, 5));
+      },
+      { concurrency: 1 },
+    );
+    await waitFor(async () => order.length === 10, 15_000);
+    // a1 may already run when b's arrive; after it the groups alternate until b has none left.
+    expect(order.indexOf('b1')).toBeLessThanOrEqual(2);
+    expect(order.indexOf('b2')).toBeLessThanOrEqual(4);
+    expect(order.filter((w) => w.startsWith('a'))).toEqual(['a1', 'a2', 'a3', 'a4', 'a5', 'a6', 'a7', 'a8']);
+  });
+
   it('runs a job once and marks it done', async () => {
     const db = await database();
     const q = queue(db);

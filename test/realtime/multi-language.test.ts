@@ -39,6 +39,8 @@ async function enginesWith(server: OpenAiServer, detection: boolean): Promise<En
     PARLEY_REMOTE_STT_LANGUAGE_DETECTION: detection ? 'true' : 'false',
     // One pass per utterance (no interim passes): the scripted detections map to utterances in order.
     PARLEY_LIVE_FROM_FILE_INTERVAL_MS: '10000',
+    // The scripted server spreads its words over the audio it is sent: utterances stay at the VAD's segment.
+    PARLEY_LIVE_FROM_FILE_LOOKBACK_MS: '300',
   });
   return EngineRegistry.create({ config, modelsDir: '/nowhere', logger: createLogger('silent') }, [
     pocketsphinxStreamingFactory,
@@ -158,6 +160,10 @@ describe('multi_language refused where the engines cannot tell the languages apa
   it('only an English recognizer: invalid_parameter naming the language nothing serves', async () => {
     const data = await refusal(englishOnly, 'invalid_parameter');
     expect(data.message).toBe('No speech recognizer here serves "es".');
-    expect(data.details).toMatchObject({ field: 'transcription_languages', valid_values: ['en'] });
+    // What GET /api/v1/languages offers live: English with the regions people pick.
+    expect(data.details).toMatchObject({
+      field: 'transcription_languages',
+      valid_values: ['en-US', 'en-GB', 'en', 'en-AU', 'en-CA', 'en-IN'],
+    });
   }, 60_000);
 });

@@ -1,15 +1,17 @@
 /**
  * Floating-subtitle limits over real HTTP/SSE: the audience limit per recording (setting,
  * owner not counted, 429) with the `viewers` events as the audience changes, and the public
- * exchange's 30 requests per minute per recording (invalid ones included), answered 429
- * `too_many_requests` in the standard error shape with Retry-After. On PostgreSQL with
- * REDIS_URL the rate limit and the audience are counted in Redis.
+ * exchange's 30 requests per minute per source and recording (invalid ones included), answered
+ * 429 `too_many_requests` in the standard error shape with Retry-After, under a per-recording
+ * ceiling (lowered to 60 here) that one source cannot reach. Sources differ by X-Forwarded-For
+ * (PARLEY_TRUST_PROXY=1). On PostgreSQL with REDIS_URL the rate limit and the audience are
+ * counted in Redis.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TaskStore } from '../../src/tasks/store.js';
 import { clock, realKey } from '../billing/support.js';
 import { api, backends, startTestApp, type TestApp } from '../support/app.js';
-import { enableShare, exchange, openSubtitles, ownerToken, type SubtitleClient } from './support.js';
+import { enableShare, exchange, liveRecording as liveRecordingOf, openSubtitles, ownerToken, type SubtitleClient } from './support.js';
 
 describe.each(backends())('floating subtitle limits (%s)', (backend) => {
   let t: TestApp;
@@ -21,30 +23,19 @@ describe.each(backends())('floating subtitle limits (%s)', (backend) => {
     t = await startTestApp({
       backend,
       now: c.now,
-      env: { PARLEY_SUBTITLE_MAX_VIEWERS: '2', PARLEY_SUBTITLE_RECHECK_SECONDS: '1', ...redis },
+      env: {
+        PARLEY_SUBTITLE_MAX_VIEWERS: '2',
+        PARLEY_SUBTITLE_RECHECK_SECONDS: '1',
+        PARLEY_TRUST_PROXY: '1',
+        PARLEY_SUBTITLE_EXCHANGES_PER_RECORDING: '60',
+        ...redis,
+      },
     });
     owner = await realKey(t);
   });
   afterAll(() => t?.close());
 
-  async function liveRecording(): Promise<string> {
-    const task = await new TaskStore(t.app.deps.database).createTask({
-      accountId: owner.accountId,
-      keyId: owner.keyId,
-      title: 'Live',
-      nameSource: 'user',
-      type: 'transcribe',
-      typeSource: 'realtime',
-      recognitionMode: 'single',
-      processingStatus: 'recording',
-      transcriptionLanguages: ['en'],
-      translationLanguages: [],
-    });
-    const pub = await t.app.deps.streams.publisher(task.taskId, 0);
-    pub.publish({ event: 'status', data: { status: 'started' } });
-    await new Promise((r) => setTimeout(r, 50));
-    return task.taskId;
-  }
+  const liveRecording = () => liveRecordingOf(t, owner);
 
   it('audience limit: the third viewer gets 429, the owner is not counted; viewers events follow the audience', async () => {
     const id = await liveRecording();
@@ -94,7 +85,7 @@ describe.each(backends())('floating subtitle limits (%s)', (backend) => {
     for (const s of subs) s.close();
   });
 
-  it('public exchange: 30 per minute per recording, invalid attempts included, then 429 too_many_requests with Retry-After', async () => {
+  it('public exchange: 30 per minute per source and recording, invalid attempts included, then 429 too_many_requests with Retry-After', async () => {
     const id = await liveRecording();
     const secret = (await enableShare(t.url, owner.key, id)).body.data.share_secret as string;
     for (let i = 0; i < 29; i++) {
@@ -113,6 +104,31 @@ describe.each(backends())('floating subtitle limits (%s)', (backend) => {
     const other = await liveRecording();
     const otherSecret = (await enableShare(t.url, owner.key, other)).body.data.share_secret as string;
     expect((await exchange(t.url, other, { share_secret: otherSecret })).status).toBe(200);
+  });
+
+  const exchangeFrom = (ip: string, id: string, secret: string) =>
+    api(t.url, 'POST', `/api/v1/public/tasks/${id}/subtitle-feed-token`, {
+      body: { share_secret: secret },
+      headers: { 'x-forwarded-for': ip },
+    });
+
+  it('one address flooding bogus share secrets locks only itself: another address still exchanges the real one', async () => {
+    const id = await liveRecording();
+    const secret = (await enableShare(t.url, owner.key, id)).body.data.share_secret as string;
+    for (let i = 0; i < 40; i++) expect((await exchangeFrom('10.26.0.1', id, 'b'.repeat(48))).status).toBe(i < 30 ? 403 : 429);
+    expect((await exchangeFrom('10.26.0.1', id, secret)).status).toBe(429);
+    const audience = await exchangeFrom('10.26.0.2', id, secret);
+    expect(audience.status).toBe(200);
+    expect(typeof audience.body.data.token).toBe('string');
+  });
+
+  it('many addresses together still meet the per-recording ceiling (60 per minute here)', async () => {
+    const id = await liveRecording();
+    const secret = (await enableShare(t.url, owner.key, id)).body.data.share_secret as string;
+    for (let i = 0; i < 60; i++) expect((await exchangeFrom(`10.27.0.${1 + (i % 2)}`, id, 'b'.repeat(48))).status).toBe(403);
+    const refused = await exchangeFrom('10.27.0.3', id, secret);
+    expect(refused.status).toBe(429);
+    expect(refused.body.data).toMatchObject({ error_code: 'too_many_requests' });
   });
 
   it('an open stream keeps its token alive (sliding); a revoked share ends audience streams; a recording that ended without its stream ends them too', async () => {

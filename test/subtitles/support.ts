@@ -2,7 +2,8 @@
  * Floating-subtitle test helpers: a real SSE client over fetch (events collected in order,
  * waiters by predicate, the end of the stream observed), and access shortcuts over HTTP.
  */
-import { api } from '../support/app.js';
+import { TaskStore } from '../../src/tasks/store.js';
+import { api, type TestApp } from '../support/app.js';
 import { parseSseBlock } from '../support/sse.js';
 
 // biome-ignore lint/suspicious/noExplicitAny: tests read payloads freely
@@ -121,4 +122,24 @@ export async function enableShare(base: string, key: string, taskId: string) {
 
 export async function exchange(base: string, taskId: string, body: unknown) {
   return api(base, 'POST', `/api/v1/public/tasks/${taskId}/subtitle-feed-token`, { body });
+}
+
+/** A live recording of `owner` whose session stream has published (so its subtitle stream opens). */
+export async function liveRecording(t: TestApp, owner: { accountId: string; keyId: string }): Promise<string> {
+  const task = await new TaskStore(t.app.deps.database).createTask({
+    accountId: owner.accountId,
+    keyId: owner.keyId,
+    title: 'Live',
+    nameSource: 'user',
+    type: 'transcribe',
+    typeSource: 'realtime',
+    recognitionMode: 'single',
+    processingStatus: 'recording',
+    transcriptionLanguages: ['en'],
+    translationLanguages: [],
+  });
+  const pub = await t.app.deps.streams.publisher(task.taskId, 0);
+  pub.publish({ event: 'status', data: { status: 'started' } });
+  await new Promise((r) => setTimeout(r, 50));
+  return task.taskId;
 }

@@ -115,6 +115,19 @@ describe.skipIf(!haveChromium() || !haveSharedAudio())('console in Chromium', ()
     async () => {
       await nav('Imports');
       await page.getByText('Drop an audio file here').waitFor();
+      // The speech picker lists what the engines here serve for imports (PocketSphinx: English), as GET /languages says.
+      const offer = (
+        (await (await fetch(`${t.url}/api/v1/languages`, { headers: { 'x-api-key': key } })).json()) as {
+          data: { import: string[]; names: Record<string, string> };
+        }
+      ).data;
+      const speech = page.getByRole('group', { name: 'Speech languages' });
+      await speech.getByLabel('English (United States)').waitFor();
+      expect((await speech.locator('label').allTextContents()).map((l) => l.trim())).toEqual(
+        offer.import.map((c: string) => offer.names[c]),
+      );
+      expect(await speech.getByLabel('German', { exact: false }).count()).toBe(0);
+      expect(await speech.getByLabel('English (United States)').isChecked()).toBe(true);
       await page.locator('#import-file').setInputFiles(wav);
       await page.getByText('jfk.wav').first().waitFor();
       await page.getByRole('group', { name: 'Translate into' }).getByLabel('Spanish').check();
@@ -176,13 +189,14 @@ describe.skipIf(!haveChromium() || !haveSharedAudio())('console in Chromium', ()
       await page.evaluate("document.querySelector('audio').pause()");
       await screenshot('task');
 
-      // Retranslation into the first language the task lacks (Catalan: Apertium has English to Catalan), streamed beside the text.
-      expect(await page.getByLabel('Into').inputValue()).toBe('ca');
+      // Retranslation into the first target reachable from English the task lacks (French: Apertium
+      // has English to French; common languages come first), streamed beside the text.
+      expect(await page.getByLabel('Into').inputValue()).toBe('fr');
       await page.getByRole('button', { name: 'Translate', exact: true }).click();
-      await page.getByText(/\d+ sentences translated into Catalan/).waitFor({ timeout: LONG });
+      await page.getByText(/\d+ sentences translated into French/).waitFor({ timeout: LONG });
       const sentences = await page.locator('ol.sentences li').count();
-      await expect.poll(() => page.locator('ol.sentences .translation[lang="ca"]').count(), { timeout: 30_000 }).toBe(sentences);
-      expect(await page.getByLabel('Translation shown beside the text').inputValue()).toBe('ca');
+      await expect.poll(() => page.locator('ol.sentences .translation[lang="fr"]').count(), { timeout: 30_000 }).toBe(sentences);
+      expect(await page.getByLabel('Translation shown beside the text').inputValue()).toBe('fr');
       // The summary, written by the built-in summarizer and saved.
       await page.getByRole('button', { name: 'Summarize' }).click();
       await page.getByRole('button', { name: 'Regenerate' }).waitFor({ timeout: LONG });

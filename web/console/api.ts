@@ -29,6 +29,8 @@ export type ImportItem = Data<'GET /api/v1/imports'>[number];
 export type UsageRecord = Data<'GET /api/v1/me/usage'>[number];
 export type Broadcast = Data<'GET /api/v1/broadcasts'>[number];
 export type Template = Data<'GET /api/v1/summary-templates'>[number];
+/** What the engines here serve (GET /api/v1/languages). */
+export type LanguageOffer = Data<'GET /api/v1/languages'>;
 
 export interface Sentence {
   sid: number;

@@ -7,7 +7,7 @@
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 import { type LiveSession, parley } from './api';
 import { applyCaptionEvent, type Caption, finalCaptions } from './captions';
-import { SPEECH_LANGUAGES, TRANSLATION_LANGUAGES } from './languages';
+import { languageName, offeredOr, speechOptions, translationOptions, useLanguages } from './languages';
 import { CaptionList, endMicSession, useElapsed } from './live';
 import { Microphone } from './microphone';
 import { QrCode } from './qr';
@@ -19,6 +19,17 @@ function CreateForm({ onCreated }: { onCreated: (id: string) => void }) {
   const [name, setName] = useState('');
   const [language, setLanguage] = useState('en-US');
   const [targets, setTargets] = useState<string[]>(['es']);
+  // Broadcasts are recognized live: the live speech languages, the targets reachable from the chosen one.
+  const offer = useLanguages();
+  const speechChoices = speechOptions(offer, 'live');
+  const targetChoices = translationOptions(offer, language);
+  useEffect(() => {
+    if (!offer) return;
+    const chosen = offeredOr(language, speechChoices);
+    if (chosen !== language) setLanguage(chosen);
+    const reachable = translationOptions(offer, chosen);
+    if (targets.some((t) => !reachable.some(([c]) => c === t))) setTargets(targets.filter((t) => reachable.some(([c]) => c === t)));
+  }, [offer, language]);
   const [access, setAccess] = useState<'public' | 'password'>('public');
   const [passCode, setPassCode] = useState('');
   const [maxViewers, setMaxViewers] = useState('');
@@ -46,13 +57,7 @@ function CreateForm({ onCreated }: { onCreated: (id: string) => void }) {
             <label for="broadcast-name">Name</label>
             <input id="broadcast-name" maxLength={100} value={name} onInput={(e) => setName((e.currentTarget as HTMLInputElement).value)} />
           </div>
-          <LanguageSelect
-            id="broadcast-language"
-            label="Speech language"
-            value={language}
-            options={SPEECH_LANGUAGES}
-            onChange={setLanguage}
-          />
+          <LanguageSelect id="broadcast-language" label="Speech language" value={language} options={speechChoices} onChange={setLanguage} />
           <div class="field">
             <label for="broadcast-access">Access</label>
             <select
@@ -89,7 +94,14 @@ function CreateForm({ onCreated }: { onCreated: (id: string) => void }) {
             />
           </div>
         </div>
-        <LanguageChecks legend="Viewers can read" options={TRANSLATION_LANGUAGES} value={targets} onChange={setTargets} />
+        <LanguageChecks
+          legend="Viewers can read"
+          id="broadcast-translation"
+          options={targetChoices}
+          value={targets}
+          onChange={setTargets}
+          empty={offer ? `Nothing here translates from ${languageName(language)}.` : 'Loading…'}
+        />
         <div>
           <button type="submit" class="primary" disabled={busy}>
             Create broadcast

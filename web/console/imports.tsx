@@ -4,7 +4,7 @@
  */
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { type ImportInput, type ImportItem, parley } from './api';
-import { parseCodes, SPEECH_LANGUAGES, TRANSLATION_LANGUAGES } from './languages';
+import { offeredOr, parseCodes, speechOptions, translationOptions, useLanguages } from './languages';
 import { Card, Check, ErrorNote, formatDate, LanguageChecks, StatusBadge, TextareaField, useAction, useLoad } from './ui';
 
 interface Options {
@@ -160,6 +160,19 @@ export function ImportsScreen() {
     callbackUrl: '',
   });
   const set = <K extends keyof Options>(k: K, v: Options[K]) => setO({ ...o, [k]: v });
+  // What the server's engines serve: speech languages for imports, targets from the first one.
+  const offer = useLanguages();
+  const speechChoices = speechOptions(offer, 'import');
+  const targetChoices = translationOptions(offer, o.transcription[0]);
+  useEffect(() => {
+    if (!offer) return;
+    const kept = o.transcription.filter((c) => speechChoices.some(([s]) => s === c));
+    const transcription = kept.length ? kept : [offeredOr('', speechChoices)].filter(Boolean);
+    const from = translationOptions(offer, transcription[0]);
+    const translation = o.translation.filter((c) => from.some(([t]) => t === c));
+    if (transcription.join() !== o.transcription.join() || translation.join() !== o.translation.join())
+      setO({ ...o, transcription, translation });
+  }, [offer, o.transcription.join(), o.translation.join()]);
 
   const choose = async (f: File | null | undefined) => {
     setFile(f ?? null);
@@ -235,15 +248,18 @@ export function ImportsScreen() {
           <div class="grid two">
             <LanguageChecks
               legend="Speech languages"
-              options={SPEECH_LANGUAGES}
+              id="import-speech"
+              options={speechChoices}
               value={o.transcription}
               onChange={(v) => set('transcription', v)}
             />
             <LanguageChecks
               legend="Translate into"
-              options={TRANSLATION_LANGUAGES}
+              id="import-translation"
+              options={targetChoices}
               value={o.translation}
               onChange={(v) => set('translation', v)}
+              empty={offer ? `Nothing here translates from ${o.transcription[0] ?? 'this language'}.` : 'Loading…'}
             />
           </div>
           <fieldset class="checks">

@@ -7,7 +7,7 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { type LiveEvent, type LiveSession, ParleyError, type Plan, parley } from './api';
 import { applyCaptionEvent, type Caption, finalCaptions } from './captions';
-import { languageName, SPEECH_LANGUAGES, TRANSLATION_LANGUAGES } from './languages';
+import { languageName, offeredOr, speechOptions, translationOptions, useLanguages } from './languages';
 import { Microphone } from './microphone';
 import { Card, clock, ErrorNote, formatPoints, LanguageChecks, LanguageSelect, speakerName } from './ui';
 
@@ -118,6 +118,17 @@ export function LiveScreen({ plan, onCreditChange }: { plan: Plan; onCreditChang
   const [mode, setMode] = useState<'single' | 'multi_speaker'>('single');
   const [name, setName] = useState('');
   const [phase, setPhase] = useState<Phase>('idle');
+  // What the server's engines serve live, and the targets reachable from the chosen language.
+  const offer = useLanguages();
+  const speechChoices = speechOptions(offer, 'live');
+  const targetChoices = translationOptions(offer, language);
+  useEffect(() => {
+    if (!offer) return;
+    const chosen = offeredOr(language, speechChoices);
+    if (chosen !== language) setLanguage(chosen);
+    const reachable = translationOptions(offer, chosen);
+    if (targets.some((t) => !reachable.some(([c]) => c === t))) setTargets(targets.filter((t) => reachable.some(([c]) => c === t)));
+  }, [offer, language]);
   const [status, setStatus] = useState('');
   const [captions, setCaptions] = useState<Map<number, Caption>>(new Map());
   const [taskId, setTaskId] = useState<string | null>(null);
@@ -216,7 +227,7 @@ export function LiveScreen({ plan, onCreditChange }: { plan: Plan; onCreditChang
             id="live-language"
             label="Speech language"
             value={language}
-            options={SPEECH_LANGUAGES}
+            options={speechChoices}
             onChange={setLanguage}
             disabled={busy}
           />
@@ -242,7 +253,15 @@ export function LiveScreen({ plan, onCreditChange }: { plan: Plan; onCreditChang
               onInput={(ev) => setName((ev.currentTarget as HTMLInputElement).value)}
             />
           </div>
-          <LanguageChecks legend="Translate into" options={TRANSLATION_LANGUAGES} value={targets} onChange={setTargets} disabled={busy} />
+          <LanguageChecks
+            legend="Translate into"
+            id="live-translation"
+            options={targetChoices}
+            value={targets}
+            onChange={setTargets}
+            disabled={busy}
+            empty={offer ? `Nothing here translates from ${languageName(language)}.` : 'Loading…'}
+          />
           <div class="live-controls">
             {!busy ? (
               <button type="submit" class="primary">

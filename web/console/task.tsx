@@ -5,7 +5,7 @@
  */
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { parley, type Sentence, type TaskDetail } from './api';
-import { languageName, TRANSLATION_LANGUAGES } from './languages';
+import { languageName, translationOptions, useLanguages } from './languages';
 import { RenameForm } from './library';
 import { Card, Check, ErrorNote, formatDate, LanguageSelect, StatusBadge, saveBlob, seconds, speakerName, useAction, useLoad } from './ui';
 
@@ -346,12 +346,16 @@ function SummaryCard(props: { task: TaskDetail; summary: History['summary']; onS
 
 function RetranslateCard(props: {
   taskId: string;
+  /** The task's (first) speech language: the targets offered are those reachable from it. */
+  from: string | undefined;
   have: string[];
   onTranslation: (lang: string, sid: number, text: string) => void;
   onDone: (lang: string) => void;
 }) {
+  const choices = translationOptions(useLanguages(), props.from);
   // The first language the task has no translation in yet.
-  const [lang, setLang] = useState(() => TRANSLATION_LANGUAGES.find(([code]) => !props.have.includes(code))?.[0] ?? 'es');
+  const [picked, setLang] = useState<string | null>(null);
+  const lang = picked ?? choices.find(([code]) => !props.have.includes(code))?.[0] ?? choices[0]?.[0] ?? '';
   const [note, setNote] = useState('');
   const { busy, error, run } = useAction();
   const go = async (e: Event) => {
@@ -369,7 +373,7 @@ function RetranslateCard(props: {
   return (
     <Card title="Translate again" id="retranslate">
       <form class="row" onSubmit={go}>
-        <LanguageSelect id="retranslate-language" label="Into" value={lang} options={TRANSLATION_LANGUAGES} onChange={setLang} />
+        <LanguageSelect id="retranslate-language" label="Into" value={lang} options={choices} onChange={setLang} />
         <button type="submit" disabled={busy}>
           {busy ? 'Translating…' : 'Translate'}
         </button>
@@ -493,6 +497,7 @@ export function TaskView({ taskId }: { taskId: string }) {
                 <ExportCard task={t} languages={languages} diarized={h.diarized} />
                 <RetranslateCard
                   taskId={taskId}
+                  from={t.transcription_languages?.[0]}
                   have={languages}
                   onTranslation={(l, sid, text) => {
                     setShownLanguage(l);

@@ -82,17 +82,20 @@ export function StatusBadge({ status }: { status: string }) {
   return <span class={`badge status-${/^[a-z_]+$/.test(status) ? status : 'other'}`}>{status}</span>;
 }
 
-/** A row of checkboxes for picking several languages. */
+/** Checkboxes for picking several languages (a long list scrolls; `empty` says why there is none). */
 export function LanguageChecks(props: {
   legend: string;
   options: Array<[string, string]>;
   value: string[];
   onChange: (codes: string[]) => void;
   disabled?: boolean;
+  id?: string;
+  empty?: string;
 }) {
   return (
-    <fieldset class="checks" disabled={props.disabled}>
+    <fieldset class={`checks${props.options.length > 12 ? ' scroll' : ''}`} disabled={props.disabled} id={props.id}>
       <legend>{props.legend}</legend>
+      {props.options.length === 0 && props.empty ? <span class="muted">{props.empty}</span> : null}
       {props.options.map(([code, name]) => (
         <label key={code}>
           <input

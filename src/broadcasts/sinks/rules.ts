@@ -3,10 +3,9 @@
  * checked by hand as the broadcast's other settings are: each failure a 422
  * validation_failed with `details.field` naming the sink and member (`caption_sinks[1].url`).
  */
-import { isIP } from 'node:net';
 import { validateWebhookUrl } from '../../keys/service.js';
 import { normalizeLanguage } from '../../languages.js';
-import { isForbiddenAddress } from '../../webhooks/ssrf.js';
+import { forbiddenHostReason } from '../../webhooks/ssrf.js';
 import { invalid } from '../rules.js';
 import { SINK_KINDS, type SinkKind } from './protocol.js';
 
@@ -61,7 +60,7 @@ function parseSink(item: unknown, at: string, ctx: SinkRuleContext): SinkInput {
   const kind = s.type as SinkKind;
   if (typeof s.url !== 'string') throw invalid(`${at}.url`, 'url must be the caption URL the platform gave (http or https).');
   const url = validateWebhookUrl(s.url.trim(), `${at}.url`);
-  if (!ctx.allowPrivate && privateHost(new URL(url).hostname)) {
+  if (!ctx.allowPrivate && forbiddenHostReason(new URL(url).hostname)) {
     throw invalid(`${at}.url`, 'url must name a public address (private, loopback and link-local addresses are refused).');
   }
   let language: string | null = null;
@@ -93,11 +92,4 @@ function parseSink(item: unknown, at: string, ctx: SinkRuleContext): SinkInput {
     lineLength = n;
   }
   return { kind, url, language, region, lineLength };
-}
-
-/** A host that is an address literal of a non-public range, or localhost (names are checked when sending). */
-function privateHost(hostname: string): boolean {
-  const host = hostname.replace(/^\[|\]$/g, '');
-  if (isIP(host)) return isForbiddenAddress(host);
-  return host === 'localhost' || host.endsWith('.localhost');
 }

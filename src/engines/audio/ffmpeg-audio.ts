@@ -4,16 +4,26 @@
  */
 import { spawn } from 'node:child_process';
 import { PassThrough, type Readable } from 'node:stream';
-import { channelCount, decodeToPcm, encodeFile, encodePcmToMp3, measureDurationMs, runFfmpeg, SAMPLE_RATE } from './ffmpeg.js';
+import { EngineError } from '../errors.js';
+import { decodeToFileBounded } from './decode-to-file.js';
+import { channelCount, decodeToPcm, encodeFile, encodePcmToMp3, measureDurationMs, streamInfo } from './ffmpeg.js';
 import type { AudioTools } from './port.js';
 import { decodeStream, WebmStreamDecoder } from './stream.js';
 
 export function createFfmpegAudio(ffmpegPath: string): AudioTools {
   const base = { ffmpegPath };
+  const inspect: AudioTools['inspect'] = async (path, o = {}) => {
+    const info = await streamInfo(path, { ...base, ...o });
+    if (!info) throw new EngineError('audio_invalid_format', 'the input has no audio stream');
+    return info;
+  };
   return {
+    inspect,
     async probe(path, o = {}) {
-      const [durationMs, channels] = await Promise.all([measureDurationMs(path, { ...base, ...o }), channelCount(path, { ...base, ...o })]);
-      return { durationMs, channels };
+      // The header first: a file without an audio stream is not decoded at all.
+      const info = await inspect(path, o);
+      const { durationMs, over } = await measureDurationMs(path, { ...base, ...o, maxMs: o.maxDurationMs });
+      return { durationMs, over, channels: info.channels, sampleRate: info.sampleRate, codec: info.codec };
     },
     decode: (input, o = {}) => decodeToPcm(input, { ...base, ...o }),
     async splitChannels(path, o = {}) {
@@ -22,13 +32,7 @@ export function createFfmpegAudio(ffmpegPath: string): AudioTools {
       for (let channel = 0; channel < n; channel++) out.push(await decodeToPcm(path, { ...base, ...o, channel }));
       return out;
     },
-    async decodeToFile(input, outPath, o = {}) {
-      await runFfmpeg(
-        ['-y', '-i', input, '-vn', '-ac', '1', '-ar', String(SAMPLE_RATE), '-f', 's16le', '-acodec', 'pcm_s16le', outPath],
-        null,
-        { ...base, timeoutMs: 60 * 60_000, ...o },
-      );
-    },
+    decodeToFile: (input, outPath, o = {}) => decodeToFileBounded(input, outPath, { ...base, ...o }),
     decodeStream: (input, o = {}) => decodeStream(input, { ...base, ...o }),
     liveDecoder: (o) => new WebmStreamDecoder({ ...base, ...o }),
     encodeFile: (input, outPath, format, o = {}) => encodeFile(input, outPath, format, { ...base, ...o }),

@@ -4,9 +4,11 @@
  * endless input never hangs a caller or leaks a process.
  */
 import { spawn } from 'node:child_process';
+import { rmSync, statSync } from 'node:fs';
 import type { Readable } from 'node:stream';
 import { EngineError } from '../errors.js';
 import type { PcmAudio } from '../types.js';
+import { OutputLimitError } from './port.js';
 
 export interface FfmpegOptions {
   ffmpegPath: string;
@@ -16,8 +18,11 @@ export interface FfmpegOptions {
 }
 
 interface RunOptions extends FfmpegOptions {
-  /** Receives stdout as it comes instead of collecting it (long inputs). */
-  sink?: (chunk: Buffer) => void;
+  /**
+   * Receives stdout as it comes instead of collecting it (long inputs). Returning `'stop'`
+   * ends the run at once as a success (the caller has seen enough: a limit was passed).
+   */
+  sink?: (chunk: Buffer) => undefined | 'stop';
 }
 
 export const SAMPLE_RATE = 16_000;
@@ -52,7 +57,14 @@ export function runFfmpeg(args: string[], input: Buffer | Readable | null, optio
     );
     const onAbort = () => finish(new EngineError('audio_process_failed', 'aborted'));
     options.signal?.addEventListener('abort', onAbort, { once: true });
-    child.stdout.on('data', (d: Buffer) => (options.sink ? options.sink(d) : out.push(d)));
+    child.stdout.on('data', (d: Buffer) => {
+      if (settled) return;
+      if (!options.sink) out.push(d);
+      else if (options.sink(d) === 'stop') {
+        child.kill('SIGKILL');
+        finish(null);
+      }
+    });
     child.stderr.on('data', (d: Buffer) => {
       if (err.length < 4000) err += d.toString();
     });
@@ -91,30 +103,62 @@ export async function decodeToPcm(input: string | Buffer, options: FfmpegOptions
   return { sampleRate: SAMPLE_RATE, samples: toFloat(stdout) };
 }
 
-/** Number of audio channels of a file, from ffmpeg's stream description. */
-export async function channelCount(path: string, options: FfmpegOptions): Promise<number> {
-  const r = await runFfmpeg(['-i', path, '-f', 'null', '-t', '0', '-'], null, options).catch((e: unknown) => {
-    throw e instanceof EngineError ? e : new EngineError('audio_decode_failed', String(e));
-  });
-  const m = /Audio: .*?, \d+ Hz, (mono|stereo|(\d+) channels|[\d.]+\(?)/.exec(r.stderr);
-  if (!m) return 1;
-  if (m[1] === 'mono') return 1;
-  if (m[1] === 'stereo') return 2;
-  return Number(m[2] ?? 1) || 1;
+/** What a file's first audio stream says of itself (its header): codec, sample rate, channels. */
+export interface StreamInfo {
+  codec: string;
+  sampleRate: number;
+  channels: number;
 }
 
-/** Duration in ms, measured by decoding and counting samples (exact for VBR files; constant memory). */
-export async function measureDurationMs(path: string, options: FfmpegOptions): Promise<number> {
+/** The first audio stream's header, from ffmpeg's stream description (null: no audio stream). */
+export async function streamInfo(path: string, options: FfmpegOptions): Promise<StreamInfo | null> {
+  // The stream description is printed at the info level (the runner's default is error).
+  const r = await runFfmpeg(['-loglevel', 'info', '-i', path, '-f', 'null', '-t', '0', '-'], null, options).catch((e: unknown) => {
+    throw e instanceof EngineError ? e : new EngineError('audio_decode_failed', String(e));
+  });
+  return parseStreamInfo(r.stderr);
+}
+
+/** "Stream #0:0: Audio: pcm_s16le ([1][0][0][0] / 0x0001), 1 Hz, 1 channels, s16, 0 kb/s" and the like. */
+export function parseStreamInfo(stderr: string): StreamInfo | null {
+  const m = /Audio: ([^\s,]+)[^\n]*?, (\d+) Hz, ([^,\n]+)/.exec(stderr);
+  if (!m) return null;
+  const layout = m[3]!.trim();
+  const named: Record<string, number> = { mono: 1, stereo: 2, '2.1': 3, quad: 4, '4.0': 4, '5.0': 5, '5.1': 6, '6.1': 7, '7.1': 8 };
+  const count = /^(\d+) channels/.exec(layout)?.[1];
+  const channels = count ? Number(count) : (named[layout.replace(/\(.*\)$/, '')] ?? 1);
+  return { codec: m[1]!, sampleRate: Number(m[2]), channels };
+}
+
+/** Number of audio channels of a file, from ffmpeg's stream description. */
+export async function channelCount(path: string, options: FfmpegOptions): Promise<number> {
+  return (await streamInfo(path, options))?.channels ?? 1;
+}
+
+/**
+ * Duration in ms, measured by decoding and counting samples (exact for VBR files; constant
+ * memory), never read from a header. With `maxMs` the count stops just past it (`over`), so
+ * a file that decodes to days of audio costs no more than the limit.
+ */
+export async function measureDurationMs(
+  path: string,
+  options: FfmpegOptions & { maxMs?: number },
+): Promise<{ durationMs: number; over: boolean }> {
+  const stopAt = options.maxMs === undefined ? Number.POSITIVE_INFINITY : (options.maxMs + 1000) * PCM_BYTES_PER_MS;
   let bytes = 0;
   await runFfmpeg(['-i', path, '-vn', '-ac', '1', '-ar', String(SAMPLE_RATE), '-f', 's16le', 'pipe:1'], null, {
     ...options,
     sink: (d) => {
       bytes += d.length;
+      return bytes > stopAt ? 'stop' : undefined;
     },
   });
   if (bytes === 0) throw new EngineError('audio_invalid_format', 'the input has no decodable audio');
-  return Math.round((bytes / 2 / SAMPLE_RATE) * 1000);
+  return { durationMs: Math.round(bytes / PCM_BYTES_PER_MS), over: bytes > stopAt };
 }
+
+/** Bytes of 16 kHz mono s16le PCM per millisecond. */
+export const PCM_BYTES_PER_MS = (SAMPLE_RATE * 2) / 1000;
 
 function toS16(samples: Float32Array): Buffer {
   const buf = Buffer.alloc(samples.length * 2);
@@ -145,9 +189,32 @@ export async function encodeFile(
   input: { pcm: PcmAudio } | { path: string },
   outPath: string,
   format: EncodeFormat,
-  options: FfmpegOptions,
+  options: FfmpegOptions & { maxBytes?: number },
 ): Promise<void> {
   const src = 'path' in input ? ['-i', input.path] : ['-f', 's16le', '-ar', String(input.pcm.sampleRate), '-ac', '1', '-i', 'pipe:0'];
   const extra = format === 'm4a' ? ['-movflags', '+faststart'] : [];
-  await runFfmpeg(['-y', ...src, '-vn', ...ENCODERS[format], ...extra, outPath], 'pcm' in input ? toS16(input.pcm.samples) : null, options);
+  // -fs: ffmpeg stops writing at the limit; an output that reached it is not whole.
+  const limit = options.maxBytes === undefined ? [] : ['-fs', String(Math.max(0, Math.floor(options.maxBytes)))];
+  try {
+    await runFfmpeg(
+      ['-y', ...src, '-vn', ...ENCODERS[format], ...extra, ...limit, outPath],
+      'pcm' in input ? toS16(input.pcm.samples) : null,
+      options,
+    );
+  } catch (err) {
+    if (options.maxBytes === undefined || sizeOf(outPath) < options.maxBytes) throw err;
+  }
+  if (options.maxBytes !== undefined && sizeOf(outPath) >= options.maxBytes) {
+    const bytes = sizeOf(outPath);
+    rmSync(outPath, { force: true });
+    throw new OutputLimitError(bytes, options.maxBytes);
+  }
+}
+
+function sizeOf(path: string): number {
+  try {
+    return statSync(path).size;
+  } catch {
+    return 0;
+  }
 }

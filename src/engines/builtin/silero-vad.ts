@@ -32,6 +32,8 @@ export interface SileroOptions {
 }
 
 const WINDOW = 512; // silero v5 at 16 kHz
+/** Longest stretch of VAD work on a file before the event loop gets a turn (ms). */
+const YIELD_MS = 20;
 /** The native speech buffer's first size for a live stream (see create()). */
 const STREAM_BUFFER_SECONDS = 8;
 
@@ -79,9 +81,19 @@ export class SileroVad implements VoiceActivityDetector {
         vad.pop();
       }
     };
+    // A file's VAD runs on the event loop (the native call is synchronous): about 8 ms of work
+    // per second of audio, so a ten-minute window would hold every other request for seconds.
+    // It gives the loop a turn every YIELD_MS of work.
+    let since = performance.now();
     for (let i = 0; i < audio.samples.length; i += WINDOW) {
       vad.acceptWaveform(audio.samples.slice(i, i + WINDOW));
-      if (i % (WINDOW * 32) === 0) drain();
+      if (i % (WINDOW * 32) === 0) {
+        drain();
+        if (performance.now() - since > YIELD_MS) {
+          await new Promise((r) => setImmediate(r));
+          since = performance.now();
+        }
+      }
     }
     vad.flush();
     drain();

@@ -59,7 +59,7 @@ export const whisperFactory: EngineFactory = {
       const health = await hostHealth(baseUrl);
       if ('unavailable' in health) return health;
       const ep: RemoteEndpoint = { baseUrl, model: health.model, timeoutMs, retries };
-      return whisperRecognizer(health.model, health.languages, async () => ep);
+      return whisperRecognizer(health.model, health.languages, async () => ep, e.whisperLiveWindowPadSeconds);
     }
     const modelDir = whisperModelDir(ctx);
     const python = e.engineHostPython ?? ENGINE_HOST_PYTHON;
@@ -81,12 +81,12 @@ export const whisperFactory: EngineFactory = {
       await host.close();
       return { unavailable: err instanceof Error ? err.message : String(err) };
     }
-    const engine = whisperRecognizer(ready.model, ready.languages, async () => ({
-      baseUrl: await host.baseUrl(),
-      model: ready.model,
-      timeoutMs,
-      retries,
-    }));
+    const engine = whisperRecognizer(
+      ready.model,
+      ready.languages,
+      async () => ({ baseUrl: await host.baseUrl(), model: ready.model, timeoutMs, retries }),
+      e.whisperLiveWindowPadSeconds,
+    );
     return {
       ...engine,
       transcribe: (audio, options) => host.request(() => engine.transcribe(audio, options)),
@@ -95,9 +95,22 @@ export const whisperFactory: EngineFactory = {
   },
 };
 
-function whisperRecognizer(model: string, languages: readonly string[], endpoint: () => Promise<RemoteEndpoint>): WhisperRecognizer {
+function whisperRecognizer(
+  model: string,
+  languages: readonly string[],
+  endpoint: () => Promise<RemoteEndpoint>,
+  liveWindowPadSeconds: number,
+): WhisperRecognizer {
   const tags = languages.map((l) => normalizeLanguage(l)).filter((l): l is string => l !== null);
-  const api = createTranscriptionApi({ id: WHISPER_ID, tier: 'neural', languages: tags, detects: true, endpoint, hostExtensions: true });
+  const api = createTranscriptionApi({
+    id: WHISPER_ID,
+    tier: 'neural',
+    languages: tags,
+    detects: true,
+    endpoint,
+    hostExtensions: true,
+    liveWindowPadSeconds,
+  });
   return { ...api, whisper: { endpoint, model } };
 }
 

@@ -90,6 +90,12 @@ export interface TranscriptionApi {
    * prompt, `priority` (live before batch) and the candidate `languages` of a detection.
    */
   hostExtensions?: boolean;
+  /**
+   * Live passes (priority live) on the engine host: seconds of silence after the audio in a
+   * fitted encoder window instead of Whisper's 30 s one (docs/whisper.md, "Fitted window");
+   * 0 or unset: the full window.
+   */
+  liveWindowPadSeconds?: number;
 }
 
 export function createTranscriptionApi(api: TranscriptionApi): FileRecognizer {
@@ -148,6 +154,7 @@ function transcribeOnce(api: TranscriptionApi) {
             if (options.terms?.length) form.set('hotwords', options.terms.join(' '));
             form.set('priority', options.priority ?? 'batch');
             if (options.draft) for (const [k, v] of Object.entries(DRAFT_FIELDS)) form.set(k, v);
+            if (options.priority === 'live' && api.liveWindowPadSeconds) form.set('window_pad', String(api.liveWindowPadSeconds));
             if (options.language === '*' && options.languages?.length)
               form.set('languages', [...new Set(options.languages.map(baseLanguage))].join(','));
           }

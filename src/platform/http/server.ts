@@ -9,6 +9,8 @@ import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { LogController } from 'fastify';
 import type { Logger } from 'pino';
+import { AppError } from '../errors/app-error.js';
+import { jsonBoundsProblem } from '../json-bounds.js';
 import { installCors } from './cors.js';
 import { clientErrorResponse, installErrorHandling } from './errors.js';
 import { installRequestLog, type RequestLogMode } from './request-log.js';
@@ -88,6 +90,18 @@ export async function createHttpServer(options: HttpServerOptions): Promise<Http
     done(null, payload);
   });
   installErrorHandling(app);
+  // Every JSON body is bounded in depth and size before schema validation or a handler walks
+  // it (src/platform/json-bounds.ts); the answer is the one for any other bad body.
+  app.addHook('preValidation', async (request) => {
+    if (!/json/i.test(request.headers['content-type'] ?? '')) return;
+    const problem = jsonBoundsProblem(request.body);
+    if (problem) {
+      throw new AppError('validation_failed', {
+        message: problem.message,
+        details: { field: 'body', reason: problem.reason, limit: problem.limit },
+      });
+    }
+  });
   installRequestLog(app, options.requestLog);
   // Response schemas document the interface and are checked by the contract test; they must
   // never change a body (fast-json-stringify would drop undeclared fields and coerce types).

@@ -141,6 +141,23 @@ export class LiveRecordingStore {
     return Number(r.numUpdatedRows) === 1;
   }
 
+  /**
+   * Takes a recording for the recovery of its local audio: from `holder`, a process known to be
+   * gone (its folder says so, instance-dir.ts), whatever its lease says, or from any holder
+   * whose lease lapsed. Parked and ended rows are not taken (a resume or a finish owns them).
+   */
+  async claimFromGoneHolder(taskId: string, holder: string, instanceId: string, leaseMs: number): Promise<boolean> {
+    const now = this.iso();
+    const r = await this.db
+      .updateTable('live_recordings')
+      .set({ state: 'recovering', instance_id: instanceId, lease_until: this.iso(leaseMs), updated_at: now })
+      .where('task_id', '=', taskId)
+      .where('state', 'in', ['live', 'recovering'])
+      .where((eb) => eb.or([eb('instance_id', '=', holder), eb('lease_until', '<', now)]))
+      .executeTakeFirst();
+    return Number(r.numUpdatedRows) === 1;
+  }
+
   /** The recording was finalized (or is being): a later resume is told why it cannot. */
   async end(taskId: string, state: EndState): Promise<void> {
     await this.db

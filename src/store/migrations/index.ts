@@ -4,6 +4,7 @@ import { accountsKeysMigration } from './0001_accounts_keys.js';
 import { billingMigration } from './0002_billing.js';
 import { ticketsMigration } from './0003_tickets.js';
 import { jobsMigration } from './0050_jobs.js';
+import { jobFairnessMigration } from './0051_job_fairness.js';
 import { tasksMigration } from './0100_tasks.js';
 import { taskListVersionsMigration } from './0110_task_list_versions.js';
 import { sentenceIdsFromOneMigration } from './0120_sentence_ids_from_one.js';
@@ -24,6 +25,7 @@ import { authEpochMigration } from './0700_auth_epoch.js';
 export const MIGRATIONS: Migration[] = [
   accountsKeysMigration,
   jobsMigration,
+  jobFairnessMigration,
   tasksMigration,
   taskListVersionsMigration,
   sentenceIdsFromOneMigration,

@@ -113,6 +113,10 @@ interface Row {
   wordP50: number;
   wordP95: number;
   sentenceP95: number;
+  /** Per-sentence view: words no interim showed (first shown by their final), their count and p50 delay. */
+  byFinalCount: number;
+  byFinalP50: number;
+  wordCount: number;
   wer: number;
   lagP50: number;
   lagP95: number;
@@ -144,7 +148,8 @@ async function level(sys: RunningSystem, n: number, stream: ReturnType<typeof bu
       ),
     ),
   );
-  const bySentence = sorted(results.flatMap((r) => wordDelays(r.seen, r.sentAt, CHUNK_MS, timeline, alignedIndexes)));
+  const onlyByFinal: number[] = [];
+  const bySentence = sorted(results.flatMap((r) => wordDelays(r.seen, r.sentAt, CHUNK_MS, timeline, alignedIndexes, onlyByFinal)));
   const lags = sorted(results.flatMap((r) => r.finalLags));
   const errors = [...new Set(results.flatMap((r) => r.errors))];
   const lagP95 = percentile(lags, 95);
@@ -154,6 +159,9 @@ async function level(sys: RunningSystem, n: number, stream: ReturnType<typeof bu
     wordP50: percentile(words, 50),
     wordP95: percentile(words, 95),
     sentenceP95: percentile(bySentence, 95),
+    byFinalCount: onlyByFinal.length,
+    byFinalP50: percentile(sorted(onlyByFinal), 50),
+    wordCount: bySentence.length,
     wer: Math.max(...results.map((r) => wordErrorRate(stream.reference, r.finalText))),
     lagP50: percentile(lags, 50),
     lagP95,
@@ -215,7 +223,7 @@ async function main(): Promise<void> {
             const row = await level(sys, n, stream, timeline);
             rows.push(row);
             console.log(
-              `   N=${n}: per-word delay p50 ${row.wordP50.toFixed(0)} ms, p95 ${row.wordP95.toFixed(0)} ms (per sentence p95 ${row.sentenceP95.toFixed(0)} ms); WER ${(100 * row.wer).toFixed(1)} %; finals lag p50 ${row.lagP50.toFixed(0)} ms, p95 ${row.lagP95.toFixed(0)} ms; CPU ${row.cpuPerAudioS.toFixed(3)} s per audio s; peak RSS ${row.peakRssMb.toFixed(0)} MB; load ${load()}${row.errors.length ? `; errors: ${row.errors.join(', ')}` : ''}${row.ok ? '' : '  <- not sustained'}`,
+              `   N=${n}: per-word delay p50 ${row.wordP50.toFixed(0)} ms, p95 ${row.wordP95.toFixed(0)} ms (per sentence p95 ${row.sentenceP95.toFixed(0)} ms; ${row.byFinalCount} of ${row.wordCount} words first shown by their final, p50 ${row.byFinalP50.toFixed(0)} ms); WER ${(100 * row.wer).toFixed(1)} %; finals lag p50 ${row.lagP50.toFixed(0)} ms, p95 ${row.lagP95.toFixed(0)} ms; CPU ${row.cpuPerAudioS.toFixed(3)} s per audio s; peak RSS ${row.peakRssMb.toFixed(0)} MB; load ${load()}${row.errors.length ? `; errors: ${row.errors.join(', ')}` : ''}${row.ok ? '' : '  <- not sustained'}`,
             );
           }
         } finally {

@@ -13,10 +13,7 @@
 # After the install, a check fails the script if any nvidia-* or torchaudio package got in, or if
 # torch is not the CPU build.
 #
-# Offline run-time files (written by bench/peers.ts into its work folder, not here):
-#   WhisperLive's Silero VAD: ~/.cache/whisper-live/silero_vad.onnx (it wgets it from GitHub when
-#   absent); the bench points HOME at a folder holding a copy of the v5 ONNX model that
-#   whisperlivekit's wheel ships.
+# What each needs at run time to stay offline: docs/benchmarks-peers.md.
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/../.." && pwd)"
 PYTHON="${PYTHON:-python3}"

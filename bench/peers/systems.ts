@@ -10,7 +10,7 @@
  * - WhisperLive: bench/peers/whisperlive_server.py (the documented run_server.py options).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, readdirSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { firstStartKey, freePort, localServerEnv, startServer } from '../../test/support/server.js';
 import type { Protocol } from './protocols.js';
@@ -157,30 +157,16 @@ export const whisperLiveKitSystem: SystemSpec = {
   },
 };
 
-/** whisperlivekit's wheel ships Silero VAD v5 as ONNX; WhisperLive wgets the same file from GitHub when absent. */
-function sileroOnnxFromWhisperLiveKit(): string | null {
-  const lib = join(VENVS.whisperlivekit, 'lib');
-  if (!existsSync(lib)) return null;
-  for (const py of readdirSync(lib)) {
-    const f = join(lib, py, 'site-packages', 'whisperlivekit', 'silero_vad_models', 'silero_vad.onnx');
-    if (existsSync(f)) return f;
-  }
-  return null;
-}
-
 export const whisperLiveSystem: SystemSpec = {
   name: 'WhisperLive 0.10.0',
   freshServerPerLevel: true,
-  missing: () => {
-    if (!existsSync(join(VENVS.whisperlive, 'bin', 'python'))) return `${VENVS.whisperlive} not installed (run bench/peers/setup.sh)`;
-    if (!sileroOnnxFromWhisperLiveKit()) return 'no offline Silero VAD ONNX file (it is taken from the whisperlivekit venv)';
-    return null;
-  },
+  missing: () =>
+    existsSync(join(VENVS.whisperlive, 'bin', 'python')) ? null : `${VENVS.whisperlive} not installed (run bench/peers/setup.sh)`,
   async start(modelDir, work) {
     const port = await freePort();
+    // Its own Silero VAD download (wget into ~/.cache/whisper-live) is for the TensorRT backend
+    // only; faster_whisper uses faster-whisper's bundled VAD, so the fresh home stays empty.
     const home = join(work, 'home-whisperlive');
-    mkdirSync(join(home, '.cache', 'whisper-live'), { recursive: true });
-    copyFileSync(sileroOnnxFromWhisperLiveKit()!, join(home, '.cache', 'whisper-live', 'silero_vad.onnx'));
     const s = spawnServer(
       join(VENVS.whisperlive, 'bin', 'python'),
       [

@@ -11,13 +11,9 @@
  *
  * Per-word interim delay (issue 14): for every word of every final, the time it first
  * appeared in any result of that sentence (interim or final) minus the send time of the chunk
- * that completed the audio ending it. "Appeared" is read two ways, both printed: aligned (the
- * interim's words are aligned to the final's by their longest common subsequence, so an
- * interim with one extra word in front still shows the final's words after it) and by
- * position (word k of the interim is word k of the final: stricter, one inserted word hides
- * every later one). Word end times come from the file recognizer on the same audio (in this
- * process): a live final is the file result of its audio, so its words are the file's words,
- * in order.
+ * that completed the audio ending it; aligned and by position, both printed. The definition
+ * and its code are in ./word-delay.ts (shared with bench:peers). Word end times come from the
+ * file recognizer on the same audio (in this process).
  *
  * Modes (issue 13): the same scan for `single`, `multi_speaker` (live diarization beside the
  * recognizer) and `multi_channel4` (one session of 4 interleaved channels, jfk on each, so 4
@@ -46,6 +42,7 @@ import type { FileRecognizer } from '../src/engines/types.js';
 import { JFK, JFK_TEXT } from '../test/support/audio.js';
 import { firstStartKey, localServerEnv, pssBytes, rssBytes, startServer } from '../test/support/server.js';
 import { WHISPER_MODEL_DIR, whisperMissing } from '../test/support/whisper.js';
+import { alignedIndexes, percentile, type Seen, samePositions, type TimedWord, wordDelays } from './word-delay.js';
 
 const TARGET_P95_MS = 500;
 const CHUNK_MS = 100;
@@ -100,17 +97,13 @@ interface SessionResult {
   finalText: string[];
 }
 
-/** One result message as the client saw it: its sentence, words (normalized) and arrival. */
-interface Seen {
-  sid: number;
-  final: boolean;
-  words: string[];
-  at: number;
-}
-
-/** Word end times (ms from the start of jfk) from the file recognizer; filled in main(). */
-let fileWordEnds: number[] = [];
+/** The file recognizer's words on jfk (normalized, end in ms); filled in main(). */
+let fileWords: TimedWord[] = [];
 let jfkMs = 0;
+
+/** The reference timeline of a session: jfk's words, PASSES times. */
+const timeline = (): TimedWord[] =>
+  Array.from({ length: PASSES }, (_, pass) => fileWords.map((w) => ({ word: w.word, endMs: pass * jfkMs + w.endMs }))).flat();
 
 const pcm = execFileSync('ffmpeg', ['-v', 'error', '-i', JFK, '-f', 's16le', '-ar', '16000', '-ac', '1', 'pipe:1'], {
   maxBuffer: 64 << 20,
@@ -223,72 +216,10 @@ async function session(base: string, key: string, warmOnly = false, mode: Mode =
   await Promise.race([completedP, new Promise((r) => setTimeout(r, 60_000))]);
   ws.close();
   if (mode === 'single') {
-    out.wordDelays = wordDelays(seen, sentAt, alignedIndexes, out.onlyByFinal);
-    out.wordDelaysByPosition = wordDelays(seen, sentAt, samePositions);
+    out.wordDelays = wordDelays(seen, sentAt, CHUNK_MS, timeline(), alignedIndexes, out.onlyByFinal);
+    out.wordDelaysByPosition = wordDelays(seen, sentAt, CHUNK_MS, timeline(), samePositions);
   }
   return out;
-}
-
-/** Indexes of the final's words that the interim shows, matched by alignment (longest common subsequence). */
-function alignedIndexes(interim: string[], final: string[]): Set<number> {
-  const n = interim.length;
-  const m = final.length;
-  const lcs = Array.from({ length: n + 1 }, () => new Array<number>(m + 1).fill(0));
-  for (let i = n - 1; i >= 0; i--)
-    for (let j = m - 1; j >= 0; j--)
-      lcs[i]![j] = interim[i] === final[j] ? lcs[i + 1]![j + 1]! + 1 : Math.max(lcs[i + 1]![j]!, lcs[i]![j + 1]!);
-  const shown = new Set<number>();
-  for (let i = 0, j = 0; i < n && j < m; ) {
-    if (interim[i] === final[j]) {
-      shown.add(j);
-      i++;
-      j++;
-    } else if (lcs[i + 1]![j]! >= lcs[i]![j + 1]!) i++;
-    else j++;
-  }
-  return shown;
-}
-
-/** Indexes k where the interim's word k is the final's word k. */
-function samePositions(interim: string[], final: string[]): Set<number> {
-  return new Set(final.flatMap((w, k) => (interim[k] === w ? [k] : [])));
-}
-
-/**
- * Finals in order take the file's words in order (pass after pass); each word's delay is its
- * first appearance (by `match`) in a result of its sentence minus the send time of the chunk
- * holding its last sample.
- */
-function wordDelays(
-  seen: Seen[],
-  sentAt: number[],
-  match: (interim: string[], final: string[]) => Set<number>,
-  onlyByFinal: number[] = [],
-): number[] {
-  const delays: number[] = [];
-  let next = 0; // index into the word timeline of all passes
-  for (const f of seen.filter((r) => r.final)) {
-    const first = new Map<number, number>();
-    const byInterim = new Set<number>();
-    for (const r of seen) {
-      if (r.sid !== f.sid || r.at > f.at) continue;
-      for (const k of match(r.words, f.words)) {
-        if (!first.has(k)) first.set(k, r.at);
-        if (!r.final) byInterim.add(k);
-      }
-    }
-    for (const k of f.words.keys()) {
-      const pass = Math.floor(next / fileWordEnds.length);
-      const endMs = pass * jfkMs + fileWordEnds[next % fileWordEnds.length]!;
-      next++;
-      const sent = sentAt[Math.ceil(endMs / CHUNK_MS) - 1];
-      const at = first.get(k);
-      if (sent === undefined || at === undefined) continue;
-      delays.push(at - sent);
-      if (!byInterim.has(k)) onlyByFinal.push(at - sent);
-    }
-  }
-  return delays;
 }
 
 /** The file recognizer's word end times on jfk (what the live finals' words are). */
@@ -301,12 +232,8 @@ async function loadWordTimes(env: Record<string, string | undefined>): Promise<v
   for (let i = 0; i < samples.length; i++) samples[i] = pcm.readInt16LE(i * 2) / 32768;
   jfkMs = samples.length / 16;
   const t = await (file as FileRecognizer).transcribe({ sampleRate: 16_000, samples }, { language: 'en-US' });
-  fileWordEnds = t.segments.flatMap((s) => s.words.map((w) => w.endMs));
+  fileWords = t.segments.flatMap((s) => s.words.flatMap((w) => normalizeWords(w.text).map((word) => ({ word, endMs: w.endMs }))));
   await (file as FileRecognizer).close?.();
-}
-
-function percentile(sorted: number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))] ?? Number.NaN;
 }
 
 async function main(): Promise<void> {

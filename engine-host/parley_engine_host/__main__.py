@@ -63,7 +63,8 @@ def main(argv: list[str] | None = None) -> None:
 
     if not (args.model_dir / "model.bin").is_file():
         log.error("no model.bin in %s (run scripts/setup-engine-host.sh)", args.model_dir)
-        sys.exit(2)
+        logging.shutdown()
+        os._exit(2)  # not sys.exit: the stdin watcher thread holds stdin's lock, which aborts finalization
     started = time.monotonic()
     model = load_model(args.model_dir, args.threads, args.workers, args.compute_type)
     recognizer = Recognizer(model, model_name(args.model_dir))

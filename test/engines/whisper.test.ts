@@ -6,6 +6,7 @@
  * host behind).
  */
 import { execFileSync, spawn } from 'node:child_process';
+import { relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decodeToPcm } from '../../src/engines/audio/ffmpeg.js';
 import { sileroVadFactory } from '../../src/engines/builtin/silero-vad.js';
@@ -14,7 +15,7 @@ import { wordErrorRate } from '../../src/engines/quality/wer.js';
 import { StreamingOverFile } from '../../src/engines/streaming/over-file.js';
 import type { PcmAudio, SttResult, VoiceActivityDetector } from '../../src/engines/types.js';
 import { haveSharedAudio, JFK, JFK_TEXT, SHARED_AUDIO } from '../support/audio.js';
-import { whisperContext, whisperMissing } from '../support/whisper.js';
+import { WHISPER_MODEL_DIR, whisperContext, whisperMissing } from '../support/whisper.js';
 
 const missing = whisperMissing();
 const KEYWORDS = `${SHARED_AUDIO}/multiple_keywords.wav`;
@@ -104,6 +105,12 @@ describe.skipIf(missing !== null || !haveSharedAudio())('neural/whisper (engine 
 });
 
 describe.skipIf(missing !== null || !haveSharedAudio())('engine host supervision', () => {
+  it('starts from a model folder given relative to the working directory (the default ./data/models/...)', async () => {
+    const created = await whisperFactory.create(whisperContext({ PARLEY_WHISPER_MODEL_DIR: relative(process.cwd(), WHISPER_MODEL_DIR) }));
+    expect('unavailable' in created ? created.unavailable : 'ready').toBe('ready');
+    await (created as { close(): Promise<void> }).close();
+  }, 120_000);
+
   it('a host killed with -9 is restarted and the next request is served', async () => {
     const created = await whisperFactory.create(whisperContext({ PARLEY_REMOTE_RETRIES: '5' }));
     if ('unavailable' in created) throw new Error(created.unavailable);

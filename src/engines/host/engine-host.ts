@@ -15,6 +15,7 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import type { Logger } from 'pino';
 
@@ -117,7 +118,8 @@ export class EngineHost {
     const o = this.options;
     // The same port again after a restart, so requests in their retry backoff find it.
     const port = this.info?.port ?? 0;
-    const args = ['-m', 'parley_engine_host', '--model-dir', o.modelDir, '--port', String(port)];
+    // Absolute: the host runs in its package folder, where a relative model path means nothing.
+    const args = ['-m', 'parley_engine_host', '--model-dir', resolve(o.modelDir), '--port', String(port)];
     args.push('--threads', String(o.threads), '--workers', String(o.workers));
     this.generation++;
     const child = spawn(o.python, args, {

@@ -7,8 +7,7 @@
  *   BENCH_VIEWERS=50 BENCH_EVENTS=2000 npm run -s bench:subtitles
  */
 import { loadavg } from 'node:os';
-import { TaskStore } from '../src/tasks/store.js';
-import { enableShare, exchange, openSubtitles } from '../test/subtitles/support.js';
+import { enableShare, exchange, openSubtitles, publishedLiveRecording } from '../test/subtitles/support.js';
 import { startTestApp } from '../test/support/app.js';
 import { benchBackendName } from './support.js';
 
@@ -29,28 +28,17 @@ async function main(): Promise<void> {
   });
   const { app } = bench;
   const k = await app.deps.keys.createKey({ name: 'bench subtitles' });
-  const task = await new TaskStore(app.deps.database).createTask({
-    accountId: k.account_id,
-    keyId: k.key_id,
-    title: 'bench',
-    nameSource: 'user',
-    type: 'transcribe',
-    typeSource: 'realtime',
-    recognitionMode: 'single',
-    processingStatus: 'recording',
-    transcriptionLanguages: ['en'],
-    translationLanguages: ['es'],
-  });
-  const pub = await app.deps.streams.publisher(task.taskId, 1);
-  pub.publish({ event: 'status', data: { status: 'started' } });
-  await new Promise((r) => setTimeout(r, 100));
-  const secret = (await enableShare(bench.url, k.api_key, task.taskId)).body.data.share_secret as string;
+  const { taskId, publisher: pub } = await publishedLiveRecording(
+    bench,
+    { accountId: k.account_id, keyId: k.key_id },
+    { title: 'bench', translationLanguages: ['es'], settleMs: 100 },
+  );
+  const secret = (await enableShare(bench.url, k.api_key, taskId)).body.data.share_secret as string;
   const viewers: { token: string; client: Awaited<ReturnType<typeof openSubtitles>> }[] = [];
   for (let i = 0; i < VIEWERS; i++) {
     // 30 exchanges per minute per recording: the bench reuses tokens beyond that.
-    const token: string =
-      i < 25 ? (await exchange(bench.url, task.taskId, { share_secret: secret })).body.data.token : viewers[i % 25]!.token;
-    const client = await openSubtitles(bench.url, task.taskId, token);
+    const token: string = i < 25 ? (await exchange(bench.url, taskId, { share_secret: secret })).body.data.token : viewers[i % 25]!.token;
+    const client = await openSubtitles(bench.url, taskId, token);
     if (client.status !== 200) throw new Error(`viewer ${i}: ${client.status} ${JSON.stringify(client.body)}`);
     viewers.push({ token, client });
   }

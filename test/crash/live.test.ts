@@ -5,40 +5,16 @@
  * rebuilt by the reprocessing job) with the summary the session asked for at start; it
  * completes once with its transcript, and its minutes are not charged again (one usage row).
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import WebSocket from 'ws';
+import { describe, expect, it } from 'vitest';
 import { jfkPcm } from '../realtime/support.js';
 import { api, backends } from '../support/app.js';
 import { haveSharedAudio } from '../support/audio.js';
-import { type Receiver, startReceiver, until } from '../webhooks/receiver.js';
-import { crashSite, killAt, startKey, usage } from './support.js';
-
-// biome-ignore lint/suspicious/noExplicitAny: messages are read freely
-type Msg = { type: string; data: any };
-
-async function liveClient(base: string, key: string) {
-  const t = (await api(base, 'POST', '/api/v1/auth/ticket', { key })).body.data.ticket as string;
-  const ws = new WebSocket(`${base.replace('http', 'ws')}/ws`, [`ticket.${t}`]);
-  const messages: Msg[] = [];
-  ws.on('message', (d) => messages.push(JSON.parse(d.toString()) as Msg));
-  ws.on('error', () => {}); // the server is killed under it
-  await new Promise((resolve, reject) => {
-    ws.once('open', resolve);
-    ws.once('error', reject);
-  });
-  const send = (data: Record<string, unknown>) => ws.send(JSON.stringify({ type: 'voice-translation', data }));
-  return { ws, messages, send };
-}
+import { until } from '../webhooks/receiver.js';
+import { crashSite, endedTask, killAt, liveClient, sendPcmFrames, startKey, usage } from './support.js';
 
 const CASES = ['recording', 'live.uploading', 'live.processing', 'live.summarized'];
 
 describe.skipIf(!haveSharedAudio()).each(backends())('live sessions killed with SIGKILL (%s)', (backend) => {
-  let rx: Receiver;
-  beforeAll(async () => {
-    rx = await startReceiver();
-  });
-  afterAll(() => rx?.close());
-
   it.each(CASES)(
     'killed at %s: recovered with its summary, completed once, minutes charged once',
     async (point) => {
@@ -57,10 +33,7 @@ describe.skipIf(!haveSharedAudio()).each(backends())('live sessions killed with 
         await until(() => cl.messages.some((m) => m.data?.action === 'session_started'), 30_000, 'session_started');
         const taskId = cl.messages.find((m) => m.data?.action === 'session_started')!.data.task_id as string;
         const pcm = jfkPcm();
-        for (let i = 0; i < pcm.length; i += 6400) {
-          cl.ws.send(pcm.subarray(i, i + 6400));
-          await new Promise((r) => setTimeout(r, 100)); // 2x real time
-        }
+        await sendPcmFrames(cl.ws, pcm);
         await until(() => cl.messages.some((m) => m.data?.action === 'result' && m.data.origin?.is_final), 30_000, 'a final');
         if (point === 'recording') {
           first.child.kill('SIGKILL');
@@ -73,9 +46,7 @@ describe.skipIf(!haveSharedAudio()).each(backends())('live sessions killed with 
         await new Promise((r) => setTimeout(r, 1500)); // the dead process's heartbeat goes stale (PARLEY_WS_RECOVER_AFTER_SECONDS=1)
 
         await site.start();
-        const task = async () => (await api(site.base, 'GET', `/api/v1/tasks/${taskId}`, { key })).body.data;
-        await until(async () => ['completed', 'failed'].includes((await task()).processing_status), 120_000, 'the recovered task to end');
-        const t = await task();
+        const t = await endedTask(site.base, key, taskId, 120_000);
         expect(t, JSON.stringify(t)).toMatchObject({
           processing_status: 'completed',
           has_audio: true,

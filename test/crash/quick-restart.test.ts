@@ -9,29 +9,11 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import WebSocket from 'ws';
+import { describe, expect, it } from 'vitest';
 import { api, backends } from '../support/app.js';
 import { librivoxClips } from '../support/audio.js';
-import { type Receiver, startReceiver, until } from '../webhooks/receiver.js';
-import { crashSite, startKey } from './support.js';
-
-// biome-ignore lint/suspicious/noExplicitAny: messages are read freely
-type Msg = { type: string; data: any };
-
-async function liveClient(base: string, key: string) {
-  const t = (await api(base, 'POST', '/api/v1/auth/ticket', { key })).body.data.ticket as string;
-  const ws = new WebSocket(`${base.replace('http', 'ws')}/ws`, [`ticket.${t}`]);
-  const messages: Msg[] = [];
-  ws.on('message', (d) => messages.push(JSON.parse(d.toString()) as Msg));
-  ws.on('error', () => {}); // the server is killed under it
-  await new Promise((resolve, reject) => {
-    ws.once('open', resolve);
-    ws.once('error', reject);
-  });
-  const send = (data: Record<string, unknown>) => ws.send(JSON.stringify({ type: 'voice-translation', data }));
-  return { ws, messages, send };
-}
+import { until } from '../webhooks/receiver.js';
+import { crashSite, endedTask, liveClient, sendPcmFrames, startKey } from './support.js';
 
 /** Local audio files (`<task>.wav`) left under the realtime temp folder of the data dir. */
 function localWavs(dataDir: string): string[] {
@@ -57,12 +39,6 @@ function speechPcm(): Buffer {
 const KINDS = ['live session', 'broadcast recording'] as const;
 
 describe.skipIf(librivoxClips().length === 0).each(backends())('a quick restart after kill -9 loses no audio (%s)', (backend) => {
-  let rx: Receiver;
-  beforeAll(async () => {
-    rx = await startReceiver();
-  });
-  afterAll(() => rx?.close());
-
   it.each(KINDS)(
     '%s: recovered from the local WAV with all its audio, not from the shorter segments',
     async (kind) => {
@@ -91,10 +67,7 @@ describe.skipIf(librivoxClips().length === 0).each(backends())('a quick restart 
         const taskId = started!.data.task_id as string;
         // 24.7 s of speech at 2x real time: under one 30 s segment, so all of it is only on the local disk.
         const pcm = speechPcm();
-        for (let i = 0; i < pcm.length; i += 6400) {
-          cl.ws.send(pcm.subarray(i, i + 6400));
-          await new Promise((r) => setTimeout(r, 100));
-        }
+        await sendPcmFrames(cl.ws, pcm);
         const sentMs = pcm.length / 32;
         // Every byte is on the local disk before the kill (written as it arrives).
         const wav = () => localWavs(site.dataDir).find((f) => f.endsWith(`${taskId}.wav`));
@@ -106,10 +79,8 @@ describe.skipIf(librivoxClips().length === 0).each(backends())('a quick restart 
 
         const restarted = Date.now();
         await site.start();
-        const task = async () => (await api(site.base, 'GET', `/api/v1/tasks/${taskId}`, { key })).body.data;
         // Well within the lease: the sweep (lease + grace) cannot be what finishes it.
-        await until(async () => ['completed', 'failed'].includes((await task()).processing_status), 15_000, 'the recovered task to end');
-        const t = await task();
+        const t = await endedTask(site.base, key, taskId, 15_000);
         expect(t, JSON.stringify(t)).toMatchObject({ processing_status: 'completed', has_audio: true });
         expect(Math.abs(t.duration_ms - sentMs), `duration ${t.duration_ms} ms of ${sentMs} ms sent`).toBeLessThan(300);
         expect(Date.now() - restarted).toBeLessThan(20_000);

@@ -6,6 +6,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import WebSocket from 'ws';
 import { api, type Backend, createPgSchema, dropPgSchema } from '../support/app.js';
 import { localServerEnv, type ServerProcess, startServer } from '../support/server.js';
 import { until } from '../webhooks/receiver.js';
@@ -84,4 +85,37 @@ export async function usage(
   key: string,
 ): Promise<{ type: string; points: number; task_id: string | null; refunded: boolean }[]> {
   return (await api(base, 'GET', '/api/v1/me/usage', { key })).body.data;
+}
+
+// biome-ignore lint/suspicious/noExplicitAny: messages are read freely
+export type Msg = { type: string; data: any };
+
+/** A /ws client of a crash-site server, collecting every message; it tolerates the server being killed under it. */
+export async function liveClient(base: string, key: string) {
+  const t = (await api(base, 'POST', '/api/v1/auth/ticket', { key })).body.data.ticket as string;
+  const ws = new WebSocket(`${base.replace('http', 'ws')}/ws`, [`ticket.${t}`]);
+  const messages: Msg[] = [];
+  ws.on('message', (d) => messages.push(JSON.parse(d.toString()) as Msg));
+  ws.on('error', () => {}); // the server is killed under it
+  await new Promise((resolve, reject) => {
+    ws.once('open', resolve);
+    ws.once('error', reject);
+  });
+  const send = (data: Record<string, unknown>) => ws.send(JSON.stringify({ type: 'voice-translation', data }));
+  return { ws, messages, send };
+}
+
+/** Sends 16 kHz s16le PCM as binary frames of 200 ms every 100 ms: twice real time. */
+export async function sendPcmFrames(ws: WebSocket, pcm: Buffer): Promise<void> {
+  for (let i = 0; i < pcm.length; i += 6400) {
+    ws.send(pcm.subarray(i, i + 6400));
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/** Waits until the task has ended (completed or failed) after a restart, and returns it as GET /tasks/:id shows it. */
+export async function endedTask(base: string, key: string, taskId: string, timeoutMs: number) {
+  const task = async () => (await api(base, 'GET', `/api/v1/tasks/${taskId}`, { key })).body.data;
+  await until(async () => ['completed', 'failed'].includes((await task()).processing_status), timeoutMs, 'the recovered task to end');
+  return task();
 }

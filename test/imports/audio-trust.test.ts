@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CreatedKey } from '../../src/keys/service.js';
 import { api, startTestApp, type TestApp } from '../support/app.js';
-import { builtinImportEngines, upload } from './support.js';
+import { builtinImportEngines, fundedKey, settledImport, upload } from './support.js';
 
 /** A PCM WAV whose header says `rate` Hz over `dataBytes` bytes of noise (the attack of the issue). */
 function lyingWav(rate: number, dataBytes: number): Buffer {
@@ -58,12 +58,6 @@ describe('audio measured before it is trusted', () => {
     await t?.close();
   });
 
-  async function funded(points = 10_000): Promise<CreatedKey> {
-    const key = await t.app.deps.keys.createKey({ name: 'k' });
-    await t.app.deps.billing.grantCredit({ accountId: key.account_id, points, pool: 'account' });
-    return key;
-  }
-
   const tempFiles = () => {
     const dir = join(t.dataDir, 'tmp', 'imports');
     return existsSync(dir) ? readdirSync(dir) : [];
@@ -75,19 +69,10 @@ describe('audio measured before it is trusted', () => {
     return res.body.data as Array<{ type: string; points: number }>;
   }
 
-  async function settled(key: CreatedKey, importId: string) {
-    for (const end = Date.now() + 60_000; Date.now() < end; ) {
-      const res = await api(t.url, 'GET', `/api/v1/imports/${importId}`, { key: key.api_key });
-      if (res.body.data.status === 'completed' || res.body.data.status === 'failed') return res.body.data;
-      await new Promise((r) => setTimeout(r, 50));
-    }
-    throw new Error(`import ${importId} did not finish`);
-  }
-
   it.each([1, 4])(
     'a WAV whose header claims %i Hz (64,000 data bytes) is refused 415 import_invalid_format, stored nowhere, charged nothing',
     async (rate) => {
-      const key = await funded();
+      const key = await fundedKey(t);
       const started = Date.now();
       const res = await upload(t.url, key.api_key, { file: { bytes: lyingWav(rate, 64_000), name: 'lie.wav' } });
       expect(res.status, JSON.stringify(res.body)).toBe(415);
@@ -103,10 +88,10 @@ describe('audio measured before it is trusted', () => {
   );
 
   it('an honest file is charged its decoded duration, not its size or a header', async () => {
-    const key = await funded();
+    const key = await fundedKey(t);
     const res = await upload(t.url, key.api_key, { file: { bytes: toneMp3(20), name: 'tone.mp3' } });
     expect(res.status, JSON.stringify(res.body)).toBe(202);
-    const done = await settled(key, res.body.data.import_id);
+    const done = await settledImport(t, key, res.body.data.import_id);
     expect(done.status, JSON.stringify(done)).toBe('completed');
     const rows = await usage(key);
     expect(rows.map((r) => [r.type, r.points])).toEqual([['import', 1]]); // 20 s: one minute at 1 point
@@ -116,10 +101,10 @@ describe('audio measured before it is trusted', () => {
   });
 
   it('the PCM is counted as it is written: past the temporary-disk limit the import fails import_duration_out_of_range, uncharged, its files removed', async () => {
-    const key = await funded();
+    const key = await fundedKey(t);
     const res = await upload(t.url, key.api_key, { file: { bytes: toneMp3(60), name: 'minute.mp3' } });
     expect(res.status, JSON.stringify(res.body)).toBe(202);
-    const done = await settled(key, res.body.data.import_id);
+    const done = await settledImport(t, key, res.body.data.import_id);
     expect(done).toMatchObject({ status: 'failed', error_code: 'import_duration_out_of_range' });
     expect(await usage(key)).toEqual([]);
     expect(tempFiles()).toEqual([]);
@@ -135,24 +120,9 @@ describe('fair share of the import queue', () => {
     await t?.close();
   });
 
-  async function funded(points = 10_000): Promise<CreatedKey> {
-    const key = await t.app.deps.keys.createKey({ name: 'k' });
-    await t.app.deps.billing.grantCredit({ accountId: key.account_id, points, pool: 'account' });
-    return key;
-  }
-
-  async function settled(key: CreatedKey, importId: string) {
-    for (const end = Date.now() + 110_000; Date.now() < end; ) {
-      const res = await api(t.url, 'GET', `/api/v1/imports/${importId}`, { key: key.api_key });
-      if (res.body.data.status === 'completed' || res.body.data.status === 'failed') return res.body.data;
-      await new Promise((r) => setTimeout(r, 50));
-    }
-    throw new Error(`import ${importId} did not finish`);
-  }
-
   it("one account's many imports do not starve another account's: they take turns", async () => {
-    const busy = await funded();
-    const other = await funded();
+    const busy = await fundedKey(t);
+    const other = await fundedKey(t);
     // Long enough that the busy account's five are all queued before its first is done.
     const file = { bytes: toneMp3(240), name: 'four-minutes.mp3' };
     const mine: string[] = [];
@@ -165,7 +135,7 @@ describe('fair share of the import queue', () => {
     // The order imports finish in, as their owners see it.
     const finished: string[] = [];
     const watch = async (key: CreatedKey, id: string, label: string) => {
-      const d = await settled(key, id);
+      const d = await settledImport(t, key, id, 110_000);
       expect(d.status).toBe('completed');
       finished.push(label);
     };

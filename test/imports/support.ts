@@ -8,7 +8,9 @@ import { extractiveSummarizerFactory } from '../../src/engines/builtin/extractiv
 import { pocketsphinxFileFactory } from '../../src/engines/builtin/pocketsphinx/index.js';
 import { EngineRegistry } from '../../src/engines/registry.js';
 import type { AnyEngine } from '../../src/engines/types.js';
+import type { CreatedKey } from '../../src/keys/service.js';
 import { createLogger } from '../../src/platform/logging.js';
+import { api, type TestApp } from '../support/app.js';
 import { parseSseBlock } from '../support/sse.js';
 
 /** PocketSphinx (file), Apertium, the extractive summarizer and the classic diarizer: what a fresh machine has. */
@@ -81,4 +83,21 @@ export function watchSse(url: string, headers: Record<string, string> = {}) {
     return events;
   })();
   return { events, done, close: () => controller.abort() };
+}
+
+/** A new API key whose account holds `points` of credit. */
+export async function fundedKey(t: TestApp, points = 10_000): Promise<CreatedKey> {
+  const key = await t.app.deps.keys.createKey({ name: 'k' });
+  await t.app.deps.billing.grantCredit({ accountId: key.account_id, points, pool: 'account' });
+  return key;
+}
+
+/** Polls GET /imports/:id until the import is completed or failed; returns it as its owner sees it. */
+export async function settledImport(t: TestApp, key: CreatedKey, importId: string, timeoutMs = 60_000) {
+  for (const end = Date.now() + timeoutMs; Date.now() < end; ) {
+    const res = await api(t.url, 'GET', `/api/v1/imports/${importId}`, { key: key.api_key });
+    if (res.body.data.status === 'completed' || res.body.data.status === 'failed') return res.body.data;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`import ${importId} did not finish`);
 }

@@ -9,10 +9,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { TaskStore } from '../../src/tasks/store.js';
 import { createPgSchema, dropPgSchema, startTestApp, type TestApp } from '../support/app.js';
 import { testRedisUrl } from '../support/services.js';
-import { enableShare, exchange, openSubtitles, ownerToken } from './support.js';
+import { enableShare, exchange, openSubtitles, ownerToken, publishedLiveRecording } from './support.js';
 
 const redisUrl = testRedisUrl();
 
@@ -41,23 +40,8 @@ describe.skipIf(!redisUrl || !process.env.DATABASE_URL)('floating subtitle limit
     cleanup.push(() => b.close());
 
     const k = await a.app.deps.keys.createKey({});
-    const task = await new TaskStore(a.app.deps.database).createTask({
-      accountId: k.account_id,
-      keyId: k.key_id,
-      title: 'Live',
-      nameSource: 'user',
-      type: 'transcribe',
-      typeSource: 'realtime',
-      recognitionMode: 'single',
-      processingStatus: 'recording',
-      transcriptionLanguages: ['en'],
-      translationLanguages: [],
-    });
-    const id = task.taskId;
     // The session runs on A.
-    const pub = await a.app.deps.streams.publisher(id, 0);
-    pub.publish({ event: 'status', data: { status: 'started' } });
-    await new Promise((r) => setTimeout(r, 100));
+    const { taskId: id, publisher: pub } = await publishedLiveRecording(a, { accountId: k.account_id, keyId: k.key_id }, { settleMs: 100 });
 
     const ownerOnB = await openSubtitles(b.url, id, (await ownerToken(b.url, k.api_key, id)).body.data.token);
     expect((await ownerOnB.next((e) => e.event === 'viewers')).data).toEqual({ count: 0, max: 1 });

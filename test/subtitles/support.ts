@@ -2,6 +2,7 @@
  * Floating-subtitle test helpers: a real SSE client over fetch (events collected in order,
  * waiters by predicate, the end of the stream observed), and access shortcuts over HTTP.
  */
+import type { SessionPublisher } from '../../src/stream/session-streams.js';
 import { TaskStore } from '../../src/tasks/store.js';
 import { api, type TestApp } from '../support/app.js';
 import { parseSseBlock } from '../support/sse.js';
@@ -124,22 +125,42 @@ export async function exchange(base: string, taskId: string, body: unknown) {
   return api(base, 'POST', `/api/v1/public/tasks/${taskId}/subtitle-feed-token`, { body });
 }
 
-/** A live recording of `owner` whose session stream has published (so its subtitle stream opens). */
-export async function liveRecording(t: TestApp, owner: { accountId: string; keyId: string }): Promise<string> {
+export interface LiveRecordingOptions {
+  title?: string;
+  /** Its translation targets; the publisher carries one translation stream per target. */
+  translationLanguages?: string[];
+  /** How long to let the `started` status reach the bus before a viewer opens. */
+  settleMs?: number;
+}
+
+/**
+ * A live recording of `owner` whose session stream has published `started` (so its subtitle
+ * stream opens), with the publisher to send its captions on.
+ */
+export async function publishedLiveRecording(
+  t: TestApp,
+  owner: { accountId: string; keyId: string },
+  { title = 'Live', translationLanguages = [], settleMs = 50 }: LiveRecordingOptions = {},
+): Promise<{ taskId: string; publisher: SessionPublisher }> {
   const task = await new TaskStore(t.app.deps.database).createTask({
     accountId: owner.accountId,
     keyId: owner.keyId,
-    title: 'Live',
+    title,
     nameSource: 'user',
     type: 'transcribe',
     typeSource: 'realtime',
     recognitionMode: 'single',
     processingStatus: 'recording',
     transcriptionLanguages: ['en'],
-    translationLanguages: [],
+    translationLanguages,
   });
-  const pub = await t.app.deps.streams.publisher(task.taskId, 0);
-  pub.publish({ event: 'status', data: { status: 'started' } });
-  await new Promise((r) => setTimeout(r, 50));
-  return task.taskId;
+  const publisher = await t.app.deps.streams.publisher(task.taskId, translationLanguages.length);
+  publisher.publish({ event: 'status', data: { status: 'started' } });
+  await new Promise((r) => setTimeout(r, settleMs));
+  return { taskId: task.taskId, publisher };
+}
+
+/** A live recording of `owner` whose session stream has published (so its subtitle stream opens). */
+export async function liveRecording(t: TestApp, owner: { accountId: string; keyId: string }): Promise<string> {
+  return (await publishedLiveRecording(t, owner)).taskId;
 }

@@ -7,7 +7,7 @@
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 import { type LiveSession, parley } from './api';
 import { applyCaptionEvent, type Caption, finalCaptions } from './captions';
-import { languageName, offeredOr, speechOptions, translationOptions, useLanguages } from './languages';
+import { languageName, useLivePick } from './languages';
 import { CaptionList, endMicSession, useElapsed } from './live';
 import { Microphone } from './microphone';
 import { QrCode } from './qr';
@@ -17,19 +17,8 @@ const viewerLink = (token: string) => `${location.origin}/b/${token}`;
 
 function CreateForm({ onCreated }: { onCreated: (id: string) => void }) {
   const [name, setName] = useState('');
-  const [language, setLanguage] = useState('en-US');
-  const [targets, setTargets] = useState<string[]>(['es']);
   // Broadcasts are recognized live: the live speech languages, the targets reachable from the chosen one.
-  const offer = useLanguages();
-  const speechChoices = speechOptions(offer, 'live');
-  const targetChoices = translationOptions(offer, language);
-  useEffect(() => {
-    if (!offer) return;
-    const chosen = offeredOr(language, speechChoices);
-    if (chosen !== language) setLanguage(chosen);
-    const reachable = translationOptions(offer, chosen);
-    if (targets.some((t) => !reachable.some(([c]) => c === t))) setTargets(targets.filter((t) => reachable.some(([c]) => c === t)));
-  }, [offer, language]);
+  const { offer, language, setLanguage, targets, setTargets, speechChoices, targetChoices } = useLivePick('en-US', ['es']);
   const [access, setAccess] = useState<'public' | 'password'>('public');
   const [passCode, setPassCode] = useState('');
   const [maxViewers, setMaxViewers] = useState('');

@@ -73,6 +73,27 @@ export function offeredOr(value: string, list: Option[]): string {
   return list.some(([c]) => c === value) || list.length === 0 ? value : list[0]![0];
 }
 
+/**
+ * The speech language and translation targets of a live picker (live sessions, broadcasts):
+ * once the offer loads, the language moves to one served live when it is not, and targets no
+ * longer reachable from it are dropped.
+ */
+export function useLivePick(initialLanguage: string, initialTargets: string[]) {
+  const [language, setLanguage] = useState(initialLanguage);
+  const [targets, setTargets] = useState<string[]>(initialTargets);
+  const offer = useLanguages();
+  const speechChoices = speechOptions(offer, 'live');
+  const targetChoices = translationOptions(offer, language);
+  useEffect(() => {
+    if (!offer) return;
+    const chosen = offeredOr(language, speechChoices);
+    if (chosen !== language) setLanguage(chosen);
+    const reachable = translationOptions(offer, chosen);
+    if (targets.some((t) => !reachable.some(([c]) => c === t))) setTargets(targets.filter((t) => reachable.some(([c]) => c === t)));
+  }, [offer, language]);
+  return { offer, language, setLanguage, targets, setTargets, speechChoices, targetChoices };
+}
+
 /** "es, fr pt" -> ["es", "fr", "pt"] (distinct, in order). */
 export const parseCodes = (text: string) => [
   ...new Set(

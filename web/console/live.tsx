@@ -7,7 +7,7 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { type LiveEvent, type LiveSession, ParleyError, type Plan, parley } from './api';
 import { applyCaptionEvent, type Caption, finalCaptions } from './captions';
-import { languageName, offeredOr, speechOptions, translationOptions, useLanguages } from './languages';
+import { languageName, useLivePick } from './languages';
 import { Microphone } from './microphone';
 import { Card, clock, ErrorNote, formatPoints, LanguageChecks, LanguageSelect, speakerName } from './ui';
 
@@ -113,22 +113,11 @@ export function useBurn(taskId: string | null, active: boolean, onCreditChange: 
 }
 
 export function LiveScreen({ plan, onCreditChange }: { plan: Plan; onCreditChange: () => void }) {
-  const [language, setLanguage] = useState('en-US');
-  const [targets, setTargets] = useState<string[]>(['es']);
+  // What the server's engines serve live, and the targets reachable from the chosen language.
+  const { offer, language, setLanguage, targets, setTargets, speechChoices, targetChoices } = useLivePick('en-US', ['es']);
   const [mode, setMode] = useState<'single' | 'multi_speaker'>('single');
   const [name, setName] = useState('');
   const [phase, setPhase] = useState<Phase>('idle');
-  // What the server's engines serve live, and the targets reachable from the chosen language.
-  const offer = useLanguages();
-  const speechChoices = speechOptions(offer, 'live');
-  const targetChoices = translationOptions(offer, language);
-  useEffect(() => {
-    if (!offer) return;
-    const chosen = offeredOr(language, speechChoices);
-    if (chosen !== language) setLanguage(chosen);
-    const reachable = translationOptions(offer, chosen);
-    if (targets.some((t) => !reachable.some(([c]) => c === t))) setTargets(targets.filter((t) => reachable.some(([c]) => c === t)));
-  }, [offer, language]);
   const [status, setStatus] = useState('');
   const [captions, setCaptions] = useState<Map<number, Caption>>(new Map());
   const [taskId, setTaskId] = useState<string | null>(null);

@@ -63,7 +63,8 @@ async function serveParley(send: (m: ToParent) => void): Promise<(m: ToChild) =>
   const t = await startTestApp({
     backend: 'sqlite',
     contract: false, // as production runs: no test-only schema check on every SSE event (it validates each one)
-    env: { PARLEY_BROADCAST_VIEWER_LIMIT: String(Math.max(VIEWERS, 1)) },
+    // Every bench viewer comes from this one address: the per-source seat share is lifted.
+    env: { PARLEY_BROADCAST_VIEWER_LIMIT: String(Math.max(VIEWERS, 1)), PARLEY_BROADCAST_SOURCE_SEAT_PERCENT: '100' },
   });
   const { BroadcastStore } = await import('../src/broadcasts/store.js');
   const { viewerTopic, VIEWER_REPLAY_RETAIN } = await import('../src/broadcasts/viewer-events.js');

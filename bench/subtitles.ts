@@ -24,7 +24,8 @@ async function main(): Promise<void> {
   const bench = await startTestApp({
     backend: pg ? 'postgres' : 'sqlite',
     contract: false, // as production runs: no test-only schema check on every event
-    env: { PARLEY_SUBTITLE_MAX_VIEWERS: String(VIEWERS), ...redis },
+    // Every bench viewer comes from this one address: the per-source seat share is lifted.
+    env: { PARLEY_SUBTITLE_MAX_VIEWERS: String(VIEWERS), PARLEY_SUBTITLE_SOURCE_SEAT_PERCENT: '100', ...redis },
   });
   const { app } = bench;
   const k = await app.deps.keys.createKey({ name: 'bench subtitles' });

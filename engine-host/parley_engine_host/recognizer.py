@@ -108,6 +108,19 @@ class Request:
     window_pad: float | None = None
 
 
+# A segment whose words the model itself gives less than this probability on average was not
+# heard but made up: with a prompt or hot words, Whisper decodes the silence after the last word
+# as the prompt's terms ("He was not an ill-disposed young man. Nginx Webpack Vite Svelte", those
+# four at 0.00-0.02 and no longer than 0.4 s). Heard words, even misheard ones, score far higher
+# (docs/whisper.md, "Invented segments").
+INVENTED_WORD_PROBABILITY = 0.15
+
+
+def invented(segment) -> bool:
+    words = segment.words or []
+    return bool(words) and sum(w.probability for w in words) / len(words) < INVENTED_WORD_PROBABILITY
+
+
 class Recognizer:
     def __init__(self, model: WhisperModel, name: str):
         self.model = model
@@ -166,7 +179,8 @@ class Recognizer:
                 break
             finally:
                 _window.pad_frames = None
-            segments.append(segment)
+            if not invented(segment):
+                segments.append(segment)
             yield
         if probability is None:
             probability = info.language_probability

@@ -225,8 +225,10 @@ class EngineHostTest(unittest.TestCase):
             thread.join(120)
         self.assertEqual(len(finished), 4)
         self.assertTrue(all(t > 0 for t in finished.values()), finished)
-        self.assertLess(finished["live"], finished["batch1"])
-        self.assertLess(finished["live"], finished["batch2"])
+        # Which batch request runs first depends on thread start order: at most that one (the one
+        # running when live arrived) may finish before live; the two queued ones come after it.
+        before_live = [name for name in ("batch0", "batch1", "batch2") if finished[name] < finished["live"]]
+        self.assertLessEqual(len(before_live), 1, finished)
 
     def wait_for_queue(self, batch: int) -> None:
         deadline = time.monotonic() + 30

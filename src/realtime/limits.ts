@@ -34,7 +34,10 @@ export const DEFAULT_LIMITS: RealtimeLimits = {
   messagesPerSecond: 50,
   messageBurst: 100,
   audioBytesPerSecond: 4 * 32_000,
-  audioBurstBytes: 2 * 32_000,
+  // 30 s of audio at once: when this process's event loop stalls (a busy machine), a client
+  // sending at real time has its queued audio read in one go; a 2 s burst dropped it (the
+  // one-hour soak lost 1.1-1.7 s of 120 s recordings and cut the broadcast host with 4029).
+  audioBurstBytes: 30 * 32_000,
   maxViolations: 20,
   preStartMs: 30_000,
   pingIntervalMs: 20_000,

@@ -68,13 +68,29 @@ describe.each(backends())('live billing per minute (%s)', (backend) => {
     cl.ws.close();
   }, 30_000);
 
+  it('10 s of audio read at once (a real-time client after a 10 s stall of the server) is taken whole, no audio_rate', async () => {
+    const { ticket } = await ticketAndKey(t);
+    const cl = await connect(t, [`ticket.${ticket}`]);
+    cl.send({ type: 'voice-translation', data: { action: 'start', type: 'transcribe', transcription_languages: ['en'] } });
+    const started = await cl.next((m) => m.data?.action === 'session_started', 10_000);
+    const tenthOfSecond = Buffer.alloc(3_200).toString('base64');
+    for (let i = 0; i < 100; i++) cl.send({ type: 'voice-translation', data: { action: 'audio', audio: tenthOfSecond } });
+    cl.send({ type: 'voice-translation', data: { action: 'stop' } });
+    const done = await cl.next((m) => m.data?.action === 'task_complete', 30_000);
+    expect(cl.messages.filter((m) => m.type === 'error' && m.data.details?.reason === 'audio_rate')).toEqual([]);
+    expect(done.data.task_id).toBe(started.data.task_id);
+    expect(Number(done.data.duration_ms)).toBeGreaterThanOrEqual(9_900);
+    cl.ws.close();
+  }, 60_000);
+
   it('audio faster than 4x real time is refused with invalid_data (audio_rate), not buffered', async () => {
     const { ticket } = await ticketAndKey(t);
     const cl = await connect(t, [`ticket.${ticket}`]);
     cl.send({ type: 'voice-translation', data: { action: 'start', type: 'transcribe', transcription_languages: ['en'] } });
     await cl.next((m) => m.data?.action === 'session_started', 10_000);
     const twoSeconds = Buffer.alloc(64_000).toString('base64');
-    for (let i = 0; i < 6; i++) cl.send({ type: 'voice-translation', data: { action: 'audio', audio: twoSeconds } });
+    // 40 s at once: past the 30 s burst.
+    for (let i = 0; i < 20; i++) cl.send({ type: 'voice-translation', data: { action: 'audio', audio: twoSeconds } });
     const err = await cl.next((m) => m.type === 'error' && m.data.error_code === 'invalid_data', 5000);
     expect(err.data.details).toMatchObject({ reason: 'audio_rate', limit_bytes_per_second: 128_000 });
     cl.send({ type: 'voice-translation', data: { action: 'stop' } });

@@ -163,6 +163,19 @@ async function main(): Promise<void> {
     console.log(
       `nothing lost: ${checks.length} tasks checked (${[...perUnit].map(([k, v]) => `${k}: ${v} sentences per ${k === 'import' ? 'import' : 'loop'}`).join(', ')}); ${lost.length === 0 ? 'no loss' : `${lost.length} findings${lost.length > 60 ? ' (the first 60)' : ''}:\n  ${lost.slice(0, 60).join('\n  ')}`}`,
     );
+    const kinds = new Map<string, number>();
+    for (const l of lost) {
+      const kind = /: duration/.test(l)
+        ? 'duration off'
+        : /received live/.test(l)
+          ? 'stored != received'
+          : /sentences for/.test(l)
+            ? 'count off'
+            : 'not completed';
+      const label = `${l.split(' ')[0]} ${kind}`;
+      kinds.set(label, (kinds.get(label) ?? 0) + 1);
+    }
+    if (kinds.size > 0) console.log(`findings by kind: ${[...kinds].map(([k, v]) => `${k} ${v}`).join(', ')}`);
     console.log(`load average ${load()} at the end`);
     console.log(`errors: ${[...errors].map(([k, v]) => `${k}×${v}`).join(' ') || 'none'}`);
   } finally {

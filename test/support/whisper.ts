@@ -4,7 +4,6 @@
  * they are absent (a machine without PyPI), except under PARLEY_TEST_REQUIRE_WHISPER=1,
  * where the absence fails (CI sets it: the default engine must be tested there).
  */
-import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { pino } from 'pino';
 import { loadConfig } from '../../src/config.js';
@@ -22,8 +21,6 @@ export function whisperMissing(): string | null {
   if (why) console.warn(`Whisper tests skipped: ${why}`);
   return why;
 }
-
-export const haveWhisper = () => existsSync(ENGINE_HOST_PYTHON) && whisperMissing() === null;
 
 /** An engine context whose Whisper is the checkout's model. */
 export function whisperContext(env: Record<string, string> = {}): EngineContext {

@@ -49,8 +49,6 @@ export class EngineHost {
   private closed = false;
   private backoffMs = 1000;
   private restartTimer: NodeJS.Timeout | null = null;
-  /** Restarts since the start (for logs and tests). */
-  restarts = 0;
   /** Counts launches: a request remembers it to tell whether the host died under it. */
   private generation = 0;
 
@@ -91,14 +89,6 @@ export class EngineHost {
       await this.start();
       return run();
     }
-  }
-
-  get ready(): HostReady | null {
-    return this.info;
-  }
-
-  get pid(): number | undefined {
-    return this.child?.pid ?? undefined;
   }
 
   async close(): Promise<void> {
@@ -184,7 +174,6 @@ export class EngineHost {
       this.restartTimer = null;
       release();
     }, wait);
-    this.restarts++;
     this.current = gate.then(() => (this.closed ? Promise.reject(new Error('engine host closed')) : this.launch()));
     // A failed restart is retried on the next exit event; keep the rejection from being unhandled.
     this.current.catch(() => undefined);

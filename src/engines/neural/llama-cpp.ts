@@ -24,15 +24,27 @@ interface LlamaModule {
   LlamaChatSession: new (o: { contextSequence: unknown; systemPrompt?: string }) => LlamaSession;
 }
 interface LlamaModel {
-  tokenize(text: string): unknown[];
-  createContext(o: { contextSize?: { max: number }; threads?: number }): Promise<{ getSequence(): unknown; dispose(): Promise<void> }>;
+  createContext(o: {
+    contextSize?: { max: number };
+    threads?: number;
+  }): Promise<{ getSequence(): LlamaSequence; dispose(): Promise<void> }>;
   dispose(): Promise<void>;
+}
+interface LlamaSequence {
+  /** Tokens this sequence evaluated: the whole templated prompt in, the generated tokens out. */
+  tokenMeter: { usedInputTokens: number; usedOutputTokens: number };
 }
 interface LlamaSession {
   setChatHistory(h: Array<{ type: 'system'; text: string } | { type: 'user'; text: string } | { type: 'model'; response: string[] }>): void;
   promptWithMeta(
     text: string,
-    o: { maxTokens?: number; temperature?: number; signal?: AbortSignal; onTextChunk?: (t: string) => void },
+    o: {
+      maxTokens?: number;
+      temperature?: number;
+      signal?: AbortSignal;
+      onTextChunk?: (t: string) => void;
+      repeatPenalty?: { penalty?: number; lastTokens?: number; frequencyPenalty?: number };
+    },
   ): Promise<{ responseText: string; stopReason: string }>;
 }
 
@@ -83,7 +95,8 @@ async function loadLlm(mod: LlamaModule, path: string, threads: number, language
         .join('\n\n');
       const rest = messages.filter((m) => m.role !== 'system');
       const last = rest.pop();
-      const session = new mod.LlamaChatSession({ contextSequence: context.getSequence(), systemPrompt: system || undefined });
+      const sequence = context.getSequence();
+      const session = new mod.LlamaChatSession({ contextSequence: sequence, systemPrompt: system || undefined });
       if (rest.length)
         session.setChatHistory([
           ...(system ? [{ type: 'system' as const, text: system }] : []),
@@ -96,13 +109,12 @@ async function loadLlm(mod: LlamaModule, path: string, threads: number, language
         temperature: options.temperature,
         signal: options.signal,
         onTextChunk: options.onDelta,
+        // Small models loop ("The weather was nice." x 20) without a penalty on recent tokens.
+        repeatPenalty: { penalty: 1.15, lastTokens: 128, frequencyPenalty: 0.2 },
       });
-      const input = model.tokenize(messages.map((m) => m.content).join('\n')).length;
-      return {
-        text: r.responseText,
-        usage: { input, output: model.tokenize(r.responseText).length },
-        truncated: r.stopReason === 'maxTokens',
-      };
+      // What the model really read (the prompt with its chat template) and wrote: the billed tokens.
+      const { usedInputTokens: input, usedOutputTokens: output } = sequence.tokenMeter;
+      return { text: r.responseText, usage: { input, output }, truncated: r.stopReason === 'maxTokens' };
     } catch (err) {
       if (options.signal?.aborted)
         throw new EngineError('llm_timeout', 'generation stopped by the time limit', {

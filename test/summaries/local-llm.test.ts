@@ -110,7 +110,7 @@ describe.skipIf(missing)('summaries on the local LLM (node-llama-cpp, the model 
     expect(await usageRows(t, f.key)).toEqual([expect.objectContaining({ type: 'regen_summary', points: price() })]);
   }, 600_000);
 
-  it('template summaries stay with the extractive summarizer (every line is a sentence of the transcript); custom ones do not', async () => {
+  it('template summaries stay with the extractive summarizer (every line is a sentence of the transcript)', async () => {
     const f = await funded(t, 100);
     const task = await seed(t, f.principal, MEETING);
     const events = await (await openStream(url(task.taskId, '?mode=builtin&template=meeting-minutes'), { key: f.key })).all();
@@ -120,8 +120,9 @@ describe.skipIf(missing)('summaries on the local LLM (node-llama-cpp, the model 
       .filter((l) => l.startsWith('- '))
       .map((l) => l.slice(2));
     expect(bullets.length).toBeGreaterThan(0);
-    const said = MEETING.join(' ').replace('the the', 'the');
-    for (const b of bullets) expect(said).toContain(b.replace(/^(Um, so|So) the/, 'the'));
+    // The extractive summarizer drops fillers and doubled words and capitalizes what is left.
+    const said = MEETING.join(' ').replace('the the', 'the').toLowerCase();
+    for (const b of bullets) expect(said).toContain(b.toLowerCase());
   }, 120_000);
 
   it('a custom summary asked in Spanish: the English-only model writes it, Apertium translates it; done says es', async () => {

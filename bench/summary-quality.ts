@@ -17,7 +17,8 @@ import type { Summarizer } from '../src/engines/types.js';
 import { BUILTIN_TEMPLATES } from '../src/summary-templates/builtin.js';
 import { type Fact, kept, RUBRIC } from './summary-rubric.js';
 
-const MAX_TOKENS = 256;
+/** Output cap of the LLM (BENCH_SUMMARY_MAX_TOKENS): lower it on a busy machine. */
+const MAX_TOKENS = Number(process.env.BENCH_SUMMARY_MAX_TOKENS ?? 256);
 
 async function localLlm(): Promise<{ engine: Summarizer; name: string } | { unavailable: string }> {
   const config = loadConfig();

@@ -43,7 +43,7 @@ interface LlamaSession {
       temperature?: number;
       signal?: AbortSignal;
       onTextChunk?: (t: string) => void;
-      repeatPenalty?: { penalty?: number; lastTokens?: number; frequencyPenalty?: number };
+      repeatPenalty?: { penalty?: number; lastTokens?: number; penalizeNewLine?: boolean };
     },
   ): Promise<{ responseText: string; stopReason: string }>;
 }
@@ -110,7 +110,8 @@ async function loadLlm(mod: LlamaModule, path: string, threads: number, language
         signal: options.signal,
         onTextChunk: options.onDelta,
         // Small models loop ("The weather was nice." x 20) without a penalty on recent tokens.
-        repeatPenalty: { penalty: 1.15, lastTokens: 128, frequencyPenalty: 0.2 },
+        // Newlines are not penalized: lists and sections need them.
+        repeatPenalty: { penalty: 1.1, lastTokens: 64, penalizeNewLine: false },
       });
       // What the model really read (the prompt with its chat template) and wrote: the billed tokens.
       const { usedInputTokens: input, usedOutputTokens: output } = sequence.tokenMeter;

@@ -5,8 +5,8 @@
  * write (written in English, translated by Apertium), template summaries kept by the extractive
  * summarizer (the model is worse at them: docs/summaries.md), and an import with a custom prompt
  * on real speech. Token counts are the model's own (node-llama-cpp's token meter) and billing
- * rows are checked. Output is capped at 48 tokens to keep the suite short: ~1-2 minutes on an
- * idle 2-core machine (each summary is a few seconds there; much longer under load).
+ * rows are checked. Output is capped at 48 tokens to keep the suite short: measured 257 s at load
+ * 34 on 2 shared cores (35-104 s a test); an idle machine generates many times faster.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apertiumFactory } from '../../src/engines/builtin/apertium.js';

@@ -7,7 +7,8 @@ request by at most one window instead of its whole length. The job keeps its ori
 number, so it resumes ahead of later batch jobs.
 
 Live jobs with the same `batch_key` (drafts the decoder treats alike, see batched.py) that wait
-together are run as one group by the first one's `group_work`: up to `max_group` at once.
+together are run as one group by the first one's `group_work`: up to `max_group` at once. Such
+drafts queue after other live work (finals) and before batch work (DRAFT_RANK).
 
 Batch jobs may hold at most `batch_workers` workers (default W - 1 when W > 1), so with two or
 more workers one is always free for live work and a live request never waits for a window.
@@ -22,6 +23,13 @@ from collections.abc import Callable, Generator
 from typing import Any
 
 PRIORITIES = {"live": 0, "batch": 1}
+# Within live work, drafts (jobs that may be batched) queue after finals: a final is what a
+# caption keeps, and the words only a final shows wait for it; a draft's text is replaced anyway.
+DRAFT_RANK = 0.5
+
+
+def is_live(rank: float) -> bool:
+    return rank < PRIORITIES["batch"]
 
 
 class QueueFull(Exception):
@@ -46,7 +54,7 @@ class Job:
         self.batch_key = batch_key if group_work is not None else None
         self.payload = payload
         self.group_work = group_work
-        self.rank = PRIORITIES[priority]
+        self.rank = DRAFT_RANK if self.batch_key is not None and priority == "live" else PRIORITIES[priority]
         self.work = work
         self.steps: Generator[None, None, Any] | None = None
         self.done = threading.Event()
@@ -90,7 +98,7 @@ class Scheduler:
     def live_starved(self) -> bool:
         """Live work waits and every worker is busy (an idle worker would take it itself)."""
         with self.lock:
-            live_next = bool(self.heap) and self.heap[0][0] == PRIORITIES["live"]
+            live_next = bool(self.heap) and is_live(self.heap[0][0])
             return live_next and self.running >= len(self.threads)
 
     def run_worker(self) -> None:
@@ -101,7 +109,7 @@ class Scheduler:
                 rank, seq, job = heapq.heappop(self.heap)
                 mates = self.take_mates(job)
                 self.running += 1
-                self.running_batch += rank != PRIORITIES["live"]
+                self.running_batch += not is_live(rank)
             requeued = False
             try:
                 if mates:
@@ -111,7 +119,7 @@ class Scheduler:
             finally:
                 with self.lock:
                     self.running -= 1
-                    self.running_batch -= rank != PRIORITIES["live"]
+                    self.running_batch -= not is_live(rank)
                     if requeued:
                         heapq.heappush(self.heap, (rank, seq, job))
                     self.lock.notify_all()  # a batch slot or a requeued job may be waiting
@@ -144,9 +152,9 @@ class Scheduler:
         """Called with the lock held: the head is live, or batch has a free slot."""
         if not self.heap:
             return False
-        return self.heap[0][0] == PRIORITIES["live"] or self.running_batch < self.batch_limit
+        return is_live(self.heap[0][0]) or self.running_batch < self.batch_limit
 
-    def advance(self, job: Job, rank: int, seq: int) -> bool:
+    def advance(self, job: Job, rank: float, seq: int) -> bool:
         """Run the job until it ends, or until live work waits for a batch job; True = requeue."""
         try:
             if job.steps is None:
@@ -156,7 +164,7 @@ class Scheduler:
                     job.steps.close()
                     raise Cancelled()
                 next(job.steps)
-                if rank > PRIORITIES["live"] and self.live_starved():
+                if not is_live(rank) and self.live_starved():
                     return True
         except StopIteration as stop:
             job.result = stop.value

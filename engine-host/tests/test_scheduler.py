@@ -160,6 +160,21 @@ class GroupTest(unittest.TestCase):
         self.assertEqual([j.result for j in jobs], ["a1!", "d1", "a2!", "a3!", "a4"])
         self.assertNotIn("c1:done", rec.events)
 
+    def test_live_finals_go_before_live_drafts_and_drafts_before_batch(self):
+        rec, gate = Recorder(), threading.Event()
+        scheduler = Scheduler(workers=1, max_queued=20)
+        blocker = scheduler.submit(Job("live", rec.job("x", 1, gate=gate)))
+        wait_until(lambda: scheduler.depth()["running"] == 1)
+        jobs = [
+            scheduler.submit(Job("batch", rec.job("import", 1))),
+            scheduler.submit(Job("live", rec.job("draft", 1), batch_key="en", payload=1, group_work=lambda p: p)),
+            scheduler.submit(Job("live", rec.job("final", 1))),
+        ]
+        self.assertEqual(scheduler.depth()["queued"], {"live": 2, "batch": 1})
+        gate.set()
+        wait_all(blocker, *jobs)
+        self.assertEqual(rec.done_order(), ["x", "final", "draft", "import"])
+
     def test_a_failing_group_fails_each_of_its_jobs_and_the_worker_lives_on(self):
         gate = threading.Event()
 

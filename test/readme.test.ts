@@ -6,11 +6,10 @@
  * variables to its own server's.
  */
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { firstStartKey, localServerEnv, type ServerProcess, startServer } from './support/server.js';
+import { type FirstStartServer, startFirstStartServer } from './support/server.js';
 
 const ROOT = join(import.meta.dirname, '..');
 const README = readFileSync(join(ROOT, 'README.md'), 'utf8');
@@ -24,23 +23,15 @@ function marked(name: string): string {
 }
 
 describe('README', () => {
-  let server: ServerProcess;
+  let started: FirstStartServer;
   let base: string;
   let key: string;
-  const dataDir = mkdtempSync(join(tmpdir(), 'parley-readme-'));
   beforeAll(async () => {
     // Not 8080: the walk must work on another port through PARLEY_BASE_URL alone.
-    const local = await localServerEnv(dataDir, { PARLEY_WHISPER: 'off' });
-    base = local.base;
-    server = startServer(local.env);
-    await server.ready;
-    key = firstStartKey(server);
+    started = await startFirstStartServer({ PARLEY_WHISPER: 'off' });
+    ({ base, key } = started);
   }, 90_000);
-  afterAll(async () => {
-    server?.child.kill('SIGTERM');
-    await server?.exited;
-    rmSync(dataDir, { recursive: true, force: true });
-  });
+  afterAll(() => started?.stop());
 
   it('the feature table names every served operation, and only served ones', async () => {
     const doc = (await (await fetch(`${base}/api/v1/openapi.json`)).json()) as { paths: Record<string, Record<string, unknown>> };

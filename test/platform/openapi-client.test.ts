@@ -8,11 +8,10 @@
  */
 import { spawnSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openapiFetchTypes } from '../../scripts/openapi-fetch-types.js';
-import { firstStartKey, freePort, localServerEnv, type ServerProcess, startServer } from '../support/server.js';
+import { type FirstStartServer, freePort, startFirstStartServer } from '../support/server.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 const BIN = join(ROOT, 'node_modules', '.bin');
@@ -21,7 +20,7 @@ const BIN = join(ROOT, 'node_modules', '.bin');
 type Json = any;
 
 describe('OpenAPI document for generators (real server)', () => {
-  let server: ServerProcess;
+  let started: FirstStartServer;
   let base: string;
   let key: string;
   let doc: Json;
@@ -30,21 +29,15 @@ describe('OpenAPI document for generators (real server)', () => {
     mkdirSync(join(ROOT, 'node_modules', '.cache'), { recursive: true });
     return mkdtempSync(join(ROOT, 'node_modules', '.cache', 'parley-openapi-client-'));
   })();
-  const dataDir = mkdtempSync(join(tmpdir(), 'parley-openapi-client-'));
 
   beforeAll(async () => {
-    const local = await localServerEnv(dataDir, { PARLEY_WHISPER: 'off' });
-    base = local.base;
-    server = startServer(local.env);
-    await server.ready;
-    key = firstStartKey(server);
+    started = await startFirstStartServer({ PARLEY_WHISPER: 'off' });
+    ({ base, key } = started);
     doc = await (await fetch(`${base}/api/v1/openapi.json`)).json();
   }, 90_000);
   afterAll(async () => {
-    server?.child.kill('SIGTERM');
-    await server?.exited;
+    await started?.stop();
     rmSync(work, { recursive: true, force: true });
-    rmSync(dataDir, { recursive: true, force: true });
   });
 
   it('Redocly lint (recommended): no errors; the only warnings are version routes without a 4xx', () => {

@@ -30,13 +30,13 @@ import type { SessionStreams } from '../stream/session-streams.js';
 import type { SummaryTemplateCatalogue } from '../summary-templates/catalogue.js';
 import { SESSION_FORCE_END_TOPIC, type TaskReprocessor, type TaskService } from '../tasks/service.js';
 import type { TicketService } from '../tickets/service.js';
+import { voicesFor } from '../tts/voice-choice.js';
 import { segmentPrefix } from './live/segments.js';
 import { LiveRecordingStore } from './live/store.js';
 import { planFeatures } from './plan-features.js';
 import type { RecordingDeps } from './recording.js';
 import type { RecoveryDeps } from './recover.js';
 import type { EngineQuery, StartRequest } from './start.js';
-import { voicesFor } from '../tts/voice-choice.js';
 
 export type TicketOutcome =
   | { ok: true; principal: Principal }

@@ -13,7 +13,6 @@ import type { SessionEvent } from '../stream/events.js';
 import { synthesizerFor } from '../tts/voice-choice.js';
 import type { TtsMode, TtsSettings } from './tts-settings.js';
 
-
 /** Sentences waiting to be spoken; older ones are dropped beyond this (speech that late is no use). */
 export const TTS_BACKLOG = 20;
 /** tts_play: most sentences one request may ask for (spec). */

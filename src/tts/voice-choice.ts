@@ -27,7 +27,8 @@ export function voiceChoices(engines: readonly Synthesizer[], language: string):
   return all.map((c) => ({ engine: c.engine, voice: { ...c.voice, is_default: c === best } }));
 }
 
-export const voicesFor = (engines: readonly Synthesizer[], language: string): Voice[] => voiceChoices(engines, language).map((c) => c.voice);
+export const voicesFor = (engines: readonly Synthesizer[], language: string): Voice[] =>
+  voiceChoices(engines, language).map((c) => c.voice);
 
 /** The synthesizer for `language`: the one that has `voiceName` when given and known, else the best with voices for it. */
 export function synthesizerFor(engines: readonly Synthesizer[], language: string, voiceName?: string | null): Synthesizer | null {

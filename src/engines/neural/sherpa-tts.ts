@@ -92,7 +92,8 @@ export class SherpaSynthesizer implements Synthesizer {
   /** The speaker id of a request, or the spec's error for a language or voice this model does not have. */
   private speaker(options: SynthesizeOptions): number {
     const voices = this.voices(options.language);
-    if (!voices.length) throw new EngineError('tts_invalid_language', `${this.info.model} does not speak ${options.language}`, { engineId: this.id });
+    if (!voices.length)
+      throw new EngineError('tts_invalid_language', `${this.info.model} does not speak ${options.language}`, { engineId: this.id });
     if (options.voice === undefined) return 0;
     const sid = voices.findIndex((v) => v.voice_name === options.voice);
     if (sid < 0) throw new EngineError('tts_voice_not_found', `no voice ${options.voice} in ${this.info.model}`, { engineId: this.id });
@@ -107,12 +108,16 @@ export class SherpaSynthesizer implements Synthesizer {
     try {
       audio = await this.tts.generateAsync({ text, sid, speed });
     } catch (err) {
-      throw new EngineError('tts_sample_generation_failed', `sherpa-onnx failed: ${(err as Error).message}`, { engineId: this.id, cause: err });
+      throw new EngineError('tts_sample_generation_failed', `sherpa-onnx failed: ${(err as Error).message}`, {
+        engineId: this.id,
+        cause: err,
+      });
     }
     options.signal?.throwIfAborted();
     const durationMs = Math.round((audio.samples.length / audio.sampleRate) * 1000);
     const pcm = Buffer.alloc(audio.samples.length * 2);
-    for (let i = 0; i < audio.samples.length; i++) pcm.writeInt16LE(Math.round(Math.max(-1, Math.min(1, audio.samples[i]!)) * 32767), i * 2);
+    for (let i = 0; i < audio.samples.length; i++)
+      pcm.writeInt16LE(Math.round(Math.max(-1, Math.min(1, audio.samples[i]!)) * 32767), i * 2);
     return { pcm, durationMs, boundaries: guidedBoundaries(text, durationMs, this.info.phonemizer) };
   }
 

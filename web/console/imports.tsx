@@ -4,8 +4,8 @@
  */
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { type ImportInput, type ImportItem, parley } from './api';
-import { offeredOr, parseCodes, speechOptions, translationOptions, useLanguages } from './languages';
 import { EstimateNote, QueuePlace, useEstimate } from './import-estimate';
+import { offeredOr, parseCodes, speechOptions, translationOptions, useLanguages } from './languages';
 import { Card, Check, ErrorNote, formatDate, LanguageChecks, StatusBadge, TextareaField, useAction, useLoad } from './ui';
 
 export interface Options {
@@ -244,6 +244,7 @@ export function ImportsScreen() {
               options={speechChoices}
               value={o.transcription}
               onChange={(v) => set('transcription', v)}
+              empty={offer ? 'No speech recognizer here reads files.' : 'Loading…'}
             />
             <LanguageChecks
               legend="Translate into"

@@ -79,8 +79,7 @@ const CHOSEN = 'parley.microphone';
 
 /** The input chosen in this browser ('' = the system default). */
 export const chosenMicrophone = () => localStorage.getItem(CHOSEN) ?? '';
-export const chooseMicrophone = (deviceId: string) =>
-  deviceId ? localStorage.setItem(CHOSEN, deviceId) : localStorage.removeItem(CHOSEN);
+export const chooseMicrophone = (deviceId: string) => (deviceId ? localStorage.setItem(CHOSEN, deviceId) : localStorage.removeItem(CHOSEN));
 
 /** The audio inputs (names only once the page may use the microphone; until then the browser hides them). */
 export async function microphones(): Promise<MediaDeviceInfo[]> {

@@ -8,7 +8,6 @@ import { Type } from 'typebox';
 import type { EventBus } from '../bus/types.js';
 import { principalOf, requireApiKey } from '../platform/auth/hooks.js';
 import type { Authenticator } from '../platform/auth/types.js';
-import { AppError } from '../platform/errors/app-error.js';
 import { API_KEY, API_KEY_OR_QUERY, Data, documentedInput, errors, Nullable, PageMeta, sse, Uuid } from '../platform/http/api-doc.js';
 import { pagedStatusQuery } from '../platform/http/query.js';
 import { ok } from '../platform/http/reply.js';

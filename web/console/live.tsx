@@ -5,7 +5,7 @@
  * elapsed time and the points the recording has used so far.
  */
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { type LiveEvent, type LiveSession, ParleyError, type Plan, parley } from './api';
+import { type LiveSession, ParleyError, type Plan, parley } from './api';
 import { applyCaptionEvent, type Caption, finalCaptions } from './captions';
 import { languageName, useLivePick } from './languages';
 import { LevelMeter, MicrophoneSelect } from './mic-input';

@@ -103,7 +103,7 @@ export class ImportService {
     }
     if (!unlimited) {
       try {
-        await this.d.billing.assertCanAfford(principal, estimate.total - estimate.summary, standing);
+        await this.d.billing.assertCanAfford(principal, this.d.billing.prices.importCost(q.durationMs, q), standing);
       } catch (err) {
         if (err instanceof AppError && err.code === 'auth_quota_exceeded') return refuse('insufficient_credit');
         throw err;

@@ -198,9 +198,7 @@ describe.skipIf(!haveChromium() || !haveSharedAudio())('console in Chromium', ()
       await expect.poll(() => page.locator('ol.sentences .translation[lang="fr"]').count(), { timeout: 30_000 }).toBe(sentences);
       expect(await page.getByLabel('Translation shown beside the text').inputValue()).toBe('fr');
       // The summary's language: the transcript's, or one a translator here reaches from it (GET /languages).
-      const summaryLanguages = await page
-        .locator('#summary-language option')
-        .evaluateAll((os) => os.map((o) => (o as HTMLOptionElement).value));
+      const summaryLanguages = await page.locator('#summary-language option').evaluateAll((os) => os.map((o) => o.getAttribute('value')));
       const reachable = (
         (await (await fetch(`${t.url}/api/v1/languages`, { headers: { 'x-api-key': key } })).json()) as {
           data: { translation: Record<string, string[]> };

@@ -9,15 +9,18 @@ export class Microphone {
   private readonly audio: AudioContext;
   private readonly analyser: AnalyserNode;
   private readonly samples: Float32Array<ArrayBuffer>;
+  private readonly metered: MediaStream;
 
   private constructor(private readonly stream: MediaStream) {
     const type = ['audio/webm;codecs=opus', 'audio/webm'].find((t) => MediaRecorder.isTypeSupported(t));
     this.recorder = new MediaRecorder(stream, type ? { mimeType: type } : undefined);
+    // The meter reads its own copy of the track, so measuring never touches what is recorded.
+    this.metered = new MediaStream(stream.getAudioTracks().map((t) => t.clone()));
     this.audio = new AudioContext();
     this.analyser = this.audio.createAnalyser();
     this.analyser.fftSize = 2048;
     this.samples = new Float32Array(this.analyser.fftSize);
-    this.audio.createMediaStreamSource(stream).connect(this.analyser);
+    this.audio.createMediaStreamSource(this.metered).connect(this.analyser);
   }
 
   static async open(deviceId = ''): Promise<Microphone> {
@@ -65,13 +68,15 @@ export class Microphone {
 
   /** Stops recording; resolves after the last chunk was handed over. Releases the device. */
   async stop(): Promise<void> {
+    // The meter goes first: its audio graph is closed before the recorder flushes.
+    for (const track of this.metered.getTracks()) track.stop();
+    await this.audio.close().catch(() => {});
     if (this.recorder.state !== 'inactive') {
       const stopped = new Promise((resolve) => this.recorder.addEventListener('stop', resolve, { once: true }));
       this.recorder.stop();
       await stopped;
     }
     for (const track of this.stream.getTracks()) track.stop();
-    await this.audio.close().catch(() => {});
   }
 }
 

@@ -2,7 +2,7 @@
  * Reads of the search index, and the one write not made by a trigger: a live final that is
  * not a stored sentence yet (live-index.ts). SQLite asks FTS5 and ranks by bm25; PostgreSQL
  * asks the GIN index over `tsv` and ranks by ts_rank. Both weight a match by where it is
- * (a title above a speaker name above text), then newest task first.
+ * (a title above a speaker name above text), then the most recently written entry first.
  */
 import { type RawBuilder, sql } from 'kysely';
 import { parseJson } from '../store/columns.js';
@@ -57,27 +57,32 @@ export class SearchStore {
 
   async search(accountId: string, terms: readonly SearchTerm[], filters: SearchFilters, limit: number, offset: number) {
     const pg = this.database.dialect === 'postgres';
-    const where = [sql`e.account_id = ${accountId}`, ...this.filterSql(filters, pg)];
-    const conditions = sql.join(where, sql` and `);
-    const columns = sql`e.task_id, e.kind, e.sid, e.language, e.speaker_id, e.start_ms, e.end_ms, e.body,
-      t.title, t.type, t.type_source, t.created_at, t.duration_ms`;
-    let page: RawBuilder<Record<string, unknown>>;
+    const where = sql.join([sql`e.account_id = ${accountId}`, ...this.filterSql(filters, pg)], sql` and `);
+    // Tasks are joined for ranking only when a filter needs them; otherwise only for the page.
+    const taskFilter = filters.type || filters.createdFrom || filters.createdTo;
+    const from = taskFilter ? sql`join tasks t on t.task_id = e.task_id` : sql``;
+    let ranked: RawBuilder<unknown>;
     let count: RawBuilder<{ n: number | string }>;
     if (pg) {
       const q = sql`to_tsquery('simple', ${toTsquery(terms)})`;
-      const from = sql`search_entries e join tasks t on t.task_id = e.task_id`;
-      page = sql`select ${columns} from ${from} where e.tsv @@ ${q} and ${conditions}
-        order by ts_rank(e.tsv, ${q}) * ${WEIGHT} desc, t.created_at desc, e.id limit ${limit} offset ${offset}`;
-      count = sql`select count(*) as n from ${from} where e.tsv @@ ${q} and ${conditions}`;
+      ranked = sql`select e.id, ts_rank(e.tsv, ${q}) * ${WEIGHT} as score from search_entries e ${from}
+        where e.tsv @@ ${q} and ${where} order by score desc, e.id desc limit ${limit} offset ${offset}`;
+      count = sql`select count(*) as n from search_entries e ${from} where e.tsv @@ ${q} and ${where}`;
     } else {
       const match = toFts5(terms);
-      const from = sql`search_fts join search_entries e on e.id = search_fts.rowid join tasks t on t.task_id = e.task_id`;
-      page = sql`select ${columns} from ${from} where search_fts match ${match} and ${conditions}
-        order by bm25(search_fts) * ${WEIGHT}, t.created_at desc, e.id limit ${limit} offset ${offset}`;
-      count = sql`select count(*) as n from ${from} where search_fts match ${match} and ${conditions}`;
+      const fts = sql`search_fts join search_entries e on e.id = search_fts.rowid ${from}`;
+      // bm25 is lower for better matches.
+      ranked = sql`select e.id, -bm25(search_fts) * ${WEIGHT} as score from ${fts}
+        where search_fts match ${match} and ${where} order by score desc, e.id desc limit ${limit} offset ${offset}`;
+      count = sql`select count(*) as n from ${fts} where search_fts match ${match} and ${where}`;
     }
+    const page = sql<Record<string, unknown>>`select e.task_id, e.kind, e.sid, e.language, e.speaker_id, e.start_ms, e.end_ms, e.body,
+        t.title, t.type, t.type_source, t.created_at, t.duration_ms
+      from (${ranked}) r join search_entries e on e.id = r.id join tasks t on t.task_id = e.task_id
+      order by r.score desc, r.id desc`;
     const db = this.database.db;
-    const [rows, total] = [(await page.execute(db)).rows, (await count.execute(db)).rows[0]];
+    const rows = (await page.execute(db)).rows;
+    const total = (await count.execute(db)).rows[0];
     return { rows: rows.map(toRow), total: Number(total?.n ?? 0) };
   }
 

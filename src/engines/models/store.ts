@@ -10,14 +10,19 @@ import { join, relative } from 'node:path';
 import type { ModelEntry } from './catalog.js';
 
 export interface LockEntry {
-  /** sha256 of the downloaded file (archive or model file). */
+  /**
+   * sha256 of the downloaded file (archive or model file). From PyPI: the publisher's file when
+   * the wheels carry exactly it (joined from pieces or not), else the wheel's.
+   */
   sha256: string;
   /** 'published': matched the catalogue's checksum; 'first-use': recorded at the first download. */
   trust: 'published' | 'first-use';
-  /** Where the files came from (catalog.ts): the publisher's address, the mirror, a local file, or PyPI packages. Absent in locks written before origins existed. */
-  origin?: 'publisher' | 'mirror' | 'file' | 'pypi';
-  /** The address, file or packages (`pypi:name==version,...`). */
+  /** The address (publisher or mirror), `file:<path>`, or the packages (`pypi:name==version,...`). */
   source: string;
+  /** Where the files came from: the publisher's address (the default of older locks) or the catalogue's PyPI wheel. */
+  origin?: 'publisher' | 'pypi';
+  /** How the installed folder was made from the downloaded files, when not by unpacking alone. */
+  build?: string;
   installedAt: string;
   /** sha256 of each installed file, relative to the model's folder. */
   files: Record<string, string>;

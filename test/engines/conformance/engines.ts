@@ -63,12 +63,25 @@ export async function engineSet<T extends AnyEngine>(kind: EngineKind): Promise<
   };
 }
 
-/** One describe block per available engine; one skipped block (with the reason) per unavailable one. */
+/** Engine ids that must be available (CI, where setup installs their models): PARLEY_TEST_REQUIRE_ENGINES="id,id". */
+const REQUIRED = new Set((process.env.PARLEY_TEST_REQUIRE_ENGINES ?? '').split(',').filter(Boolean));
+
+/**
+ * One describe block per available engine; one skipped block (with the reason) per unavailable
+ * one, or a failing one when PARLEY_TEST_REQUIRE_ENGINES names it.
+ */
 export function forEachEngine<T extends AnyEngine>(set: EngineSet<T>, body: (engine: T) => void): void {
   for (const u of set.unavailable)
-    describe.skip(`${u.id} (not available here: ${u.reason})`, () => {
-      it('runs when the engine is available', () => {});
-    });
+    if (REQUIRED.has(u.id))
+      describe(`${u.id} (required by PARLEY_TEST_REQUIRE_ENGINES)`, () => {
+        it('is available', () => {
+          throw new Error(`${u.id} is not available: ${u.reason}`);
+        });
+      });
+    else
+      describe.skip(`${u.id} (not available here: ${u.reason})`, () => {
+        it('runs when the engine is available', () => {});
+      });
   for (const e of set.engines) describe(`${e.id} (${e.tier})`, () => body(e));
 }
 

@@ -1,12 +1,33 @@
 /**
  * 'neural/sherpa-diarization': pyannote segmentation + a speaker-embedding model, clustered
  * by sherpa-onnx's OfflineSpeakerDiarization. With a known speaker count the clustering is
- * told it; otherwise a cosine-distance threshold decides. Speaker ids are renumbered "1",
- * "2", ... in order of first appearance, as the Diarizer interface promises.
+ * told it; otherwise a cosine-distance threshold decides (PARLEY_SHERPA_DIARIZATION_THRESHOLD).
+ * sherpa-onnx reports overlapped speech as overlapping turns; transcripts give each word one
+ * speaker, so overlaps are flattened: where two turns overlap, the one that began later (the
+ * voice that came in) holds the moment, and the longer turn resumes after it. Speaker ids are
+ * renumbered "1", "2", ... in order of first appearance, as the Diarizer interface promises.
  */
 import type { EngineFactory } from '../registry.js';
 import type { Diarizer, SpeakerTurn } from '../types.js';
 import { loadSherpa, modelFolder, pickFile, type SherpaModule } from './sherpa-common.js';
+
+type RawTurn = { start: number; end: number; speaker: number };
+
+/** One speaker per moment: at each moment, of the turns covering it, the one that began last. */
+export function flattenOverlaps(raw: RawTurn[]): RawTurn[] {
+  const edges = [...new Set(raw.flatMap((t) => [t.start, t.end]))].sort((a, b) => a - b);
+  const out: RawTurn[] = [];
+  for (let i = 0; i + 1 < edges.length; i++) {
+    const [from, to] = [edges[i]!, edges[i + 1]!];
+    const covering = raw.filter((t) => t.start <= from && t.end >= to);
+    if (!covering.length) continue;
+    const who = covering.reduce((a, b) => (b.start > a.start ? b : a)).speaker;
+    const last = out.at(-1);
+    if (last && last.speaker === who && last.end === from) last.end = to;
+    else out.push({ start: from, end: to, speaker: who });
+  }
+  return out;
+}
 
 export function numberSpeakers(raw: Array<{ start: number; end: number; speaker: number }>): SpeakerTurn[] {
   const ids = new Map<number, string>();
@@ -44,7 +65,7 @@ export function createSherpaDiarizer(
         sd.setConfig({ clustering: { numClusters: options.numSpeakers ?? -1, threshold } });
         // sherpa-onnx takes the whole recording in one array: this engine is not bounded in memory.
         const whole = 'read' in audio ? audio.read(0, audio.durationMs + 1) : audio;
-        return numberSpeakers(sd.process(whole.samples) as Array<{ start: number; end: number; speaker: number }>);
+        return numberSpeakers(flattenOverlaps(sd.process(whole.samples) as RawTurn[]));
       });
       busy = run.catch(() => {});
       return run;

@@ -73,7 +73,9 @@ fi
 # first time), into the models folder. Imports then diarize with it; the classic one stays the
 # fallback. Off by default: it would more than double the first setup's time.
 if [ "${PARLEY_SPEAKER_MODELS:-off}" = "on" ]; then
-  node --import tsx src/cli/models.ts pull --if-missing pyannote-segmentation-3-0 3dspeaker-campplus-zh-en-advanced
+  if ! node --import tsx src/cli/models.ts pull --if-missing pyannote-segmentation-3-0 3dspeaker-campplus-zh-en-advanced; then
+    echo "setup: the speaker models could not be installed (see above); imports will use the classic diarizer"
+  fi
 fi
 
 # The console at / (web/console/*.tsx, Preact) bundled by esbuild into web/build/console.js

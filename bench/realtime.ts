@@ -26,7 +26,7 @@
  * first (start and stop), so each figure holds a whole level's decoders; the fixed costs
  * (the two finals decoders, loaded when the recognizer is created) are in both and cancel out.
  *
- * Usage: npm run -s bench:realtime [-- --max 32 --passes 1 --modes single,multi_speaker,multi_channel4,memory]
+ * Usage: npm run -s bench:realtime [-- --max 32 | --levels 1,4] [--passes 1 --modes single,multi_speaker,multi_channel4,memory]
  */
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -52,6 +52,29 @@ const arg = (name: string, fallback: number) => {
   return i > 0 ? Number(process.argv[i + 1]) : fallback;
 };
 const MAX_N = arg('max', 32);
+/** `--levels 1,4`: exactly these session counts (no early stop), instead of the scan up to --max. */
+const LEVELS = (() => {
+  const i = process.argv.indexOf('--levels');
+  return i > 0
+    ? String(process.argv[i + 1])
+        .split(',')
+        .map(Number)
+    : null;
+})();
+/** `--trace-words`: each session prints its words with their delays ("*": first shown by the final). */
+const TRACE_WORDS = process.argv.includes('--trace-words');
+function traceWord() {
+  const parts: string[] = [];
+  return {
+    add: (word: string, ms: number, byFinal: boolean) => parts.push(`${word} ${ms.toFixed(0)}${byFinal ? '*' : ''}`),
+    print: () => console.log(`  words: ${parts.join(', ')}`),
+  };
+}
+const levelsUpTo = (max: number): number[] => {
+  const out: number[] = [];
+  for (let n = 1; n <= max; n = n < 4 ? n + 1 : n + (n < 8 ? 2 : 4)) out.push(n);
+  return out;
+};
 const PASSES = arg('passes', 2); // JFK played this many times per session
 const MODES = (() => {
   const i = process.argv.indexOf('--modes');
@@ -216,7 +239,9 @@ async function session(base: string, key: string, warmOnly = false, mode: Mode =
   await Promise.race([completedP, new Promise((r) => setTimeout(r, 60_000))]);
   ws.close();
   if (mode === 'single') {
-    out.wordDelays = wordDelays(seen, sentAt, CHUNK_MS, timeline(), alignedIndexes, out.onlyByFinal);
+    const trace = TRACE_WORDS ? traceWord() : undefined;
+    out.wordDelays = wordDelays(seen, sentAt, CHUNK_MS, timeline(), alignedIndexes, out.onlyByFinal, trace?.add);
+    trace?.print();
     out.wordDelaysByPosition = wordDelays(seen, sentAt, CHUNK_MS, timeline(), samePositions);
   }
   return out;
@@ -318,7 +343,7 @@ async function scan(mode: Mode, base: string, key: string, pid: number, baseline
     await session(base, key, false, mode);
     let best: { n: number; perSession: number } | null = null;
     let failedInRow = 0;
-    for (let n = 1; n <= MAX_N; n = n < 4 ? n + 1 : n + (n < 8 ? 2 : 4)) {
+    for (const n of LEVELS ?? levelsUpTo(MAX_N)) {
       let peak = await rssBytes(pid);
       const before = peak;
       const sampler = setInterval(() => {
@@ -346,7 +371,7 @@ async function scan(mode: Mode, base: string, key: string, pid: number, baseline
       );
       // The machine is shared: one level over target may be noise, two in a row end the run.
       if (!ok) {
-        if (++failedInRow === 2) break;
+        if (++failedInRow === 2 && !LEVELS) break;
         continue;
       }
       failedInRow = 0;

@@ -9,6 +9,10 @@
  *    Time from handing over a sentence's PCM to its whole MP3.
  * 2. End to end: `GET /api/v1/sse/tts/{task}` on the real app (eSpeak, 10 sentences), time
  *    from the request to the first `tts_audio` event, and between events.
+ * 3. The neural English voice (neural/sherpa-tts, Piper joe where setup installed it) against
+ *    eSpeak NG, alternating in the same run: real-time factor of `synthesize` (MP3 included)
+ *    and first audio of the sentence stream (time to the first sentence's MP3 of a
+ *    three-sentence text), with the ratios.
  * Run it on an idle machine for clean numbers; the load average is printed with them.
  */
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
@@ -17,8 +21,11 @@ import { loadConfig } from '../src/config.js';
 import { espeakFactory } from '../src/engines/builtin/espeak.js';
 import { StreamingMp3Encoder } from '../src/engines/builtin/espeak-mp3.js';
 import { espeakSampleRate, espeakSynthesize } from '../src/engines/builtin/espeak-native.js';
+import { modelsDirFrom } from '../src/engines/models/paths.js';
+import { sherpaTtsFactory } from '../src/engines/neural/sherpa-tts.js';
 import { EngineRegistry } from '../src/engines/registry.js';
-import type { AnyEngine } from '../src/engines/types.js';
+import { synthesisStream } from '../src/engines/tts-stream.js';
+import type { AnyEngine, Synthesizer } from '../src/engines/types.js';
 import { createLogger } from '../src/platform/logging.js';
 import { startTestApp } from '../test/support/app.js';
 
@@ -188,6 +195,54 @@ async function endToEndBench(): Promise<void> {
   }
 }
 
+async function neuralBench(): Promise<void> {
+  const config = loadConfig();
+  const ctx = { config, modelsDir: modelsDirFrom(config), logger: createLogger('silent'), loaded: [] };
+  const loadStart = performance.now();
+  const neural = await sherpaTtsFactory.create(ctx);
+  const loadMs = performance.now() - loadStart;
+  if ('unavailable' in neural) {
+    console.log(`neural voice vs eSpeak: skipped (${neural.unavailable})`);
+    return;
+  }
+  const espeak = await espeakFactory.create(ctx);
+  if ('unavailable' in espeak) throw new Error(espeak.unavailable);
+  const engines = { neural: neural as Synthesizer, espeak: espeak as Synthesizer };
+  const rtf: Record<string, number[]> = { neural: [], espeak: [] };
+  const first: Record<string, number[]> = { neural: [], espeak: [] };
+  const warm = performance.now();
+  await engines.neural.synthesize('Warm up.', { language: 'en-US' });
+  const warmMs = performance.now() - warm;
+  await engines.espeak.synthesize('Warm up.', { language: 'en-US' });
+  const voice = engines.neural.voices('en-US')[0]?.voice_name;
+  console.log(`neural voice vs eSpeak NG (${voice}: model load ${loadMs.toFixed(0)} ms, first call ${warmMs.toFixed(0)} ms):`);
+  const paragraph = SENTENCES.slice(0, 3).join(' ');
+  for (let round = 0; round < ROUNDS; round++) {
+    for (const name of ['neural', 'espeak'] as const) {
+      for (const text of SENTENCES) {
+        const t0 = performance.now();
+        const r = await engines[name].synthesize(text, { language: 'en-US' });
+        rtf[name]!.push((performance.now() - t0) / r.durationMs);
+      }
+      const t0 = performance.now();
+      for await (const _chunk of synthesisStream(engines[name], paragraph, { language: 'en-US' })) {
+        first[name]!.push(performance.now() - t0);
+        break;
+      }
+    }
+  }
+  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+  for (const name of ['neural', 'espeak'] as const)
+    console.log(
+      `  ${name.padEnd(7)} real-time factor median ${median(rtf[name]!).toFixed(3)}; first audio of a 3-sentence stream: ${stats(first[name]!)}`,
+    );
+  console.log(
+    `  neural / eSpeak: real-time factor x${(median(rtf.neural!) / median(rtf.espeak!)).toFixed(1)}, first audio x${(median(first.neural!) / median(first.espeak!)).toFixed(1)}`,
+  );
+  await engines.neural.close?.();
+  await engines.espeak.close?.();
+}
+
 async function main(): Promise<void> {
   console.log(
     `load average ${loadavg()
@@ -196,6 +251,7 @@ async function main(): Promise<void> {
   );
   await encoderBench();
   await endToEndBench();
+  await neuralBench();
   console.log(
     `load average ${loadavg()
       .map((l) => l.toFixed(2))

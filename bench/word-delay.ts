@@ -72,6 +72,7 @@ export function wordDelays(
   timeline: TimedWord[],
   match: (interim: string[], final: string[]) => Set<number>,
   onlyByFinal: number[] = [],
+  trace?: (word: string, delayMs: number, byFinal: boolean) => void,
 ): number[] {
   const finals = seen.filter((r) => r.final);
   const finalWords = finals.flatMap((f) => f.words);
@@ -100,6 +101,7 @@ export function wordDelays(
       if (sent === undefined || at === undefined) continue;
       delays.push(at - sent);
       if (!byInterim.has(k)) onlyByFinal.push(at - sent);
+      trace?.(f.words[k]!, at - sent, !byInterim.has(k));
     }
     offset += f.words.length;
   }

@@ -3,12 +3,13 @@
  * the upload (202), the progress stream until completed, then the transcript and summary from
  * the history stream.
  *
- *   PARLEY_API_KEY=svc_... npx tsx examples/import-with-translation-and-summary.ts ../shared/audio/jfk.wav
+ *   PARLEY_API_KEY=svc_... npx tsx examples/import-with-translation-and-summary.ts examples/audio/sense-and-sensibility.wav
  *
  * mp3, wav or m4a (convert others: ffmpeg -i in.flac out.wav). PARLEY_BASE_URL defaults to
- * http://localhost:8080.
+ * http://localhost:8080 (the server's PORT is 8080 unless set).
  */
 import { importFile, nodeClient } from '../src/client/node.js';
+import { exampleEnv, runExample } from './run.js';
 
 export async function importWithTranslationAndSummary(o: { baseUrl: string; apiKey: string; file: string; log?: (s: string) => void }) {
   const log = o.log ?? ((s: string) => console.log(s));
@@ -38,14 +39,6 @@ export async function importWithTranslationAndSummary(o: { baseUrl: string; apiK
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  const file = process.argv[2];
-  const apiKey = process.env.PARLEY_API_KEY;
-  if (!file || !apiKey) {
-    console.error('usage: PARLEY_API_KEY=svc_... npx tsx examples/import-with-translation-and-summary.ts <mp3|wav|m4a>');
-    process.exit(2);
-  }
-  importWithTranslationAndSummary({ baseUrl: process.env.PARLEY_BASE_URL ?? 'http://localhost:8080', apiKey, file }).catch((err) => {
-    console.error(err);
-    process.exit(1);
-  });
+  const env = exampleEnv('import-with-translation-and-summary.ts', '<mp3|wav|m4a>');
+  runExample(() => importWithTranslationAndSummary(env), env.baseUrl);
 }

@@ -3,12 +3,13 @@
  * (src/client): a ticket, the WebSocket, start, 16 kHz mono PCM at real-time pace (ffmpeg
  * converts the file), stop. Prints interim and final captions with their translation.
  *
- *   PARLEY_API_KEY=svc_... npx tsx examples/live-caption-file.ts ../shared/audio/jfk.flac
+ *   PARLEY_API_KEY=svc_... npx tsx examples/live-caption-file.ts examples/audio/sense-and-sensibility.wav
  *
  * PARLEY_BASE_URL (default http://localhost:8080) is the REST host; PARLEY_REALTIME_URL
  * (default: the same host) the real-time host; they may differ.
  */
 import { liveFromFile, nodeClient } from '../src/client/node.js';
+import { exampleEnv, runExample } from './run.js';
 
 export interface LiveOptions {
   baseUrl: string;
@@ -56,18 +57,9 @@ export async function liveCaptionFile(o: LiveOptions): Promise<{ taskId: string;
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  const file = process.argv[2];
-  const apiKey = process.env.PARLEY_API_KEY;
-  if (!file || !apiKey) {
-    console.error('usage: PARLEY_API_KEY=svc_... npx tsx examples/live-caption-file.ts <audio file>');
-    process.exit(2);
-  }
-  const baseUrl = process.env.PARLEY_BASE_URL ?? 'http://localhost:8080';
-  liveCaptionFile({ baseUrl, realtimeUrl: process.env.PARLEY_REALTIME_URL, apiKey, file }).then(
-    (r) => console.log(`done: task ${r.taskId}, ${r.finals.length} sentences`),
-    (err) => {
-      console.error(err);
-      process.exit(1);
-    },
-  );
+  const env = exampleEnv('live-caption-file.ts', '<audio file>');
+  runExample(async () => {
+    const r = await liveCaptionFile(env);
+    console.log(`done: task ${r.taskId}, ${r.finals.length} sentences`);
+  }, env.baseUrl);
 }

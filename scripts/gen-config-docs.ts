@@ -1,6 +1,6 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { withConfigTable } from '../src/platform/config/docs.js';
 
-const path = new URL('../README.md', import.meta.url);
+const path = new URL('../docs/configuration.md', import.meta.url);
 writeFileSync(path, withConfigTable(readFileSync(path, 'utf8')));
-console.log('README.md configuration table written');
+console.log('docs/configuration.md configuration table written');

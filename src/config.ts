@@ -69,7 +69,7 @@ export function rolesWithoutBusProblem(config: Config): string | null {
   );
 }
 
-/** Every setting, for docs and the README check. */
+/** Every setting, for docs/configuration.md and its check. */
 export function allSettings() {
   return Object.entries(SECTIONS).flatMap(([section, s]) => Object.values(s).map((setting) => ({ section, ...setting })));
 }

@@ -25,7 +25,7 @@ async function main(): Promise<void> {
     if (busProblem) throw new ConfigError([busProblem]);
   } catch (err) {
     if (err instanceof ConfigError) {
-      process.stderr.write(`${err.message}\nSee README.md, "Configuration".\n`);
+      process.stderr.write(`${err.message}\nSee docs/configuration.md.\n`);
       process.exit(2);
     }
     throw err;

@@ -2,9 +2,14 @@
 // page. URL options (query): lang (translation language, default the first), lines (sentences
 // shown, 1-10, default 2), size (font size in px, 12-160, default 36), show (`both` source and
 // translation, default; `translation` only; `source` only), announce (seconds the host's
-// announcements stay at the top, 0-120, default 10; 0 hides them). A password channel takes its
-// password in the fragment (#password=...), which the browser never sends to the server.
+// announcements stay at the top, 0-120, default 10; 0 hides them), contrast (`outline`, white
+// text with a dark outline, default; `box`, on a dark box; `high`, white and yellow on black).
+// The Display controls (shown while the pointer is over the page, as in OBS's Interact window)
+// change size, contrast and lines; the choice is remembered in this browser and wins over the
+// URL until "Use the link's settings". A password channel takes its password in the fragment
+// (#password=...), which the browser never sends to the server.
 import { Captions, fetchView, openStream, pageToken, ViewerError, verify } from '/web/captions.js';
+import { bindDisplayControls, forgetDisplay, loadDisplay, saveDisplay } from '/web/display.js';
 
 const token = pageToken();
 const params = new URLSearchParams(location.search);
@@ -13,14 +18,59 @@ const clamp = (v, lo, hi, d) => {
   const n = Number.parseInt(v ?? '', 10);
   return Number.isFinite(n) ? Math.min(hi, Math.max(lo, n)) : d;
 };
-const LINES = clamp(params.get('lines'), 1, 10, 2);
-const SIZE = clamp(params.get('size'), 12, 160, 36);
+const CONTRASTS = ['outline', 'box', 'high'];
+const fromLink = {
+  lines: clamp(params.get('lines'), 1, 10, 2),
+  size: clamp(params.get('size'), 12, 160, 36),
+  contrast: CONTRASTS.includes(params.get('contrast')) ? params.get('contrast') : 'outline',
+};
 const SHOW = ['both', 'translation', 'source'].includes(params.get('show')) ? params.get('show') : 'both';
 const ANNOUNCE_SECONDS = clamp(params.get('announce'), 0, 120, 10);
-document.body.style.setProperty('--size', `${SIZE}px`);
+
+// ---- display settings ----
+const DISPLAY_KEY = 'parley.overlay.display';
+const SIZES = [24, 30, 36, 48, 64, 80, 96, 128];
+const CHOICES = {
+  // The link's own size is among the choices even when it is not a listed one.
+  size: [...new Set([...SIZES, fromLink.size])].sort((a, b) => a - b).map((px) => [px, `${px} px`]),
+  contrast: [
+    ['outline', 'Outline'],
+    ['box', 'Dark box'],
+    ['high', 'High (on black)'],
+  ],
+  lines: Array.from({ length: 10 }, (_, i) => [i + 1, String(i + 1)]),
+};
+const allowedDisplay = { size: Array.from({ length: 149 }, (_, i) => i + 12), contrast: CONTRASTS, lines: CHOICES.lines.map(([v]) => v) };
+let display = loadDisplay(DISPLAY_KEY, fromLink, allowedDisplay);
+
+function applyDisplay() {
+  document.body.style.setProperty('--size', `${display.size}px`);
+  document.body.dataset.contrast = display.contrast;
+}
+const settingsForm = document.getElementById('settings');
+const controls = bindDisplayControls(settingsForm, display, CHOICES, (next) => {
+  display = next;
+  controls.show(next);
+  saveDisplay(DISPLAY_KEY, next);
+  applyDisplay();
+  render();
+});
+const toggle = document.getElementById('settings-toggle');
+toggle.addEventListener('click', () => {
+  settingsForm.hidden = !settingsForm.hidden;
+  toggle.setAttribute('aria-expanded', String(!settingsForm.hidden));
+});
+document.getElementById('settings-reset').addEventListener('click', () => {
+  forgetDisplay(DISPLAY_KEY);
+  display = { ...fromLink };
+  controls.show(display);
+  applyDisplay();
+  render();
+});
+applyDisplay();
 
 const root = document.getElementById('lines');
-const captions = new Captions(LINES + 20);
+const captions = new Captions(30);
 let lang = '';
 let stream = null;
 
@@ -60,7 +110,7 @@ function render() {
     if (parts.length) shown.push(parts);
   }
   const nodes = [];
-  for (const parts of shown.slice(-LINES))
+  for (const parts of shown.slice(-display.lines))
     for (const [kind, text, final] of parts) {
       const p = document.createElement('p');
       p.className = `line ${kind}${final ? '' : ' interim'}`;

@@ -1,8 +1,10 @@
 // The viewer page, /b/{token}: asks for the password when the broadcast has one, lets the
-// viewer pick a caption language, shows captions (interim in italics, final plain) with their
+// viewer pick a caption language and the display (text size, contrast, how many captions
+// show; remembered in this browser, web/display.js), shows captions (interim in italics, final plain) with their
 // translation and speaker, queue position, standby, announcements and the end, and can speak
 // the translation aloud (tts_ready audio, in order). Reconnects by itself.
 import { Captions, fetchView, languageName, openStream, pageToken, storeAccess, storedAccess, ViewerError, verify } from '/web/captions.js';
+import { bindDisplayControls, keepLast, loadDisplay, saveDisplay } from '/web/display.js';
 
 const $ = (id) => document.getElementById(id);
 const token = pageToken();
@@ -36,6 +38,48 @@ const ERRORS = {
   broadcast_session_ended: 'This broadcast has ended.',
   validation_failed: 'This caption language is not offered.',
 };
+
+// ---- display: text size, contrast, captions shown; remembered in this browser ----
+
+const DISPLAY_KEY = 'parley.viewer.display';
+const DISPLAY_CHOICES = {
+  size: [
+    [100, 'Normal'],
+    [125, 'Large'],
+    [150, 'Larger'],
+    [200, 'Very large'],
+    [250, 'Huge'],
+  ],
+  contrast: [
+    ['standard', 'Standard'],
+    ['high', 'High (black on white)'],
+    ['dark', 'Dark (white on black)'],
+  ],
+  lines: [
+    [0, 'All'],
+    [10, 'Last 10'],
+    [5, 'Last 5'],
+    [3, 'Last 3'],
+    [1, 'Last one'],
+  ],
+};
+const allowed = Object.fromEntries(Object.entries(DISPLAY_CHOICES).map(([k, v]) => [k, v.map(([value]) => value)]));
+let display = loadDisplay(DISPLAY_KEY, { size: 100, contrast: 'standard', lines: 0 }, allowed);
+
+function applyDisplay() {
+  // The whole page scales with the text (rem units), so controls grow with it.
+  document.documentElement.style.setProperty('--scale', String(display.size / 100));
+  document.documentElement.dataset.contrast = display.contrast;
+  keepLast($('captions'), display.lines);
+}
+
+const displayControls = bindDisplayControls($('display-form'), display, DISPLAY_CHOICES, (next) => {
+  display = next;
+  displayControls.show(next);
+  saveDisplay(DISPLAY_KEY, next);
+  applyDisplay();
+});
+applyDisplay();
 
 // ---- start: the public view, then the password when needed, then the stream ----
 
@@ -369,6 +413,7 @@ function renderEntry(e) {
       node.remove();
       items.delete(sid);
     }
+  keepLast(list, display.lines);
   if (nearBottom) window.scrollTo(0, document.body.scrollHeight);
 }
 

@@ -27,6 +27,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--workers", type=int, default=1, help="decodes run at the same time")
     parser.add_argument("--batch-workers", type=int, default=0,
                         help="workers batch jobs may hold (default: workers - 1, at least 1)")
+    parser.add_argument("--draft-model-dir", type=Path, default=None,
+                        help="a smaller Whisper model for live drafts (batchable interim passes) in the languages it serves")
     parser.add_argument("--compute-type", default="int8", help="CTranslate2 compute type (int8, float32, ...)")
     parser.add_argument("--max-body-mb", type=float, default=256, help="largest request body accepted (413 above)")
     parser.add_argument("--max-queued", type=int, default=256, help="queued requests before 503")
@@ -70,9 +72,18 @@ def main(argv: list[str] | None = None) -> None:
     recognizer = Recognizer(model, model_name(args.model_dir))
     log.info("loaded %s from %s in %.2f s (%s, threads=%d, workers=%d)", recognizer.name, args.model_dir,
              time.monotonic() - started, args.compute_type, args.threads, args.workers)
+    draft = None
+    if args.draft_model_dir is not None:
+        if (args.draft_model_dir / "model.bin").is_file():
+            draft = Recognizer(load_model(args.draft_model_dir, args.threads, args.workers, args.compute_type),
+                               model_name(args.draft_model_dir))
+            log.info("drafts in %s by %s", ",".join(draft.languages), draft.name)
+        else:
+            log.warning("no model.bin in %s: drafts use %s", args.draft_model_dir, recognizer.name)
     scheduler = Scheduler(workers=args.workers, max_queued=args.max_queued, batch_workers=args.batch_workers)
-    server = EngineServer((args.host, args.port), recognizer, scheduler, int(args.max_body_mb * 1024 * 1024))
-    ready = {"event": "ready", "port": server.server_address[1], "model": recognizer.name, "languages": recognizer.languages}
+    server = EngineServer((args.host, args.port), recognizer, scheduler, int(args.max_body_mb * 1024 * 1024), draft)
+    ready = {"event": "ready", "port": server.server_address[1], "model": recognizer.name, "languages": recognizer.languages,
+             "draft_model": draft.name if draft else None}
     sys.stdout.write(json.dumps(ready) + "\n")
     sys.stdout.flush()
     log.info("serving on http://%s:%d", args.host, server.server_address[1])

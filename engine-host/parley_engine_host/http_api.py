@@ -11,6 +11,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 from . import multipart
+from .batched import batch_key
 from .recognizer import BadAudio, Recognizer, Request, read_audio
 from .scheduler import PRIORITIES, Job, QueueFull, Scheduler
 
@@ -33,9 +34,12 @@ class EngineServer(ThreadingHTTPServer):
     daemon_threads = True
     allow_reuse_address = True
 
-    def __init__(self, address, recognizer: Recognizer, scheduler: Scheduler, max_body_bytes: int):
+    def __init__(self, address, recognizer: Recognizer, scheduler: Scheduler, max_body_bytes: int,
+                 draft_recognizer: Recognizer | None = None):
         super().__init__(address, Handler)
         self.recognizer = recognizer
+        # A smaller model for drafts in the languages it serves (docs/whisper.md, "Draft model").
+        self.draft_recognizer = draft_recognizer
         self.scheduler = scheduler
         self.max_body_bytes = max_body_bytes
 
@@ -81,7 +85,9 @@ class Handler(BaseHTTPRequestHandler):
     # --- endpoints -----------------------------------------------------------------------
     def health(self) -> None:
         depth = self.server.scheduler.depth()
-        self.send_json(200, {"status": "ok", "model": self.server.recognizer.name, **depth})
+        draft = self.server.draft_recognizer
+        self.send_json(200, {"status": "ok", "model": self.server.recognizer.name,
+                             "draft_model": draft.name if draft else None, **depth})
 
     def models(self) -> None:
         name = self.server.recognizer.name
@@ -93,7 +99,6 @@ class Handler(BaseHTTPRequestHandler):
         if response_format not in RESPONSE_FORMATS:
             raise ApiError(400, f"response_format must be one of {sorted(RESPONSE_FORMATS)}", "invalid_value", "response_format")
         granularities = form.get_all("timestamp_granularities[]") + form.get_all("timestamp_granularities")
-        recognizer = self.server.recognizer
         request = Request(
             audio=self.audio_of(form),
             language=self.language_field(form.get("language"), "language"),
@@ -106,8 +111,19 @@ class Handler(BaseHTTPRequestHandler):
             vad_filter=flag(form.get("vad_filter"), "vad_filter", False),
             word_timestamps="word" in ",".join(granularities).split(","),
             window_pad=number(form.get("window_pad"), "window_pad", float, 0.5, 30.0),
+            window_fallback=one_of(form.get("window_fallback"), "window_fallback", WINDOW_FALLBACKS, "full"),
         )
-        result = self.run(self.priority(form), lambda: recognizer.transcribe(request))
+        priority = self.priority(form)
+        # Live drafts the decoder treats alike may be decoded in one batch with others waiting.
+        key = batch_key(request) if priority == "live" else None
+        recognizer = self.server.recognizer
+        draft = self.server.draft_recognizer
+        if key is not None and draft is not None and request.language in draft.languages:
+            recognizer = draft
+        if key is not None:
+            key = (recognizer.name, *key)
+        result = self.run(priority, lambda: recognizer.transcribe(request),
+                          batch_key=key, payload=request, group_work=recognizer.transcribe_batch)
         if response_format == "text":
             self.send_bytes(200, (result["text"] + "\n").encode(), "text/plain; charset=utf-8")
         elif response_format == "json":
@@ -214,9 +230,9 @@ class Handler(BaseHTTPRequestHandler):
             raise ApiError(400, f"priority must be one of {sorted(PRIORITIES)}", "invalid_value", "priority")
         return value
 
-    def run(self, priority: str, work) -> Any:
+    def run(self, priority: str, work, **group) -> Any:
         try:
-            job = self.server.scheduler.submit(Job(priority, work))
+            job = self.server.scheduler.submit(Job(priority, work, **group))
         except QueueFull as error:
             raise ApiError(503, f"engine host is busy: {error}", "overloaded") from error
         while not job.done.wait(0.25):
@@ -262,6 +278,17 @@ def number(value: str | None, param: str, kind, low, high):
     if not low <= parsed <= high:
         raise ApiError(400, f"{param} must be between {low} and {high}", "invalid_value", param)
     return parsed
+
+
+WINDOW_FALLBACKS = ("full", "trim")
+
+
+def one_of(value: str | None, param: str, allowed: tuple[str, ...], default: str) -> str:
+    if value is None or value == "":
+        return default
+    if value not in allowed:
+        raise ApiError(400, f"{param} must be one of {list(allowed)}", "invalid_value", param)
+    return value
 
 
 def flag(value: str | None, param: str, default: bool) -> bool:

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import dataclasses
 import io
+import re
 import json
 import wave
 from collections.abc import Generator
@@ -17,6 +19,7 @@ import numpy as np
 from faster_whisper import WhisperModel, decode_audio
 from faster_whisper.audio import pad_or_trim as _pad_or_trim
 
+from .batched import decode_batch
 from .languages import name_of
 
 SAMPLE_RATE = 16000
@@ -106,6 +109,10 @@ class Request:
     word_timestamps: bool = False
     # Seconds of silence after the audio in a fitted encoder window; None: Whisper's 30 s window.
     window_pad: float | None = None
+    # When the fitted window's text repeats itself (a loop): "full" decodes again in the 30 s
+    # window (finals: right text, at the 30 s cost), "trim" keeps the text up to the repeat
+    # (drafts: cheap, the final redoes them anyway).
+    window_fallback: str = "full"
 
 
 # A segment whose words the model itself gives less than this probability on average was not
@@ -114,11 +121,72 @@ class Request:
 # four at 0.00-0.02 and no longer than 0.4 s). Heard words, even misheard ones, score far higher
 # (docs/whisper.md, "Invented segments").
 INVENTED_WORD_PROBABILITY = 0.15
+# But a term the hot words made the model spell their way is itself scored low ("Picovoice." at
+# 0.07, alone in its VAD-cut utterance of multiple_keywords.wav): when every segment of a pass
+# is under the threshold, its best one is kept if it reaches this floor (made-up ones score
+# 0.00-0.02), since the audio was cut where the VAD heard speech.
+ONLY_SEGMENT_FLOOR = 0.05
 
 
-def invented(segment) -> bool:
+def word_probability(segment) -> float | None:
     words = segment.words or []
-    return bool(words) and sum(w.probability for w in words) / len(words) < INVENTED_WORD_PROBABILITY
+    return sum(w.probability for w in words) / len(words) if words else None
+
+
+def without_invented(segments: list) -> list:
+    """The segments that were heard (see INVENTED_WORD_PROBABILITY), in order."""
+    scored = [(s, word_probability(s)) for s in segments]
+    heard = [s for s, p in scored if p is None or p >= INVENTED_WORD_PROBABILITY]
+    if heard or not scored:
+        return heard
+    best, p = max(scored, key=lambda item: item[1])
+    return [best] if p >= ONLY_SEGMENT_FLOOR else []
+
+
+# A fitted window loops on some short inputs: "Blueberry Blueberry", "Grass Grass Helper",
+# "Picovoice Picovoice Picovoice", or the whole utterance again ("This is the multi-keyboard
+# test for porcupine This is the multi-keyboard test for porcup") (docs/whisper.md, "Fitted
+# window"). Taken for a loop: a phrase of up to MAX_LOOP_WORDS words said twice in a row, or the
+# utterance's first three words starting over. Real speech rarely does either ("very, very"), and
+# then the fallback only costs time, never text.
+MAX_LOOP_WORDS = 4
+
+
+def loop_start(words: list[str]) -> int | None:
+    """Index of the word where the text starts repeating itself, or None. The repeat's last
+    word may be cut short ("Grass Helper Grass Hel"): the output stops mid-loop."""
+    norm = [re.sub(r"[^\w']", "", w.lower()) for w in words]
+
+    def repeats(first: list[str], second: list[str]) -> bool:
+        if not all(second) or first[:-1] != second[:-1]:
+            return False
+        # A cut-short word only ends a repeat of two or more words ("an a" is no loop).
+        return first[-1] == second[-1] or (len(first) > 1 and len(second[-1]) > 1 and first[-1].startswith(second[-1]))
+
+    for end in range(1, len(norm) + 1):
+        for n in range(1, MAX_LOOP_WORDS + 1):
+            if end >= 2 * n and repeats(norm[end - 2 * n:end - n], norm[end - n:end]):
+                return end - n
+        if end >= 6 and norm[end - 3:end] == norm[:3]:
+            return end - 3
+    return None
+
+
+def trimmed(segments: list, keep: int) -> list:
+    """The segments cut to their first `keep` words (by whitespace), word times cut alike."""
+    out = []
+    for segment in segments:
+        words = segment.text.split()
+        if keep <= 0:
+            break
+        if len(words) <= keep:
+            out.append(segment)
+        else:
+            timed = segment.words[:keep] if segment.words and len(segment.words) == len(words) else segment.words
+            end = timed[-1].end if timed else segment.end
+            out.append(dataclasses.replace(segment, text=" " + " ".join(words[:keep]), words=timed, end=end))
+        keep -= len(words)
+    return out
 
 
 class Recognizer:
@@ -151,6 +219,30 @@ class Recognizer:
             detected = self.detect(request.audio, request.candidates)
             language, probability = detected["language"], detected["probability"]
             yield
+        segments, info = yield from self.decode(request, language, request.window_pad)
+        if request.window_pad is not None:
+            repeat = loop_start([w for s in segments for w in s.text.split()])
+            if repeat is not None and request.window_fallback == "full":
+                segments, info = yield from self.decode(request, language, None)
+            elif repeat is not None:
+                segments = trimmed(segments, repeat)
+        if probability is None:
+            probability = info.language_probability
+        return self.verbose(segments, info.language, probability, info.duration, request.word_timestamps)
+
+    def transcribe_batch(self, requests: list[Request]) -> list[dict[str, Any]]:
+        """Drafts with the same batched.batch_key, decoded together (a loop is trimmed)."""
+        results = []
+        for request, (segments, duration) in zip(requests, decode_batch(self.model, requests)):
+            kept = without_invented(segments)
+            repeat = loop_start([w for s in kept for w in s.text.split()])
+            if repeat is not None:
+                kept = trimmed(kept, repeat)
+            results.append(self.verbose(kept, request.language, 1.0, duration, request.word_timestamps))
+        return results
+
+    def decode(self, request: Request, language: str | None, window_pad: float | None):
+        """One faster-whisper pass (a sub-generator of transcribe): (kept segments, info)."""
         options: dict[str, Any] = {
             "language": language,
             "initial_prompt": request.prompt or None,
@@ -160,7 +252,7 @@ class Recognizer:
             "vad_filter": request.vad_filter,
             "word_timestamps": request.word_timestamps,
         }
-        if request.window_pad is not None:
+        if window_pad is not None:
             # A fitted window may loop on a short input ("Pineapple Pineapple ..."): speech holds
             # far fewer than 8 tokens a second, so this bounds a loop's cost, not real text.
             options["max_new_tokens"] = min(220, int(len(request.audio) / SAMPLE_RATE * 8) + 8)
@@ -168,7 +260,7 @@ class Recognizer:
             options["temperature"] = [request.temperature]
         segments_iter, info = self.model.transcribe(request.audio, **options)
         segments = []
-        pad = None if request.window_pad is None else int(request.window_pad * FRAMES_PER_SECOND)
+        pad = None if window_pad is None else int(window_pad * FRAMES_PER_SECOND)
         # The window is padded inside next(); the thread-local pad is set only around it, since
         # the scheduler may step another request's job on this thread between two segments.
         while True:
@@ -179,16 +271,14 @@ class Recognizer:
                 break
             finally:
                 _window.pad_frames = None
-            if not invented(segment):
-                segments.append(segment)
+            segments.append(segment)
             yield
-        if probability is None:
-            probability = info.language_probability
-        return self.verbose(segments, info.language, probability, info.duration, request.word_timestamps)
+        return without_invented(segments), info
 
     def verbose(self, segments, language: str, probability: float, duration: float, words: bool) -> dict[str, Any]:
         result: dict[str, Any] = {
             "task": "transcribe",
+            "model": self.name,
             "language": name_of(language),
             "language_code": language,
             "language_probability": round(float(probability), 4),

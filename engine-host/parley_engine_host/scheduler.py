@@ -6,6 +6,10 @@ hands a batch job back to the queue when live work is waiting, so a long import 
 request by at most one window instead of its whole length. The job keeps its original sequence
 number, so it resumes ahead of later batch jobs.
 
+Live jobs with the same `batch_key` (drafts the decoder treats alike, see batched.py) that wait
+together are run as one group by the first one's `group_work`: up to `max_group` at once. Such
+drafts queue after other live work (finals) and before batch work (DRAFT_RANK).
+
 Batch jobs may hold at most `batch_workers` workers (default W - 1 when W > 1), so with two or
 more workers one is always free for live work and a live request never waits for a window.
 """
@@ -19,6 +23,13 @@ from collections.abc import Callable, Generator
 from typing import Any
 
 PRIORITIES = {"live": 0, "batch": 1}
+# Within live work, drafts (jobs that may be batched) queue after finals: a final is what a
+# caption keeps, and the words only a final shows wait for it; a draft's text is replaced anyway.
+DRAFT_RANK = 0.5
+
+
+def is_live(rank: float) -> bool:
+    return rank < PRIORITIES["batch"]
 
 
 class QueueFull(Exception):
@@ -30,9 +41,20 @@ class Cancelled(Exception):
 
 
 class Job:
-    def __init__(self, priority: str, work: Callable[[], Generator[None, None, Any]]):
+    def __init__(
+        self,
+        priority: str,
+        work: Callable[[], Generator[None, None, Any]],
+        batch_key: Any = None,
+        payload: Any = None,
+        group_work: Callable[[list[Any]], list[Any]] | None = None,
+    ):
         self.priority = priority
-        self.rank = PRIORITIES[priority]
+        # Jobs with the same key may run as one group: group_work(payloads) -> results, in order.
+        self.batch_key = batch_key if group_work is not None else None
+        self.payload = payload
+        self.group_work = group_work
+        self.rank = DRAFT_RANK if self.batch_key is not None and priority == "live" else PRIORITIES[priority]
         self.work = work
         self.steps: Generator[None, None, Any] | None = None
         self.done = threading.Event()
@@ -42,8 +64,9 @@ class Job:
 
 
 class Scheduler:
-    def __init__(self, workers: int, max_queued: int, batch_workers: int | None = None):
+    def __init__(self, workers: int, max_queued: int, batch_workers: int | None = None, max_group: int = 8):
         self.max_queued = max_queued
+        self.max_group = max_group
         self.batch_limit = batch_workers if batch_workers else max(1, workers - 1)
         self.running_batch = 0
         self.heap: list[tuple[int, int, Job]] = []
@@ -75,7 +98,7 @@ class Scheduler:
     def live_starved(self) -> bool:
         """Live work waits and every worker is busy (an idle worker would take it itself)."""
         with self.lock:
-            live_next = bool(self.heap) and self.heap[0][0] == PRIORITIES["live"]
+            live_next = bool(self.heap) and is_live(self.heap[0][0])
             return live_next and self.running >= len(self.threads)
 
     def run_worker(self) -> None:
@@ -84,26 +107,54 @@ class Scheduler:
                 while not self.can_start():
                     self.lock.wait()
                 rank, seq, job = heapq.heappop(self.heap)
+                mates = self.take_mates(job)
                 self.running += 1
-                self.running_batch += rank != PRIORITIES["live"]
+                self.running_batch += not is_live(rank)
             requeued = False
             try:
-                requeued = self.advance(job, rank, seq)
+                if mates:
+                    self.run_group([job, *mates])
+                else:
+                    requeued = self.advance(job, rank, seq)
             finally:
                 with self.lock:
                     self.running -= 1
-                    self.running_batch -= rank != PRIORITIES["live"]
+                    self.running_batch -= not is_live(rank)
                     if requeued:
                         heapq.heappush(self.heap, (rank, seq, job))
                     self.lock.notify_all()  # a batch slot or a requeued job may be waiting
+
+    def take_mates(self, job: Job) -> list[Job]:
+        """Called with the lock held: the waiting jobs that can run in one group with `job`."""
+        if job.batch_key is None or job.cancelled:
+            return []
+        mates = [j for _, _, j in sorted(self.heap) if j.batch_key == job.batch_key and not j.cancelled]
+        mates = mates[: self.max_group - 1]
+        if mates:
+            taken = {id(j) for j in mates}
+            self.heap = [entry for entry in self.heap if id(entry[2]) not in taken]
+            heapq.heapify(self.heap)
+        return mates
+
+    def run_group(self, jobs: list[Job]) -> None:
+        """One call of the first job's group_work for all of them; each gets its own result."""
+        try:
+            results = jobs[0].group_work([j.payload for j in jobs])
+            for job, result in zip(jobs, results, strict=True):
+                job.result = result
+        except BaseException as error:  # reported to every waiting request, never kills the worker
+            for job in jobs:
+                job.error = error
+        for job in jobs:
+            job.done.set()
 
     def can_start(self) -> bool:
         """Called with the lock held: the head is live, or batch has a free slot."""
         if not self.heap:
             return False
-        return self.heap[0][0] == PRIORITIES["live"] or self.running_batch < self.batch_limit
+        return is_live(self.heap[0][0]) or self.running_batch < self.batch_limit
 
-    def advance(self, job: Job, rank: int, seq: int) -> bool:
+    def advance(self, job: Job, rank: float, seq: int) -> bool:
         """Run the job until it ends, or until live work waits for a batch job; True = requeue."""
         try:
             if job.steps is None:
@@ -113,7 +164,7 @@ class Scheduler:
                     job.steps.close()
                     raise Cancelled()
                 next(job.steps)
-                if rank > PRIORITIES["live"] and self.live_starved():
+                if not is_live(rank) and self.live_starved():
                     return True
         except StopIteration as stop:
             job.result = stop.value

@@ -44,8 +44,12 @@ def skip_reason() -> str | None:
     return None
 
 
+def audio_file(name: str) -> Path | None:
+    return next((d / name for d in AUDIO_DIRS if (d / name).is_file()), None)
+
+
 def jfk_flac() -> Path | None:
-    return next((d / "jfk.flac" for d in AUDIO_DIRS if (d / "jfk.flac").is_file()), None)
+    return audio_file("jfk.flac")
 
 
 def wav_16k_mono(path: Path) -> bytes:
@@ -54,6 +58,20 @@ def wav_16k_mono(path: Path) -> bytes:
     from faster_whisper import decode_audio
 
     samples = (np.clip(decode_audio(str(path)), -1, 1) * 32767).astype("<i2")
+    out = io.BytesIO()
+    with wave.open(out, "wb") as writer:
+        writer.setnchannels(1)
+        writer.setsampwidth(2)
+        writer.setframerate(16000)
+        writer.writeframes(samples.tobytes())
+    return out.getvalue()
+
+
+def cut(wav: bytes, start_s: float, end_s: float) -> bytes:
+    """A 16 kHz mono s16le WAV of [start_s, end_s) of another one (44-byte header)."""
+    import numpy as np
+
+    samples = np.frombuffer(wav[44:], dtype="<i2")[int(start_s * 16000):int(end_s * 16000)]
     out = io.BytesIO()
     with wave.open(out, "wb") as writer:
         writer.setnchannels(1)
@@ -166,6 +184,26 @@ class EngineHostTest(unittest.TestCase):
         status, _, body = self.host.post_form("/v1/audio/transcriptions", {"window_pad": "0.1"}, self.jfk)
         self.assertEqual(status, 400, body)
         self.assertEqual(json.loads(body)["error"]["code"], "invalid_value")
+
+    def test_a_fitted_window_that_loops_is_decoded_again_or_trimmed(self):
+        # "Blueberry" and "Grasshopper" as the VAD cuts them from multiple_keywords.wav: in a
+        # fitted window base decodes "Blueberry Blueberry" and "Grass Grass Helper" (beam 5).
+        keywords = wav_16k_mono(audio_file("multiple_keywords.wav"))
+        for (start, end), word in (((13.524, 14.7), "blueberry"), ((27.732, 29.132), "grasshopper")):
+            for fallback in ("full", "trim"):
+                status, _, body = self.host.post_form("/v1/audio/transcriptions", {
+                    "response_format": "verbose_json", "timestamp_granularities[]": "word", "language": "en",
+                    "window_pad": "5", "beam_size": "5", "window_fallback": fallback}, cut(keywords, start, end))
+                self.assertEqual(status, 200, body)
+                result = json.loads(body)
+                words = [w.strip(".,!?").lower() for w in result["text"].split()]
+                self.assertEqual(len(words), len(set(words)), (fallback, result["text"]))
+                self.assertEqual(len(result["words"]), len(words), result)
+                if fallback == "full":
+                    self.assertEqual(words, [word], result["text"])
+        status, _, body = self.host.post_form("/v1/audio/transcriptions", {"window_fallback": "never"}, self.jfk)
+        self.assertEqual(status, 400, body)
+        self.assertEqual(json.loads(body)["error"]["param"], "window_fallback")
 
     def test_verbose_json_has_segments_words_and_language(self):
         status, _, body = self.host.post_form("/v1/audio/transcriptions", {
@@ -322,3 +360,53 @@ class EngineHostLifetimeTest(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+DRAFT_MODEL_DIR = MODEL_DIR.parent / "whisper-tiny.en"
+
+
+@unittest.skipIf(skip_reason() or not (DRAFT_MODEL_DIR / "model.bin").is_file(),
+                 skip_reason() or f"no draft model in {DRAFT_MODEL_DIR} (scripts/setup.sh installs tiny.en)")
+class DraftModelTest(unittest.TestCase):
+    """--draft-model-dir: live drafts in the draft model's languages go to it, in batches."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.jfk = wav_16k_mono(jfk_flac())
+        cls.host = Host("--workers", "1", "--threads", "2", "--draft-model-dir", str(DRAFT_MODEL_DIR))
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.host.stop()
+
+    def draft(self, language: str, priority: str = "live") -> dict:
+        status, _, body = self.host.post_form("/v1/audio/transcriptions", {
+            "response_format": "verbose_json", "timestamp_granularities[]": "word", "language": language,
+            "priority": priority, "beam_size": "1", "window_pad": "5", "window_fallback": "trim"}, self.jfk)
+        self.assertEqual(status, 200, body)
+        return json.loads(body)
+
+    def test_ready_line_and_health_name_the_draft_model(self):
+        self.assertEqual((self.host.ready["model"], self.host.ready["draft_model"]), ("whisper-base", "whisper-tiny.en"))
+        status, _, body = self.host.request("/health")
+        self.assertEqual(json.loads(body)["draft_model"], "whisper-tiny.en")
+
+    def test_english_live_drafts_go_to_the_draft_model_and_several_at_once_are_all_right(self):
+        results: list[dict] = []
+        threads = [threading.Thread(target=lambda: results.append(self.draft("en"))) for _ in range(4)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(120)
+        self.assertEqual(len(results), 4)
+        for result in results:
+            self.assertEqual(result["model"], "whisper-tiny.en")
+            self.assertLessEqual(word_error_rate(JFK_TEXT, result["text"]), 0.1, result["text"])
+            self.assertEqual(len(result["words"]), len(result["text"].split()), result)
+
+    def test_other_languages_batch_requests_and_finals_stay_with_the_main_model(self):
+        self.assertEqual(self.draft("de")["model"], "whisper-base")
+        self.assertEqual(self.draft("en", priority="batch")["model"], "whisper-base")
+        status, _, body = self.host.post_form("/v1/audio/transcriptions", {
+            "response_format": "verbose_json", "language": "en", "priority": "live", "window_pad": "5"}, self.jfk)
+        self.assertEqual(json.loads(body)["model"], "whisper-base")

@@ -129,3 +129,66 @@ class SchedulerTest(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class GroupTest(unittest.TestCase):
+    """Live drafts with the same batch_key that wait together run as one group (batched.py)."""
+
+    def test_waiting_jobs_with_one_key_run_as_one_group_others_alone(self):
+        rec, gate = Recorder(), threading.Event()
+        groups: list[list[str]] = []
+
+        def group_work(payloads):
+            groups.append(list(payloads))
+            return [f"{p}!" for p in payloads]
+
+        def draft(name, key):
+            return Job("live", rec.job(name, 1), batch_key=key, payload=name, group_work=group_work)
+
+        scheduler = Scheduler(workers=1, max_queued=20, max_group=3)
+        blocker = scheduler.submit(Job("live", rec.job("x", 1, gate=gate)))
+        wait_until(lambda: scheduler.depth()["running"] == 1)
+        jobs = [scheduler.submit(draft(n, k)) for n, k in
+                [("a1", "en"), ("d1", "de"), ("a2", "en"), ("a3", "en"), ("a4", "en")]]
+        lone = scheduler.submit(draft("c1", "en"))
+        lone.cancelled = True  # a cancelled job never joins a group
+        gate.set()
+        wait_all(blocker, *jobs)
+        # a1 takes a2 and a3 (max_group 3); d1 has another key and a4 is left over: each of
+        # them, alone, runs its own work.
+        self.assertEqual(groups, [["a1", "a2", "a3"]])
+        self.assertEqual([j.result for j in jobs], ["a1!", "d1", "a2!", "a3!", "a4"])
+        self.assertNotIn("c1:done", rec.events)
+
+    def test_live_finals_go_before_live_drafts_and_drafts_before_batch(self):
+        rec, gate = Recorder(), threading.Event()
+        scheduler = Scheduler(workers=1, max_queued=20)
+        blocker = scheduler.submit(Job("live", rec.job("x", 1, gate=gate)))
+        wait_until(lambda: scheduler.depth()["running"] == 1)
+        jobs = [
+            scheduler.submit(Job("batch", rec.job("import", 1))),
+            scheduler.submit(Job("live", rec.job("draft", 1), batch_key="en", payload=1, group_work=lambda p: p)),
+            scheduler.submit(Job("live", rec.job("final", 1))),
+        ]
+        self.assertEqual(scheduler.depth()["queued"], {"live": 2, "batch": 1})
+        gate.set()
+        wait_all(blocker, *jobs)
+        self.assertEqual(rec.done_order(), ["x", "final", "draft", "import"])
+
+    def test_a_failing_group_fails_each_of_its_jobs_and_the_worker_lives_on(self):
+        gate = threading.Event()
+
+        def group_work(payloads):
+            raise RuntimeError("decode failed")
+
+        scheduler = Scheduler(workers=1, max_queued=20)
+        blocker = scheduler.submit(Job("live", Recorder().job("x", 1, gate=gate)))
+        wait_until(lambda: scheduler.depth()["running"] == 1)
+        jobs = [scheduler.submit(Job("live", Recorder().job(n, 1), batch_key="k", payload=n, group_work=group_work))
+                for n in ("a", "b")]
+        gate.set()
+        wait_all(blocker, *jobs)
+        self.assertTrue(all(isinstance(j.error, RuntimeError) for j in jobs))
+        after = scheduler.submit(Job("live", Recorder().job("y", 1)))
+        wait_all(after)
+        self.assertEqual(after.result, "y")

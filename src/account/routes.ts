@@ -70,8 +70,8 @@ const Usage = Type.Object({
 });
 
 const UsageQuery = Type.Object({
-  page: Type.Integer({ minimum: 1, maximum: 100000, default: 1 }),
-  per_page: Type.Integer({ minimum: 5, maximum: 20, default: 20 }),
+  page: Type.Optional(Type.Integer({ minimum: 1, maximum: 100000, default: 1 })),
+  per_page: Type.Optional(Type.Integer({ minimum: 5, maximum: 20, default: 20 })),
 });
 
 export function registerAccountRoutes(app: HttpApp, deps: { auth: Authenticator; account: AccountService }): void {

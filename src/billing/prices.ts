@@ -1,8 +1,9 @@
 /**
  * The one place that turns usage into points, from the price table in configuration
  * (settings.ts). Live recordings and broadcasts are charged per started minute; imports per
- * minute rounded up; one-off operations per unit. The import quota check's estimate uses
- * `importEstimate` (speech recognition only, as the spec says).
+ * minute rounded up; one-off operations per unit. The import quota check's `estimated_points`
+ * uses `importEstimate` (speech recognition only, as the spec says); its `estimate` extension
+ * the full `importBreakdown`.
  */
 import type { SectionValues } from '../platform/config/settings.js';
 import type { billingSettings } from './settings.js';
@@ -15,6 +16,16 @@ export interface MinuteOptions {
   /** multi_speaker recognition. */
   diarization?: boolean;
   tts?: boolean;
+}
+
+/** What an import costs, part by part (the check-quota `estimate` extension, docs/imports.md). */
+export interface ImportBreakdown {
+  recognition: number;
+  translation: number;
+  diarization: number;
+  /** The summary is its own `summary` usage row, charged when it is made. */
+  summary: number;
+  total: number;
 }
 
 export type OneOffType = 'summary' | 'regen_summary' | 'retranslate' | 'summary_translate';
@@ -44,11 +55,23 @@ export class Prices {
     return Math.max(1, Math.ceil(durationMs / 60_000));
   }
 
-  /** The full charge of an import of `durationMs`. */
+  /** The `import` usage row's charge for `durationMs`: recognition, translation and diarization. */
   importCost(durationMs: number, o: MinuteOptions = {}): number {
+    const b = this.importBreakdown(durationMs, o);
+    return round(b.recognition + b.translation + b.diarization);
+  }
+
+  /** Everything an import will cost: its `import` charge part by part, and the summary when one is asked for. */
+  importBreakdown(durationMs: number, o: MinuteOptions & { summary?: boolean } = {}): ImportBreakdown {
     const t = this.table;
-    const perMin = t.importPerMin + (o.translationLanguages ?? 0) * t.translationPerMinPerLang + (o.diarization ? t.diarizationPerMin : 0);
-    return round(Prices.billableMinutes(durationMs) * perMin);
+    const minutes = Prices.billableMinutes(durationMs);
+    const parts = {
+      recognition: round(minutes * t.importPerMin),
+      translation: round(minutes * (o.translationLanguages ?? 0) * t.translationPerMinPerLang),
+      diarization: round(o.diarization ? minutes * t.diarizationPerMin : 0),
+      summary: o.summary ? t.summary : 0,
+    };
+    return { ...parts, total: round(parts.recognition + parts.translation + parts.diarization + parts.summary) };
   }
 
   /** The check-quota estimate: speech recognition only (translation and diarization come on top). */

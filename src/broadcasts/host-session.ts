@@ -39,7 +39,7 @@ export interface BroadcastHostDeps {
   /** Host text (announcements, standby messages) in another language; null when no engine serves the pair. */
   translate(text: string, from: string, to: string): Promise<string | null>;
   /** The synthesizer serving `language` here (viewers' tts_ready audio), or null. */
-  synthesizer(language: string): Synthesizer | null;
+  synthesizer(language: string, voice?: string | null): Synthesizer | null;
   /** How often the sentence being spoken is translated for viewers (interim translations). */
   interimTranslationMs: number;
   activePlan(accountId: string): Promise<ActivePlan>;

@@ -55,7 +55,7 @@ export interface BroadcastsModuleDeps {
   /** Host text in another language (announcements, standby messages); null when no engine serves it. */
   translate(text: string, from: string, to: string): Promise<string | null>;
   /** The synthesizer serving `language` here (viewers' tts_ready audio, made on the host's node), or null. */
-  synthesizer(language: string): Synthesizer | null;
+  synthesizer(language: string, voice?: string | null): Synthesizer | null;
   /** Live recognition here (creation refuses an unserved transcription language); null when this process has none. */
   speech?: RuleContext['speech'];
   viewerLimit: number;

@@ -120,11 +120,23 @@ export class ViewerService {
   }
 }
 
+/** The password of a verify body; `details` say what is wrong (as the framework's validation does: field, location, reason). */
 function passwordOf(body: unknown): string {
-  const invalid = (message: string) => new AppError('validation_failed', { message, details: { field: 'password', max: PASS_CODE_MAX } });
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw invalid('The body must be a JSON object with password.');
+  const invalid = (message: string, reason: 'required' | 'type' | 'too_long') =>
+    new AppError('validation_failed', {
+      message,
+      details: {
+        field: 'password',
+        location: 'body',
+        reason,
+        ...(reason === 'too_long' ? { max: PASS_CODE_MAX } : { expected: 'string' }),
+      },
+    });
+  if (typeof body !== 'object' || body === null || Array.isArray(body))
+    throw invalid('The body must be a JSON object with password.', 'required');
   const p = (body as Record<string, unknown>).password;
-  if (typeof p !== 'string') throw invalid('password is required and must be a string.');
-  if ([...p].length > PASS_CODE_MAX) throw invalid(`password is at most ${PASS_CODE_MAX} characters.`);
+  if (p === undefined) throw invalid('password is required.', 'required');
+  if (typeof p !== 'string') throw invalid('password must be a string.', 'type');
+  if ([...p].length > PASS_CODE_MAX) throw invalid(`password is at most ${PASS_CODE_MAX} characters.`, 'too_long');
   return p;
 }

@@ -18,7 +18,7 @@ import { sentenceErrorEvent, type ViewerEvent } from './viewer-events.js';
 
 export interface ViewerSpeechDeps {
   /** The synthesizer serving `language` here (the engine registry's choice), or null. */
-  synthesizer(language: string): Synthesizer | null;
+  synthesizer(language: string, voice?: string | null): Synthesizer | null;
   /** The TTS settings of the broadcast for `language` (voice, speaking_rate), if any. */
   setting(language: string): TtsSetting | undefined;
   /** Whether audio may still go out (the broadcast is live, not paused or frozen). */
@@ -78,9 +78,9 @@ export class ViewerSpeech {
   }
 
   private async speak(t: FinalTranslation): Promise<ViewerEvent | null> {
-    const tts = this.deps.synthesizer(t.language);
-    if (!tts) return null;
     const setting = this.deps.setting(t.language);
+    const tts = this.deps.synthesizer(t.language, setting?.voice);
+    if (!tts) return null;
     try {
       const r = await tts.synthesize(t.text, {
         language: t.language,

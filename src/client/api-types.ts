@@ -705,6 +705,12 @@ export interface Operations {
     query: never;
     body: {
       duration_ms: number;
+      /** Extension: the translation languages of the import */
+      translation_languages?: string[];
+      /** Extension */
+      recognition_mode?: "single" | "multi_speaker";
+      /** Extension: a summary will be asked for */
+      summary?: boolean;
     };
     bodyType: "application/json";
     responses: {
@@ -715,7 +721,19 @@ export interface Operations {
           is_unlimited: boolean;
           remain_quota: number | null;
           duration_minutes: number;
+          /** Speech recognition only (spec); the whole price is in estimate */
           estimated_points: number;
+          /** Extension: the points this import will cost, part by part (minutes rounded up x the price table) */
+          estimate: {
+            recognition: number;
+            /** Per translation language named in the request */
+            translation: number;
+            /** multi_speaker */
+            diarization: number;
+            /** When summary is true; charged as its own summary usage when made */
+            summary: number;
+            total: number;
+          };
         };
       };
     };
@@ -748,6 +766,7 @@ export interface Operations {
           created_at: string;
           error_code: string | null;
           error_message: string | null;
+          queue_position: number | null;
         };
       };
     };
@@ -781,6 +800,7 @@ export interface Operations {
           created_at: string;
           error_code: string | null;
           error_message: string | null;
+          queue_position: number | null;
         }[];
         meta: {
           current_page: number;
@@ -840,6 +860,7 @@ export interface Operations {
           created_at: string;
           error_code: string | null;
           error_message: string | null;
+          queue_position: number | null;
         };
       };
     };
@@ -866,6 +887,8 @@ export interface Operations {
         stage: string | null;
         progress: number;
         message: string | null;
+        /** Extension, while pending: the place in the queue (1 = next to start) */
+        queue_position?: number;
       };
       completed: {
         import_id: string;

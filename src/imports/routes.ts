@@ -8,16 +8,15 @@ import { Type } from 'typebox';
 import type { EventBus } from '../bus/types.js';
 import { principalOf, requireApiKey } from '../platform/auth/hooks.js';
 import type { Authenticator } from '../platform/auth/types.js';
-import { AppError } from '../platform/errors/app-error.js';
 import { API_KEY, API_KEY_OR_QUERY, Data, documentedInput, errors, Nullable, PageMeta, sse, Uuid } from '../platform/http/api-doc.js';
 import { pagedStatusQuery } from '../platform/http/query.js';
 import { ok } from '../platform/http/reply.js';
 import { streamToSse } from '../platform/http/sse.js';
 import type { HttpApp } from '../platform/http/types.js';
 import { type RateLimiter, rateLimitHook } from '../platform/rate-limit.js';
-import { type ProgressEvent, progressTopic, snapshotEvent } from './progress.js';
-import { ImportForm, ImportJson, QuotaCheck } from './schemas.js';
-import { type ImportService, importJson } from './service.js';
+import { type ProgressEvent, progressTopic } from './progress.js';
+import { ImportForm, ImportJson, QuotaCheck, QuotaCheckBody } from './schemas.js';
+import type { ImportService } from './service.js';
 import type { ImportStatus } from './store.js';
 
 export interface ImportRouteDeps {
@@ -46,21 +45,12 @@ export function registerImportRoutes(app: HttpApp, deps: ImportRouteDeps): void 
       schema: {
         ...op('Import quota pre-check: 200 with allowed and a reason (a prediction only)'),
         description:
-          'Every rejection is 200 with allowed false and a reason; the upload can still be refused. duration_ms bounds follow the deployment setting (default 1000 to 36000000).',
-        body: Type.Object({ duration_ms: Type.Integer({ minimum: 1000, maximum: 36_000_000 }) }),
+          'Every rejection is 200 with allowed false and a reason; the upload can still be refused. duration_ms bounds follow the deployment setting (default 1000 to 36000000). Extension: translation_languages, recognition_mode and summary describe the import, and `estimate` prices all of it (estimated_points stays speech recognition only).',
+        body: QuotaCheckBody,
         response: { 200: Data(QuotaCheck), ...errors([], { auth: true, body: true }) },
       },
     },
-    async (request) => {
-      const body = request.body;
-      if (typeof body !== 'object' || body === null || Array.isArray(body)) {
-        throw new AppError('validation_failed', {
-          message: 'The body must be a JSON object with duration_ms.',
-          details: { field: 'duration_ms' },
-        });
-      }
-      return ok(await deps.imports.checkQuota(principalOf(request), (body as { duration_ms?: unknown }).duration_ms));
-    },
+    async (request) => ok(await deps.imports.checkQuota(principalOf(request), request.body)),
   );
 
   // The upload streams its file to disk: the multipart parser lives only in this scope.
@@ -106,7 +96,8 @@ export function registerImportRoutes(app: HttpApp, deps: ImportRouteDeps): void 
       },
       async (request, reply) => {
         const rec = await deps.imports.accept(principalOf(request), request);
-        return reply.code(202).send(ok(importJson(rec)));
+        const [json] = await deps.imports.toJson([rec]);
+        return reply.code(202).send(ok(json));
       },
     );
   });
@@ -122,7 +113,7 @@ export function registerImportRoutes(app: HttpApp, deps: ImportRouteDeps): void 
         response: { 200: Data(ImportJson), ...errors(['import_not_found'], { auth: true }) },
       },
     },
-    async (request) => ok(importJson(await deps.imports.get(principalOf(request), request.params.importId))),
+    async (request) => ok((await deps.imports.toJson([await deps.imports.get(principalOf(request), request.params.importId)]))[0]),
   );
 
   app.get(
@@ -170,6 +161,9 @@ export function registerImportRoutes(app: HttpApp, deps: ImportRouteDeps): void 
               stage: Nullable(Type.String()),
               progress: Type.Integer(),
               message: Nullable(Type.String()),
+              queue_position: Type.Optional(
+                Type.Integer({ minimum: 1, description: 'Extension, while pending: the place in the queue (1 = next to start)' }),
+              ),
             }),
             completed: Type.Object({
               import_id: Type.String(),
@@ -191,10 +185,12 @@ export function registerImportRoutes(app: HttpApp, deps: ImportRouteDeps): void 
     async (request, reply) => {
       const principal = principalOf(request);
       const importId = request.params.importId;
-      const read = async (reread: boolean) => [{ e: snapshotEvent(await deps.imports.get(principal, importId)), reread }];
+      const read = async (reread: boolean) => [{ e: await deps.imports.snapshot(principal, importId), reread }];
       // Progress never goes backwards on the stream (a retry restarts a stage's window); a
-      // re-read that shows nothing new is not sent again; nothing follows the closing event.
+      // re-read that shows nothing new (same percent, same place in the queue) is not sent
+      // again; nothing follows the closing event.
       let lastPercent = -1;
+      let lastPlace: number | undefined;
       await streamToSse<{ e: ProgressEvent; reread: boolean }>(
         request,
         reply,
@@ -206,8 +202,10 @@ export function registerImportRoutes(app: HttpApp, deps: ImportRouteDeps): void 
           onHeartbeat: () => read(true),
           frame({ e, reread }) {
             if (e.event !== 'progress') return { event: e.event, data: e.data, end: true };
-            if (e.data.progress < lastPercent || (reread && e.data.progress === lastPercent)) return null;
+            const place = e.data.queue_position;
+            if (e.data.progress < lastPercent || (reread && e.data.progress === lastPercent && place === lastPlace)) return null;
             lastPercent = e.data.progress;
+            lastPlace = place;
             return { event: e.event, data: e.data };
           },
         },

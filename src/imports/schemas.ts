@@ -14,6 +14,13 @@ export const ImportJson = Type.Object({
   created_at: IsoTime(),
   error_code: Nullable(Type.String()),
   error_message: Nullable(Type.String()),
+  queue_position: Nullable(
+    Type.Integer({
+      minimum: 1,
+      description:
+        'Extension: while pending, the place in the import queue (1 = next to start when a worker is free; accounts take turns); null otherwise',
+    }),
+  ),
 });
 
 export const QuotaCheck = Type.Object({
@@ -22,7 +29,29 @@ export const QuotaCheck = Type.Object({
   is_unlimited: Type.Boolean(),
   remain_quota: Nullable(Type.Number()),
   duration_minutes: Type.Integer(),
-  estimated_points: Type.Number(),
+  estimated_points: Type.Number({ description: 'Speech recognition only (spec); the whole price is in estimate' }),
+  estimate: Type.Object(
+    {
+      recognition: Type.Number(),
+      translation: Type.Number({ description: 'Per translation language named in the request' }),
+      diarization: Type.Number({ description: 'multi_speaker' }),
+      summary: Type.Number({ description: 'When summary is true; charged as its own summary usage when made' }),
+      total: Type.Number(),
+    },
+    { description: 'Extension: the points this import will cost, part by part (minutes rounded up x the price table)' },
+  ),
+});
+
+/** The check's request: the spec's duration_ms and Parley's extension fields describing the import. */
+export const QuotaCheckBody = Type.Object({
+  duration_ms: Type.Integer({ minimum: 1000, maximum: 36_000_000 }),
+  translation_languages: Type.Optional(
+    Type.Array(Type.String(), { maxItems: 12, uniqueItems: true, description: 'Extension: the translation languages of the import' }),
+  ),
+  recognition_mode: Type.Optional(
+    Type.Union([Type.Literal('single'), Type.Literal('multi_speaker')], { default: 'single', description: 'Extension' }),
+  ),
+  summary: Type.Optional(Type.Boolean({ default: false, description: 'Extension: a summary will be asked for' })),
 });
 
 const jsonText = (description: string) => Type.String({ description: `JSON text: ${description}` });

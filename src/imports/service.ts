@@ -8,6 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import type { FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
+import type { ImportBreakdown } from '../billing/prices.js';
 import type { BillingService } from '../billing/service.js';
 import { detectAudioFormat } from '../engines/audio/format.js';
 import type { AudioTools, ProbeResult } from '../engines/audio/port.js';
@@ -27,6 +28,8 @@ import type { TaskStore } from '../tasks/store.js';
 import { assertPlausibleDuration, assertSpeechHeader } from './audio-checks.js';
 import { parseImportForm } from './options.js';
 import { IMPORT_JOB } from './pipeline.js';
+import { snapshotEvent } from './progress.js';
+import { parseQuotaCheck } from './quota-check.js';
 import type { ImportRecord, ImportStatus, ImportStore } from './store.js';
 import { readUpload } from './upload.js';
 
@@ -56,24 +59,28 @@ export interface QuotaCheck {
   is_unlimited: boolean;
   remain_quota: number | null;
   duration_minutes: number;
+  /** Speech recognition only, as the spec defines it. */
   estimated_points: number;
+  /** Extension: the whole price, part by part. */
+  estimate: ImportBreakdown;
 }
 
 export class ImportService {
   constructor(private readonly d: ImportServiceDeps) {}
 
-  async checkQuota(principal: Principal, durationMs: unknown): Promise<QuotaCheck> {
-    const { minDurationMs, maxDurationMs } = this.d.settings;
-    if (typeof durationMs !== 'number' || !Number.isInteger(durationMs) || durationMs < minDurationMs || durationMs > maxDurationMs) {
-      throw new AppError('validation_failed', {
-        message: `duration_ms must be a whole number from ${minDurationMs} to ${maxDurationMs}.`,
-        details: { field: 'duration_ms', min: minDurationMs, max: maxDurationMs },
-      });
-    }
+  /**
+   * The spec's pre-check, plus the `estimate` extension: every part of the import's price.
+   * `allowed` is checked against what the upload checks (recognition, translation and
+   * diarization); the summary is charged when it is made (docs/imports.md "The quota check").
+   */
+  async checkQuota(principal: Principal, body: unknown): Promise<QuotaCheck> {
+    const q = parseQuotaCheck(body, this.d.settings);
     const standing = await this.d.billing.standing(principal);
+    const estimate = this.d.billing.prices.importBreakdown(q.durationMs, q);
     const base = {
-      duration_minutes: Math.ceil(durationMs / 60_000),
-      estimated_points: this.d.billing.prices.importEstimate(durationMs),
+      duration_minutes: Math.ceil(q.durationMs / 60_000),
+      estimated_points: this.d.billing.prices.importEstimate(q.durationMs),
+      estimate,
     };
     const unlimited = standing.plan.mode !== 'credit';
     const refuse = (reason: QuotaCheck['reason']): QuotaCheck => ({
@@ -96,7 +103,7 @@ export class ImportService {
     }
     if (!unlimited) {
       try {
-        await this.d.billing.assertCanAfford(principal, base.estimated_points, standing);
+        await this.d.billing.assertCanAfford(principal, this.d.billing.prices.importCost(q.durationMs, q), standing);
       } catch (err) {
         if (err instanceof AppError && err.code === 'auth_quota_exceeded') return refuse('insufficient_credit');
         throw err;
@@ -277,10 +284,23 @@ export class ImportService {
     return rec;
   }
 
+  /** The wire form of imports, pending ones with their place in the queue. */
+  async toJson(records: ImportRecord[]) {
+    const positions = await this.d.imports.queuePositions(records.filter((r) => r.status === 'pending').map((r) => r.importId));
+    return records.map((r) => importJson(r, positions.get(r.importId)));
+  }
+
+  /** One import's progress event now (the progress stream's first event and its re-reads). */
+  async snapshot(principal: Principal, importId: string) {
+    const rec = await this.get(principal, importId);
+    const positions = rec.status === 'pending' ? await this.d.imports.queuePositions([importId]) : new Map<string, number>();
+    return snapshotEvent(rec, positions.get(importId));
+  }
+
   async list(principal: Principal, page: number, perPage: number, status: ImportStatus | null) {
     const { rows, total } = await this.d.imports.list(principal.accountId, page, perPage, status);
     return {
-      data: rows.map(importJson),
+      data: await this.toJson(rows),
       meta: { current_page: page, last_page: Math.max(1, Math.ceil(total / perPage)), per_page: perPage, total },
     };
   }
@@ -305,8 +325,8 @@ export function humanSize(bytes: number): string {
   return u === 0 ? `${v} B` : `${v.toFixed(1)} ${units[u]}`;
 }
 
-/** The spec's Import fields; task_id only once completed. */
-export function importJson(i: ImportRecord) {
+/** The spec's Import fields (task_id only once completed) and the queue_position extension. */
+export function importJson(i: ImportRecord, queuePosition?: number) {
   return {
     import_id: i.importId,
     status: i.status,
@@ -319,5 +339,6 @@ export function importJson(i: ImportRecord) {
     created_at: i.createdAt,
     error_code: i.errorCode,
     error_message: i.errorMessage,
+    queue_position: i.status === 'pending' ? (queuePosition ?? null) : null,
   };
 }

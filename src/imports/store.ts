@@ -3,7 +3,7 @@
  * processes race (a worker finishing, the start-timeout sweeper, a resumed job) exactly one
  * wins and its caller alone announces the outcome.
  */
-import type { Kysely } from 'kysely';
+import { type Kysely, sql } from 'kysely';
 import { nowIso, parseJson } from '../store/columns.js';
 import type { Database, Executor } from '../store/database.js';
 import type { Schema } from '../store/schema.js';
@@ -208,6 +208,31 @@ export class ImportStore {
       .where('status', 'in', only)
       .executeTakeFirst();
     return Number(r.numUpdatedRows) === 1;
+  }
+
+  /**
+   * Each pending import's place in the queue (1 = next to start), as the fair share orders it
+   * (docs/imports.md "Fair share"): accounts take turns, an import being processed using its
+   * account's turn, so an import that is its account's n-th (waiting or processing) comes
+   * after every account's earlier turns, and among the n-th the older first. An estimate: the
+   * database queue breaks ties within a turn by the account served longest ago, Redis by rank
+   * at enqueue.
+   */
+  async queuePositions(importIds: string[]): Promise<Map<string, number>> {
+    if (importIds.length === 0) return new Map();
+    const r = await sql<{ import_id: string; position: number | string }>`
+      with busy as (
+        select account_id, count(*) as n from imports where status = 'processing' group by account_id),
+      waiting as (
+        select i.import_id, i.created_at,
+          coalesce(busy.n, 0) + row_number() over (partition by i.account_id order by i.created_at, i.import_id) as turn
+        from imports i left join busy on busy.account_id = i.account_id
+        where i.status = 'pending')
+      select me.import_id, 1 + (select count(*) from waiting w where w.turn < me.turn
+          or (w.turn = me.turn and (w.created_at < me.created_at or (w.created_at = me.created_at and w.import_id < me.import_id))))
+        as position
+      from waiting me where me.import_id in (${sql.join(importIds)})`.execute(this.db);
+    return new Map(r.rows.map((row) => [row.import_id, Number(row.position)]));
   }
 
   /** Pending imports created before `before` (no worker took them). */

@@ -75,7 +75,7 @@ function plan(name: string, features: MinuteFeature[], oneoff: OneoffFeature[], 
   };
 }
 
-/** The default catalogue (documented in README "Plans"). */
+/** The default catalogue (documented in docs/billing.md "Plans"). */
 export const DEFAULT_CATALOGUE: PlanCatalogue = {
   trial: plan('trial', ['transcribe', 'translation'], ['summary'], {
     daily_soft_limit_minutes: 30,

@@ -2,7 +2,7 @@
  * The one limits calculator. The ticket endpoint, the import upload/check-quota and the
  * WebSocket start (and its per-minute checks) all ask it, so every place agrees.
  *
- * Definitions (the spec names the members; their meaning is ours, see README "Plans"):
+ * Definitions (the spec names the members; their meaning is ours, see docs/billing.md "Plans"):
  * - used minutes are billable minutes of charges (recordings, broadcasts, imports), counted
  *   at charge time, refunds excluded; they count under every mode, so an account that
  *   switches to a plan mid-day brings its day's minutes along;

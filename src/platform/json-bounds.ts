@@ -15,7 +15,7 @@
  * Not settings: the deepest structure the interface defines is 4 levels (a glossary:
  * field, language, entry, variants), so 64 leaves room for any client's envelope, and
  * 500,000 values is about what the densest 1 MB of JSON holds (`[0,0,...]`); nobody needs to
- * change them (README "Limits on JSON input").
+ * change them (docs/live-sessions.md "Limits on JSON input").
  */
 export const JSON_BOUNDS = {
   /** Objects and arrays nested in each other; the top-level value is level 1. */

@@ -30,12 +30,12 @@ import type { SessionStreams } from '../stream/session-streams.js';
 import type { SummaryTemplateCatalogue } from '../summary-templates/catalogue.js';
 import { SESSION_FORCE_END_TOPIC, type TaskReprocessor, type TaskService } from '../tasks/service.js';
 import type { TicketService } from '../tickets/service.js';
+import { voicesFor } from '../tts/voice-choice.js';
 import { segmentPrefix } from './live/segments.js';
 import { LiveRecordingStore } from './live/store.js';
 import { planFeatures } from './plan-features.js';
 import type { RecordingDeps } from './recording.js';
 import type { RecoveryDeps } from './recover.js';
-import { synthesizerFor } from './session-tts.js';
 import type { EngineQuery, StartRequest } from './start.js';
 
 export type TicketOutcome =
@@ -103,10 +103,10 @@ export function engineQueryOf(registry: EngineRegistry): EngineQuery {
     },
     translationTargets: (from) => translationTargets(registry, from),
     servesTranslation: (from, to) => registry.serves({ kind: 'translator', from, to }),
-    ttsVoices: (language) =>
-      synthesizerFor(registry, language)
-        ?.voices(language)
-        .map((v) => v.voice_name) ?? null,
+    ttsVoices: (language) => {
+      const voices = voicesFor(registry.enginesOf('tts'), language);
+      return voices.length ? voices.map((v) => v.voice_name) : null;
+    },
   };
 }
 

@@ -9,14 +9,9 @@
  */
 import type { Logger } from 'pino';
 import type { EngineRegistry } from '../engines/registry.js';
-import type { Synthesizer } from '../engines/types.js';
 import type { SessionEvent } from '../stream/events.js';
+import { synthesizerFor } from '../tts/voice-choice.js';
 import type { TtsMode, TtsSettings } from './tts-settings.js';
-
-/** The first synthesizer, best first, with voices for `language` (as the voices endpoint chooses). */
-export function synthesizerFor(engines: Pick<EngineRegistry, 'enginesOf'>, language: string): Synthesizer | null {
-  return engines.enginesOf('tts').find((e) => e.voices(language).length > 0) ?? null;
-}
 
 /** Sentences waiting to be spoken; older ones are dropped beyond this (speech that late is no use). */
 export const TTS_BACKLOG = 20;
@@ -107,7 +102,7 @@ export class SessionTts {
   }
 
   private async synthesize(item: Item): Promise<void> {
-    const tts = synthesizerFor(this.deps.engines, item.language);
+    const tts = synthesizerFor(this.deps.engines.enginesOf('tts'), item.language, this.settings.voice);
     if (!tts) return;
     const control = new AbortController();
     this.inFlight.add(control);

@@ -7,7 +7,7 @@ import { Type } from 'typebox';
 import { requireApiKey } from '../platform/auth/hooks.js';
 import type { Authenticator } from '../platform/auth/types.js';
 import { AppError } from '../platform/errors/app-error.js';
-import { documentedInput, errors } from '../platform/http/api-doc.js';
+import { API_KEY, documentedInput, errors } from '../platform/http/api-doc.js';
 import { ok } from '../platform/http/reply.js';
 import type { HttpApp } from '../platform/http/types.js';
 import type { SummaryTemplateCatalogue } from './catalogue.js';
@@ -42,6 +42,7 @@ export function registerSummaryTemplateRoutes(app: HttpApp, deps: { auth: Authen
       ...documentedInput,
       schema: {
         tags: ['summary-templates'],
+        security: API_KEY,
         summary: 'List enabled summary templates of a category (summary by default; all for every category).',
         querystring: Type.Object({
           category: Type.Optional(
@@ -76,6 +77,7 @@ export function registerSummaryTemplateRoutes(app: HttpApp, deps: { auth: Authen
       preHandler: requireApiKey(deps.auth, 'header'),
       schema: {
         tags: ['summary-templates'],
+        security: API_KEY,
         summary: 'One enabled summary template with its prompts and output format.',
         params: Type.Object({ slug: Type.String({ description: 'Template slug (from the list)' }) }),
         response: { 200: Type.Object({ data: Detail }), ...errors(['template_not_found'], { auth: true, shape: 'summary-template' }) },

@@ -10,7 +10,7 @@ import { normalizeLanguage } from '../languages.js';
 import { principalOf, requireApiKey } from '../platform/auth/hooks.js';
 import type { Authenticator } from '../platform/auth/types.js';
 import { AppError } from '../platform/errors/app-error.js';
-import { binary, documentedInput, errors } from '../platform/http/api-doc.js';
+import { API_KEY, binary, documentedInput, errors } from '../platform/http/api-doc.js';
 import { ok } from '../platform/http/reply.js';
 import type { HttpApp } from '../platform/http/types.js';
 import { type RateLimiter, rateLimitHook } from '../platform/rate-limit.js';
@@ -44,6 +44,7 @@ export function registerTtsRoutes(app: HttpApp, deps: TtsRouteDeps): void {
       ...documentedInput,
       schema: {
         tags: ['tts'],
+        security: API_KEY,
         summary:
           'Voices for a language (BCP 47 code); an unsupported language gives an empty list; 400 validation_failed without language.',
         querystring: Type.Object({ language: Type.String({ description: 'Language code, e.g. en-US (required)' }) }),
@@ -78,6 +79,7 @@ export function registerTtsRoutes(app: HttpApp, deps: TtsRouteDeps): void {
       ],
       schema: {
         tags: ['tts'],
+        security: API_KEY,
         summary: 'An MP3 sample of the voice (free; synthesized on first use, then cached); 30 per minute per account.',
         params: Type.Object({ voiceName: Type.String({ description: 'voice_name from GET /tts/voices' }) }),
         response: {

@@ -13,6 +13,7 @@ import type { Synthesizer, Voice } from '../engines/types.js';
 import { baseLanguage, normalizeLanguage } from '../languages.js';
 import { AppError } from '../platform/errors/app-error.js';
 import type { BlobStore } from '../storage/types.js';
+import { voiceChoices, voicesFor } from './voice-choice.js';
 
 /** What the service needs of the engine registry. */
 export interface TtsEngines {
@@ -86,40 +87,34 @@ export class TtsService {
   ) {}
 
   /**
-   * The voices for `language` (a well-formed BCP 47 tag, already normalized): the first
-   * synthesizer, best first, that has voices for it. An engine declaring "en-US" still
-   * answers "en" (its voices match by base language), so this asks each engine's voice
-   * list rather than `select`, which matches declared tags only. None: an empty list.
+   * The voices for `language` (a well-formed BCP 47 tag, already normalized): every
+   * synthesizer's, best first, the best one's default as the default (voice-choice.ts). An
+   * engine declaring "en-US" still answers "en" (its voices match by base language), so this
+   * asks each engine's voice list rather than `select`, which matches declared tags only.
+   * None: an empty list.
    */
   voices(language: string): VoiceJson[] {
-    for (const engine of this.engines.enginesOf('tts')) {
-      const voices = engine.voices(language);
-      if (voices.length) return voices.map(voiceJson);
-    }
-    return [];
+    return voicesFor(this.engines.enginesOf('tts'), language).map(voiceJson);
   }
 
   /**
-   * The synthesizer and voice that speak `language` (normalized), as the voices list chooses
+   * The synthesizer and voice that speak `language` (normalized), as the voices list offers
    * them: 400 `tts_invalid_language` when no synthesizer has a voice for it, 404
    * `tts_voice_not_found` when `voiceName` is not one of that language's voices. Without a
    * voice name, the language's default voice.
    */
   voiceFor(language: string, voiceName?: string): { engine: Synthesizer; voice: Voice } {
-    for (const engine of this.engines.enginesOf('tts')) {
-      const voices = engine.voices(language);
-      if (!voices.length) continue;
-      const voice =
-        voiceName === undefined ? (voices.find((v) => v.is_default) ?? voices[0]!) : voices.find((v) => v.voice_name === voiceName);
-      if (!voice) {
-        throw new AppError('tts_voice_not_found', {
-          message: `No voice named ${voiceName?.slice(0, MAX_VOICE_NAME)} speaks ${language}.`,
-          details: { voice_name: voiceName?.slice(0, MAX_VOICE_NAME), language, valid_values: voices.map((v) => v.voice_name) },
-        });
-      }
-      return { engine, voice };
+    const choices = voiceChoices(this.engines.enginesOf('tts'), language);
+    if (!choices.length)
+      throw new AppError('tts_invalid_language', { message: `No voice speaks ${language}.`, details: { field: 'language', language } });
+    const found = voiceName === undefined ? choices.find((c) => c.voice.is_default) : choices.find((c) => c.voice.voice_name === voiceName);
+    if (!found) {
+      throw new AppError('tts_voice_not_found', {
+        message: `No voice named ${voiceName?.slice(0, MAX_VOICE_NAME)} speaks ${language}.`,
+        details: { voice_name: voiceName?.slice(0, MAX_VOICE_NAME), language, valid_values: choices.map((c) => c.voice.voice_name) },
+      });
     }
-    throw new AppError('tts_invalid_language', { message: `No voice speaks ${language}.`, details: { field: 'language', language } });
+    return found;
   }
 
   /** The MP3 sample of a voice: from the blob store, or synthesized and stored on first use. */

@@ -22,6 +22,7 @@ const FILES: Record<string, string> = {
   'overlay.js': 'text/javascript; charset=utf-8',
   'overlay.css': 'text/css; charset=utf-8',
   'captions.js': 'text/javascript; charset=utf-8',
+  'display.js': 'text/javascript; charset=utf-8',
 };
 /**
  * Built files: read when asked (a rebuild is served without a restart), and a clear 503 when

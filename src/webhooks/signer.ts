@@ -5,7 +5,7 @@ export function signWebhook(secret: string, timestamp: number, rawBody: string):
   return `sha256=${createHmac('sha256', secret).update(`${timestamp}.${rawBody}`).digest('hex')}`;
 }
 
-/** What a receiver does (used by tests and shown in the README). */
+/** What a receiver does (used by tests and shown in docs/webhooks.md). */
 export function verifyWebhookSignature(secret: string, timestamp: string, rawBody: string, signature: string): boolean {
   const expected = Buffer.from(signWebhook(secret, Number(timestamp), rawBody));
   const got = Buffer.from(signature);

@@ -12,6 +12,15 @@ describe('price table', () => {
     expect(prices.importCost(61_000)).toBe(2);
     expect(prices.importCost(1_000, { translationLanguages: 1, diarization: true })).toBe(2);
     expect(prices.importEstimate(10 * 60_000 + 1)).toBe(11);
+    // The whole import part by part (check-quota's estimate): the import charge plus the summary.
+    expect(prices.importBreakdown(61_000, { translationLanguages: 3, diarization: true, summary: true })).toEqual({
+      recognition: 2,
+      translation: 3,
+      diarization: 1,
+      summary: 5,
+      total: 11,
+    });
+    expect(prices.importCost(61_000, { translationLanguages: 3, diarization: true })).toBe(6);
     expect(prices.oneOff('summary')).toBe(5);
     expect(prices.oneOff('retranslate', 3)).toBe(9);
     expect(prices.oneOff('summary_translate', 2)).toBe(2);

@@ -110,6 +110,11 @@ describe.each(backends())('viewer endpoints (%s)', (backend) => {
     expectError(await verify(b.token, { password: 123456 }), 422, 'validation_failed', 'password');
     expectError(await verify(b.token, { password: ['right1'] }), 422, 'validation_failed', 'password');
     expectError(await verify(b.token, { password: 'right1right1x' }), 422, 'validation_failed', 'password');
+    // The details say what is wrong: a wrong type is not reported as a length limit.
+    const details = async (body: unknown) => (await verify(b.token, body)).body.data.details;
+    expect(await details({})).toEqual({ field: 'password', location: 'body', reason: 'required', expected: 'string' });
+    expect(await details({ password: 123456 })).toEqual({ field: 'password', location: 'body', reason: 'type', expected: 'string' });
+    expect(await details({ password: 'right1right1x' })).toEqual({ field: 'password', location: 'body', reason: 'too_long', max: 12 });
     expectError(await verify(b.token, '{"password":'), 422, 'validation_failed', 'body');
     expectError(await verify(b.token, [1]), 422, 'validation_failed', 'password');
     // 12 characters is the most accepted (wrong here, so 401, not 422).

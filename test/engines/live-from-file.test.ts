@@ -9,7 +9,7 @@ import { wordErrorRate } from '../../src/engines/quality/wer.js';
 import { EngineRegistry } from '../../src/engines/registry.js';
 import { createOpenAiTranscription, openAiTranscriptionFactory } from '../../src/engines/remote/openai-transcription.js';
 import { liveFromFileFactory } from '../../src/engines/streaming/factory.js';
-import { agreedPrefixLength, StreamingOverFile } from '../../src/engines/streaming/over-file.js';
+import { agreedPrefixLength, continuationIndex, StreamingOverFile } from '../../src/engines/streaming/over-file.js';
 import type { FileRecognizer, PcmAudio, SttResult, VoiceActivityDetector } from '../../src/engines/types.js';
 import { haveSharedAudio, JFK, JFK_TEXT } from '../support/audio.js';
 import { type OpenAiServer, startOpenAiServer } from '../support/openai-server.js';
@@ -25,6 +25,21 @@ describe('agreedPrefixLength', () => {
     expect(agreedPrefixLength(['And', 'so', 'my'], ['and', 'so,', 'my', 'fellow'])).toBe(3);
     expect(agreedPrefixLength(['ask', 'not'], ['ask', 'what'])).toBe(1);
     expect(agreedPrefixLength([], ['x'])).toBe(0);
+  });
+});
+
+describe('continuationIndex', () => {
+  const w = (s: string) => s.split(' ');
+  it('finds where a pass goes on after the stable words, even when it spells one of them differently', () => {
+    expect(continuationIndex([], w('and so my'))).toBe(0);
+    expect(continuationIndex(w('And Mr. John Dashwood'), w('and Mr. John Dashwood had then'))).toBe(4);
+    // "Dashwood" written apart: the pass still continues after it, at "had".
+    expect(continuationIndex(w('And Mr. John Dashwood'), w('And Mr. John Dash wood had then'))).toBe(5);
+    expect(continuationIndex(w('He was not an ill-disposed'), w('He was not an ill-sposed young man'))).toBe(5);
+    // A pass cut short (a loop trimmed) holds the stable words up to its end.
+    expect(continuationIndex(w('He was not an'), w('He was not'))).toBe(3);
+    // Another text altogether: no continuation.
+    expect(continuationIndex(w('He was not an ill-disposed'), w('Pineapple'))).toBeNull();
   });
 });
 

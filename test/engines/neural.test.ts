@@ -54,7 +54,7 @@ describe('neural engines on a host without models', () => {
       'neural/sherpa-diarization':
         'model pyannote-segmentation-3-0 not downloaded; run npm run -s models -- pull pyannote-segmentation-3-0',
       'neural/sherpa-language-id': 'model whisper-tiny not downloaded; run npm run -s models -- pull whisper-tiny',
-      'neural/sherpa-tts': 'model piper-en-us-amy-low not downloaded; run npm run -s models -- pull piper-en-us-amy-low',
+      'neural/sherpa-tts': 'model piper-en-us-joe-medium not downloaded; run npm run -s models -- pull piper-en-us-joe-medium',
       'neural/llama-cpp': 'model qwen2.5-1.5b-instruct-q4 not downloaded; run npm run -s models -- pull qwen2.5-1.5b-instruct-q4',
       'neural/llama-translator': 'model qwen2.5-1.5b-instruct-q4 not downloaded; run npm run -s models -- pull qwen2.5-1.5b-instruct-q4',
     });

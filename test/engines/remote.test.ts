@@ -5,7 +5,7 @@ import { EngineRegistry } from '../../src/engines/registry.js';
 import type { RemoteEndpoint } from '../../src/engines/remote/http.js';
 import { createOpenAiChat, openAiChatFactory } from '../../src/engines/remote/openai-chat.js';
 import { createOpenAiSpeech } from '../../src/engines/remote/openai-speech.js';
-import { createOpenAiTranscription } from '../../src/engines/remote/openai-transcription.js';
+import { createOpenAiTranscription, windowFields } from '../../src/engines/remote/openai-transcription.js';
 import { llmTranslator } from '../../src/engines/remote/openai-translator.js';
 import { type OpenAiServer, startOpenAiServer } from '../support/openai-server.js';
 
@@ -181,5 +181,22 @@ describe('remote/openai-transcription and remote/openai-speech', () => {
     const last = r.boundaries.at(-1);
     expect(last && last.offset_ms + last.duration_ms).toBeLessThanOrEqual(r.durationMs);
     for (let i = 1; i < r.boundaries.length; i++) expect(r.boundaries[i]?.offset_ms).toBeGreaterThan(r.boundaries[i - 1]?.offset_ms ?? 0);
+  });
+});
+
+describe('engine host window fields of a pass (docs/whisper.md, "Fitted window")', () => {
+  const fitted = { padSeconds: 5, finalMinSeconds: 2 };
+  it('fits drafts (trimmed on a loop), long live finals (redone on a loop), never imports or short finals', () => {
+    expect(windowFields(fitted, { language: 'en', priority: 'live', draft: true }, 0.8)).toEqual({
+      beam_size: '1',
+      window_pad: '5',
+      window_fallback: 'trim',
+    });
+    expect(windowFields(fitted, { language: 'en', priority: 'live' }, 2.5)).toEqual({ window_pad: '5', window_fallback: 'full' });
+    expect(windowFields(fitted, { language: 'en', priority: 'live' }, 1.9)).toEqual({});
+    expect(windowFields(fitted, { language: 'en', priority: 'batch' }, 60)).toEqual({});
+    expect(windowFields(fitted, { language: 'en' }, 60)).toEqual({});
+    expect(windowFields({ padSeconds: 5, finalMinSeconds: 0 }, { language: 'en', priority: 'live' }, 9)).toEqual({});
+    expect(windowFields({ padSeconds: 0, finalMinSeconds: 2 }, { language: 'en', priority: 'live', draft: true }, 9)).toEqual({});
   });
 });

@@ -249,6 +249,7 @@ describe.skipIf(!audio).each(backends())('import errors (%s)', (backend) => {
       remain_quota: 2.5,
       duration_minutes: 2,
       estimated_points: 2,
+      estimate: { recognition: 2, translation: 0, diarization: 0, summary: 0, total: 2 },
     });
     const no = await api(t.url, 'POST', '/api/v1/imports/check-quota', { key: key.api_key, body: { duration_ms: 180_000 } });
     expect(no.body.data).toMatchObject({ allowed: false, reason: 'insufficient_credit', duration_minutes: 3, estimated_points: 3 });

@@ -13,6 +13,7 @@ import { sherpaDiarizationFactory } from '../../src/engines/neural/sherpa-diariz
 import { EngineRegistry } from '../../src/engines/registry.js';
 import type { AnyEngine } from '../../src/engines/types.js';
 import { createLogger } from '../../src/platform/logging.js';
+import { requiredEngines } from '../engines/conformance/engines.js';
 import { startTestApp, type TestApp } from '../support/app.js';
 import { haveSharedAudio, STEREO } from '../support/audio.js';
 import { readSse } from '../tasks/harness.js';
@@ -22,7 +23,7 @@ const modelsDir = process.env.PARLEY_MODELS_DIR ?? join(import.meta.dirname, '..
 const ctx = { config: loadConfig({}), modelsDir, logger: createLogger('silent'), loaded: [] };
 const neural = await sherpaDiarizationFactory.create(ctx as never);
 const missing = 'unavailable' in neural ? neural.unavailable : null;
-if (missing && (process.env.PARLEY_TEST_REQUIRE_ENGINES ?? '').split(',').includes(sherpaDiarizationFactory.id))
+if (missing && requiredEngines().includes(sherpaDiarizationFactory.id))
   throw new Error(`PARLEY_TEST_REQUIRE_ENGINES names ${sherpaDiarizationFactory.id}, but: ${missing}`);
 
 describe.skipIf(missing !== null || !haveSharedAudio())('multi_speaker import on the neural diarizer', () => {

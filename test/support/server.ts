@@ -3,8 +3,9 @@
  * for tests and benchmarks that need a real kill or a separate process's memory.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { readFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 const ROOT = join(import.meta.dirname, '..', '..');
@@ -108,4 +109,35 @@ export async function pssBytes(pid: number): Promise<number> {
   const rollup = await readFile(`/proc/${pid}/smaps_rollup`, 'utf8');
   const kb = Number(/^Pss:\s+(\d+) kB/m.exec(rollup)?.[1] ?? 0);
   return kb * 1024;
+}
+
+export interface FirstStartServer {
+  server: ServerProcess;
+  base: string;
+  /** The key the first start printed. */
+  key: string;
+  /** SIGTERM, wait for the exit, remove the data folder. */
+  stop(): Promise<void>;
+}
+
+/**
+ * A server as a newcomer starts it: a real process on a free port (not 8080), an empty SQLite
+ * data folder, and the key its first start printed.
+ */
+export async function startFirstStartServer(extra: Record<string, string> = {}): Promise<FirstStartServer> {
+  const dataDir = await mkdtemp(join(tmpdir(), 'parley-first-start-'));
+  const { base, env } = await localServerEnv(dataDir, extra);
+  const server = startServer(env);
+  const stop = async () => {
+    server.child.kill('SIGTERM');
+    await server.exited;
+    await rm(dataDir, { recursive: true, force: true });
+  };
+  try {
+    await server.ready;
+    return { server, base, key: firstStartKey(server), stop };
+  } catch (err) {
+    await stop();
+    throw err;
+  }
 }

@@ -197,6 +197,14 @@ describe.skipIf(!haveChromium() || !haveSharedAudio())('console in Chromium', ()
       const sentences = await page.locator('ol.sentences li').count();
       await expect.poll(() => page.locator('ol.sentences .translation[lang="fr"]').count(), { timeout: 30_000 }).toBe(sentences);
       expect(await page.getByLabel('Translation shown beside the text').inputValue()).toBe('fr');
+      // The summary's language: the transcript's, or one a translator here reaches from it (GET /languages).
+      const summaryLanguages = await page.locator('#summary-language option').evaluateAll((os) => os.map((o) => o.getAttribute('value')));
+      const reachable = (
+        (await (await fetch(`${t.url}/api/v1/languages`, { headers: { 'x-api-key': key } })).json()) as {
+          data: { translation: Record<string, string[]> };
+        }
+      ).data.translation['en-US'];
+      expect(summaryLanguages).toEqual(['en-US', ...(reachable ?? [])]);
       // The summary, written by the built-in summarizer and saved.
       await page.getByRole('button', { name: 'Summarize' }).click();
       await page.getByRole('button', { name: 'Regenerate' }).waitFor({ timeout: LONG });

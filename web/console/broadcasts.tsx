@@ -9,7 +9,7 @@ import { type LiveSession, parley } from './api';
 import { applyCaptionEvent, type Caption, finalCaptions } from './captions';
 import { languageName, useLivePick } from './languages';
 import { CaptionList, endMicSession, useElapsed } from './live';
-import { Microphone } from './microphone';
+import { chosenMicrophone, Microphone } from './microphone';
 import { QrCode } from './qr';
 import { Card, clock, ErrorNote, formatDate, LanguageChecks, LanguageSelect, StatusBadge, Table, useAction, useLoad } from './ui';
 
@@ -141,7 +141,7 @@ function Manage({ id, onChanged, onCreditChange }: { id: string; onChanged: () =
     captionsRef.current = new Map();
     setCaptions(captionsRef.current);
     try {
-      mic.current = await Microphone.open();
+      mic.current = await Microphone.open(chosenMicrophone()); // the input chosen on the Live screen
       const s = await parley.live.start(
         { type: 'broadcast', broadcast_token: b.value.token, audio_format: 'webm', broadcast_phase: startPhase },
         (e) => {

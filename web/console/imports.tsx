@@ -4,10 +4,11 @@
  */
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { type ImportInput, type ImportItem, parley } from './api';
+import { EstimateNote, QueuePlace, useEstimate } from './import-estimate';
 import { offeredOr, parseCodes, speechOptions, translationOptions, useLanguages } from './languages';
 import { Card, Check, ErrorNote, formatDate, LanguageChecks, StatusBadge, TextareaField, useAction, useLoad } from './ui';
 
-interface Options {
+export interface Options {
   transcription: string[];
   translation: string[];
   mode: 'single' | 'multi_speaker';
@@ -75,7 +76,7 @@ function importInput(file: File, o: Options): ImportInput {
   return input;
 }
 
-/** Duration of a local file from the browser's decoder (for the quota check), or null. */
+/** Duration of a local file from the browser's decoder (for the quota check and estimate), or null. */
 function fileDuration(file: File): Promise<number | null> {
   return new Promise((resolve) => {
     const url = URL.createObjectURL(file);
@@ -123,6 +124,7 @@ function ImportProgress({ item, onEnd }: { item: ImportItem; onEnd: () => void }
         <span class="num">{state.progress}%</span>
       </div>
       <progress max={100} value={state.progress} aria-label={label} />
+      {state.status === 'pending' ? <QueuePlace position={state.queue_position} /> : null}
       {state.status === 'completed' && state.task_id ? <a href={`#/library/${state.task_id}`}>Open in the library</a> : null}
       {state.status === 'failed' ? (
         <p class="error">
@@ -140,7 +142,7 @@ export function ImportsScreen() {
   const recent = useLoad(async () => (await parley.imports.list({ page: 1, per_page: 20 })).data);
   const [file, setFile] = useState<File | null>(null);
   const [over, setOver] = useState(false);
-  const [quota, setQuota] = useState<string>('');
+  const [durationMs, setDurationMs] = useState<number | null>(null);
   const { busy, error, setError, run } = useAction();
   const [started, setStarted] = useState<ImportItem[]>([]);
   const input = useRef<HTMLInputElement>(null);
@@ -176,22 +178,12 @@ export function ImportsScreen() {
 
   const choose = async (f: File | null | undefined) => {
     setFile(f ?? null);
-    setQuota('');
+    setDurationMs(null);
     if (!f) return;
     const d = await fileDuration(f);
-    if (d === null) return;
-    try {
-      const q = await parley.imports.checkQuota(Math.max(1000, Math.round(d * 1000)));
-      setQuota(
-        q.allowed
-          ? `About ${q.duration_minutes} min, about ${q.estimated_points.toFixed(1)} points for recognition.`
-          : `This import would be refused: ${q.reason}.`,
-      );
-    } catch {
-      // The check is a prediction only; the upload says what is wrong.
-    }
+    if (d !== null) setDurationMs(Math.max(1000, Math.round(d * 1000)));
   };
-
+  const estimate = useEstimate(durationMs, o);
   const submit = async (e: Event) => {
     e.preventDefault();
     if (!file) {
@@ -202,7 +194,7 @@ export function ImportsScreen() {
       const item = await parley.imports.create(importInput(file, o));
       setStarted([item, ...started]);
       setFile(null);
-      setQuota('');
+      setDurationMs(null);
       if (input.current) input.current.value = '';
     });
   };
@@ -244,7 +236,7 @@ export function ImportsScreen() {
               onChange={(e) => choose((e.currentTarget as HTMLInputElement).files?.[0])}
             />
           </label>
-          {quota ? <p class="muted">{quota}</p> : null}
+          {file ? <EstimateNote check={estimate} /> : null}
           <div class="grid two">
             <LanguageChecks
               legend="Speech languages"
@@ -252,6 +244,7 @@ export function ImportsScreen() {
               options={speechChoices}
               value={o.transcription}
               onChange={(v) => set('transcription', v)}
+              empty={offer ? 'No speech recognizer here reads files.' : 'Loading…'}
             />
             <LanguageChecks
               legend="Translate into"

@@ -5,10 +5,11 @@
  * elapsed time and the points the recording has used so far.
  */
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { type LiveEvent, type LiveSession, ParleyError, type Plan, parley } from './api';
+import { type LiveSession, ParleyError, type Plan, parley } from './api';
 import { applyCaptionEvent, type Caption, finalCaptions } from './captions';
 import { languageName, useLivePick } from './languages';
-import { Microphone } from './microphone';
+import { LevelMeter, MicrophoneSelect } from './mic-input';
+import { chosenMicrophone, Microphone } from './microphone';
 import { Card, clock, ErrorNote, formatPoints, LanguageChecks, LanguageSelect, speakerName } from './ui';
 
 /**
@@ -125,6 +126,9 @@ export function LiveScreen({ plan, onCreditChange }: { plan: Plan; onCreditChang
   const captionsRef = useRef(captions);
   const session = useRef<LiveSession | null>(null);
   const mic = useRef<Microphone | null>(null);
+  // The open input the level meter reads: the recording's, or a test before it.
+  const [input, setInput] = useState<Microphone | null>(null);
+  const testing = useRef<Microphone | null>(null);
   const elapsed = useElapsed(phase === 'recording', taskId);
   const burn = useBurn(taskId, phase === 'recording' || phase === 'paused', onCreditChange);
 
@@ -132,6 +136,7 @@ export function LiveScreen({ plan, onCreditChange }: { plan: Plan; onCreditChang
   useEffect(
     () => () => {
       void mic.current?.stop();
+      void testing.current?.stop();
       session.current?.close();
     },
     [],
@@ -142,6 +147,7 @@ export function LiveScreen({ plan, onCreditChange }: { plan: Plan; onCreditChang
     await endMicSession(mic.current, session.current, setError);
     session.current = null;
     mic.current = null;
+    setInput(null);
     captionsRef.current = finalCaptions(captionsRef.current);
     setCaptions(captionsRef.current);
     setPhase('ended');
@@ -154,8 +160,10 @@ export function LiveScreen({ plan, onCreditChange }: { plan: Plan; onCreditChang
     setCaptions(captionsRef.current);
     setTaskId(null);
     setPhase('starting');
+    await stopTest();
     try {
-      mic.current = await Microphone.open();
+      mic.current = await Microphone.open(chosenMicrophone());
+      setInput(mic.current);
       const s = await parley.live.start(
         {
           type: 'transcribe',
@@ -188,8 +196,27 @@ export function LiveScreen({ plan, onCreditChange }: { plan: Plan; onCreditChang
     } catch (err) {
       await mic.current?.stop().catch(() => {});
       mic.current = null;
+      setInput(null);
       setError(err instanceof ParleyError || err instanceof Error ? err : new Error(String(err)));
       setPhase('idle');
+    }
+  };
+
+  // Test: the chosen input opened for its level only (and, once allowed, the inputs' names).
+  const stopTest = async () => {
+    const t = testing.current;
+    testing.current = null;
+    setInput((i) => (i === t ? null : i));
+    await t?.stop().catch(() => {});
+  };
+  const test = async () => {
+    setError(null);
+    if (testing.current) return stopTest();
+    try {
+      testing.current = await Microphone.open(chosenMicrophone());
+      setInput(testing.current);
+    } catch (err) {
+      setError(err instanceof Error ? err : new Error(String(err)));
     }
   };
 
@@ -212,6 +239,14 @@ export function LiveScreen({ plan, onCreditChange }: { plan: Plan; onCreditChang
       </div>
       <Card title="Microphone" id="live-setup">
         <form class="row" onSubmit={start}>
+          <MicrophoneSelect
+            disabled={busy}
+            refresh={input}
+            onChange={() => {
+              // A test in progress moves to the newly chosen input.
+              if (testing.current) void stopTest().then(test);
+            }}
+          />
           <LanguageSelect
             id="live-language"
             label="Speech language"
@@ -257,6 +292,11 @@ export function LiveScreen({ plan, onCreditChange }: { plan: Plan; onCreditChang
                 Start recording
               </button>
             ) : null}
+            {!busy ? (
+              <button type="button" onClick={test} aria-pressed={input !== null}>
+                {input ? 'Stop test' : 'Test microphone'}
+              </button>
+            ) : null}
             {phase === 'recording' ? (
               <button type="button" onClick={pause}>
                 Pause
@@ -274,6 +314,7 @@ export function LiveScreen({ plan, onCreditChange }: { plan: Plan; onCreditChang
             ) : null}
           </div>
         </form>
+        <LevelMeter mic={input} />
         <div class="meters" aria-live="off">
           <div class="meter">
             <span class="value" role="timer" aria-label="Elapsed time">

@@ -289,7 +289,15 @@ function SpeakersCard(props: { taskId: string; speakers: Array<[string, string]>
 function SummaryCard(props: { task: TaskDetail; summary: History['summary']; onSaved: () => void }) {
   const templates = useLoad(async () => parley.summaryTemplates.list({ category: 'all' }));
   const [template, setTemplate] = useState(props.task.summary_template ?? 'general-summary');
-  const [language, setLanguage] = useState(props.task.summary_language ?? props.task.transcription_languages?.[0] ?? 'en-US');
+  const from = props.task.transcription_languages?.[0] ?? 'en-US';
+  const [language, setLanguage] = useState(props.task.summary_language ?? from);
+  // The transcript's language, or one a translator here reaches from it (the summary is
+  // written in the transcript's language and translated; docs/summaries.md).
+  const offer = useLanguages();
+  const languageChoices: Array<[string, string]> = [
+    [from, languageName(from)],
+    ...translationOptions(offer, from).filter(([c]) => c !== from),
+  ];
   const [text, setText] = useState<string | null>(null);
   const { busy, error, run } = useAction();
   const regenerate = async (e: Event) => {
@@ -325,15 +333,7 @@ function SummaryCard(props: { task: TaskDetail; summary: History['summary']; onS
             ))}
           </select>
         </div>
-        <div class="field">
-          <label for="summary-language">Language</label>
-          <input
-            id="summary-language"
-            size={8}
-            value={language}
-            onInput={(e) => setLanguage((e.currentTarget as HTMLInputElement).value)}
-          />
-        </div>
+        <LanguageSelect id="summary-language" label="Language" value={language} options={languageChoices} onChange={setLanguage} />
         <button type="submit" disabled={busy || props.task.processing_status !== 'completed'}>
           {busy ? 'Writing…' : props.summary ? 'Regenerate' : 'Summarize'}
         </button>

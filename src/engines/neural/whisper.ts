@@ -12,27 +12,39 @@
  * PARLEY_WHISPER_URL points at a host already running elsewhere instead (at scale: engine
  * machines of their own, like any remote engine); its languages come from /health.
  */
-import { fileURLToPath } from 'node:url';
+import { existsSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { baseLanguage, languageServes, normalizeLanguage } from '../../languages.js';
 import { EngineHost } from '../host/engine-host.js';
+import { ENGINE_HOST_PACKAGE, ENGINE_HOST_PYTHON } from '../models/paths.js';
 import type { EngineContext, EngineFactory } from '../registry.js';
 import { sttError } from '../remote/errors.js';
 import type { RemoteEndpoint } from '../remote/http.js';
 import { remoteFetch } from '../remote/http.js';
-import { createTranscriptionApi } from '../remote/openai-transcription.js';
+import { createTranscriptionApi, type FittedWindow } from '../remote/openai-transcription.js';
 import { pcmToWav } from '../remote/wav.js';
 import type { FileRecognizer, LanguageGuess, PcmAudio, SpokenLanguageIdentifier } from '../types.js';
 
 export const WHISPER_ID = 'neural/whisper';
 
-const PROJECT = fileURLToPath(new URL('../../../', import.meta.url));
-export const ENGINE_HOST_PACKAGE = `${PROJECT}engine-host`;
-export const ENGINE_HOST_PYTHON = `${PROJECT}.venv/engine-host/bin/python`;
+export { ENGINE_HOST_PACKAGE, ENGINE_HOST_PYTHON };
 
 /** Where the Whisper model of these settings lives. */
 export function whisperModelDir(ctx: Pick<EngineContext, 'config' | 'modelsDir'>): string {
   const e = ctx.config.engines;
   return e.whisperModelDir ?? `${ctx.modelsDir}/whisper-${e.whisperModel}`;
+}
+
+/**
+ * The draft model's folder, beside the main model's, when one is chosen and installed (else drafts use the main model;
+ * the start-up line of the engine list says which).
+ */
+export function whisperDraftModelDir(ctx: Pick<EngineContext, 'config' | 'modelsDir'>): string | null {
+  const e = ctx.config.engines;
+  if (e.whisperDraftModel === 'none' || e.whisperDraftModel === e.whisperModel) return null;
+  // Beside the main model (setup installs both into the models folder).
+  const dir = join(dirname(whisperModelDir(ctx)), `whisper-${e.whisperDraftModel}`);
+  return existsSync(`${dir}/model.bin`) ? dir : null;
 }
 
 /** The file recognizer with the endpoint it talks to (the language-id face shares it). */
@@ -59,16 +71,18 @@ export const whisperFactory: EngineFactory = {
       const health = await hostHealth(baseUrl);
       if ('unavailable' in health) return health;
       const ep: RemoteEndpoint = { baseUrl, model: health.model, timeoutMs, retries };
-      return whisperRecognizer(health.model, health.languages, async () => ep, e.whisperDraftWindowPadSeconds);
+      return whisperRecognizer(health.model, health.languages, async () => ep, fittedWindow(e));
     }
     const modelDir = whisperModelDir(ctx);
     const python = e.engineHostPython ?? ENGINE_HOST_PYTHON;
     const missing = EngineHost.missing({ python, packageDir: ENGINE_HOST_PACKAGE, modelDir });
     if (missing) return { unavailable: missing };
+    const draftModelDir = whisperDraftModelDir(ctx);
     const host = new EngineHost({
       python,
       packageDir: ENGINE_HOST_PACKAGE,
       modelDir,
+      ...(draftModelDir ? { draftModelDir } : {}),
       threads: e.whisperThreads,
       workers: e.whisperWorkers,
       startTimeoutMs: e.whisperStartTimeoutMs,
@@ -81,11 +95,15 @@ export const whisperFactory: EngineFactory = {
       await host.close();
       return { unavailable: err instanceof Error ? err.message : String(err) };
     }
+    ctx.logger.info(
+      { model: ready.model, draftModel: ready.draft_model ?? null },
+      ready.draft_model ? `Whisper ${ready.model}; live drafts in English by ${ready.draft_model}` : `Whisper ${ready.model}`,
+    );
     const engine = whisperRecognizer(
       ready.model,
       ready.languages,
       async () => ({ baseUrl: await host.baseUrl(), model: ready.model, timeoutMs, retries }),
-      e.whisperDraftWindowPadSeconds,
+      fittedWindow(e),
     );
     return {
       ...engine,
@@ -99,7 +117,7 @@ function whisperRecognizer(
   model: string,
   languages: readonly string[],
   endpoint: () => Promise<RemoteEndpoint>,
-  draftWindowPadSeconds: number,
+  fitted: FittedWindow,
 ): WhisperRecognizer {
   const tags = languages.map((l) => normalizeLanguage(l)).filter((l): l is string => l !== null);
   const api = createTranscriptionApi({
@@ -109,10 +127,15 @@ function whisperRecognizer(
     detects: true,
     endpoint,
     hostExtensions: true,
-    draftWindowPadSeconds,
+    fitted,
   });
   return { ...api, whisper: { endpoint, model } };
 }
+
+const fittedWindow = (e: EngineContext['config']['engines']): FittedWindow => ({
+  padSeconds: e.whisperDraftWindowPadSeconds,
+  finalMinSeconds: e.whisperFittedFinalMinSeconds,
+});
 
 /** A running host's model and languages (GET /health), or why it cannot be used. */
 async function hostHealth(baseUrl: string): Promise<{ model: string; languages: string[] } | { unavailable: string }> {

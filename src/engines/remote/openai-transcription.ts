@@ -90,12 +90,29 @@ export interface TranscriptionApi {
    * prompt, `priority` (live before batch) and the candidate `languages` of a detection.
    */
   hostExtensions?: boolean;
-  /**
-   * Drafts (interim passes) on the engine host: seconds of silence after the audio in a fitted
-   * encoder window instead of Whisper's 30 s one (docs/whisper.md, "Fitted window"); 0 or unset:
-   * the full window. Finals always get the full window (a fitted one loops on short utterances).
-   */
-  draftWindowPadSeconds?: number;
+  /** Live passes in a fitted encoder window on the engine host (see `fittedWindow`). */
+  fitted?: FittedWindow;
+}
+
+/**
+ * When a live pass asks the engine host for an encoder window fitted to the audio (plus `padSeconds`
+ * of silence) instead of Whisper's 30 s one (docs/whisper.md, "Fitted window"): drafts always
+ * (a loop is trimmed: the final redoes them), live finals of at least `finalMinSeconds` (a loop
+ * is decoded again in the 30 s window; shorter utterances loop more often, so they get the 30 s
+ * window at once). Imports (priority batch) always get the 30 s window. padSeconds 0: never.
+ */
+export interface FittedWindow {
+  padSeconds: number;
+  finalMinSeconds: number;
+}
+
+/** The engine host's window fields of one pass (none: Whisper's 30 s window). */
+export function windowFields(fitted: FittedWindow | undefined, options: FileSttOptions, seconds: number): Record<string, string> {
+  if (!fitted || fitted.padSeconds <= 0) return {};
+  const pad = String(fitted.padSeconds);
+  if (options.draft) return { beam_size: '1', window_pad: pad, window_fallback: 'trim' };
+  const liveFinal = options.priority === 'live' && fitted.finalMinSeconds > 0 && seconds >= fitted.finalMinSeconds;
+  return liveFinal ? { window_pad: pad, window_fallback: 'full' } : {};
 }
 
 export function createTranscriptionApi(api: TranscriptionApi): FileRecognizer {
@@ -116,9 +133,6 @@ export function createTranscriptionApi(api: TranscriptionApi): FileRecognizer {
     },
   };
 }
-
-/** What a draft pass asks of the engine host (docs/whisper.md): greedy search. */
-const DRAFT_FIELDS: Record<string, string> = { beam_size: '1' };
 
 /** Whisper continues a prompt's style and spelling: the terms as a short list of names. */
 export function termsPrompt(terms: readonly string[]): string {
@@ -153,8 +167,9 @@ function transcribeOnce(api: TranscriptionApi) {
           if (api.hostExtensions) {
             if (options.terms?.length) form.set('hotwords', options.terms.join(' '));
             form.set('priority', options.priority ?? 'batch');
-            if (options.draft) for (const [k, v] of Object.entries(DRAFT_FIELDS)) form.set(k, v);
-            if (options.draft && api.draftWindowPadSeconds) form.set('window_pad', String(api.draftWindowPadSeconds));
+            // Drafts: greedy search (docs/whisper.md); live passes: the fitted window.
+            if (options.draft) form.set('beam_size', '1');
+            for (const [k, v] of Object.entries(windowFields(api.fitted, options, durationMs / 1000))) form.set(k, v);
             if (options.language === '*' && options.languages?.length)
               form.set('languages', [...new Set(options.languages.map(baseLanguage))].join(','));
           }

@@ -30,6 +30,7 @@ export const liveFromFileFactory: EngineFactory = {
           maxUtteranceMs: e.liveFromFileMaxUtteranceMs,
           lookbackMs: e.liveFromFileLookbackMs,
           tentativeTail: e.liveFromFileTentativeTail,
+          tailGuardMs: e.liveFromFileTailGuardMs,
         }),
     );
   },

@@ -68,6 +68,36 @@ export function agreedPrefixLength(a: readonly string[], b: readonly string[]): 
   return n;
 }
 
+/**
+ * Where a pass's `words` go on after the words already `stable`. The stable words are aligned to
+ * the pass (longest common subsequence); the pass goes on after the last one it holds, and after
+ * as many characters again as the stable words it spells differently at their end ("Dashwood" /
+ * "Dash wood", "ill-disposed" / "ill-sposed"): so one disagreement does not hold back every later
+ * word until the final, nor repeat a word. null: the pass holds fewer than half of the stable
+ * words (it is another text).
+ */
+export function continuationIndex(stable: readonly string[], words: readonly string[]): number | null {
+  if (stable.length === 0) return 0;
+  const a = stable.map(comparable);
+  const b = words.map(comparable);
+  // lcs[i][j]: longest common subsequence of a[0..i) and b[0..j)
+  const lcs = Array.from({ length: a.length + 1 }, () => new Uint16Array(b.length + 1));
+  for (let i = 1; i <= a.length; i++)
+    for (let j = 1; j <= b.length; j++)
+      lcs[i]![j] = a[i - 1] === b[j - 1] ? lcs[i - 1]![j - 1]! + 1 : Math.max(lcs[i - 1]![j]!, lcs[i]![j - 1]!);
+  const best = lcs[a.length]![b.length]!;
+  if (best * 2 < a.length) return null;
+  let j = lcs[a.length]!.indexOf(best);
+  let held = a.length; // the stable words after the last one the pass holds start here
+  while (held > 0 && lcs[held - 1]![b.length] === best) held--;
+  let unmatchedChars = a.slice(held).reduce((n, w) => n + w.length, 0);
+  while (j < b.length && unmatchedChars >= b[j]!.length / 2) {
+    unmatchedChars -= b[j]!.length;
+    j++;
+  }
+  return j;
+}
+
 interface Utterance {
   startSample: number;
   /** Set when the utterance is closed (its final is queued). */
@@ -246,11 +276,18 @@ class OverFileStream implements RecognizerStream {
       const t = await this.transcribe(audio, true);
       if (this.utterance !== u) return; // closed meanwhile: its final is next
       const words = t.text.trim().split(/\s+/).filter(Boolean);
-      const agreed = agreedPrefixLength(u.previous, words);
+      // LocalAgreement over what follows the stable words: the words this pass and the one
+      // before agree on there become stable too; the stable words themselves never change.
+      const from = continuationIndex(u.stable, words);
+      const fromBefore = continuationIndex(u.stable, u.previous);
+      let agreed = 0;
+      if (from !== null && fromBefore !== null) {
+        agreed = agreedPrefixLength(u.previous.slice(fromBefore), words.slice(from));
+        u.stable = [...u.stable, ...words.slice(from, from + agreed)];
+      }
       u.previous = words;
-      // The agreed prefix only grows, and only where this pass still starts with it.
-      if (agreed > u.stable.length && agreedPrefixLength(u.stable, words) === u.stable.length) u.stable = words.slice(0, agreed);
-      const shown = [...u.stable, ...this.tail(t, words, u.stable, (endSample - u.startSample) / SAMPLES_PER_MS)];
+      const tail = from === null ? [] : this.tail(t, words, from + agreed, (endSample - u.startSample) / SAMPLES_PER_MS);
+      const shown = [...u.stable, ...tail];
       const text = shown.join(' ');
       if (!text || text === u.lastInterim) return;
       u.lastInterim = text;
@@ -266,12 +303,12 @@ class OverFileStream implements RecognizerStream {
   }
 
   /**
-   * The tentative tail of an interim: this pass's words after the agreed prefix, as far as
-   * they end before the guard at the end of the audio (by the recognizer's word times; without
-   * them, all but the last word). None when the pass disagrees with the prefix.
+   * The tentative tail of an interim: this pass's words from `start` on (after those that
+   * continue the stable ones), as far as they end before the guard at the end of the audio (by
+   * the recognizer's word times; without them, all but the last word).
    */
-  private tail(t: FileTranscript, words: string[], stable: readonly string[], audioMs: number): string[] {
-    if (!this.settings.tentativeTail || agreedPrefixLength(stable, words) < stable.length) return [];
+  private tail(t: FileTranscript, words: string[], start: number, audioMs: number): string[] {
+    if (!this.settings.tentativeTail) return [];
     const timed = t.segments.flatMap((s) => s.words);
     const limit = audioMs - (this.settings.tailGuardMs ?? 300);
     let end = words.length - 1;
@@ -279,7 +316,7 @@ class OverFileStream implements RecognizerStream {
       end = 0;
       while (end < words.length && timed[end]!.endMs <= limit) end++;
     }
-    return words.slice(stable.length, Math.max(stable.length, end));
+    return words.slice(start, Math.max(start, end));
   }
 
   /** Runs `pass` after the one in flight; failures go to onError, the stream goes on. */

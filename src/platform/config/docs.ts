@@ -1,6 +1,6 @@
 import { allSettings } from '../../config.js';
 
-/** The README's configuration table, generated from the settings sections. */
+/** The configuration table of docs/configuration.md, generated from the settings sections. */
 export function renderConfigTable(): string {
   const rows = allSettings().map(
     (s) =>
@@ -12,9 +12,9 @@ export function renderConfigTable(): string {
 const START = '<!-- config:start -->';
 const END = '<!-- config:end -->';
 
-export function withConfigTable(readme: string): string {
-  const a = readme.indexOf(START);
-  const b = readme.indexOf(END);
-  if (a < 0 || b < a) throw new Error('README.md has no config markers');
-  return `${readme.slice(0, a + START.length)}\n${renderConfigTable()}\n${readme.slice(b)}`;
+export function withConfigTable(doc: string): string {
+  const a = doc.indexOf(START);
+  const b = doc.indexOf(END);
+  if (a < 0 || b < a) throw new Error('docs/configuration.md has no config markers');
+  return `${doc.slice(0, a + START.length)}\n${renderConfigTable()}\n${doc.slice(b)}`;
 }

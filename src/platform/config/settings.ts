@@ -1,7 +1,7 @@
 /**
  * Typed settings read from the environment. Each feature declares its own section with
  * `defineSection`; `src/config.ts` gathers the sections, so one call validates every
- * setting at start and reports every problem at once. README's configuration table lists
+ * setting at start and reports every problem at once. docs/configuration.md's table lists
  * each variable (a test checks that none is missing).
  */
 

@@ -48,10 +48,20 @@ export const TaskIdParams = Type.Object({ taskId: Uuid('Task id (UUID)') });
  */
 export const documentedInput = { validatorCompiler: () => () => true } as const;
 
+/**
+ * One of the listed strings: a single literal for one (a one-member `anyOf` is illogical to
+ * linters and generators), a union for several, any string for none.
+ */
+export function oneOf(values: readonly string[]): TSchema {
+  if (values.length === 0) return Type.String();
+  if (values.length === 1) return Type.Literal(values[0] as string);
+  return Type.Union(values.map((v) => Type.Literal(v)));
+}
+
 /** The standard error object (spec "Errors"), its code restricted to the listed ones. */
 export function errorObject(codes: readonly string[]) {
   return Type.Object({
-    error_code: codes.length ? Type.Union(codes.map((c) => Type.Literal(c))) : Type.String(),
+    error_code: oneOf(codes),
     severity: Type.Union([Type.Literal('fatal'), Type.Literal('error'), Type.Literal('warning')]),
     message: Type.String({ description: 'Display text; do not parse' }),
     context: Type.String(),
@@ -117,8 +127,8 @@ export function errors(codes: readonly ErrorCode[], o: ErrorOptions = {}): Recor
     if (special.length) {
       variants.push(
         o.shape === 'subtitle-token'
-          ? Type.Object({ error: Type.Union(special.map((c) => Type.Literal(c))) })
-          : Type.Object({ errorCode: Type.Union(special.map((c) => Type.Literal(c))), message: Type.String() }),
+          ? Type.Object({ error: oneOf(special) })
+          : Type.Object({ errorCode: oneOf(special), message: Type.String() }),
       );
     }
     const description = list.map((c) => `\`${c}\`: ${ERRORS[c].message}`).join(' ');

@@ -13,6 +13,7 @@ import { AppError } from '../errors/app-error.js';
 import { jsonBoundsProblem } from '../json-bounds.js';
 import { installCors } from './cors.js';
 import { clientErrorResponse, installErrorHandling } from './errors.js';
+import { openApiOptions } from './openapi.js';
 import { installRequestLog, type RequestLogMode } from './request-log.js';
 import { closeAllSse } from './sse.js';
 import type { HttpApp } from './types.js';
@@ -109,22 +110,7 @@ export async function createHttpServer(options: HttpServerOptions): Promise<Http
 
   installCors(app, { corsOrigins: options.corsOrigins, isPublicPath });
 
-  await app.register(swagger, {
-    openapi: {
-      openapi: '3.1.0',
-      info: {
-        title: 'Parley API',
-        version: options.version,
-        description: 'Speech transcription, translation and broadcast service (interface v1.24.1).',
-      },
-      components: {
-        securitySchemes: {
-          apiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' },
-          apiKeyQuery: { type: 'apiKey', in: 'query', name: 'api_key', description: 'SSE routes only (browser EventSource)' },
-        },
-      },
-    },
-  });
+  await app.register(swagger, openApiOptions(options.version));
   await app.register(swaggerUi, { routePrefix: '/api/v1/docs' });
   app.get('/api/v1/openapi.json', { schema: { hide: true } }, async () => app.swagger());
 

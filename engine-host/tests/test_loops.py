@@ -1,0 +1,59 @@
+"""The fitted window's loop check and the invented-segment filter (pure: no model)."""
+
+import sys
+import unittest
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+try:
+    from faster_whisper.transcribe import Segment, Word
+    from parley_engine_host.recognizer import loop_start, trimmed, without_invented
+except ImportError as error:  # faster-whisper absent: the engine host's own tests say how to set up
+    raise unittest.SkipTest(f"engine host dependencies missing: {error}") from error
+
+
+def segment(text: str, *probabilities: float):
+    words = [Word(word=w, start=i * 0.5, end=i * 0.5 + 0.4, probability=p)
+             for i, (w, p) in enumerate(zip(text.split(), probabilities))]
+    return Segment(id=0, seek=0, start=0.0, end=len(words) * 0.5, text=" " + text, tokens=[], avg_logprob=-0.3,
+                   compression_ratio=1.0, no_speech_prob=0.01, words=words or None, temperature=0.0)
+
+
+class LoopTest(unittest.TestCase):
+    def test_loops_seen_in_fitted_windows_are_found_where_they_start(self):
+        for text, start in [
+            ("Blueberry Blueberry", 1), ("Grass Grass Helper", 1), ("Grass Helper Grass Hel", 2),
+            ("Picovoice Picovoice Picovoice Picovoice P", 1), ("Terminator Picovoice Picovoice", 2),
+            ("This is the multi-keyboard test for porcupine This is the multi-keyboard test for porcup", 7),
+        ]:
+            self.assertEqual(loop_start(text.split()), start, text)
+
+    def test_real_sentences_are_no_loops(self):
+        for text in [
+            "And so my fellow Americans, ask not what your country can do for you, ask what you can do for your country.",
+            "He was not an ill-disposed young man.", "an a", "Had he married a more amiable woman",
+        ]:
+            self.assertIsNone(loop_start(text.split()), text)
+
+    def test_trimmed_cuts_text_and_word_times_at_the_repeat(self):
+        cut = trimmed([segment("Okay.", 0.9), segment("Grass Helper Grass Hel", 0.8, 0.8, 0.3, 0.3)], 3)
+        self.assertEqual([s.text.strip() for s in cut], ["Okay.", "Grass Helper"])
+        self.assertEqual([w.word for w in cut[1].words], ["Grass", "Helper"])
+        self.assertEqual(cut[1].end, cut[1].words[-1].end)
+
+
+class InventedTest(unittest.TestCase):
+    def test_made_up_segments_after_heard_ones_are_dropped(self):
+        heard = segment("He was not an ill-disposed young man.", 0.9, 0.9, 0.9, 0.8, 0.7, 0.9, 0.9)
+        made_up = segment("Nginx Webpack Vite Svelte", 0.01, 0.0, 0.02, 0.01)
+        self.assertEqual(without_invented([heard, made_up]), [heard])
+
+    def test_a_biased_term_alone_is_kept_but_pure_invention_is_not(self):
+        term = segment("Picovoice.", 0.07)
+        self.assertEqual(without_invented([term, segment("Picovoice.", 0.0)]), [term])
+        self.assertEqual(without_invented([segment("Android Android", 0.01, 0.02)]), [])
+        self.assertEqual(without_invented([]), [])
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -12,20 +12,10 @@ import { loadavg } from 'node:os';
 import { ExtractiveSummarizer } from '../src/engines/builtin/extractive-summarizer.js';
 import { BUILTIN_TEMPLATES } from '../src/summary-templates/builtin.js';
 import { funded, openStream, seed, startSummaryApp } from '../test/summaries/support.js';
+import { rng } from './support.js';
 
 const SIZES = [1_000, 5_000, 10_000, 30_000];
 const RUNS = 5;
-
-/** mulberry32: a small seeded generator, so the text is the same on every run. */
-function rng(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const SUBJECTS = ['the team', 'Maria', 'John', 'marketing', 'support', 'finance', 'the vendor', 'we', 'the client', 'engineering'];
 const VERBS = [

@@ -20,3 +20,14 @@ export function startBenchApp(env: Record<string, string> = {}): Promise<TestApp
   const logger = createLogger(process.env.BENCH_LOG_LEVEL ?? 'info', fdDestination(openSync('/dev/null', 'w')));
   return startTestApp({ backend: process.env.DATABASE_URL ? 'postgres' : 'sqlite', contract: false, logger, env });
 }
+
+/** mulberry32: a small seeded generator, so generated text is the same on every run. */
+export function rng(seed: number): () => number {
+  let a = seed;
+  return () => {
+    a = (a + 0x6d2b79f5) | 0;
+    let t = Math.imul(a ^ (a >>> 15), 1 | a);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}

@@ -53,6 +53,10 @@ import { createRealtimePorts } from './realtime/ports.js';
 import { registerRealtime } from './realtime/server.js';
 import { registerRetranslateRoutes } from './retranslate/routes.js';
 import { RetranslateService } from './retranslate/service.js';
+import { LiveSearchIndex } from './search/live-index.js';
+import { registerSearchRoutes } from './search/routes.js';
+import { SearchService } from './search/service.js';
+import { SearchStore } from './search/store.js';
 import { registerLanguageRoutes } from './served-languages/routes.js';
 import { openBlobStore } from './storage/create.js';
 import type { BlobStore } from './storage/types.js';
@@ -89,6 +93,8 @@ export interface AppDeps {
   bus: EventBus;
   /** Live sessions as event streams: the publisher where a recording runs, subscriptions anywhere (src/stream). */
   streams: SessionStreams;
+  /** Live finals into the search index (src/search); `idle()` waits for the writes queued so far. */
+  liveSearch: LiveSearchIndex;
   /** Durable jobs; handlers are registered only in processes with the worker role. */
   jobs: JobQueue;
   rateLimiter: RateLimiter;
@@ -172,7 +178,11 @@ export async function buildApp(config: Config, overrides: BuildOverrides = {}): 
   }
   const jobs = await openJobQueue(config, database, logger.child({ component: 'jobs' }), now);
   // Live sessions as event streams: the publisher where a recording runs, subscriptions anywhere (src/stream).
-  const streams = new SessionStreams(bus, logger.child({ component: 'stream' }));
+  // Search over the task library (src/search): triggers keep the index; live finals reach it
+  // through the session streams where they are published.
+  const searchStore = new SearchStore(database);
+  const liveSearch = new LiveSearchIndex(searchStore, logger.child({ component: 'search' }));
+  const streams = new SessionStreams(bus, logger.child({ component: 'stream' }), liveSearch.observe);
   // Local disk, or an S3-compatible bucket every node shares (PARLEY_S3_BUCKET).
   const blobs = await openBlobStore(config);
   // One metrics registry per app; engines report their latency through it (src/metrics).
@@ -299,6 +309,7 @@ export async function buildApp(config: Config, overrides: BuildOverrides = {}): 
     database,
     bus,
     streams,
+    liveSearch,
     jobs,
     rateLimiter,
     engines,
@@ -349,6 +360,7 @@ export async function buildApp(config: Config, overrides: BuildOverrides = {}): 
     registerBillingRoutes(http, { plans, billing, limits, tickets, now }, auth);
     registerSummaryTemplateRoutes(http, { auth, templates: summaryTemplates });
     registerTaskRoutes(http, { auth, tasks: tasks.tasks, speakers: tasks.speakers, blobs, audio, logger });
+    registerSearchRoutes(http, { auth, search: new SearchService(searchStore) });
     registerImports(http, { auth, imports, bus, rateLimiter, uploadsPerMinute: config.imports.uploadsPerMinute });
     subtitles.registerApi(http, auth);
     registerBroadcasts(http, broadcasts, auth);

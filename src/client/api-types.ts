@@ -699,6 +699,62 @@ export interface Operations {
     errorCodes: "auth_missing_api_key" | "auth_invalid_key_format" | "auth_invalid_api_key" | "auth_key_disabled" | "auth_key_expired" | "auth_account_blocked" | "auth_user_disabled" | "auth_ip_not_allowed" | "recording_not_found" | "recording_audio_not_ready" | "auth_service_error" | "internal_error";
     events: never;
   };
+  /** Search the task library: titles, transcripts, translations, summaries, speaker names */
+  "GET /api/v1/search": {
+    path: never;
+    query: {
+      /** What to find */
+      q: string;
+      type?: "transcribe" | "conversation" | "record" | "broadcast";
+      /** BCP 47 tag */
+      language?: string;
+      /** ISO 8601 date or date-time, inclusive */
+      from?: string;
+      /** ISO 8601 date (inclusive day) or date-time (exclusive) */
+      to?: string;
+      speaker?: string;
+      page?: number;
+      per_page?: number;
+    };
+    body: never;
+    bodyType: never;
+    responses: {
+      200: {
+        data: {
+          task_id: string;
+          title: string;
+          type: "transcribe" | "conversation" | "record" | "broadcast" | (string & {});
+          type_source: string;
+          /** The task's creation time */
+          created_at: string;
+          duration_ms: number;
+          /** Where the words were found */
+          field: "title" | "transcript" | "translation" | "summary" | "speaker" | (string & {});
+          sid: number | null;
+          language: string | null;
+          speaker_id: string | null;
+          speaker_label: string | null;
+          start_ms: number | null;
+          end_ms: number | null;
+          /** The text found (cut around the first match when long, with … where cut) */
+          snippet: string;
+          /** The matches in `snippet`: UTF-16 offsets, end exclusive */
+          highlights: {
+            start: number;
+            end: number;
+          }[];
+        }[];
+        meta: {
+          current_page: number;
+          last_page: number;
+          per_page: number;
+          total: number;
+        };
+      };
+    };
+    errorCodes: "auth_missing_api_key" | "auth_invalid_key_format" | "auth_invalid_api_key" | "auth_key_disabled" | "auth_key_expired" | "auth_account_blocked" | "auth_user_disabled" | "auth_ip_not_allowed" | "validation_failed" | "auth_service_error" | "internal_error";
+    events: never;
+  };
   /** Import quota pre-check: 200 with allowed and a reason (a prediction only) */
   "POST /api/v1/imports/check-quota": {
     path: never;

@@ -116,6 +116,12 @@ export class ParleyClient {
       this.data('PATCH /api/v1/tasks/{taskId}/speakers/merge', { path: { taskId }, body }),
   };
 
+  // ---- search (Parley extension, docs/search.md) ----
+  /** `{data: hits best first, meta}`: titles, transcripts, translations, summaries, speaker names. */
+  search(query: Q<'GET /api/v1/search'>) {
+    return this.data('GET /api/v1/search', { query });
+  }
+
   // ---- imports ----
   readonly imports = {
     /**

@@ -10,6 +10,7 @@ import type { JobTables } from '../jobs/tables.js';
 import type { KeyTables } from '../keys/tables.js';
 import type { PlanTables } from '../plans/tables.js';
 import type { LiveRecordingTables } from '../realtime/live/tables.js';
+import type { SearchTables } from '../search/tables.js';
 import type { SubtitleTables } from '../subtitles/tables.js';
 import type { TaskTables } from '../tasks/tables.js';
 import type { TicketTables } from '../tickets/tables.js';
@@ -28,4 +29,5 @@ export interface Schema
     ImportTables,
     SubtitleTables,
     BroadcastTables,
-    LiveRecordingTables {}
+    LiveRecordingTables,
+    SearchTables {}

@@ -23,6 +23,13 @@ export const REPLAY_TTL_AFTER_END_SECONDS = 5 * 60;
 
 export type SessionListener = (event: SessionEvent) => void;
 
+/**
+ * Sees every event where it is published (the node running the recording), after this node's
+ * listeners: the search index writes live finals through it (src/search/live-index.ts). It
+ * must not block; a throw is logged and ignored.
+ */
+export type SessionObserver = (event: SessionEvent) => void;
+
 export class SessionPublisher {
   private seq = 0;
   private readonly listeners = new Set<SessionListener>();
@@ -37,6 +44,7 @@ export class SessionPublisher {
     private readonly onEnd: () => void,
     /** A stream continued on this node (a resumed recording): numbering goes on from here. */
     startSeq = 0,
+    private readonly observer?: SessionObserver,
   ) {
     this.seq = startSeq;
   }
@@ -61,6 +69,11 @@ export class SessionPublisher {
       } catch (err) {
         this.logger.error({ err, task_id: this.taskId }, 'session listener failed');
       }
+    }
+    try {
+      this.observer?.(event);
+    } catch (err) {
+      this.logger.error({ err, task_id: this.taskId }, 'session observer failed');
     }
     const end = isEnd(body);
     const retain =
@@ -110,6 +123,8 @@ export class SessionStreams {
   constructor(
     private readonly bus: EventBus,
     private readonly logger: Logger,
+    /** Given every event of the sessions published on this node (the live search index). */
+    private readonly observer?: SessionObserver,
   ) {}
 
   /**
@@ -130,6 +145,7 @@ export class SessionStreams {
         if (this.open.get(taskId) === pub) this.open.delete(taskId);
       },
       startSeq,
+      this.observer,
     );
     this.open.set(taskId, pub);
     await pub.followSpeakerEdits();

@@ -1,6 +1,10 @@
-/** Library: every task with its status; search, filter, pin, rename, delete (one or many); a task opens in TaskView. */
+/**
+ * Library: search over everything said (search.tsx); every task with its status; filter, pin,
+ * rename, delete (one or many); a task opens in TaskView.
+ */
 import { useMemo, useState } from 'preact/hooks';
 import { parley } from './api';
+import { LibrarySearch } from './search';
 import { TaskView } from './task';
 import { Card, ErrorNote, formatDate, StatusBadge, Table, useLoad } from './ui';
 
@@ -79,6 +83,9 @@ function TaskList() {
           Refresh
         </button>
       </div>
+      <Card title="Search" id="search">
+        <LibrarySearch />
+      </Card>
       <Card title="Recordings and imports" id="tasks">
         <search class="toolbar">
           <div class="field">

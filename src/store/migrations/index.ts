@@ -9,6 +9,7 @@ import { tasksMigration } from './0100_tasks.js';
 import { taskListVersionsMigration } from './0110_task_list_versions.js';
 import { sentenceIdsFromOneMigration } from './0120_sentence_ids_from_one.js';
 import { transcriptKeptSpeakersMigration } from './0121_transcript_kept_speakers.js';
+import { taskSearchMigration } from './0130_task_search.js';
 import { webhooksMigration } from './0200_webhooks.js';
 import { importsMigration } from './0300_imports.js';
 import { subtitlesMigration } from './0400_subtitles.js';
@@ -30,6 +31,7 @@ export const MIGRATIONS: Migration[] = [
   taskListVersionsMigration,
   sentenceIdsFromOneMigration,
   transcriptKeptSpeakersMigration,
+  taskSearchMigration,
   billingMigration,
   ticketsMigration,
   webhooksMigration,

@@ -207,7 +207,7 @@ z.close()`,
 });
 
 describe('the Piper joe voice as setup installs it', () => {
-  const modelsDir = join(process.env.PARLEY_DATA_DIR ?? 'data', 'models');
+  const modelsDir = process.env.PARLEY_MODELS_DIR ?? join(process.env.PARLEY_DATA_DIR ?? 'data', 'models');
   const m = findModel('piper-en-us-joe-medium')!;
   it.runIf(isInstalled(modelsDir, m))('carries sherpa-onnx metadata and tokens.txt from its phoneme map; verify passes', async () => {
     const folder = modelDir(modelsDir, m.name);

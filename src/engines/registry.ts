@@ -6,9 +6,10 @@
  *
  * Preference among the engines that meet a need: tier order first (`PARLEY_ENGINE_TIERS`,
  * default remote, neural, builtin: an operator who configured a service or downloaded a
- * model gets it), then catalogue order within a tier. One exception: a translation within
+ * model gets it), then catalogue order within a tier. Two exceptions: a translation within
  * one base language (zh-TW -> zh-CN) goes to an engine that names the pair before an
- * any-pair engine. Translations no engine serves directly go through one pivot language.
+ * any-pair engine, and a template summary goes to a summarizer whose `templates` capability
+ * is not false (a small local LLM measured worse than the extractive summarizer). Translations no engine serves directly go through one pivot language.
  */
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
@@ -242,6 +243,9 @@ export class EngineRegistry {
   }
 
   private preferred(need: Need, engines: AnyEngine[]): AnyEngine[] {
+    // Template summaries (no custom prompt) go to a summarizer that writes them well first.
+    if (need.kind === 'summarizer' && !need.instructions)
+      return [...engines.filter((e) => e.capabilities.templates !== false), ...engines.filter((e) => e.capabilities.templates === false)];
     if (!sameLanguageConversion(need) || need.kind !== 'translator') return engines;
     const { from, to } = need;
     return [...engines.filter((e) => namesPairExplicitly(e, from, to)), ...engines.filter((e) => !namesPairExplicitly(e, from, to))];

@@ -201,10 +201,22 @@ export const engineSettings = defineSection({
     'Voice model for neural/sherpa-tts (see `models list`); the default, Piper joe, is installed by `npm run setup`.',
     'piper-en-us-joe-medium',
   ),
+  llama: settings.oneOf(
+    'PARLEY_LLAMA',
+    'Local LLM (neural/llama-cpp): auto installs it in `npm run setup` (CPU node-llama-cpp and PARLEY_LLAMA_MODEL) and uses it when installed, with one start-up line when it is not; off neither installs nor loads it.',
+    ['auto', 'off'],
+    'auto',
+  ),
   llamaModel: settings.string(
     'PARLEY_LLAMA_MODEL',
-    'GGUF model for neural/llama-cpp (a `models list` name or a file path).',
-    'qwen2.5-1.5b-instruct-q4',
+    'GGUF model for neural/llama-cpp (a `models list` name or a file path). The default is the one `npm run setup` installs (chosen by bench:summary, docs/summaries.md).',
+    'smollm2-135m-instruct-q4',
+  ),
+  summaryTemplateEngine: settings.oneOf(
+    'PARLEY_SUMMARY_TEMPLATE_ENGINE',
+    'Who writes summaries from the built-in templates: auto = the LLM, except a local model the catalogue marks as worse than the extractive summarizer at them (the default SmolLM2: bench:summary), which keeps the extractive one; llm; extractive. Custom prompts always need the LLM.',
+    ['auto', 'llm', 'extractive'],
+    'auto',
   ),
   // --- Remote tier (OpenAI-compatible HTTP APIs) ---
   remoteLlmUrl: settings.url(

@@ -40,6 +40,12 @@ export interface EngineCapabilities {
   languageDetection?: boolean;
   /** Summarizers: follows free-form instructions (a custom prompt); false for extractive ones. */
   instructions?: boolean;
+  /**
+   * Summarizers: should write the built-in templates' summaries. False for an LLM measured worse
+   * at them than the extractive summarizer (bench:summary): the registry then prefers another
+   * summarizer for template summaries and keeps this one for custom prompts.
+   */
+  templates?: boolean;
 }
 
 export interface Engine {

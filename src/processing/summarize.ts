@@ -13,7 +13,7 @@ import { EngineError } from '../engines/errors.js';
 import { refusalError } from '../engines/refusal.js';
 import type { EngineRegistry } from '../engines/registry.js';
 import type { Summarizer, TokenUsage, Translator } from '../engines/types.js';
-import { baseLanguage, chineseScript, isChinese } from '../languages.js';
+import { baseLanguage, chineseScript, isChinese, languageServes } from '../languages.js';
 import type { Principal } from '../platform/auth/types.js';
 import { AppError } from '../platform/errors/app-error.js';
 import type { ErrorCode } from '../platform/errors/registry.js';
@@ -64,11 +64,17 @@ export interface SummarizeTaskOptions {
 /**
  * The summarizer for a request, best first. A custom prompt needs one that follows
  * instructions (an LLM): without one it is refused (llm_init_failed, details.missing
- * `instructions`) rather than silently summarized without the prompt.
+ * `instructions`) rather than silently summarized without the prompt. When no such engine
+ * writes the asked language but one writes the transcript's (`textLanguage`; a small local
+ * model that knows English only), that one is taken and `planSummaryLanguage` translates.
  */
-export function selectSummarizer(engines: EngineRegistry, language: string, custom: boolean): Summarizer {
+export function selectSummarizer(engines: EngineRegistry, language: string, custom: boolean, textLanguage?: string): Summarizer {
   const selected = engines.select({ kind: 'summarizer', language, instructions: custom });
   if (selected.ok) return selected.engine;
+  if (textLanguage && textLanguage !== language && selected.refusal.missing.includes('language')) {
+    const inText = engines.select({ kind: 'summarizer', language: textLanguage, instructions: custom });
+    if (inText.ok) return inText.engine;
+  }
   const message = selected.refusal.missing.includes('instructions')
     ? 'Custom summary prompts need a language model (PARLEY_REMOTE_LLM_URL or a local model); this server has only the built-in extractive summarizer. Use mode "builtin" with a template.'
     : `Summaries are not available: ${selected.refusal.message}.`;
@@ -83,8 +89,9 @@ export interface SummaryLanguagePlan {
 }
 
 /**
- * The language a summary will really be in. An LLM writes the asked language itself. The
- * built-in tier (no `instructions`) writes in the transcript's language: when another language
+ * The language a summary will really be in. An LLM writes the asked language itself when it
+ * serves it. The built-in tier (no `instructions`), and an LLM that does not serve the asked
+ * language, write in the transcript's language: when another language
  * was asked, its text is translated line by line by a translator serving the pair; without one
  * the summary stays in the transcript's language, and that is the language recorded.
  */
@@ -96,7 +103,9 @@ export function planSummaryLanguage(
 ): SummaryLanguagePlan {
   const same =
     baseLanguage(textLanguage) === baseLanguage(asked) && (!isChinese(asked) || chineseScript(asked) === chineseScript(textLanguage));
-  if (summarizer.capabilities.instructions !== false || same) return { language: asked, translator: null };
+  const writesAsked =
+    summarizer.capabilities.instructions !== false && summarizer.capabilities.languages.some((l) => languageServes(l, asked));
+  if (writesAsked || same) return { language: asked, translator: null };
   const t = engines.select({ kind: 'translator', from: textLanguage, to: asked });
   return t.ok ? { language: asked, translator: t.engine } : { language: textLanguage, translator: null };
 }
@@ -137,7 +146,7 @@ export async function summarizeTask(
     return failure('template_not_found', `Template "${req.template}" is not available.`);
   let summarizer: Summarizer;
   try {
-    summarizer = selectSummarizer(deps.engines, language, req.mode === 'custom');
+    summarizer = selectSummarizer(deps.engines, language, req.mode === 'custom', task.transcriptionLanguages?.[0] ?? 'en');
   } catch (err) {
     if (err instanceof AppError) {
       // No engine at all may come back after a restart; a custom prompt without an LLM will not.

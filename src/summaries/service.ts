@@ -85,8 +85,8 @@ export class SummaryService {
     const segments = await this.segments(task);
     const language = p.language ?? task.transcriptionLanguages?.[0] ?? 'en';
     const input = this.checkText(segments.join('\n'));
-    const summarizer = selectSummarizer(this.d.engines, language, p.mode === 'custom');
     const textLanguage = task.transcriptionLanguages?.[0] ?? 'en';
+    const summarizer = selectSummarizer(this.d.engines, language, p.mode === 'custom', textLanguage);
     const plan = planSummaryLanguage(this.d.engines, summarizer, textLanguage, language);
     const price = await this.checkBilling(principal, 'regen_summary');
     const startRevision = (await this.d.store.getTranscript(task.taskId))?.revision ?? 0;
@@ -115,7 +115,7 @@ export class SummaryService {
     const input = this.checkText(text);
     const textLanguage = await this.guessLanguage(text);
     const language = p.language ?? textLanguage;
-    const summarizer = selectSummarizer(this.d.engines, language, p.mode === 'custom');
+    const summarizer = selectSummarizer(this.d.engines, language, p.mode === 'custom', textLanguage);
     const plan = planSummaryLanguage(this.d.engines, summarizer, textLanguage, language);
     const price = await this.checkBilling(principal, 'summary');
     // Paragraphs are the segments (their indexes are what a level-3 fallback reports).

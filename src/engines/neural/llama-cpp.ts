@@ -11,7 +11,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { EngineError } from '../errors.js';
-import { findModel } from '../models/catalog.js';
+import { findModel, type ModelEntry } from '../models/catalog.js';
 import { llamaRuntimeDir } from '../models/paths.js';
 import { isInstalled, modelDir } from '../models/store.js';
 import type { EngineContext, EngineFactory } from '../registry.js';
@@ -24,15 +24,27 @@ interface LlamaModule {
   LlamaChatSession: new (o: { contextSequence: unknown; systemPrompt?: string }) => LlamaSession;
 }
 interface LlamaModel {
-  tokenize(text: string): unknown[];
-  createContext(o: { contextSize?: { max: number }; threads?: number }): Promise<{ getSequence(): unknown; dispose(): Promise<void> }>;
+  createContext(o: {
+    contextSize?: { max: number };
+    threads?: number;
+  }): Promise<{ getSequence(): LlamaSequence; dispose(): Promise<void> }>;
   dispose(): Promise<void>;
+}
+interface LlamaSequence {
+  /** Tokens this sequence evaluated: the whole templated prompt in, the generated tokens out. */
+  tokenMeter: { usedInputTokens: number; usedOutputTokens: number };
 }
 interface LlamaSession {
   setChatHistory(h: Array<{ type: 'system'; text: string } | { type: 'user'; text: string } | { type: 'model'; response: string[] }>): void;
   promptWithMeta(
     text: string,
-    o: { maxTokens?: number; temperature?: number; signal?: AbortSignal; onTextChunk?: (t: string) => void },
+    o: {
+      maxTokens?: number;
+      temperature?: number;
+      signal?: AbortSignal;
+      onTextChunk?: (t: string) => void;
+      repeatPenalty?: { penalty?: number; lastTokens?: number; penalizeNewLine?: boolean };
+    },
   ): Promise<{ responseText: string; stopReason: string }>;
 }
 
@@ -62,9 +74,15 @@ export function resolveGguf(modelsDir: string, setting: string): string | { unav
   return file ? join(modelDir(modelsDir, m.name), file) : { unavailable: `no .gguf file in ${modelDir(modelsDir, m.name)}` };
 }
 
+/** The catalogue entry of PARLEY_LLAMA_MODEL (undefined for a file path: an operator's own model). */
+export function llamaModelEntry(setting: string): ModelEntry | undefined {
+  const m = findModel(setting);
+  return m?.role === 'llm' ? m : undefined;
+}
+
 const loaded = new Map<string, Promise<LanguageModel>>();
 
-async function loadLlm(mod: LlamaModule, path: string, threads: number): Promise<LanguageModel> {
+async function loadLlm(mod: LlamaModule, path: string, threads: number, languages: readonly string[]): Promise<LanguageModel> {
   const llama = await mod.getLlama({ build: 'never', gpu: false });
   const model = await llama.loadModel({ modelPath: path });
   let queue: Promise<unknown> = Promise.resolve(); // one generation at a time: 2 cores, one model
@@ -77,7 +95,8 @@ async function loadLlm(mod: LlamaModule, path: string, threads: number): Promise
         .join('\n\n');
       const rest = messages.filter((m) => m.role !== 'system');
       const last = rest.pop();
-      const session = new mod.LlamaChatSession({ contextSequence: context.getSequence(), systemPrompt: system || undefined });
+      const sequence = context.getSequence();
+      const session = new mod.LlamaChatSession({ contextSequence: sequence, systemPrompt: system || undefined });
       if (rest.length)
         session.setChatHistory([
           ...(system ? [{ type: 'system' as const, text: system }] : []),
@@ -90,13 +109,13 @@ async function loadLlm(mod: LlamaModule, path: string, threads: number): Promise
         temperature: options.temperature,
         signal: options.signal,
         onTextChunk: options.onDelta,
+        // Small models loop ("The weather was nice." x 20) without a penalty on recent tokens.
+        // Newlines are not penalized: lists and sections need them.
+        repeatPenalty: { penalty: 1.1, lastTokens: 64, penalizeNewLine: false },
       });
-      const input = model.tokenize(messages.map((m) => m.content).join('\n')).length;
-      return {
-        text: r.responseText,
-        usage: { input, output: model.tokenize(r.responseText).length },
-        truncated: r.stopReason === 'maxTokens',
-      };
+      // What the model really read (the prompt with its chat template) and wrote: the billed tokens.
+      const { usedInputTokens: input, usedOutputTokens: output } = sequence.tokenMeter;
+      return { text: r.responseText, usage: { input, output }, truncated: r.stopReason === 'maxTokens' };
     } catch (err) {
       if (options.signal?.aborted)
         throw new EngineError('llm_timeout', 'generation stopped by the time limit', {
@@ -113,7 +132,7 @@ async function loadLlm(mod: LlamaModule, path: string, threads: number): Promise
     id: 'neural/llama-cpp',
     kind: 'llm',
     tier: 'neural',
-    capabilities: { languages: ['*'], streaming: true },
+    capabilities: { languages, streaming: true },
     chat(messages, options) {
       const run = queue.then(() => chat(messages, options));
       queue = run.catch(() => {});
@@ -127,13 +146,14 @@ async function loadLlm(mod: LlamaModule, path: string, threads: number): Promise
 }
 
 export async function llamaFromContext(ctx: EngineContext): Promise<LanguageModel | { unavailable: string }> {
+  if (ctx.config.engines.llama === 'off') return { unavailable: 'PARLEY_LLAMA=off' };
   const path = resolveGguf(ctx.modelsDir, ctx.config.engines.llamaModel);
   if (typeof path !== 'string') return path;
   const mod = await importLlama(ctx.modelsDir);
   if ('unavailable' in mod) return mod;
   let p = loaded.get(path);
   if (!p) {
-    p = loadLlm(mod, path, ctx.config.engines.neuralThreads);
+    p = loadLlm(mod, path, ctx.config.engines.neuralThreads, llamaModelEntry(ctx.config.engines.llamaModel)?.languages ?? ['*']);
     loaded.set(path, p);
     p.catch(() => loaded.delete(path));
   }
@@ -154,6 +174,11 @@ export const llamaTranslatorFactory: EngineFactory = {
   tier: 'neural',
   summary: 'Translation of any pair by the local llama.cpp model with a strict translation prompt.',
   async create(ctx) {
+    const weak = llamaModelEntry(ctx.config.engines.llamaModel)?.weakAt?.includes('translation');
+    if (weak)
+      return {
+        unavailable: `${ctx.config.engines.llamaModel} translates worse than the built-in engines (docs/summaries.md); a larger PARLEY_LLAMA_MODEL translates`,
+      };
     const llm = await llamaFromContext(ctx);
     if ('unavailable' in llm) return llm;
     // close() of the translator must not unload the model the LLM engine shares.

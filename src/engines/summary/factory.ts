@@ -4,7 +4,7 @@
  * the LLM engines read: the remote chat endpoint first, then the local llama.cpp model
  * (which the llama module loads once per model file, so both engines share it).
  */
-import { llamaCppFactory } from '../neural/llama-cpp.js';
+import { llamaCppFactory, llamaModelEntry } from '../neural/llama-cpp.js';
 import type { EngineContext, EngineFactory } from '../registry.js';
 import { openAiChatFactory } from '../remote/openai-chat.js';
 import type { LanguageModel } from '../types.js';
@@ -20,6 +20,16 @@ export async function configuredLlm(ctx: EngineContext): Promise<LanguageModel |
   return { unavailable: `no language model: ${reasons.join('; ')}` };
 }
 
+/**
+ * Whether this LLM should write the built-in templates' summaries (PARLEY_SUMMARY_TEMPLATE_ENGINE):
+ * auto says no for a local catalogue model measured worse at them than the extractive summarizer.
+ */
+function writesTemplates(ctx: EngineContext, llm: LanguageModel): boolean {
+  const setting = ctx.config.engines.summaryTemplateEngine;
+  if (setting !== 'auto') return setting === 'llm';
+  return !(llm.id === llamaCppFactory.id && llamaModelEntry(ctx.config.engines.llamaModel)?.weakAt?.includes('template-summaries'));
+}
+
 export const llmSummarizerFactory: EngineFactory = {
   id: 'llm-summarizer',
   kind: 'summarizer',
@@ -30,6 +40,9 @@ export const llmSummarizerFactory: EngineFactory = {
     if ('unavailable' in llm) return llm;
     const e = ctx.config.engines;
     // The LLM engine itself owns the client (and a shared llama.cpp model): the summarizer must not close it.
-    return createLlmSummarizer({ ...llm, close: undefined }, { maxTokens: e.summaryMaxTokens, timeLimitMs: e.summaryTimeLimitMs });
+    return createLlmSummarizer(
+      { ...llm, close: undefined },
+      { maxTokens: e.summaryMaxTokens, timeLimitMs: e.summaryTimeLimitMs, templates: writesTemplates(ctx, llm) },
+    );
   },
 };

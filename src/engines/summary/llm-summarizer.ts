@@ -21,6 +21,8 @@ export interface LlmSummarizerOptions {
   maxTokens: number;
   /** Wall-clock limit of one summary attempt; the partial text is returned as truncated. */
   timeLimitMs: number;
+  /** False: leave the built-in templates to another summarizer (capability `templates`). */
+  templates?: boolean;
 }
 
 const filtered = (err: unknown) => err instanceof EngineError && err.code === 'llm_content_filtered';
@@ -82,7 +84,7 @@ export function createLlmSummarizer(llm: LanguageModel, opts: LlmSummarizerOptio
     id,
     kind: 'summarizer',
     tier: llm.tier,
-    capabilities: { languages: ['*'], streaming: true, instructions: true },
+    capabilities: { languages: llm.capabilities.languages, streaming: true, instructions: true, templates: opts.templates ?? true },
     async summarize(o) {
       const usage: TokenUsage = { input: 0, output: 0 };
       const all = transcriptBlock(o.segments);

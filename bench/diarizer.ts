@@ -1,5 +1,6 @@
 /**
- * bench:diarizer — memory of file diarization as the recording grows.
+ * bench:diarizer — accuracy of every diarizer installed here (bench/diarizer-accuracy.ts), then
+ * memory of file diarization as the recording grows.
  *
  * A recording of N minutes (jfk and the two-voice stereo mix, tiled) is written as 16 kHz PCM
  * to a temporary file, then diarized in a child process two ways, each measured alone:
@@ -7,7 +8,7 @@
  *   - whole:  the file read into memory first, then diarized (the baseline: how it was done).
  * Printed: peak RSS (sampled after a garbage collection every 250 ms) over the process's RSS
  * before diarizing, and the time taken.
- * Usage: npm run bench:diarizer [-- --minutes 20,60]
+ * Usage: npm run bench:diarizer [-- --minutes 20,60] [-- --accuracy-only]
  */
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -15,8 +16,9 @@ import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { decodeToPcm } from '../src/engines/audio/ffmpeg.js';
 import { CATALOG } from '../src/engines/catalog.js';
-import type { Diarizer } from '../src/engines/types.js';
+import type { Diarizer, VoiceActivityDetector } from '../src/engines/types.js';
 import { PcmFile } from '../src/processing/pcm-file.js';
+import { accuracy, diarizers, printAccuracy, recordings } from './diarizer-accuracy.js';
 
 const SHARED = process.env.PARLEY_SHARED_AUDIO ?? '/work/shared/audio';
 const ff = { ffmpegPath: 'ffmpeg' };
@@ -42,7 +44,28 @@ async function child(mode: string, path: string): Promise<void> {
   console.log(JSON.stringify({ peakMb: (peak - base) / 2 ** 20, ms, speakers: new Set(turns.map((t) => t.speakerId)).size }));
 }
 
+const load = () =>
+  loadavg()
+    .map((l) => l.toFixed(1))
+    .join(' ');
+
+async function accuracyPart(): Promise<void> {
+  const { engines, unavailable } = await diarizers();
+  const vad = (await CATALOG.find((f) => f.kind === 'vad')!.create({
+    config: {},
+    modelsDir: '',
+    loaded: [],
+  } as never)) as VoiceActivityDetector;
+  console.log(`bench:diarizer accuracy  load ${load()}`);
+  for (const u of unavailable) console.log(`not measured: ${u}`);
+  printAccuracy(await accuracy(engines, await recordings(vad)));
+  console.log(`(load after: ${load()})\n`);
+  for (const e of engines) await e.close?.();
+}
+
 async function main(): Promise<void> {
+  await accuracyPart();
+  if (process.argv.includes('--accuracy-only')) return;
   const arg = process.argv.indexOf('--minutes');
   const minutes = (arg > 0 ? process.argv[arg + 1]! : '10,30').split(',').map(Number);
   const [jfk, stereo] = await Promise.all([
@@ -56,11 +79,7 @@ async function main(): Promise<void> {
     jfk.samples.length,
   );
   const dir = mkdtempSync(join(tmpdir(), 'parley-bench-diar-'));
-  console.log(
-    `bench:diarizer  load ${loadavg()
-      .map((l) => l.toFixed(1))
-      .join(' ')}`,
-  );
+  console.log(`bench:diarizer memory (${CATALOG.find((f) => f.kind === 'diarizer' && f.tier === 'builtin')!.id})  load ${load()}`);
   console.log('minutes | source: peak MB over start, s | whole in memory: peak MB, s');
   try {
     for (const m of minutes) {

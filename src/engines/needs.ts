@@ -6,7 +6,7 @@
  * list), so `npm run -s engines` can show the same table the registry decides by.
  */
 import { baseLanguage, isChinese, languageServes, normalizeLanguage } from '../languages.js';
-import type { AnyEngine, EngineCapabilities, EngineKind, Synthesizer } from './types.js';
+import type { AnyEngine, Diarizer, EngineCapabilities, EngineKind, Synthesizer } from './types.js';
 
 /** Every kind, in the order tables and logs list them. */
 export const ENGINE_KINDS: readonly EngineKind[] = [
@@ -38,7 +38,8 @@ export type Need =
   | ({ kind: 'streaming-stt' } & RecognizerNeed)
   | ({ kind: 'file-stt' } & RecognizerNeed)
   | { kind: 'vad' }
-  | { kind: 'diarizer' }
+  /** live: labels speech as it arrives (`openLive`), for multi_speaker live sessions. */
+  | { kind: 'diarizer'; live?: boolean }
   | { kind: 'language-id'; language?: string }
   | { kind: 'spoken-language-id'; language?: string }
   | { kind: 'translator'; from: string; to: string }
@@ -173,6 +174,10 @@ export function requirementsOf(need: Need): Requirement[] {
       break;
     case 'llm':
       if (need.streaming) out.push(flag('streaming', 'streaming', 'streaming'));
+      break;
+    case 'diarizer':
+      // The neural diarizer labels whole recordings only: a live session takes the next one that can.
+      if (need.live) out.push({ name: 'streaming', label: 'live labelling', met: (e) => typeof (e as Diarizer).openLive === 'function' });
       break;
     case 'tts': {
       out.push({ name: 'language', label: need.language, met: (e) => serves(e, need.language) });

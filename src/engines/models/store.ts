@@ -11,15 +11,20 @@ import type { ModelEntry } from './catalog.js';
 
 export interface LockEntry {
   /**
-   * sha256 of the downloaded file (archive or model file). From PyPI: the publisher's file when
-   * the wheels carry exactly it (joined from pieces or not), else the wheel's.
+   * sha256 of the downloaded file (archive or model file). From PyPI (pypiLockSha256): the
+   * publisher's file when the wheels carry exactly it (joined from pieces or not), else the
+   * pinned distribution's (several: the sha256 of their sha256s).
    */
   sha256: string;
-  /** 'published': matched the catalogue's checksum; 'first-use': recorded at the first download. */
+  /**
+   * 'published': matched the catalogue's checksum (for a PyPI origin: the pinned distribution's,
+   * and every file taken or built from it matched the catalogue); 'first-use': recorded at the
+   * first download.
+   */
   trust: 'published' | 'first-use';
   /** The address (publisher or mirror), `file:<path>`, or the packages (`pypi:name==version,...`). */
   source: string;
-  /** Where the files came from: the publisher's address (the default of older locks) or the catalogue's PyPI wheel. */
+  /** Where the files came from: the publisher's address (the default of older locks) or the catalogue's PyPI package. */
   origin?: 'publisher' | 'pypi';
   /** How the installed folder was made from the downloaded files, when not by unpacking alone. */
   build?: string;
@@ -80,6 +85,20 @@ export async function hashTree(dir: string): Promise<Record<string, string>> {
   return out;
 }
 
+/**
+ * The sha256 a PyPI install records: the publisher's file when the wheels carry exactly it,
+ * unbuilt (as a publisher pull would record), else the one distribution's, or for several the
+ * sha256 of their sha256s in catalogue order.
+ */
+export function pypiLockSha256(m: ModelEntry): string {
+  const o = m.pypi;
+  if (!o) throw new Error(`${m.name} has no PyPI origin`);
+  const files = Object.values(o.files);
+  if (!o.build && m.format === 'file' && m.sha256 && files.length === 1 && files[0]!.sha256 === m.sha256) return m.sha256;
+  const shas = o.wheels.map((w) => w.sha256);
+  return shas.length === 1 ? shas[0]! : createHash('sha256').update(shas.join('\n')).digest('hex');
+}
+
 export interface VerifyResult {
   name: string;
   ok: boolean;
@@ -92,7 +111,15 @@ export async function verifyModel(modelsDir: string, m: ModelEntry): Promise<Ver
   const dir = modelDir(modelsDir, m.name);
   if (!entry || !existsSync(dir)) return { name: m.name, ok: false, problems: ['not installed'] };
   const problems: string[] = [];
-  if (m.sha256 && entry.sha256 !== m.sha256) problems.push(`download sha256 ${entry.sha256} is not the published ${m.sha256}`);
+  if (entry.origin === 'pypi') {
+    const pinned = m.pypi && pypiLockSha256(m);
+    if (pinned && entry.sha256 !== pinned) problems.push(`PyPI distribution sha256 ${entry.sha256} is not the pinned ${pinned}`);
+    // Files taken as they are or built by a Python recipe are pinned file by file (the Piper
+    // build rewrites the files it took, which were checked before it did).
+    if (m.pypi && m.pypi.build !== 'piper-to-sherpa')
+      for (const [f, { sha256 }] of Object.entries(m.pypi.files))
+        if (entry.files[f] !== sha256) problems.push(`installed file ${f} is not the catalogue's ${sha256}`);
+  } else if (m.sha256 && entry.sha256 !== m.sha256) problems.push(`download sha256 ${entry.sha256} is not the published ${m.sha256}`);
   const now = await hashTree(dir);
   for (const [f, h] of Object.entries(entry.files)) {
     if (!(f in now)) problems.push(`missing file ${f}`);

@@ -1,14 +1,33 @@
 /**
  * 'neural/sherpa-diarization': pyannote segmentation + a speaker-embedding model, clustered
  * by sherpa-onnx's OfflineSpeakerDiarization. With a known speaker count the clustering is
- * told it; otherwise a cosine-distance threshold decides. Speaker ids are renumbered "1",
- * "2", ... in order of first appearance, as the Diarizer interface promises.
+ * told it; otherwise a cosine-distance threshold decides (PARLEY_SHERPA_DIARIZATION_THRESHOLD).
+ * sherpa-onnx reports overlapped speech as overlapping turns; transcripts give each word one
+ * speaker, so overlaps are flattened: where two turns overlap, the one that began later (the
+ * voice that came in) holds the moment, and the longer turn resumes after it. Speaker ids are
+ * renumbered "1", "2", ... in order of first appearance, as the Diarizer interface promises.
  */
 import type { EngineFactory } from '../registry.js';
 import type { Diarizer, SpeakerTurn } from '../types.js';
 import { loadSherpa, modelFolder, pickFile, type SherpaModule } from './sherpa-common.js';
 
-const THRESHOLD = 0.5;
+type RawTurn = { start: number; end: number; speaker: number };
+
+/** One speaker per moment: at each moment, of the turns covering it, the one that began last. */
+export function flattenOverlaps(raw: RawTurn[]): RawTurn[] {
+  const edges = [...new Set(raw.flatMap((t) => [t.start, t.end]))].sort((a, b) => a - b);
+  const out: RawTurn[] = [];
+  for (let i = 0; i + 1 < edges.length; i++) {
+    const [from, to] = [edges[i]!, edges[i + 1]!];
+    const covering = raw.filter((t) => t.start <= from && t.end >= to);
+    if (!covering.length) continue;
+    const who = covering.reduce((a, b) => (b.start > a.start ? b : a)).speaker;
+    const last = out.at(-1);
+    if (last && last.speaker === who && last.end === from) last.end = to;
+    else out.push({ start: from, end: to, speaker: who });
+  }
+  return out;
+}
 
 export function numberSpeakers(raw: Array<{ start: number; end: number; speaker: number }>): SpeakerTurn[] {
   const ids = new Map<number, string>();
@@ -20,11 +39,17 @@ export function numberSpeakers(raw: Array<{ start: number; end: number; speaker:
     });
 }
 
-export function createSherpaDiarizer(sherpa: SherpaModule, segmentation: string, embedding: string, threads: number): Diarizer {
+export function createSherpaDiarizer(
+  sherpa: SherpaModule,
+  segmentation: string,
+  embedding: string,
+  threads: number,
+  threshold: number,
+): Diarizer {
   const sd = new sherpa.OfflineSpeakerDiarization({
     segmentation: { pyannote: { model: segmentation }, numThreads: threads, debug: 0 },
     embedding: { model: embedding, numThreads: threads, debug: 0 },
-    clustering: { numClusters: -1, threshold: THRESHOLD },
+    clustering: { numClusters: -1, threshold },
     minDurationOn: 0.3,
     minDurationOff: 0.5,
   });
@@ -37,10 +62,10 @@ export function createSherpaDiarizer(sherpa: SherpaModule, segmentation: string,
     diarize(audio, options = {}) {
       const run = busy.then(() => {
         if (options.signal?.aborted) throw options.signal.reason;
-        sd.setConfig({ clustering: { numClusters: options.numSpeakers ?? -1, threshold: THRESHOLD } });
+        sd.setConfig({ clustering: { numClusters: options.numSpeakers ?? -1, threshold } });
         // sherpa-onnx takes the whole recording in one array: this engine is not bounded in memory.
         const whole = 'read' in audio ? audio.read(0, audio.durationMs + 1) : audio;
-        return numberSpeakers(sd.process(whole.samples) as Array<{ start: number; end: number; speaker: number }>);
+        return numberSpeakers(flattenOverlaps(sd.process(whole.samples) as RawTurn[]));
       });
       busy = run.catch(() => {});
       return run;
@@ -62,6 +87,6 @@ export const sherpaDiarizationFactory: EngineFactory = {
     const seg = pickFile(segDir, /\.onnx$/);
     const emb = pickFile(embDir, /\.onnx$/);
     if (!seg || !emb) return { unavailable: `no .onnx file in ${seg ? embDir : segDir}; re-run models pull` };
-    return createSherpaDiarizer(loadSherpa(), seg, emb, ctx.config.engines.neuralThreads);
+    return createSherpaDiarizer(loadSherpa(), seg, emb, ctx.config.engines.neuralThreads, ctx.config.engines.sherpaDiarizationThreshold);
   },
 };

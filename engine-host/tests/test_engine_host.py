@@ -57,7 +57,11 @@ def wav_16k_mono(path: Path) -> bytes:
     import numpy as np
     from faster_whisper import decode_audio
 
-    samples = (np.clip(decode_audio(str(path)), -1, 1) * 32767).astype("<i2")
+    return wav_bytes((np.clip(decode_audio(str(path)), -1, 1) * 32767).astype("<i2"))
+
+
+def wav_bytes(samples) -> bytes:
+    """16 kHz mono s16le samples as a WAV file."""
     out = io.BytesIO()
     with wave.open(out, "wb") as writer:
         writer.setnchannels(1)
@@ -71,14 +75,7 @@ def cut(wav: bytes, start_s: float, end_s: float) -> bytes:
     """A 16 kHz mono s16le WAV of [start_s, end_s) of another one (44-byte header)."""
     import numpy as np
 
-    samples = np.frombuffer(wav[44:], dtype="<i2")[int(start_s * 16000):int(end_s * 16000)]
-    out = io.BytesIO()
-    with wave.open(out, "wb") as writer:
-        writer.setnchannels(1)
-        writer.setsampwidth(2)
-        writer.setframerate(16000)
-        writer.writeframes(samples.tobytes())
-    return out.getvalue()
+    return wav_bytes(np.frombuffer(wav[44:], dtype="<i2")[int(start_s * 16000):int(end_s * 16000)])
 
 
 def multipart_body(fields: dict[str, str | list[str]], audio: bytes | None) -> tuple[bytes, str]:

@@ -25,22 +25,13 @@ export interface RubricCase {
   noise: RegExp[];
 }
 
+import { BUDGET_MEETING, MEETING } from '../test/support/meetings.js';
+
 const f = (name: string, ...groups: RegExp[][]): Fact => ({ name, groups });
 
 export const MEETING_A: RubricCase = {
   name: 'A: mobile app launch (10 sentences)',
-  segments: [
-    'Good morning everyone, thanks for joining the quarterly planning meeting.',
-    'Um, so the main topic today is the launch of the mobile app in Spain and Portugal.',
-    'Marketing reported that the mobile app beta had twelve thousand users in Spain last month.',
-    'Support tickets for the mobile app dropped by a third after the the last release.',
-    'After some discussion we decided to launch the mobile app in Portugal in March.',
-    'Maria will send the updated launch budget to finance by Friday.',
-    'The weather was nice during the offsite.',
-    'John needs to prepare the Portuguese translation of the app store page.',
-    'Everyone agreed the beta results for the mobile app in Spain are strong.',
-    'Who owns the customer support plan for Portugal?',
-  ],
+  segments: MEETING,
   facts: [
     f('decision: launch in Portugal in March', [/portugal/i], [/march/i], [/launch/i]),
     f('action: Maria sends the budget by Friday', [/maria/i], [/budget/i], [/friday/i]),
@@ -61,15 +52,7 @@ export const MEETING_A: RubricCase = {
 
 export const MEETING_B: RubricCase = {
   name: 'B: quarterly budget (7 sentences)',
-  segments: [
-    'Good morning everyone, let us start with the budget for the next quarter.',
-    'The marketing budget will grow by ten percent because the launch moved to March.',
-    'Alice said the launch date in March is final and the press release is ready.',
-    'We also talked about the weather and the new coffee machine in the kitchen.',
-    'Bob will send the revised budget report to the finance team before Friday.',
-    'The team agreed that hiring two engineers is the priority for the launch.',
-    'Any other business can wait until next week.',
-  ],
+  segments: BUDGET_MEETING,
   facts: [
     f('marketing budget +10 %', [/marketing/i], [/ten percent|10\s?%|10 percent/i]),
     f('launch in March (final)', [/launch/i], [/march/i]),

@@ -64,19 +64,7 @@ export async function funded(t: TestApp, points: number): Promise<Funded> {
   return { key: k.api_key, principal: { accountId: k.account_id, keyId: k.key_id } };
 }
 
-/** A quarterly planning meeting: decisions, action items, a question and some small talk. */
-export const MEETING = [
-  'Good morning everyone, thanks for joining the quarterly planning meeting.',
-  'Um, so the main topic today is the launch of the mobile app in Spain and Portugal.',
-  'Marketing reported that the mobile app beta had twelve thousand users in Spain last month.',
-  'Support tickets for the mobile app dropped by a third after the the last release.',
-  'After some discussion we decided to launch the mobile app in Portugal in March.',
-  'Maria will send the updated launch budget to finance by Friday.',
-  'The weather was nice during the offsite.',
-  'John needs to prepare the Portuguese translation of the app store page.',
-  'Everyone agreed the beta results for the mobile app in Spain are strong.',
-  'Who owns the customer support plan for Portugal?',
-];
+export { MEETING } from '../support/meetings.js';
 
 /** The 11-second JFK import as the built-in recognizer hears it: too short to summarize. */
 export const JFK = ['and so my fellow americans ask not what your country can do for you ask what you can do for your country'];

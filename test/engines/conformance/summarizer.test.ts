@@ -1,8 +1,10 @@
 /** Conformance of every summarizer: the same meeting transcript, key terms kept, streaming and errors. */
+
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { extractiveSummarizerFactory } from '../../../src/engines/builtin/extractive-summarizer.js';
 import { EngineError } from '../../../src/engines/errors.js';
 import type { Summarizer } from '../../../src/engines/types.js';
+import { BUDGET_MEETING } from '../../support/meetings.js';
 import { chatFromEngines, engineSet, forEachEngine, isAbortOrEngineError, rejection } from './engines.js';
 import { limit, MIN_KEY_TERMS } from './quality.js';
 
@@ -16,15 +18,7 @@ beforeAll(async () => {
 });
 afterAll(() => set.close());
 
-const MEETING = [
-  'Good morning everyone, let us start with the budget for the next quarter.',
-  'The marketing budget will grow by ten percent because the launch moved to March.',
-  'Alice said the launch date in March is final and the press release is ready.',
-  'We also talked about the weather and the new coffee machine in the kitchen.',
-  'Bob will send the revised budget report to the finance team before Friday.',
-  'The team agreed that hiring two engineers is the priority for the launch.',
-  'Any other business can wait until next week.',
-];
+const MEETING = BUDGET_MEETING;
 const KEY_TERMS = ['budget', 'marketing', 'launch', 'march', 'report', 'friday', 'engineers'];
 
 forEachEngine(set, (engine) => {

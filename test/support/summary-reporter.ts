@@ -1,9 +1,12 @@
 import { writeFileSync } from 'node:fs';
+import { relative } from 'node:path';
 import type { Reporter, TestModule } from 'vitest/node';
 
 /**
  * Writes the plain closing line "N passed, N failed, N skipped" that CI reads; scripts/test.sh
  * prints it last (PARLEY_TEST_SUMMARY_FILE), or it goes to stdout when no file is given.
+ * Before it, the slowest files (import, setup and tests), so a CI log shows where its time goes
+ * (the target is a CI run under 30 minutes).
  */
 export default class SummaryReporter implements Reporter {
   onTestRunEnd(modules: ReadonlyArray<TestModule>): void {
@@ -18,9 +21,18 @@ export default class SummaryReporter implements Reporter {
         else skipped++;
       }
     }
+    const slowest = modules
+      .map((m) => {
+        const d = m.diagnostic();
+        return { file: relative(process.cwd(), m.moduleId), ms: d.collectDuration + d.setupDuration + d.duration };
+      })
+      .sort((a, b) => b.ms - a.ms)
+      .slice(0, 15);
+    const table = slowest.map((s) => `${(s.ms / 1000).toFixed(1).padStart(7)} s  ${s.file}`).join('\n');
     const line = `${passed} passed, ${failed} failed, ${skipped} skipped\n`;
     const file = process.env.PARLEY_TEST_SUMMARY_FILE;
-    if (file) writeFileSync(file, line);
-    else process.stdout.write(`\n${line}`);
+    const text = `slowest test files:\n${table}\n${line}`;
+    if (file) writeFileSync(file, text);
+    else process.stdout.write(`\n${text}`);
   }
 }

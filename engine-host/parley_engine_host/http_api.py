@@ -118,7 +118,10 @@ class Handler(BaseHTTPRequestHandler):
         key = batch_key(request) if priority == "live" else None
         recognizer = self.server.recognizer
         draft = self.server.draft_recognizer
-        if key is not None and draft is not None and request.language in draft.languages:
+        # draft_model=off: a draft of audio the draft model may not hear (Parley's energy-gated
+        # utterances, loud speech the VAD missed) is decoded by the main model, batched apart.
+        use_draft_model = flag(form.get("draft_model"), "draft_model", True)
+        if key is not None and draft is not None and use_draft_model and request.language in draft.languages:
             recognizer = draft
         if key is not None:
             key = (recognizer.name, *key)

@@ -258,6 +258,10 @@ class Recognizer:
             options["max_new_tokens"] = min(220, int(len(request.audio) / SAMPLE_RATE * 8) + 8)
         if request.temperature:  # 0 or absent: faster-whisper's fallback ladder, as OpenAI does
             options["temperature"] = [request.temperature]
+        elif request.window_fallback == "trim":
+            # A draft (the final redoes it) decodes once: the ladder's retries at higher
+            # temperatures, taken on hard audio (shouted, noisy), cost a draft 3-5 passes.
+            options["temperature"] = [0.0]
         segments_iter, info = self.model.transcribe(request.audio, **options)
         segments = []
         pad = None if window_pad is None else int(window_pad * FRAMES_PER_SECOND)

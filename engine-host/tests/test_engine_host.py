@@ -376,10 +376,10 @@ class DraftModelTest(unittest.TestCase):
     def tearDownClass(cls):
         cls.host.stop()
 
-    def draft(self, language: str, priority: str = "live") -> dict:
+    def draft(self, language: str, priority: str = "live", **extra: str) -> dict:
         status, _, body = self.host.post_form("/v1/audio/transcriptions", {
             "response_format": "verbose_json", "timestamp_granularities[]": "word", "language": language,
-            "priority": priority, "beam_size": "1", "window_pad": "5", "window_fallback": "trim"}, self.jfk)
+            "priority": priority, "beam_size": "1", "window_pad": "5", "window_fallback": "trim", **extra}, self.jfk)
         self.assertEqual(status, 200, body)
         return json.loads(body)
 
@@ -403,6 +403,9 @@ class DraftModelTest(unittest.TestCase):
 
     def test_other_languages_batch_requests_and_finals_stay_with_the_main_model(self):
         self.assertEqual(self.draft("de")["model"], "whisper-base")
+        self.assertEqual(self.draft("en", draft_model="off")["model"], "whisper-base")
+        status, _, body = self.host.post_form("/v1/audio/transcriptions", {"language": "en", "draft_model": "maybe"}, self.jfk)
+        self.assertEqual(status, 400, body)
         self.assertEqual(self.draft("en", priority="batch")["model"], "whisper-base")
         status, _, body = self.host.post_form("/v1/audio/transcriptions", {
             "response_format": "verbose_json", "language": "en", "priority": "live", "window_pad": "5"}, self.jfk)

@@ -156,6 +156,11 @@ export const engineSettings = defineSection({
     "Interims also show the newest pass's words after those two passes agree on (each word one pass sooner; the agreed words never change, the tail may be revised by the next pass). Off: interims show agreed words only and only grow.",
     true,
   ),
+  liveFromFileEnergyGate: settings.bool(
+    'PARLEY_LIVE_FROM_FILE_ENERGY_GATE',
+    "Loud sound far above the stream's noise floor (18 dB, and above -30 dBFS) opens an utterance where the VAD hears none: loud speech the VAD misses (shouted, over a crowd) is captioned as it is said, not with the next utterance. Off: the VAD alone.",
+    true,
+  ),
   liveFromFileTailGuardMs: settings.int(
     'PARLEY_LIVE_FROM_FILE_TAIL_GUARD_MS',
     "The tentative tail leaves out words that end in the last this-many ms of a pass's audio (by the recognizer's word times): such a word may be cut mid-way. Smaller: words appear sooner; larger: fewer half-heard words.",

@@ -206,6 +206,11 @@ export interface FileSttOptions {
    * window fitted to the audio instead of Whisper's 30 s).
    */
   draft?: boolean;
+  /**
+   * A draft the main model makes, not a smaller draft model: audio a small model may not hear
+   * (streaming/over-file.ts: loud speech the VAD missed, energy-gate.ts).
+   */
+  mainModel?: boolean;
 }
 
 export interface FileRecognizer extends Engine {

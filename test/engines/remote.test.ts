@@ -192,6 +192,10 @@ describe('engine host window fields of a pass (docs/whisper.md, "Fitted window")
       window_pad: '5',
       window_fallback: 'trim',
     });
+    // Loud speech the VAD missed: drafted by the main model, not the host's draft model.
+    expect(windowFields(fitted, { language: 'en', priority: 'live', draft: true, mainModel: true }, 0.8)).toMatchObject({
+      draft_model: 'off',
+    });
     expect(windowFields(fitted, { language: 'en', priority: 'live' }, 2.5)).toEqual({ window_pad: '5', window_fallback: 'full' });
     expect(windowFields(fitted, { language: 'en', priority: 'live' }, 1.9)).toEqual({});
     expect(windowFields(fitted, { language: 'en', priority: 'batch' }, 60)).toEqual({});

@@ -100,6 +100,8 @@ export interface TranscriptionApi {
  * (a loop is trimmed: the final redoes them), live finals of at least `finalMinSeconds` (a loop
  * is decoded again in the 30 s window; shorter utterances loop more often, so they get the 30 s
  * window at once). Imports (priority batch) always get the 30 s window. padSeconds 0: never.
+ * A draft the main model must make (`mainModel`) says draft_model=off: the host would otherwise
+ * give a fitted English draft to its smaller draft model.
  */
 export interface FittedWindow {
   padSeconds: number;
@@ -110,7 +112,8 @@ export interface FittedWindow {
 export function windowFields(fitted: FittedWindow | undefined, options: FileSttOptions, seconds: number): Record<string, string> {
   if (!fitted || fitted.padSeconds <= 0) return {};
   const pad = String(fitted.padSeconds);
-  if (options.draft) return { beam_size: '1', window_pad: pad, window_fallback: 'trim' };
+  if (options.draft)
+    return { beam_size: '1', window_pad: pad, window_fallback: 'trim', ...(options.mainModel ? { draft_model: 'off' } : {}) };
   const liveFinal = options.priority === 'live' && fitted.finalMinSeconds > 0 && seconds >= fitted.finalMinSeconds;
   return liveFinal ? { window_pad: pad, window_fallback: 'full' } : {};
 }

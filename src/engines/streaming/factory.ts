@@ -31,6 +31,7 @@ export const liveFromFileFactory: EngineFactory = {
           lookbackMs: e.liveFromFileLookbackMs,
           tentativeTail: e.liveFromFileTentativeTail,
           tailGuardMs: e.liveFromFileTailGuardMs,
+          energyGate: e.liveFromFileEnergyGate ? {} : false,
         }),
     );
   },

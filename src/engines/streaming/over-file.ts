@@ -29,6 +29,7 @@ import type {
   VoiceActivityDetector,
   Word,
 } from '../types.js';
+import { EnergyGate, type EnergyGateOptions } from './energy-gate.js';
 
 const RATE = 16_000;
 const SAMPLES_PER_MS = RATE / 1000;
@@ -56,6 +57,12 @@ export interface OverFileOptions {
    */
   tentativeTail?: boolean;
   tailGuardMs?: number;
+  /**
+   * Loud sound far above the stream's noise floor opens an utterance too, where the VAD hears
+   * none (energy-gate.ts: shouted speech the VAD misses); such an utterance ends when the
+   * loudness does. false: the VAD alone.
+   */
+  energyGate?: (EnergyGateOptions & { closeAfterQuietMs?: number }) | false;
 }
 
 /** Words compared loosely: two passes agreeing on "Country," and "country" agree. */
@@ -100,6 +107,13 @@ export function continuationIndex(stable: readonly string[], words: readonly str
 
 interface Utterance {
   startSample: number;
+  /**
+   * Who opened it: the VAD, or the energy gate where the VAD heard nothing (then its drafts
+   * are the main model's: a small draft model does not hear such speech either).
+   */
+  openedBy: 'vad' | 'energy';
+  /** Whose end closes it: the VAD's once it hears speech in it, else the energy gate's. */
+  closedBy: 'vad' | 'energy';
   /** Set when the utterance is closed (its final is queued). */
   endSample?: number;
   /** Utterance length (samples) when the last interim pass started. */
@@ -155,6 +169,10 @@ class OverFileStream implements RecognizerStream {
   private lastLanguage: string;
   /** Glossary terms every pass favours (setTerms replaces them from the next pass on). */
   private terms: readonly string[];
+  private readonly energy: EnergyGate | null;
+  private readonly energyCloseMs: number;
+  /** How long the last draft pass took (ms): the main model drafts only while drafts keep up. */
+  private lastDraftMs = 0;
 
   constructor(
     private readonly file: FileRecognizer,
@@ -168,6 +186,8 @@ class OverFileStream implements RecognizerStream {
     this.maxSamples = settings.maxUtteranceMs * SAMPLES_PER_MS;
     this.lastLanguage = options.language;
     this.terms = options.terms ?? [];
+    this.energy = settings.energyGate === false ? null : new EnergyGate(settings.energyGate);
+    this.energyCloseMs = settings.energyGate ? (settings.energyGate.closeAfterQuietMs ?? 1500) : 1500;
   }
 
   setTerms(terms: readonly string[]): void {
@@ -192,6 +212,7 @@ class OverFileStream implements RecognizerStream {
     this.chunks.push(samples);
     this.received += samples.length;
     this.handle(this.vadStream.write(samples));
+    if (this.energy) this.handleEnergy(this.energy, this.energy.write(samples));
     this.cutLongUtterance();
     this.maybeInterim();
     this.trim();
@@ -220,22 +241,47 @@ class OverFileStream implements RecognizerStream {
   private handle(events: VadEvent[]): void {
     for (const e of events) {
       const at = Math.min(this.received, Math.round(e.atMs * SAMPLES_PER_MS));
-      if (e.type === 'speech_start' && !this.utterance) this.begin(Math.max(this.bufferStart, this.lastEnd, at - this.lookbackSamples));
-      else if (e.type === 'speech_end' && this.utterance)
-        this.close(Math.max(this.utterance.startSample + 1, Math.min(this.received, at + this.padSamples)));
+      if (e.type === 'speech_start') {
+        // The VAD takes over an utterance the energy gate opened: its end closes it.
+        if (this.utterance) this.utterance.closedBy = 'vad';
+        else this.begin(Math.max(this.bufferStart, this.lastEnd, at - this.lookbackSamples), 'vad');
+      } else if (e.type === 'speech_end' && this.utterance?.closedBy === 'vad') this.closeAt(at);
     }
   }
 
-  private begin(startSample: number): void {
-    this.utterance = { startSample, passedAt: 0, previous: [], stable: [], interimsSent: 0, lastInterim: '' };
+  /**
+   * The energy gate's starts open an utterance only where none is open. Its own utterances end
+   * after a longer quiet than the VAD's (closeAfterQuietMs, default 1.5 s): a loud phrase the VAD
+   * missed is often followed by speech it hears, and one utterance keeps the recognizer's context.
+   */
+  private handleEnergy(gate: EnergyGate, events: { type: 'speech_start' | 'speech_end'; atMs: number }[]): void {
+    for (const e of events) {
+      const at = Math.min(this.received, Math.round(e.atMs * SAMPLES_PER_MS));
+      if (e.type === 'speech_start' && !this.utterance)
+        this.begin(Math.max(this.bufferStart, this.lastEnd, at - this.lookbackSamples), 'energy');
+    }
+    if (this.utterance?.closedBy === 'energy' && gate.quietMs >= this.energyCloseMs)
+      this.closeAt(this.received - gate.quietMs * SAMPLES_PER_MS);
+  }
+
+  /** Closes the open utterance at `at` plus the padding (the speech's last sound is kept whole). */
+  private closeAt(at: number): void {
+    if (!this.utterance) return;
+    this.close(Math.max(this.utterance.startSample + 1, Math.min(this.received, at + this.padSamples)));
+  }
+
+  private begin(startSample: number, openedBy: Utterance['openedBy']): void {
+    this.utterance = { startSample, openedBy, closedBy: openedBy, passedAt: 0, previous: [], stable: [], interimsSent: 0, lastInterim: '' };
   }
 
   /** Speech longer than one pass allows is finalized in pieces; the next piece starts at once. */
   private cutLongUtterance(): void {
     while (this.utterance && this.received - this.utterance.startSample >= this.maxSamples) {
       const cut = this.utterance.startSample + this.maxSamples;
+      const { openedBy, closedBy } = this.utterance;
       this.close(cut);
-      this.begin(cut);
+      this.begin(cut, openedBy);
+      this.utterance!.closedBy = closedBy;
     }
   }
 
@@ -273,7 +319,13 @@ class OverFileStream implements RecognizerStream {
     const endSample = this.received;
     const audio = this.slice(u.startSample, endSample);
     this.enqueue(async () => {
-      const t = await this.transcribe(audio, true);
+      // Speech the VAD missed, the draft model misses too (jfk's shouted "ask not": "S.", ". . ."):
+      // the main model drafts it, as long as drafts come back within the interval (a busy
+      // engine gets the draft model's cheaper passes, and the final has the main model's words).
+      const mainModel = u.openedBy === 'energy' && this.lastDraftMs <= this.settings.intervalMs;
+      const started = performance.now();
+      const t = await this.transcribe(audio, true, mainModel);
+      this.lastDraftMs = performance.now() - started;
       if (this.utterance !== u) return; // closed meanwhile: its final is next
       const words = t.text.trim().split(/\s+/).filter(Boolean);
       // LocalAgreement over what follows the stable words: the words this pass and the one
@@ -342,7 +394,7 @@ class OverFileStream implements RecognizerStream {
       });
   }
 
-  private transcribe(samples: Float32Array, draft = false): Promise<FileTranscript> {
+  private transcribe(samples: Float32Array, draft = false, mainModel = false): Promise<FileTranscript> {
     const candidates = this.candidates;
     const language = candidates ? this.lastLanguage : this.options.language;
     return this.file.transcribe(
@@ -353,6 +405,7 @@ class OverFileStream implements RecognizerStream {
         ...(this.terms.length ? { terms: this.terms } : {}),
         priority: 'live',
         ...(draft ? { draft } : {}),
+        ...(mainModel ? { mainModel } : {}),
         signal: this.cancel.signal,
       },
     );

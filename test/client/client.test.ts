@@ -155,8 +155,8 @@ describe.skipIf(!haveSharedAudio())('typed client against a real server', () => 
     const preview = await (await parley.summaries.preview(taskId, { mode: 'builtin', template: 'general-summary' })).until('done', (e) => {
       if (e.event === 'summary_regeneration') texts.push(e.data.text);
     });
-    // jfk is short: the built-in summary may come back whole (too_short) and unbilled, so only these fields are sure.
-    expect(preview).toMatchObject({ task_id: taskId, persisted: false, mode: 'builtin' });
+    // jfk is short: the built-in summary may come back whole (too_short); a regeneration is billed all the same.
+    expect(preview).toMatchObject({ task_id: taskId, persisted: false, mode: 'builtin', billed: true });
     expect(texts.at(-1)).toBe(preview.final_content);
     const saved = await (await parley.summaries.regenerate(taskId, { mode: 'builtin', template: 'general-summary' })).until('done');
     expect(saved.persisted).toBe(true);

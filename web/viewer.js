@@ -263,7 +263,7 @@ function onState(state, detail = {}) {
   else if (state === 'open') status(phase ? phaseText() : 'Connected.');
   else if (state === 'waiting') {
     show('standby', 'The broadcast has not started yet.');
-    status(`Waiting for the host to start. Checking again in ${detail.seconds} s…`);
+    status(`Waiting for the broadcast to start. Checking again in ${detail.seconds} s…`);
   } else if (state === 'retrying') status(retryText(detail));
   else if (state === 'password')
     askPassword(detail.code === 'kicked' ? 'The password changed. Enter the new one.' : 'Your access expired. Enter the password again.');

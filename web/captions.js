@@ -67,10 +67,12 @@ const FINAL_CODES = new Set(['broadcast_session_ended', 'broadcast_token_revoked
 /**
  * Opens the caption stream and keeps it open: EventSource reconnects by itself after a dropped
  * connection; when the server refuses one (EventSource gives up without saying why), the
- * refusal is read once with fetch and handled: ended, revoked or unknown stop; a stale viewer
- * token asks for the password again; anything else (a full queue, a restart) retries with
- * backoff. `handlers.event(name, data)` gets every event; `handlers.state(s, detail)` gets
- * 'connecting', 'open', 'retrying' {seconds}, 'password' {code}, 'stopped' {code, message}.
+ * refusal is read once with fetch and handled: ended, revoked or unknown stop; a broadcast
+ * whose host has not started it yet (404 with details.reason `not_started`) is asked again
+ * after its Retry-After; a stale viewer token asks for the password again; anything else (a
+ * full queue, a restart) retries with backoff. `handlers.event(name, data)` gets every event;
+ * `handlers.state(s, detail)` gets 'connecting', 'open', 'waiting' {seconds} (not on air yet),
+ * 'retrying' {seconds}, 'password' {code}, 'stopped' {code, message}.
  */
 export function openStream(token, options, handlers) {
   const q = new URLSearchParams();
@@ -169,6 +171,7 @@ export function openStream(token, options, handlers) {
   const diagnose = async () => {
     let code;
     let message;
+    let reason;
     let retryAfter = 0;
     try {
       const ctl = new AbortController();
@@ -178,6 +181,7 @@ export function openStream(token, options, handlers) {
         const body = await res.json().catch(() => null);
         code = (body?.data ?? body)?.error_code;
         message = (body?.data ?? body)?.message;
+        reason = (body?.data ?? body)?.details?.reason;
         retryAfter = Number(res.headers.get('retry-after')) || 0;
       }
     } catch {
@@ -185,6 +189,13 @@ export function openStream(token, options, handlers) {
     }
     if (stopped) return;
     if (code === 'broadcast_password_incorrect') return finish('password', { code, message });
+    if (code === 'broadcast_session_not_found' && reason === 'not_started') {
+      // Not on air yet: ask again when the server says, spread so a waiting audience does not come back at once.
+      const seconds = Math.max(2, retryAfter || 10) * (0.75 + Math.random() * 0.5);
+      handlers.state('waiting', { seconds: Math.round(seconds), code });
+      timer = setTimeout(connect, seconds * 1000);
+      return;
+    }
     if (FINAL_CODES.has(code)) return finish('stopped', { code, message });
     failures++;
     // A rate limit says when to come back (Retry-After); otherwise back off with jitter.

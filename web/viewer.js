@@ -261,7 +261,10 @@ function phaseText() {
 function onState(state, detail = {}) {
   if (state === 'connecting') status('Connecting…');
   else if (state === 'open') status(phase ? phaseText() : 'Connected.');
-  else if (state === 'retrying') status(retryText(detail));
+  else if (state === 'waiting') {
+    show('standby', 'The broadcast has not started yet.');
+    status(`Waiting for the broadcast to start. Checking again in ${detail.seconds} s…`);
+  } else if (state === 'retrying') status(retryText(detail));
   else if (state === 'password')
     askPassword(detail.code === 'kicked' ? 'The password changed. Enter the new one.' : 'Your access expired. Enter the password again.');
   else if (state === 'stopped')

@@ -4,6 +4,10 @@
  * broadcast's viewer topic (host-session.ts); here every viewer subscribes to it, after the
  * abuse limits and a seat (seats.ts: max_viewers across nodes, then a first-come queue).
  *
+ * - Connection errors: 404 broadcast_session_not_found for an unknown token (`details.reason`
+ *   `unknown_token`) and for a broadcast no host has started yet (`not_started`, with
+ *   Retry-After: a viewer waits and asks again), 410 broadcast_session_ended once it ended.
+ *   A host's start (standby or live) puts it on air; frozen broadcasts stay on air.
  * - `connected` first (available_langs, tts_languages, phase, recognition_mode), then the
  *   latest few final sentences from the topic's retained log (late joiners; no interims),
  *   then live events. In standby the viewer gets `standby`, never captions.
@@ -41,6 +45,21 @@ import { REPLAY_SENTENCES, type ViewerEvent, viewerTopic } from './viewer-events
 import type { ViewerService } from './viewer-service.js';
 
 export const SEAT_LEASE_MS = 45_000;
+/** Retry-After of a broadcast not on air yet: how soon a waiting viewer asks again. */
+export const NOT_STARTED_RETRY_SECONDS = 10;
+
+/**
+ * 404 broadcast_session_not_found for a broadcast whose host has not started it (status
+ * `pending`): the spec's connection error for a session that does not exist (yet). Unlike an
+ * unknown token it is worth asking again: `details.reason` `not_started` and `Retry-After`.
+ */
+function notStarted(): AppError {
+  return new AppError('broadcast_session_not_found', {
+    message: 'This broadcast has not started yet.',
+    details: { reason: 'not_started', status: 'pending' },
+    headers: { 'Retry-After': String(NOT_STARTED_RETRY_SECONDS) },
+  });
+}
 /** How often a queued viewer asks for a seat again. */
 export const QUEUE_POLL_MS = 2_000;
 const QUEUE_MIN = 100;
@@ -140,7 +159,8 @@ export function registerViewerStream(app: HttpApp, deps: ViewerStreamDeps): void
       schema: {
         tags: ['viewers'],
         summary: 'A viewer caption stream (no API key): lang, tts, viewer_access_token (password channels).',
-        description: 'A heartbeat comment every 15 seconds. At capacity the viewer is queued (queued, then admitted) or refused with 503.',
+        description:
+          'A heartbeat comment every 15 seconds. At capacity the viewer is queued (queued, then admitted) or refused with 503. Connection errors: 404 broadcast_session_not_found for an unknown token (details.reason unknown_token) or a broadcast no host has started yet (details.reason not_started, Retry-After: ask again then); 410 broadcast_session_ended once it ended.',
         security: PUBLIC,
         params: Type.Object({ token: Type.String({ description: 'The 4-character share token' }) }),
         querystring: Type.Object({
@@ -178,11 +198,13 @@ async function openViewerStream(deps: ViewerStreamDeps, request: FastifyRequest<
   const found = CHANNEL_TOKEN.test(token) ? await deps.store.findByToken(token) : null;
   if (!found) {
     await deps.guard.countUnknown(source);
-    throw new AppError('broadcast_session_not_found');
+    throw new AppError('broadcast_session_not_found', { details: { reason: 'unknown_token' } });
   }
   const b: Broadcast = found;
   if (b.status === 'revoked') throw new AppError('broadcast_token_revoked');
   if (b.status === 'ended') throw new AppError('broadcast_session_ended');
+  // Not on air yet: no host has started it, so there is no broadcast session to read.
+  if (b.status === 'pending') throw notStarted();
   if (!(await deps.viewers.admits(b, one(q, 'viewer_access_token')))) {
     throw new AppError('broadcast_password_incorrect', {
       message: 'This broadcast needs a valid viewer_access_token (from verify) in the query.',

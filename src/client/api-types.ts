@@ -2414,7 +2414,9 @@ export interface LiveEvents {
     recording_type: string;
     recognition_mode: string;
     message: string;
+    /** Parley extension: send it in a start on a new connection to resume this recording after a drop */
     resume_token?: string;
+    /** Parley extension: seconds a recording waits for a resume after its connection dropped (PARLEY_WS_DISCONNECT_GRACE_SECONDS, default 30); later, resume_grace_expired. Absent for broadcasts. */
     resume_grace_seconds?: number;
     /** broadcast */
     phase?: string;
@@ -2423,9 +2425,21 @@ export interface LiveEvents {
     peak_viewers?: number;
     total_viewers?: number;
   };
-  /** A dropped recording was resumed on this connection */
+  /** A dropped recording was resumed on this connection; the events missed while away follow (spec: payload not shown) */
   resume_ok: {
-    [key: string]: unknown;
+    session_id: string;
+    task_id: string;
+    recording_type: string;
+    recognition_mode: string;
+    /** started or paused */
+    status: string;
+    /** Audio the server holds: send what was captured after it */
+    received_ms: number;
+    /** How many missed events follow, in order */
+    missed_events: number;
+    message: string;
+    /** Parley extension: seconds a recording waits for a resume after its connection dropped (PARLEY_WS_DISCONNECT_GRACE_SECONDS, default 30); later, resume_grace_expired. Absent for broadcasts. */
+    resume_grace_seconds: number;
   };
   /** Recognized text: interim (is_final false) then final; the first final of a sid counts. The next sid may show before the previous final; a final of empty text withdraws a sentence that came to nothing */
   result: {

@@ -15,6 +15,8 @@ export const MINUTE_FEATURES = {
   multi_language: 'Multi-language recognition',
   multi_channel: 'Multi-channel recognition',
   tts: 'Text to speech',
+  /** The audience window of a live recording (owner feed tokens, shares, the public exchange). */
+  floating_subtitles: 'Floating subtitles',
   broadcast: 'Broadcast',
 } as const;
 
@@ -77,7 +79,7 @@ function plan(name: string, features: MinuteFeature[], oneoff: OneoffFeature[], 
 
 /** The default catalogue (documented in docs/billing.md "Plans"). */
 export const DEFAULT_CATALOGUE: PlanCatalogue = {
-  trial: plan('trial', ['transcribe', 'translation'], ['summary'], {
+  trial: plan('trial', ['transcribe', 'translation', 'floating_subtitles'], ['summary'], {
     daily_soft_limit_minutes: 30,
     daily_hard_limit_minutes: 60,
     max_concurrent_sessions: 1,
@@ -87,19 +89,24 @@ export const DEFAULT_CATALOGUE: PlanCatalogue = {
     auth_total_limit_minutes: 300,
     max_stt_streams: 1,
   }),
-  standard: plan('standard', ['transcribe', 'translation', 'multi_speaker', 'tts'], ['summary', 'retranslate', 'import'], {
-    daily_soft_limit_minutes: 240,
-    daily_hard_limit_minutes: 300,
-    max_concurrent_sessions: 2,
-    max_transcription_languages: 2,
-    max_session_minutes: 180,
-    rolling_limit_minutes: 1200,
-    auth_total_limit_minutes: null,
-    max_stt_streams: 2,
-  }),
+  standard: plan(
+    'standard',
+    ['transcribe', 'translation', 'multi_speaker', 'tts', 'floating_subtitles'],
+    ['summary', 'retranslate', 'import'],
+    {
+      daily_soft_limit_minutes: 240,
+      daily_hard_limit_minutes: 300,
+      max_concurrent_sessions: 2,
+      max_transcription_languages: 2,
+      max_session_minutes: 180,
+      rolling_limit_minutes: 1200,
+      auth_total_limit_minutes: null,
+      max_stt_streams: 2,
+    },
+  ),
   pro: plan(
     'pro',
-    ['transcribe', 'translation', 'multi_speaker', 'multi_language', 'multi_channel', 'tts'],
+    ['transcribe', 'translation', 'multi_speaker', 'multi_language', 'multi_channel', 'tts', 'floating_subtitles'],
     ['summary', 'retranslate', 'import'],
     {
       daily_soft_limit_minutes: 480,
@@ -116,14 +123,32 @@ export const DEFAULT_CATALOGUE: PlanCatalogue = {
 
 export const DEFAULT_PLAN_NAME = 'standard';
 
-/** Validates a catalogue given as JSON; missing members default to false / null. */
+/**
+ * Validates a catalogue given as JSON; missing members default to false / null, except
+ * `floating_subtitles`, which defaults to the plan's `translation` (floating subtitles were
+ * part of real-time translation before they had their own feature, so catalogues written then
+ * keep their meaning; `"floating_subtitles": false` is a plan with translation but no subtitle
+ * window).
+ */
 export function parseCatalogue(input: unknown): PlanCatalogue {
   if (!input || typeof input !== 'object' || Array.isArray(input)) throw new Error('expected an object of plans');
   const out: PlanCatalogue = {};
   for (const [name, raw] of Object.entries(input as Record<string, unknown>)) {
     if (!/^[a-z0-9][a-z0-9_-]{0,63}$/.test(name)) throw new Error(`plan name "${name}" must be lowercase letters, digits, - or _`);
     const def = (raw ?? {}) as Record<string, Record<string, unknown> | undefined>;
-    const features = Object.keys(MINUTE_FEATURES).filter((f) => def.features?.[f] === true) as MinuteFeature[];
+    for (const [group, known] of [
+      ['features', MINUTE_FEATURES],
+      ['oneoff_features', ONEOFF_FEATURES],
+    ] as const) {
+      for (const [k, v] of Object.entries(def[group] ?? {})) {
+        if (!(k in known)) throw new Error(`${name}.${group}.${k} is not a feature (known: ${Object.keys(known).join(', ')})`);
+        if (typeof v !== 'boolean') throw new Error(`${name}.${group}.${k} must be true or false`);
+      }
+    }
+    const subtitles = def.features?.floating_subtitles ?? def.features?.translation === true;
+    const features = Object.keys(MINUTE_FEATURES).filter((f) =>
+      f === 'floating_subtitles' ? subtitles === true : def.features?.[f] === true,
+    ) as MinuteFeature[];
     const oneoff = Object.keys(ONEOFF_FEATURES).filter((f) => def.oneoff_features?.[f] === true) as OneoffFeature[];
     const limits = {} as PlanLimits;
     for (const k of LIMIT_KEYS) {

@@ -9,7 +9,7 @@ import { type PlanCatalogue, parseCatalogue } from './catalogue.js';
 export const planSettings = defineSection({
   catalogue: settings.custom<PlanCatalogue | null>(
     'PARLEY_PLANS',
-    'Plan catalogue as JSON: {"<name>": {"features": {...}, "oneoff_features": {...}, "limits": {...}}}. Entries replace the default plans of the same name (trial, standard, pro); see docs/billing.md "Plans".',
+    'Plan catalogue as JSON: {"<name>": {"features": {...}, "oneoff_features": {...}, "limits": {...}}}. features: transcribe, translation, multi_speaker, multi_language, multi_channel, tts, floating_subtitles (default: the plan\'s translation value), broadcast (always false); oneoff_features: summary, retranslate, import; an unknown name stops the start. Entries replace the default plans of the same name (trial, standard, pro); see docs/billing.md "Plans".',
     null,
     (raw) => {
       try {

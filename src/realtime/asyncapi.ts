@@ -12,6 +12,9 @@ import { SpeakerReassigned, SpeakerRenamed, SpeakersMerged, SpokenSentence } fro
 import { INTERFACE_VERSION } from '../version/routes.js';
 
 const S = (description: string) => Type.String({ description });
+/** The resume grace as clients see it (docs/live-modes.md "Resume"). */
+const RESUME_GRACE =
+  'Parley extension: seconds a recording waits for a resume after its connection dropped (PARLEY_WS_DISCONNECT_GRACE_SECONDS, default 30); later, resume_grace_expired. Absent for broadcasts.';
 const Opt = <T extends TSchema>(t: T) => Type.Optional(t);
 const Open = (description: string) => Type.Object({}, { additionalProperties: true, description });
 const Langs = (description: string) => Type.Array(Type.String(), { description });
@@ -331,8 +334,8 @@ export const EVENTS: Record<string, { summary: string; fields: TSchema }> = {
       recording_type: Type.String(),
       recognition_mode: Type.String(),
       message: Type.String(),
-      resume_token: Opt(Type.String()),
-      resume_grace_seconds: Opt(Type.Number()),
+      resume_token: Opt(S('Parley extension: send it in a start on a new connection to resume this recording after a drop')),
+      resume_grace_seconds: Opt(Type.Number({ description: RESUME_GRACE })),
       phase: Opt(S('broadcast')),
       viewer_count: Opt(Type.Integer()),
       queue_count: Opt(Type.Integer()),
@@ -340,7 +343,20 @@ export const EVENTS: Record<string, { summary: string; fields: TSchema }> = {
       total_viewers: Opt(Type.Integer()),
     }),
   },
-  resume_ok: { summary: 'A dropped recording was resumed on this connection', fields: Open('task_id and session fields') },
+  resume_ok: {
+    summary: 'A dropped recording was resumed on this connection; the events missed while away follow (spec: payload not shown)',
+    fields: Type.Object({
+      session_id: Type.String(),
+      task_id: Type.String(),
+      recording_type: Type.String(),
+      recognition_mode: Type.String(),
+      status: S('started or paused'),
+      received_ms: Type.Integer({ description: 'Audio the server holds: send what was captured after it' }),
+      missed_events: Type.Integer({ description: 'How many missed events follow, in order' }),
+      message: Type.String(),
+      resume_grace_seconds: Type.Number({ description: RESUME_GRACE }),
+    }),
+  },
   result: {
     summary:
       'Recognized text: interim (is_final false) then final; the first final of a sid counts. The next sid may show before the previous final; a final of empty text withdraws a sentence that came to nothing',

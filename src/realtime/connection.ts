@@ -768,6 +768,8 @@ export class Connection implements Resumable {
         received_ms: rec.durationMs,
         missed_events: h.gap.length,
         message: 'Recording resumed.',
+        // The grace of the next drop, as session_started said (this process's setting).
+        resume_grace_seconds: this.limits.disconnectGraceMs / 1000,
       }),
     );
     for (const e of h.gap) this.send(eventMessage(e.event, e.data));

@@ -26,7 +26,7 @@ export const realtimeSettings = defineSection({
   ),
   disconnectGraceSeconds: settings.int(
     'PARLEY_WS_DISCONNECT_GRACE_SECONDS',
-    'Seconds a recording whose client vanished waits before it is finalized.',
+    'Seconds a recording whose client vanished waits for a resume before it is finalized (then resume_grace_expired). Clients see it as resume_grace_seconds in session_started and resume_ok.',
     30,
     { min: 0 },
   ),

@@ -25,12 +25,12 @@ export const FEED_TOKEN_TTL_SECONDS = 900;
 export const SHARE_SECRET_LENGTH = 48;
 export const SHARE_TTL_SECONDS = 43_200;
 /**
- * The plan feature floating subtitles need on a plan-bound unlimited plan. The subtitle
- * window is the audience view of real-time translation (source text and its translations),
- * so it belongs to the per-minute `translation` feature; a transcription-only plan keeps its
- * captions on the owner's WebSocket. Credit and unrestricted unlimited modes always pass.
+ * The plan feature floating subtitles need on a plan-bound unlimited plan: its own per-minute
+ * feature, so a catalogue can sell translation without the audience window (or captions
+ * without translation). A catalogue entry that does not name it takes its `translation` value
+ * (src/plans/catalogue.ts). Credit and unrestricted unlimited modes always pass.
  */
-export const FEATURE = 'translation';
+export const FEATURE = 'floating_subtitles';
 const SWEEP_EVERY_MS = 60_000;
 
 export interface SubtitlePorts {

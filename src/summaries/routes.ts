@@ -45,7 +45,7 @@ const SUMMARY_FIELDS = {
 const TEXT_FIELD = { text: field(`Required: the text, at most ${MAX_SUMMARY_INPUT_CHARS} characters.`) };
 
 const SUMMARY_EVENTS =
-  'Events: connected {message}; summary_regeneration {text (cumulative), is_final} as the engine writes; done {task_id, tokens_used {input, output}, final_content, mode, template, plain_text, persisted, summary_language, prompt_snapshot (custom), truncated (only when true), fallback_level and dropped_segments (when a content-filter fallback ran), too_short (only when true), and when something was billed characters_billed, charged (string), billed}; or error (standard error object; a parameter failure carries only message) and no done.';
+  'Events: connected {message}; summary_regeneration {text (cumulative), is_final} as the engine writes; done {task_id, tokens_used {input, output}, final_content, mode, template, plain_text, persisted, summary_language, prompt_snapshot (custom), truncated (only when true), fallback_level and dropped_segments (when a content-filter fallback ran), too_short (only when true), and when something was billed (every regeneration) characters_billed, charged (string), billed}; or error (standard error object; a parameter failure carries only message) and no done.';
 const TRANSLATION_EVENTS =
   'Events: connected {message}; summary_translation {text (cumulative), is_final} line by line; done {task_id, source_language, target_language, final_content, persisted, characters_billed, charged (string), billed}; or error and no done.';
 
@@ -133,7 +133,7 @@ export function registerSummaryRoutes(app: HttpApp, deps: SummaryRouteDeps): voi
   });
   const taskId = Type.Object({ taskId: Type.String({ description: 'Task id (UUID).' }) });
   const regenerateDoc = (persist: boolean) =>
-    `${persist ? 'Persists' : 'Previews'} a regenerated summary (billed regen_summary${persist ? '; saves mode, template or slug, text, revision + 1 and the task summary language' : '; nothing saved'}). Key: api_key query wins over X-API-Key. Errors before the stream: 404 recording_not_found, sse_template_not_found, sse_transcript_not_found; 400 summary_text_empty, summary_text_too_long (over 200000 characters); 422 summary_mode_field_mismatch; 403 plan_feature_not_allowed; 402 auth_insufficient_credit, summary_insufficient_credit; 503 llm_init_failed (custom prompt without a language model). Error events: sse_summary_regeneration_failed (nothing saved or billed), llm_*${persist ? ', storage_upload_failed, transcript_revision_conflict' : ''}. ${SUMMARY_EVENTS}`;
+    `${persist ? 'Persists' : 'Previews'} a regenerated summary (billed regen_summary every time it reaches done, whichever summarizer${persist ? '; saves mode, template or slug, text, revision + 1 and the task summary language' : '; nothing saved'}). Key: api_key query wins over X-API-Key. Errors before the stream: 404 recording_not_found, sse_template_not_found, sse_transcript_not_found (still processing, or failed without a transcript); 400 summary_text_empty (the transcript has no text), summary_text_too_long (over 200000 characters); 422 summary_mode_field_mismatch; 403 plan_feature_not_allowed; 402 auth_insufficient_credit, summary_insufficient_credit; 503 llm_init_failed (custom prompt without a language model). Error events: sse_summary_regeneration_failed (nothing saved or billed), llm_*${persist ? ', storage_upload_failed, transcript_revision_conflict' : ''}. ${SUMMARY_EVENTS}`;
 
   app.get<TaskParams>(
     '/api/v1/sse/regenerate/summary/:taskId',

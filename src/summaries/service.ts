@@ -10,8 +10,9 @@
  * route sends as an `error` event (no `done`).
  *
  * Billing: one-off usage rows (`regen_summary`, `summary`, `summary_translate`), charged only
- * once the text exists, so an engine failure charges nothing and leaves no row; a text too short
- * to summarize is not charged. A persisting write that fails after the charge refunds it.
+ * once the text exists, so an engine failure charges nothing and leaves no row. Regeneration is
+ * billed every time it reaches `done` (spec: "Both GET and POST are billed"); an ad-hoc text too
+ * short to summarize is not charged. A persisting write that fails after the charge refunds it.
  * A plan-bound unlimited key needs the plan's `summary` one-off feature (charged 0 then).
  */
 import { randomUUID } from 'node:crypto';
@@ -97,13 +98,15 @@ export class SummaryService {
         // A change that landed while the summary was written: refused before anything is charged.
         if (persist && ((await this.d.store.getTranscript(task.taskId))?.revision ?? 0) !== startRevision)
           throw new AppError('transcript_revision_conflict', { details: { task_id: task.taskId } });
-        const billing = result.tooShort ? null : await this.charge(principal, 'regen_summary', task.taskId, price, input);
-        if (persist) await this.save(task.taskId, record, startRevision, billing?.usageId ?? null);
+        // "Both GET and POST are billed": every regeneration that reaches `done` is charged,
+        // whichever summarizer wrote it, a transcript too short to condense included.
+        const billing = await this.charge(principal, 'regen_summary', task.taskId, price, input);
+        if (persist) await this.save(task.taskId, record, startRevision, billing.usageId);
         return {
           task_id: task.taskId,
           ...this.summaryFields(result, record),
           persisted: persist,
-          ...(billing?.fields ?? {}),
+          ...billing.fields,
         };
       },
     };
@@ -237,7 +240,10 @@ export class SummaryService {
       });
     const out: string[] = [];
     for await (const page of this.d.store.allSentences(task.taskId)) out.push(...page.map((s) => s.origin));
-    if (!out.length) throw new AppError('sse_transcript_not_found', { details: { task_id: task.taskId } });
+    // A completed task without a sentence has a transcript with no text in it (a recording
+    // where nothing was recognized): summary_text_empty. A failed one never got a transcript.
+    if (!out.length && task.processingStatus === 'failed')
+      throw new AppError('sse_transcript_not_found', { details: { task_id: task.taskId, processing_status: 'failed' } });
     return out;
   }
 

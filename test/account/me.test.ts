@@ -82,6 +82,7 @@ describe.each(backends())('account endpoints /me/* (%s)', (backend) => {
         { slug: 'multi_language', name: expect.any(String), included: false },
         { slug: 'multi_channel', name: expect.any(String), included: false },
         { slug: 'tts', name: expect.any(String), included: true },
+        { slug: 'floating_subtitles', name: 'Floating subtitles', included: true },
         { slug: 'broadcast', name: expect.any(String), included: false },
       ],
       oneoff_features: [

@@ -39,6 +39,11 @@ describe('price table', () => {
     expect(() => loadConfig({ PARLEY_PRICE_IMPORT_PER_MIN: '-1' })).toThrow(/PARLEY_PRICE_IMPORT_PER_MIN must be >= 0/);
     expect(() => loadConfig({ PARLEY_PLANS: '{"x": {"limits": {"daily_hard_limit_minutes": 1.5}}}' })).toThrow(ConfigError);
     expect(() => loadConfig({ PARLEY_PLANS: 'not json' })).toThrow(/PARLEY_PLANS is not a valid plan catalogue/);
+    // A misspelt feature would silently leave it out: refused, naming the known ones.
+    expect(() => loadConfig({ PARLEY_PLANS: '{"x": {"features": {"floating_subtitle": false}}}' })).toThrow(
+      /x\.features\.floating_subtitle is not a feature \(known: .*floating_subtitles/,
+    );
+    expect(() => loadConfig({ PARLEY_PLANS: '{"x": {"features": {"floating_subtitles": "no"}}}' })).toThrow(/must be true or false/);
     expect(() => loadConfig({ PARLEY_PLAN_ROLLING_WINDOW_DAYS: '0' })).toThrow(/PARLEY_PLAN_ROLLING_WINDOW_DAYS/);
   });
 });

@@ -20,6 +20,7 @@ import {
   expectError,
   many,
   newBroadcast,
+  onAir,
   openViewer,
   randomIp,
   realKey,
@@ -66,6 +67,7 @@ describe.each(kinds)('limits per source (sqlite, %s)', (_name, backendEnv) => {
 
   it('one address holds at most its share of seats and queue places (10% of max_viewers, at least 5); another address still gets a seat', async () => {
     const b = await newBroadcast(t, key, { max_viewers: 20 });
+    await onAir(t, b.id);
     const greedy = randomIp();
     const streams = await Promise.all(Array.from({ length: 30 }, () => watch(b.token, greedy)));
     const held = streams.filter((v) => v.status === 200);
@@ -90,6 +92,7 @@ describe.each(kinds)('limits per source (sqlite, %s)', (_name, backendEnv) => {
 
   it('the share counts queue places too: an address cannot fill the waiting line of a full broadcast', async () => {
     const b = await newBroadcast(t, key, { max_viewers: 2 });
+    await onAir(t, b.id);
     for (const ip of [randomIp(), randomIp()]) expect((await watch(b.token, ip)).status).toBe(200);
     const greedy = randomIp();
     const streams = await Promise.all(Array.from({ length: 20 }, () => watch(b.token, greedy)));
@@ -101,6 +104,7 @@ describe.each(kinds)('limits per source (sqlite, %s)', (_name, backendEnv) => {
 
   it('one viewer_access_token holds at most the same share, from however many addresses', async () => {
     const b = await newBroadcast(t, key, { max_viewers: 20, access_type: 'password', pass_code: 'share-1' });
+    await onAir(t, b.id);
     const token = (await verify(b.token, 'share-1', randomIp())).body.data.viewer_access_token as string;
     const q = `?viewer_access_token=${encodeURIComponent(token)}`;
     const streams = await Promise.all(Array.from({ length: 8 }, () => watch(b.token, randomIp(), q)));

@@ -53,16 +53,23 @@ describe.skipIf(!redisUrl || !pg)('broadcast fan-out across two instances (Postg
     const key = created.api_key;
     const channel = await newBroadcast(a, key, { transcription_languages: ['en'], translation_languages: ['es'], max_viewers: 1 });
 
-    const onA = await openViewer(a, channel.token, '?tts=true');
-    await onA.next((e) => e.event === 'connected');
-    const onB = await openViewer(b, channel.token);
-    expect((await onB.next((e) => e.event === 'queued')).data.position).toBe(1);
-
+    // Not on air before the host starts: no viewer stream on either instance.
+    expect((await openViewer(b, channel.token)).body.data.details).toMatchObject({ reason: 'not_started' });
     const ticket = (await api(a.url, 'POST', '/api/v1/auth/ticket', { key })).body.data.ticket as string;
     const host = await connect(b, [`ticket.${ticket}`]);
     host.send(vt('start', { type: 'broadcast', broadcast_token: channel.token, audio_format: 'pcm' }));
     const started = await host.next((m: Msg) => m.data?.action === 'session_started' || m.type === 'error', 20_000);
-    expect(started.data).toMatchObject({ action: 'session_started', phase: 'live', viewer_count: 1, queue_count: 1 });
+    expect(started.data).toMatchObject({ action: 'session_started', phase: 'live', viewer_count: 0, queue_count: 0 });
+
+    const onA = await openViewer(a, channel.token, '?tts=true');
+    await onA.next((e) => e.event === 'connected');
+    const onB = await openViewer(b, channel.token);
+    expect((await onB.next((e) => e.event === 'queued')).data.position).toBe(1);
+    // Seats are counted across instances: the owner's view on either says one seated, one waiting.
+    expect((await api(b.url, 'GET', `/api/v1/broadcasts/${channel.id}`, { key })).body.data).toMatchObject({
+      viewer_count: 1,
+      queue_count: 1,
+    });
     // The languages viewers can listen to are the hosting instance's (it synthesizes), also on the
     // instance without a synthesizer: its public view and its viewers' connected event say so.
     const view = await api(a.url, 'GET', `/api/v1/viewer/broadcasts/${channel.token}`);
@@ -111,8 +118,6 @@ describe.skipIf(!redisUrl || !pg)('broadcast fan-out across two instances (Postg
     await a.app.deps.billing.grantCredit({ accountId: created.account_id, points: 50, pool: 'account' });
     const key = created.api_key;
     const channel = await newBroadcast(a, key, { transcription_languages: ['en'], translation_languages: ['es'] });
-    const watcher = await openViewer(a, channel.token);
-    await watcher.next((e) => e.event === 'connected');
     const hostOn = async (app: TestApp) => {
       const ticket = (await api(a.url, 'POST', '/api/v1/auth/ticket', { key })).body.data.ticket as string;
       const host = await connect(app, [`ticket.${ticket}`]);
@@ -122,7 +127,8 @@ describe.skipIf(!redisUrl || !pg)('broadcast fan-out across two instances (Postg
       return host;
     };
     const first = await hostOn(b);
-    await watcher.next((e) => e.event === 'recording_started', 10_000);
+    const watcher = await openViewer(a, channel.token);
+    expect((await watcher.next((e) => e.event === 'connected')).data.phase).toBe('live');
 
     // The host's instance shuts down: its host is told; at the drain deadline the broadcast freezes, it does not end.
     const closing = b.app.close().then(() => {

@@ -49,16 +49,16 @@ describe('broadcast viewers: per-sentence errors (sqlite, remote engines on loca
     const k = await realKey(t);
     await t.app.deps.billing.grantCredit({ accountId: k.accountId, points: 50, pool: 'account' });
     const b = await newBroadcast(t, k.key, { transcription_languages: ['en'], translation_languages: ['es'] });
-    const listener = await openViewer(t, b.token, '?lang=es&tts=true');
-    const reader = await openViewer(t, b.token, '?lang=es');
-    await listener.next((e) => e.event === 'connected');
-    await reader.next((e) => e.event === 'connected');
-
     const ticket = (await api(t.url, 'POST', '/api/v1/auth/ticket', { key: k.key })).body.data.ticket as string;
     const host = await connect(t, [`ticket.${ticket}`]);
     host.send(vt('start', { type: 'broadcast', broadcast_token: b.token, audio_format: 'pcm' }));
     const started = await host.next((m: Msg) => m.data?.action === 'session_started' || m.type === 'error', 20_000);
     expect(started.data).toMatchObject({ action: 'session_started', phase: 'live' });
+    // Viewers join once the host has put the broadcast on air (before, the stream is 404 not_started).
+    const listener = await openViewer(t, b.token, '?lang=es&tts=true');
+    const reader = await openViewer(t, b.token, '?lang=es');
+    await listener.next((e) => e.event === 'connected');
+    await reader.next((e) => e.event === 'connected');
     const pcm = jfkPcm();
 
     // Every prompt refused: each final sentence's translation fails.

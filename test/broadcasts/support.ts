@@ -4,6 +4,7 @@
  * request helpers for the host's and the viewers' endpoints.
  */
 import { expect } from 'vitest';
+import { BroadcastStore } from '../../src/broadcasts/store.js';
 import { espeakFactory } from '../../src/engines/builtin/espeak.js';
 import { EngineRegistry } from '../../src/engines/registry.js';
 import type { AnyEngine } from '../../src/engines/types.js';
@@ -46,6 +47,26 @@ export async function newBroadcast(t: TestApp, key: string, body: Record<string,
   const r = await createBroadcast(t, key, { transcription_languages: ['en-US'], translation_languages: ['es', 'fr'], ...body });
   if (r.status !== 200) throw new Error(`create: ${r.status} ${JSON.stringify(r.body)}`);
   return r.body.data as { id: string; token: string; share_url: string; status: string };
+}
+
+/**
+ * Puts a broadcast on air in `phase` as a host's start does (store.beginHost: pending ->
+ * active), for suites whose app has no recognizer to host with or that test the viewers' side
+ * only: viewers are refused (404 not_started) until a broadcast is on air. The lease runs to
+ * 2100, so no sweep freezes it; nothing is recorded or charged.
+ */
+export async function onAir(t: TestApp, id: string, phase: 'standby' | 'live' = 'standby'): Promise<void> {
+  const store = new BroadcastStore(t.app.deps.database);
+  const b = await store.get(id);
+  if (!b) throw new Error(`no broadcast ${id}`);
+  const began = await store.beginHost(id, {
+    hostKeyId: b.keyId,
+    phase,
+    now: new Date(),
+    session: `test-host-${id}`,
+    leaseUntil: new Date('2100-01-01T00:00:00Z'),
+  });
+  if (began !== 'started') throw new Error(`broadcast ${id} not put on air: ${began}`);
 }
 
 /** A viewer request from `ip` (the app trusts X-Forwarded-For when PARLEY_TRUST_PROXY=1). */
@@ -96,6 +117,7 @@ export type SseEvent = { event: string; data: any };
 
 export interface ViewerClient {
   status: number;
+  headers: Headers;
   // biome-ignore lint/suspicious/noExplicitAny: tests read error bodies freely
   body: any;
   events: SseEvent[];
@@ -118,6 +140,7 @@ export async function openViewer(t: TestApp, token: string, query = '', headers:
     const text = await res.text();
     return {
       status: res.status,
+      headers: res.headers,
       body: text ? JSON.parse(text) : null,
       events,
       comments,
@@ -160,6 +183,7 @@ export async function openViewer(t: TestApp, token: string, query = '', headers:
   })();
   return {
     status: res.status,
+    headers: res.headers,
     body: null,
     events,
     comments,

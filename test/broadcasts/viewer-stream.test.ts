@@ -10,7 +10,7 @@ import { ParleyError, type SseStream } from '../../src/client/index.js';
 import { nodeClient } from '../../src/client/node.js';
 import { connect, event, jfkPcm, type Msg, startLiveApp, streamPcm, vt, waitFor } from '../realtime/support.js';
 import { api, type TestApp } from '../support/app.js';
-import { expectError, newBroadcast, openViewer, realKey, type ViewerClient } from './support.js';
+import { expectError, newBroadcast, onAir, openViewer, realKey, type ViewerClient } from './support.js';
 
 const pcm = jfkPcm();
 
@@ -59,22 +59,22 @@ describe('broadcast viewer stream (sqlite, real host)', () => {
   const answer = (m: Msg) => m.data?.action === 'session_started' || (m.type === 'error' && m.data.severity !== 'warning');
   const names = (v: ViewerClient) => v.events.map((e) => e.event);
 
-  it('standby, go-live, captions per language, late joiner replay, pause, resume, end', async () => {
+  it('not on air yet: 404 broadcast_session_not_found (not_started, Retry-After) until a host starts it; then standby, go-live, captions per language, late joiner replay, pause, resume, end, 410', async () => {
     const b = await newBroadcast(t, key, { transcription_languages: ['en'], translation_languages: ['es', 'fr'] });
-    const early = await openViewer(t, b.token);
-    expect(early.status).toBe(200);
-    expect((await early.next((e) => e.event === 'connected')).data).toEqual({
-      available_langs: ['es', 'fr'],
-      tts_languages: [],
-      phase: 'standby',
-      recognition_mode: 'single',
-      message: expect.any(String),
+    // Created, no host yet: no broadcast session to read. Asking again is worth it (Retry-After), unlike an unknown token.
+    const tooEarly = await openViewer(t, b.token);
+    expectError(tooEarly, 404, 'broadcast_session_not_found');
+    expect(tooEarly.body.data).toMatchObject({
+      severity: expect.any(String),
+      details: { reason: 'not_started', status: 'pending' },
+      request_id: expect.any(String),
     });
-    await early.next((e) => e.event === 'standby');
-    const spanish = await openViewer(t, b.token, '?lang=es&tts=false', { 'accept-language': 'zh-TW' });
-    await spanish.next((e) => e.event === 'standby');
-    const chinese = await openViewer(t, b.token, '', { 'accept-language': 'zh-TW,zh;q=0.9' });
-    await chinese.next((e) => e.event === 'standby');
+    expect(tooEarly.headers.get('retry-after')).toBe('10');
+    // The public view says the same: pending, not live.
+    expect((await api(t.url, 'GET', `/api/v1/viewer/broadcasts/${b.token}`)).body.data).toMatchObject({
+      status: 'pending',
+      is_live: false,
+    });
 
     const host = await hostSocket();
     host.send(
@@ -87,9 +87,23 @@ describe('broadcast viewer stream (sqlite, real host)', () => {
       }),
     );
     expect((await host.next(answer, 20_000)).data.action).toBe('session_started');
+    // On air in standby: viewers connect and get the host's standby message (with its translations).
+    const early = await openViewer(t, b.token);
+    expect(early.status).toBe(200);
+    expect((await early.next((e) => e.event === 'connected')).data).toEqual({
+      available_langs: ['es', 'fr'],
+      tts_languages: [],
+      phase: 'standby',
+      recognition_mode: 'single',
+      message: expect.any(String),
+    });
     expect((await early.next((e) => e.event === 'standby' && e.data.message === 'Soon')).data.translations).toMatchObject({
       es: expect.any(String),
     });
+    const spanish = await openViewer(t, b.token, '?lang=es&tts=false', { 'accept-language': 'zh-TW' });
+    await spanish.next((e) => e.event === 'standby');
+    const chinese = await openViewer(t, b.token, '', { 'accept-language': 'zh-TW,zh;q=0.9' });
+    await chinese.next((e) => e.event === 'standby');
     await streamPcm(host, pcm.subarray(0, 32_000 * 2), 4);
     host.send(vt('broadcast_go_live'));
     await event(host, 'phase_changed');
@@ -146,7 +160,7 @@ describe('broadcast viewer stream (sqlite, real host)', () => {
     host.ws.close();
   }, 180_000);
 
-  it('connection errors: 404 unknown token, 401 revoked, 401 without a valid viewer token on a password channel, 422 bad lang or tts', async () => {
+  it('connection errors: 404 unknown token or not on air yet, 401 revoked, 401 without a valid viewer token on a password channel, 422 bad lang or tts', async () => {
     // Through the typed client: refusals are ParleyErrors, events are read by name.
     const parley = nodeClient({ baseUrl: t.url, apiKey: key });
     const refused = (opening: Promise<unknown>) =>
@@ -158,7 +172,7 @@ describe('broadcast viewer stream (sqlite, real host)', () => {
       );
     const unknown = await refused(parley.viewer.stream('zz00'));
     expect(unknown).toBeInstanceOf(ParleyError);
-    expect(unknown).toMatchObject({ code: 'broadcast_session_not_found', status: 404 });
+    expect(unknown).toMatchObject({ code: 'broadcast_session_not_found', status: 404, details: { reason: 'unknown_token' } });
     // Connection-stage errors carry the request id.
     expect(unknown.requestId).toEqual(expect.any(String));
     expect(await refused(parley.viewer.stream('NOPE'))).toMatchObject({ code: 'broadcast_session_not_found', status: 404 });
@@ -168,6 +182,14 @@ describe('broadcast viewer stream (sqlite, real host)', () => {
       pass_code: 'letmein',
       translation_languages: ['es'],
     });
+    // Not on air yet: the same code, told apart by details.reason (even with a valid viewer token).
+    const early = await parley.viewer.verify(locked.token, 'letmein');
+    expect(await refused(parley.viewer.stream(locked.token, { viewer_access_token: early.viewer_access_token! }))).toMatchObject({
+      code: 'broadcast_session_not_found',
+      status: 404,
+      details: { reason: 'not_started', status: 'pending' },
+    });
+    await onAir(t, locked.id);
     const noToken = await refused(parley.viewer.stream(locked.token));
     expect(noToken).toMatchObject({ code: 'broadcast_password_incorrect', status: 401, details: { field: 'viewer_access_token' } });
     const forged = await refused(parley.viewer.stream(locked.token, { viewer_access_token: 'forged' }));
@@ -205,6 +227,7 @@ describe('broadcast viewer stream (sqlite, real host)', () => {
 
   it('over max_viewers: queued with position and estimated wait, admitted when a seat frees; a full queue is 503 broadcast_capacity_exceeded', async () => {
     const b = await newBroadcast(t, key, { max_viewers: 1 });
+    await onAir(t, b.id);
     const first = await openViewer(t, b.token);
     await first.next((e) => e.event === 'connected');
     const second = await openViewer(t, b.token);
@@ -232,4 +255,41 @@ describe('broadcast viewer stream (sqlite, real host)', () => {
     expect(counted).toMatchObject({ viewer_count: 2, queue_count: 0, max_viewers: 3, total_viewers: 3, peak_viewers: 2 });
     for (const v of [second, third]) v.close();
   }, 90_000);
+
+  it('max_viewers 1 on air with a real host: one viewer gets captions, the next waits queued at position 1 without them; when the first leaves it is admitted and captions reach it', async () => {
+    const b = await newBroadcast(t, key, { transcription_languages: ['en'], translation_languages: ['es'], max_viewers: 1 });
+    const host = await hostSocket();
+    host.send(vt('start', { type: 'broadcast', broadcast_token: b.token, audio_format: 'pcm' }));
+    expect((await host.next(answer, 20_000)).data).toMatchObject({ action: 'session_started', viewer_count: 0, queue_count: 0 });
+    const first = await openViewer(t, b.token);
+    expect((await first.next((e) => e.event === 'connected')).data.phase).toBe('live');
+    const second = await openViewer(t, b.token);
+    expect((await second.next((e) => e.event === 'connected')).data.phase).toBe('live');
+    expect((await second.next((e) => e.event === 'queued')).data).toEqual({ position: 1, estimated_wait: expect.any(String) });
+    await until(() => api(t.url, 'GET', `/api/v1/broadcasts/${b.id}`, { key }).then((r) => r.body.data.queue_count === 1));
+    const spoken = (e: { event: string }) => e.event === 'origin' || e.event === 'translation';
+
+    await streamPcm(host, pcm, 4);
+    await first.next((e) => e.event === 'translation' && e.data.is_final, 60_000);
+    expect(second.events.filter(spoken)).toEqual([]);
+    expect(second.events.map((e) => e.event)).not.toContain('admitted');
+
+    // The first viewer leaves: its seat goes to the one waiting (checked every 2 s), who reads captions from then on.
+    first.close();
+    expect((await second.next((e) => e.event === 'admitted', 10_000)).data).toEqual({ message: expect.any(String) });
+    expect(second.events.filter(spoken)).toEqual([]);
+    await streamPcm(host, pcm, 4);
+    const caption = await second.next((e) => e.event === 'origin' && e.data.is_final && e.data.text !== '', 60_000);
+    expect(caption.data.text.toLowerCase()).toMatch(/country|fellow|americans/);
+    expect((await api(t.url, 'GET', `/api/v1/broadcasts/${b.id}`, { key })).body.data).toMatchObject({
+      viewer_count: 1,
+      queue_count: 0,
+      total_viewers: 2,
+      peak_viewers: 1,
+    });
+    host.send(vt('stop'));
+    await second.next((e) => e.event === 'ended', 90_000);
+    await host.next((m) => m.data?.action === 'task_complete', 60_000);
+    host.ws.close();
+  }, 240_000);
 });

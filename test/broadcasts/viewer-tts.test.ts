@@ -47,6 +47,10 @@ describe('broadcast viewers: tts_ready shared by every viewer, interim translati
 
   it('50 tts viewers: one synthesis per final sentence per language; tts_ready has every member; live phase only', async () => {
     const b = await newBroadcast(t, key, { transcription_languages: ['en'], translation_languages: ['es', 'fr'] });
+    const r = await api(t.url, 'POST', '/api/v1/auth/ticket', { key });
+    const host = await connect(t, [`ticket.${r.body.data.ticket}`]);
+    host.send(vt('start', { type: 'broadcast', broadcast_token: b.token, audio_format: 'pcm', broadcast_phase: 'standby' }));
+    expect((await host.next(answer, 20_000)).data.action).toBe('session_started');
     const listeners: ViewerClient[] = [];
     for (let i = 0; i < 48; i++) listeners.push(await openViewer(t, b.token, '?tts=true'));
     const spanish = await openViewer(t, b.token, '?tts=true&lang=es');
@@ -55,11 +59,6 @@ describe('broadcast viewers: tts_ready shared by every viewer, interim translati
     for (const v of [...listeners, spanish, silent, plain]) await v.next((e) => e.event === 'connected');
     // Standby: tts_languages is empty (not live yet), and nothing is synthesized.
     expect(listeners[0]!.events[0]!.data.tts_languages).toEqual([]);
-
-    const r = await api(t.url, 'POST', '/api/v1/auth/ticket', { key });
-    const host = await connect(t, [`ticket.${r.body.data.ticket}`]);
-    host.send(vt('start', { type: 'broadcast', broadcast_token: b.token, audio_format: 'pcm', broadcast_phase: 'standby' }));
-    expect((await host.next(answer, 20_000)).data.action).toBe('session_started');
     await streamPcm(host, pcm.subarray(0, 32_000 * 4), 4);
     await waitFor(host, (ms) => ms.some((m) => m.data?.action === 'translation'), 20_000);
     expect(syntheses).toEqual([]);
@@ -155,12 +154,12 @@ describe('broadcast viewers: tts_ready shared by every viewer, interim translati
 
   it('interim translations (is_final false) reach viewers before the final translation of their sentence', async () => {
     const b = await newBroadcast(t, key, { transcription_languages: ['en'], translation_languages: ['es'] });
-    const v = await openViewer(t, b.token, '?lang=es');
-    await v.next((e) => e.event === 'connected');
     const r = await api(t.url, 'POST', '/api/v1/auth/ticket', { key });
     const host = await connect(t, [`ticket.${r.body.data.ticket}`]);
     host.send(vt('start', { type: 'broadcast', broadcast_token: b.token, audio_format: 'pcm' }));
     expect((await host.next(answer, 20_000)).data.action).toBe('session_started');
+    const v = await openViewer(t, b.token, '?lang=es');
+    await v.next((e) => e.event === 'connected');
     // Real time: sentences take seconds, long enough for interim translations.
     await streamPcm(host, pcm, 1);
     await v.next((e) => e.event === 'translation' && e.data.is_final, 30_000);

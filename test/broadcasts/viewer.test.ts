@@ -7,7 +7,7 @@
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api, backends, type TestApp } from '../support/app.js';
-import { clock, expectError, newBroadcast, openViewer, realKey, startBroadcastApp, viewer } from './support.js';
+import { clock, expectError, newBroadcast, onAir, openViewer, realKey, startBroadcastApp, viewer } from './support.js';
 
 describe.each(backends())('viewer endpoints (%s)', (backend) => {
   const c = clock('2026-05-01T10:00:00.000Z');
@@ -150,6 +150,7 @@ describe.each(backends())('viewer endpoints (%s)', (backend) => {
 
   it('the caption stream: a heartbeat comment every 15 s, the viewer keeps its seat', async () => {
     const b = await newBroadcast(t, key, { max_viewers: 1 });
+    await onAir(t, b.id);
     const v = await openViewer(t, b.token);
     await v.next((e) => e.event === 'connected');
     const opened = Date.now();

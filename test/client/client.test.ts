@@ -11,6 +11,7 @@ import { type OperationKey, ParleyError } from '../../src/client/index.js';
 import { importFile, nodeClient, PCM_BYTES_PER_SECOND, pcmFrames } from '../../src/client/node.js';
 import { espeakFactory } from '../../src/engines/builtin/espeak.js';
 import { pocketsphinxFileFactory } from '../../src/engines/builtin/pocketsphinx/index.js';
+import { onAir } from '../broadcasts/support.js';
 import { liveEngines } from '../realtime/support.js';
 import { api, startTestApp, type TestApp } from '../support/app.js';
 import { convert, haveSharedAudio, JFK } from '../support/audio.js';
@@ -155,8 +156,8 @@ describe.skipIf(!haveSharedAudio())('typed client against a real server', () => 
     const preview = await (await parley.summaries.preview(taskId, { mode: 'builtin', template: 'general-summary' })).until('done', (e) => {
       if (e.event === 'summary_regeneration') texts.push(e.data.text);
     });
-    // jfk is short: the built-in summary may come back whole (too_short) and unbilled, so only these fields are sure.
-    expect(preview).toMatchObject({ task_id: taskId, persisted: false, mode: 'builtin' });
+    // jfk is short: the built-in summary may come back whole (too_short); a regeneration is billed all the same.
+    expect(preview).toMatchObject({ task_id: taskId, persisted: false, mode: 'builtin', billed: true });
     expect(texts.at(-1)).toBe(preview.final_content);
     const saved = await (await parley.summaries.regenerate(taskId, { mode: 'builtin', template: 'general-summary' })).until('done');
     expect(saved.persisted).toBe(true);
@@ -233,6 +234,13 @@ describe.skipIf(!haveSharedAudio())('typed client against a real server', () => 
     expect(await parley.broadcasts.captionSinks(b.id)).toEqual([]);
     expect(await parley.viewer.get(b.token)).toMatchObject({ access_type: 'public', is_live: false });
     expect((await parley.viewer.verify(b.token, 'anything')).viewer_access_token).toBeNull();
+    // Not on air until a host starts it: the refusal carries details.reason.
+    expect(await failure(() => parley.viewer.stream(b.token, { lang: 'es' }))).toMatchObject({
+      code: 'broadcast_session_not_found',
+      status: 404,
+      details: { reason: 'not_started' },
+    });
+    await onAir(t, b.id);
     const stream = await parley.viewer.stream(b.token, { lang: 'es' });
     expect((await stream.collect('connected')).at(-1)).toMatchObject({
       event: 'connected',

@@ -149,6 +149,60 @@ describe.skipIf(!haveAudio).each(backends())('multi_channel live sessions (%s)',
     await refused(mc({ type: 'broadcast', broadcast_token: 'x' }), 'multichannel_broadcast_not_allowed');
   }, 60_000);
 
+  it('a channel language outside what the service offers (channel_language_not_allowed) apart from one outside the session list (channel_language_mismatch): start, add_channel, set_channel_language', async () => {
+    // What the service offers is what GET /api/v1/languages lists for live sessions.
+    const { cl, key } = await client();
+    const offer = (await api(t.url, 'GET', '/api/v1/languages', { key })).body.data.live as string[];
+    expect(offer).toEqual(expect.arrayContaining(['en', 'en-US', 'en-GB']));
+    expect(offer).not.toContain('de');
+    const session = ['en-US', 'en-GB'];
+    const start = (channels: unknown[]) => mc({ transcription_languages: session, channels });
+    // Not offered here (German, or no language tag at all): not_allowed, whatever the session's list says.
+    for (const language of ['de', 'de-DE', 'klingon!', 42]) {
+      const e = await refused(start([{ channel_id: 1, language }]), 'channel_language_not_allowed');
+      expect(e.details).toMatchObject({ field: 'channels[0].language', language, valid_values: offer });
+    }
+    // Offered here, but not one of this session's transcription_languages: mismatch, listing the session's.
+    for (const language of ['en', 'en-AU']) {
+      expect(offer).toContain(language);
+      const e = await refused(start([{ channel_id: 1, language }]), 'channel_language_mismatch');
+      expect(e.details).toMatchObject({ field: 'channels[0].language', language, valid_values: session });
+    }
+    // The same two refusals on the channel actions of a running session (nothing changes, no cooldown taken).
+    const started = await startSession(cl, start([{ channel_id: 1, language: 'en-US' }]));
+    expect(started.data.channels).toEqual([{ channel_id: 1, language: 'en-US', label: null }]);
+    const act = async (action: string, data: Record<string, unknown>, code: string) => {
+      cl.send(vt(action, data));
+      return (await errorWith(cl, code)).data;
+    };
+    expect((await act('add_channel', { channel_id: 2, language: 'de' }, 'channel_language_not_allowed')).details).toMatchObject({
+      field: 'channel.language',
+      valid_values: offer,
+    });
+    expect((await act('add_channel', { channel_id: 2, language: 'en' }, 'channel_language_mismatch')).details).toMatchObject({
+      field: 'channel.language',
+      valid_values: session,
+    });
+    expect((await act('set_channel_language', { channel_id: 1, language: 'fr' }, 'channel_language_not_allowed')).severity).toBe('error');
+    expect((await act('set_channel_language', { channel_id: 1, language: 'en-AU' }, 'channel_language_mismatch')).details).toMatchObject({
+      field: 'language',
+      language: 'en-AU',
+      valid_values: session,
+    });
+    // Both languages of the session are accepted, at once (the refusals took no cooldown).
+    cl.send(vt('add_channel', { channel_id: 2, language: 'en-GB' }));
+    expect((await event(cl, 'channel_added', 15_000)).data).toMatchObject({ channel_id: 2, language: 'en-GB' });
+    cl.send(vt('set_channel_language', { channel_id: 1, language: 'en-GB' }));
+    expect((await event(cl, 'channel_language_set', 15_000)).data).toMatchObject({
+      channel_id: 1,
+      language: 'en-GB',
+      previous_language: 'en-US',
+    });
+    cl.send(vt('stop'));
+    await event(cl, 'task_complete', 30_000);
+    cl.ws.close();
+  }, 120_000);
+
   it('channel actions: add, set language, remove, and each of their refusals; a subtitle viewer gets the changes', async () => {
     const { cl, key } = await client();
     const started = await startSession(cl, mc({ channels: [{ channel_id: 1, language: 'en' }] }));

@@ -77,7 +77,13 @@ describe.each(backends())('session resume (%s)', (backend) => {
       const cl2 = await reconnect(key);
       cl2.send(vt('start', { resume_token: started.data.resume_token }));
       const ok = await event(cl2, 'resume_ok', 10_000);
-      expect(ok.data).toMatchObject({ task_id: taskId, session_id: started.data.session_id, status: 'started', received_ms: 5500 });
+      expect(ok.data).toMatchObject({
+        task_id: taskId,
+        session_id: started.data.session_id,
+        status: 'started',
+        received_ms: 5500,
+        resume_grace_seconds: GRACE_SECONDS,
+      });
       await streamPcm(cl2, pcm.subarray(cut), 2);
       const done = await stopAndWait(cl2);
       expect(done.data).toMatchObject({ task_id: taskId, status: 'completed' });

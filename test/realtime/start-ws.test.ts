@@ -83,7 +83,10 @@ describe.each(backends())('WebSocket start (%s)', (backend) => {
       severity: 'warning',
       details: { fields: ['terminology', 'glossary'] },
     });
-    expect((await cl.next()).data.action).toBe('session_started');
+    const started = await cl.next();
+    expect(started.data.action).toBe('session_started');
+    // The resume grace a client can see, at its default (PARLEY_WS_DISCONNECT_GRACE_SECONDS unset here; resume.test.ts sets it).
+    expect(started.data.resume_grace_seconds).toBe(30);
     // start twice: refused, the running recording is untouched.
     const twice = await start(cl, { type: 'transcribe', transcription_languages: ['en'] });
     expect(twice.data).toMatchObject({ error_code: 'invalid_data', details: { action: 'start', state: 'started' } });

@@ -163,14 +163,15 @@ describe.skipIf(!redisUrl || !pg || !long)('three roles as separate processes (P
         body: { transcription_languages: ['en'], translation_languages: ['es'] },
       })
     ).body.data as { token: string };
-    const audience = await openViewer(on(apiNode), channel.token);
-    expect(audience.status).toBe(200);
-    await audience.next((e) => e.event === 'connected', 10_000);
     const caster = await connect(on(rt1) as never, [`ticket.${await newTicket()}`]);
     caster.send(vt('start', { type: 'broadcast', broadcast_token: channel.token, audio_format: 'pcm' }));
     expect((await caster.next((m) => m.data?.action === 'session_started' || m.type === 'error', 20_000)).data.action).toBe(
       'session_started',
     );
+    // On air (hosted on node 1): the audience joins through the api node.
+    const audience = await openViewer(on(apiNode), channel.token);
+    expect(audience.status).toBe(200);
+    await audience.next((e) => e.event === 'connected', 10_000);
     // ...and a live session there, 4 s into jfk's speech.
     const pcm = jfkPcm();
     const cut = 32_000 * 4;

@@ -12,7 +12,14 @@ import { clock, realKey } from '../billing/support.js';
 import { api, backends, startTestApp, type TestApp } from '../support/app.js';
 import { enableShare, exchange, openSubtitles, ownerToken } from './support.js';
 
-const PLANS = JSON.stringify({ captions: { features: { transcribe: true }, limits: {} } });
+const PLANS = JSON.stringify({
+  captions: { features: { transcribe: true }, limits: {} },
+  // Real-time translation sold without the audience window, and the window without translation.
+  nowindow: { features: { transcribe: true, translation: true, floating_subtitles: false } },
+  windowonly: { features: { transcribe: true, floating_subtitles: true } },
+  // Written before floating_subtitles existed: it follows translation.
+  older: { features: { transcribe: true, translation: true } },
+});
 
 describe.each(backends())('floating subtitle access (%s)', (backend) => {
   const c = clock('2026-11-23T10:00:00.000Z');
@@ -108,15 +115,45 @@ describe.each(backends())('floating subtitle access (%s)', (backend) => {
     expect(await ownerToken(t.url, owner.key, id)).toMatchObject({ status: 410, body: { error: 'recording_ended' } });
     expect(await enableShare(t.url, owner.key, id)).toMatchObject({ status: 410, body: { error: 'recording_ended' } });
 
-    // A plan-bound plan without real-time translation.
+    // A plan-bound plan without floating subtitles (nor real-time translation).
     const planned = await realKey(t);
     await t.app.deps.plans.setPlan(planned.accountId, { mode: 'unlimited-plan', planName: 'captions' });
     const pid = await recording(planned);
     expect(await ownerToken(t.url, planned.key, pid)).toMatchObject({ status: 403, body: { error: 'plan_feature_not_allowed' } });
     expect(await enableShare(t.url, planned.key, pid)).toMatchObject({ status: 403, body: { error: 'plan_feature_not_allowed' } });
-    // With the standard plan (translation included) the same recording is allowed.
+    // With the standard plan (floating subtitles included) the same recording is allowed.
     await t.app.deps.plans.setPlan(planned.accountId, { mode: 'unlimited-plan', planName: 'standard' });
     expect((await ownerToken(t.url, planned.key, pid)).status).toBe(200);
+  });
+
+  it('the plan catalogue expresses a plan without floating subtitles: GET /me/plan says so and every subtitle endpoint is 403 plan_feature_not_allowed', async () => {
+    const planned = await realKey(t);
+    const id = await recording(planned);
+    const secret = (await enableShare(t.url, planned.key, id)).body.data.share_secret as string;
+    const feature = async (slug: string) =>
+      ((await api(t.url, 'GET', '/api/v1/me/plan', { key: planned.key })).body.data.features as { slug: string; included: boolean }[]).find(
+        (f) => f.slug === slug,
+      )?.included;
+    await t.app.deps.plans.setPlan(planned.accountId, { mode: 'unlimited-plan', planName: 'nowindow' });
+    expect([await feature('translation'), await feature('floating_subtitles')]).toEqual([true, false]);
+    const refusal = { status: 403, body: { error: 'plan_feature_not_allowed' } };
+    expect(await ownerToken(t.url, planned.key, id)).toMatchObject(refusal);
+    expect(await enableShare(t.url, planned.key, id)).toMatchObject(refusal);
+    expect(await exchange(t.url, id, { share_secret: secret })).toMatchObject(refusal);
+    // The window without translation, and a catalogue entry written before the feature existed (it follows translation).
+    for (const plan of ['windowonly', 'older']) {
+      await t.app.deps.plans.setPlan(planned.accountId, { mode: 'unlimited-plan', planName: plan });
+      expect(await feature('floating_subtitles')).toBe(true);
+      expect((await ownerToken(t.url, planned.key, id)).status).toBe(200);
+      const fresh = (await enableShare(t.url, planned.key, id)).body.data.share_secret as string;
+      expect((await exchange(t.url, id, { share_secret: fresh })).status).toBe(200);
+    }
+    await t.app.deps.plans.setPlan(planned.accountId, { mode: 'unlimited-plan', planName: 'captions' });
+    expect(await feature('floating_subtitles')).toBe(false);
+    expect(await ownerToken(t.url, planned.key, id)).toMatchObject(refusal);
+    // Credit mode has no plan features: always allowed.
+    await t.app.deps.plans.setPlan(planned.accountId, { mode: 'credit' });
+    expect((await ownerToken(t.url, planned.key, id)).status).toBe(200);
   });
 
   it('the stream refuses: 401 unknown token, 425 before the session streams, 410 after it ended', async () => {

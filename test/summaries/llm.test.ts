@@ -89,6 +89,16 @@ describe('regenerate summary over SSE, LLM tier (local OpenAI-compatible server)
     );
     const tr = await t.app.deps.tasks.store.getTranscript(task.taskId);
     expect(tr?.summary).toMatchObject({ mode: 'custom', template: 'risks-v2', promptSnapshot: 'List the risks only.' });
+    // Both GET and POST are billed, with the model serving them: a row and the billing fields each time.
+    const q = `?mode=custom&prompt=${encodeURIComponent('List the risks only.')}&promptSlug=risks-v2`;
+    const preview = (await (await openStream(url(task.taskId, q), { key: f.key })).all()).at(-1)!;
+    expect(preview).toMatchObject({ event: 'done', data: { persisted: false, prompt_snapshot: 'List the risks only.' } });
+    for (const done of [events.at(-1)!.data, preview.data])
+      expect(done).toMatchObject({ characters_billed: MEETING.join('\n').length, charged: '5.0', billed: true });
+    expect((await usageRows(t, f.key)).map((r) => [r.type, r.task_id, r.points])).toEqual([
+      ['regen_summary', task.taskId, price()],
+      ['regen_summary', task.taskId, price()],
+    ]);
   });
 
   it('fallback level 2: a refused prompt is retried with neutral instructions; POST saves fallback_level 2 and history shows it', async () => {

@@ -144,19 +144,56 @@ describe.each(backends())('regenerate summary over SSE, built-in tier (%s)', (ba
     expect((await post.all()).at(-1)!.event).toBe('done');
   });
 
-  it('a transcript too short to summarize comes back cleaned, marked too_short, not billed', async () => {
+  it('a transcript too short to summarize comes back cleaned, marked too_short, and is billed like any regeneration (GET and POST)', async () => {
     const f = await funded(t, 100);
     const task = await seed(t, f.principal, JFK);
     const events = await (await openStream(url(task.taskId, '?mode=builtin&template=meeting-minutes'), { key: f.key })).all();
     const done = events.at(-1)!;
     expect(done.event).toBe('done');
-    expect(done.data.final_content).toBe(
-      'My fellow americans ask not what your country can do for you ask what you can do for your country.',
-    );
-    expect(done.data.too_short).toBe(true);
-    for (const k of ['characters_billed', 'charged', 'billed', 'truncated']) expect(done.data).not.toHaveProperty(k);
-    expect(await usageRows(t, f.key)).toEqual([]);
-    expect(await balance(f)).toBe(100);
+    const cleaned = 'My fellow americans ask not what your country can do for you ask what you can do for your country.';
+    expect(done.data.final_content).toBe(cleaned);
+    expect(done.data).toMatchObject({
+      too_short: true,
+      persisted: false,
+      characters_billed: [...JFK.join('\n')].length,
+      charged: '5.0',
+      billed: true,
+    });
+    expect(done.data).not.toHaveProperty('truncated');
+    const posted = await (
+      await openStream(url(task.taskId), { method: 'POST', key: f.key, body: { mode: 'builtin', template: 'meeting-minutes' } })
+    ).all();
+    expect(posted.at(-1)!).toMatchObject({ event: 'done', data: { too_short: true, persisted: true, charged: '5.0', billed: true } });
+    expect((await t.app.deps.tasks.store.getTranscript(task.taskId))?.summary?.text).toBe(cleaned);
+    expect((await usageRows(t, f.key)).map((r) => [r.type, r.task_id, r.points])).toEqual([
+      ['regen_summary', task.taskId, price()],
+      ['regen_summary', task.taskId, price()],
+    ]);
+    expect(await balance(f)).toBeCloseTo(100 - 2 * price(), 3);
+  });
+
+  it('billed each time: every GET and every POST is its own regen_summary row, and each done carries the billing fields', async () => {
+    const f = await funded(t, 100);
+    const task = await seed(t, f.principal, MEETING);
+    const before = (await t.app.deps.tasks.store.getTranscript(task.taskId))?.revision ?? 0;
+    const dones: Ev['data'][] = [];
+    for (const method of ['GET', 'GET', 'POST', 'POST'] as const) {
+      const s =
+        method === 'GET'
+          ? await openStream(url(task.taskId, '?mode=builtin&template=general-summary'), { key: f.key })
+          : await openStream(url(task.taskId), { method, key: f.key, body: { mode: 'builtin', template: 'general-summary' } });
+      const last = (await s.all()).at(-1)!;
+      expect(last.event).toBe('done');
+      dones.push(last.data);
+    }
+    for (const d of dones) expect(d).toMatchObject({ characters_billed: [...MEETING.join('\n')].length, charged: '5.0', billed: true });
+    expect(dones.map((d) => d.persisted)).toEqual([false, false, true, true]);
+    const rows = await usageRows(t, f.key);
+    expect(rows).toHaveLength(4);
+    for (const r of rows) expect(r).toMatchObject({ type: 'regen_summary', task_id: task.taskId, points: price(), refunded: false });
+    expect(await balance(f)).toBeCloseTo(100 - 4 * price(), 3);
+    // POST saved twice: the revision went up once per save.
+    expect((await t.app.deps.tasks.store.getTranscript(task.taskId))?.revision).toBe(before + 2);
   });
 
   describe('errors', () => {
@@ -178,21 +215,30 @@ describe.each(backends())('regenerate summary over SSE, built-in tier (%s)', (ba
       await refused(f, 'not-a-uuid', '?mode=builtin&template=general-summary', 404, 'recording_not_found');
     });
 
-    it('404 sse_template_not_found and sse_transcript_not_found (no sentences; still processing)', async () => {
+    it('404 sse_template_not_found and sse_transcript_not_found (failed without a transcript; still processing)', async () => {
       const f = await funded(t, 100);
       const task = await seed(t, f.principal, MEETING);
       await refused(f, task.taskId, '?mode=builtin&template=no-such-template', 404, 'sse_template_not_found');
-      const empty = await seed(t, f.principal, []);
-      await refused(f, empty.taskId, '?mode=builtin&template=general-summary', 404, 'sse_transcript_not_found');
+      const failed = await seed(t, f.principal, [], { status: 'failed' });
+      await refused(f, failed.taskId, '?mode=builtin&template=general-summary', 404, 'sse_transcript_not_found');
       const busy = await seed(t, f.principal, MEETING, { status: 'processing' });
       const e = await refused(f, busy.taskId, '?mode=builtin&template=general-summary', 404, 'sse_transcript_not_found');
       expect(e.details.processing_status).toBe('processing');
     });
 
-    it('400 summary_text_empty and summary_text_too_long (over 200,000 characters)', async () => {
+    it('400 summary_text_empty (a completed transcript with no sentence or only blank ones) and summary_text_too_long (over 200,000 characters)', async () => {
       const f = await funded(t, 100);
       const blank = await seed(t, f.principal, ['   ', '']);
-      await refused(f, blank.taskId, '?mode=builtin&template=general-summary', 400, 'summary_text_empty');
+      const blankError = await refused(f, blank.taskId, '?mode=builtin&template=general-summary', 400, 'summary_text_empty');
+      expect(blankError.severity).toBe('error');
+      const empty = await seed(t, f.principal, []);
+      await refused(f, empty.taskId, '?mode=builtin&template=general-summary', 400, 'summary_text_empty');
+      const post = await openStream(url(empty.taskId), {
+        method: 'POST',
+        key: f.key,
+        body: { mode: 'builtin', template: 'general-summary' },
+      });
+      expect([post.status, post.json.data.error_code]).toEqual([400, 'summary_text_empty']);
       // 50 sentences of 4,000 characters joined by 49 line breaks: 200,049 characters.
       const long = await seed(
         t,

@@ -47,6 +47,7 @@ beforeAll(async () => {
   if (set.engines.some((e) => sampleFor(e).language === 'ja-JP')) {
     const whisper = await whisperFactory.create(set.ctx);
     if (!('unavailable' in whisper)) listeners['ja-JP'] = whisper as FileRecognizer;
+    else if (process.env.PARLEY_TEST_REQUIRE_WHISPER === '1') throw new Error(`PARLEY_TEST_REQUIRE_WHISPER=1 but ${whisper.unavailable}`);
   }
 }, 180_000);
 afterAll(async () => {

@@ -163,6 +163,18 @@ describe.skipIf(why !== null)(`the Japanese voices (${why ?? 'kokoro-ja-v1_0-int
     expect(calls.at(-1)).toBe('builtin/espeak espeak-ja-female-1');
   }, 300_000);
 
+  it("a text over the host's 4096-character input is spoken sentence by sentence on one timeline", async () => {
+    const text = `はい。${' '.repeat(4100)}いいえ。`;
+    const r = await (made as Synthesizer).synthesize(text, { language: 'ja' });
+    expect(r.boundaries.map((b) => [b.text, b.text_offset])).toEqual([
+      ['はい', 0],
+      ['いいえ', text.indexOf('いいえ')],
+    ]);
+    expect(r.boundaries[1]!.offset_ms).toBeGreaterThan(r.boundaries[0]!.offset_ms + r.boundaries[0]!.duration_ms);
+    const pcm = await decodeToPcm(r.mp3, { ffmpegPath: 'ffmpeg' });
+    expect(Math.abs((pcm.samples.length / pcm.sampleRate) * 1000 - r.durationMs)).toBeLessThan(150);
+  }, 300_000);
+
   it('in-session TTS: Japanese finals with Kokoro, the voice the session chose', async () => {
     const spoken: Array<Record<string, unknown>> = [];
     const session = new SessionTts(

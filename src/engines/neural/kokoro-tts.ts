@@ -18,12 +18,14 @@ import { ENGINE_HOST_PACKAGE, ENGINE_HOST_PYTHON } from '../models/paths.js';
 import type { EngineFactory } from '../registry.js';
 import { ttsError } from '../remote/errors.js';
 import { bodyFailure, type RemoteEndpoint, remoteFetch } from '../remote/http.js';
-import { pipelinedStream, type RenderedPiece } from '../tts-stream.js';
+import { pipelinedStream, placeBoundaries, type RenderedPiece, sentencePieces } from '../tts-stream.js';
 import type { SynthesisChunk, SynthesisResult, SynthesizeOptions, Synthesizer, Voice, WordBoundary } from '../types.js';
 import { modelFolder } from './sherpa-common.js';
 
 export const KOKORO_ID = 'neural/kokoro-tts';
 export const KOKORO_MODEL = 'kokoro-ja-v1_0-int8';
+/** The longest input the host takes in one request (OpenAI's limit of /audio/speech). */
+const MAX_INPUT = 4096;
 
 /** The host's answer to a verbose_json speech request. */
 interface SpokenText {
@@ -119,7 +121,9 @@ export class KokoroSynthesizer implements Synthesizer {
           method: 'POST',
           path: '/audio/speech',
           headers: { 'content-type': 'application/json' },
-          body: () => JSON.stringify({ model: ep.model, input: text, voice, speed, response_format: 'verbose_json', priority: 'live' }),
+          // Trailing white space is not sent: it is no speech, and a piece's offsets count from its start.
+          body: () =>
+            JSON.stringify({ model: ep.model, input: text.trimEnd(), voice, speed, response_format: 'verbose_json', priority: 'live' }),
           signal: options.signal,
         });
         return (await res.json().catch((err: unknown) => {
@@ -142,8 +146,22 @@ export class KokoroSynthesizer implements Synthesizer {
   async synthesize(text: string, options: SynthesizeOptions): Promise<SynthesisResult> {
     const voice = this.voiceId(options);
     if (text.trim() === '') return { mp3: Buffer.alloc(0), durationMs: 0, boundaries: [] };
-    const r = await this.render(text, voice, options);
+    const r = text.length <= MAX_INPUT ? await this.render(text, voice, options) : await this.renderLong(text, voice, options);
     return { mp3: await this.encode(r.pcm, options.signal), durationMs: r.durationMs, boundaries: r.boundaries };
+  }
+
+  /** A text over the host's input limit, sentence by sentence, joined on one timeline. */
+  private async renderLong(text: string, voice: string, options: SynthesizeOptions): Promise<RenderedPiece> {
+    const pcm: Buffer[] = [];
+    const boundaries: WordBoundary[] = [];
+    let durationMs = 0;
+    for (const piece of sentencePieces(text)) {
+      const r = await this.render(piece.text, voice, options);
+      pcm.push(r.pcm);
+      boundaries.push(...placeBoundaries(r.boundaries, durationMs, piece.offset));
+      durationMs += r.durationMs;
+    }
+    return { pcm: Buffer.concat(pcm), durationMs, boundaries };
   }
 
   /** Sentence by sentence: a sentence's MP3 is encoded while the host speaks the next one. */

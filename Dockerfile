@@ -1,7 +1,8 @@
 # Parley's image, built by the project's own setup (scripts/setup.sh, the script `npm run serve`
 # and `npm test` run) on the Debian 12 and Node 20 it is made for: the Debian packages of the
 # built-in engines, the npm dependencies from the lockfile, the bundled models, Whisper and its
-# model (PARLEY_WHISPER=off at build time leaves them out), the console. deploy/compose.yaml
+# model (PARLEY_WHISPER=off at build time leaves them out), the neural voices (Japanese:
+# PARLEY_JAPANESE_TTS=off leaves them out), the console. deploy/compose.yaml
 # builds and runs it:   docker build -t parley:latest .   (from the repository root)
 #
 # The data folder (/data: SQLite database and audio of a single process) is a volume to keep;
@@ -9,6 +10,8 @@
 FROM node:20-bookworm-slim
 
 ARG PARLEY_WHISPER=auto
+# A build argument is in the environment of the RUN steps: setup reads it.
+ARG PARLEY_JAPANESE_TTS=auto
 
 ENV NODE_ENV=production \
     PARLEY_SETUP_TEST_TOOLS=off \

@@ -13,6 +13,9 @@
  *    eSpeak NG, alternating in the same run: real-time factor of `synthesize` (MP3 included)
  *    and first audio of the sentence stream (time to the first sentence's MP3 of a
  *    three-sentence text), with the ratios.
+ * 4. The same for Japanese: Kokoro's Japanese voices (neural/kokoro-tts, in its engine host)
+ *    against eSpeak NG's Japanese, on Japanese sentences.
+ * `npm run -s bench:tts -- japanese` runs only the last (the others: `english`, `encoder`, `sse`).
  * Run it on an idle machine for clean numbers; the load average is printed with them.
  */
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
@@ -22,8 +25,9 @@ import { espeakFactory } from '../src/engines/builtin/espeak.js';
 import { StreamingMp3Encoder } from '../src/engines/builtin/espeak-mp3.js';
 import { espeakSampleRate, espeakSynthesize } from '../src/engines/builtin/espeak-native.js';
 import { modelsDirFrom } from '../src/engines/models/paths.js';
+import { kokoroTtsFactory } from '../src/engines/neural/kokoro-tts.js';
 import { sherpaTtsFactory } from '../src/engines/neural/sherpa-tts.js';
-import { EngineRegistry } from '../src/engines/registry.js';
+import { type EngineFactory, EngineRegistry } from '../src/engines/registry.js';
 import { synthesisStream } from '../src/engines/tts-stream.js';
 import type { AnyEngine, Synthesizer } from '../src/engines/types.js';
 import { createLogger } from '../src/platform/logging.js';
@@ -35,6 +39,14 @@ const SENTENCES = [
   'The house is big and the garden is small.',
   'We will meet again tomorrow morning at nine.',
   'Thank you all for coming today.',
+];
+/** Japanese sentences of 2-4 s (kanji, kana, a number, a loanword). */
+const JA_SENTENCES = [
+  '会議は午後三時から始まります。',
+  '資料を準備してください。',
+  '来週の予定を確認しましょう。',
+  '新しいシステムは来月から使えます。',
+  '今日はご参加ありがとうございました。',
 ];
 const ROUNDS = 4;
 
@@ -195,14 +207,15 @@ async function endToEndBench(): Promise<void> {
   }
 }
 
-async function neuralBench(): Promise<void> {
+/** A neural voice against eSpeak NG in one language, alternating in the same run. */
+async function neuralBench(factory: EngineFactory, language: string, sentences: string[]): Promise<void> {
   const config = loadConfig();
   const ctx = { config, modelsDir: modelsDirFrom(config), logger: createLogger('silent'), loaded: [] };
   const loadStart = performance.now();
-  const neural = await sherpaTtsFactory.create(ctx);
+  const neural = await factory.create(ctx);
   const loadMs = performance.now() - loadStart;
   if ('unavailable' in neural) {
-    console.log(`neural voice vs eSpeak: skipped (${neural.unavailable})`);
+    console.log(`${factory.id} vs eSpeak (${language}): skipped (${neural.unavailable})`);
     return;
   }
   const espeak = await espeakFactory.create(ctx);
@@ -211,21 +224,23 @@ async function neuralBench(): Promise<void> {
   const rtf: Record<string, number[]> = { neural: [], espeak: [] };
   const first: Record<string, number[]> = { neural: [], espeak: [] };
   const warm = performance.now();
-  await engines.neural.synthesize('Warm up.', { language: 'en-US' });
+  await engines.neural.synthesize(sentences[1]!, { language });
   const warmMs = performance.now() - warm;
-  await engines.espeak.synthesize('Warm up.', { language: 'en-US' });
-  const voice = engines.neural.voices('en-US')[0]?.voice_name;
-  console.log(`neural voice vs eSpeak NG (${voice}: model load ${loadMs.toFixed(0)} ms, first call ${warmMs.toFixed(0)} ms):`);
-  const paragraph = SENTENCES.slice(0, 3).join(' ');
+  await engines.espeak.synthesize(sentences[1]!, { language });
+  const voice = engines.neural.voices(language)[0]?.voice_name;
+  console.log(
+    `${factory.id} vs eSpeak NG, ${language} (${voice}: model load ${loadMs.toFixed(0)} ms, first call ${warmMs.toFixed(0)} ms):`,
+  );
+  const paragraph = sentences.slice(0, 3).join(language.startsWith('ja') ? '' : ' ');
   for (let round = 0; round < ROUNDS; round++) {
     for (const name of ['neural', 'espeak'] as const) {
-      for (const text of SENTENCES) {
+      for (const text of sentences) {
         const t0 = performance.now();
-        const r = await engines[name].synthesize(text, { language: 'en-US' });
+        const r = await engines[name].synthesize(text, { language });
         rtf[name]!.push((performance.now() - t0) / r.durationMs);
       }
       const t0 = performance.now();
-      for await (const _chunk of synthesisStream(engines[name], paragraph, { language: 'en-US' })) {
+      for await (const _chunk of synthesisStream(engines[name], paragraph, { language })) {
         first[name]!.push(performance.now() - t0);
         break;
       }
@@ -249,9 +264,11 @@ async function main(): Promise<void> {
       .map((l) => l.toFixed(2))
       .join(' ')} (2 cores shared)`,
   );
-  await encoderBench();
-  await endToEndBench();
-  await neuralBench();
+  const only = process.argv[2];
+  if (!only || only === 'encoder') await encoderBench();
+  if (!only || only === 'sse') await endToEndBench();
+  if (!only || only === 'english') await neuralBench(sherpaTtsFactory, 'en-US', SENTENCES);
+  if (!only || only === 'japanese') await neuralBench(kokoroTtsFactory, 'ja-JP', JA_SENTENCES);
   console.log(
     `load average ${loadavg()
       .map((l) => l.toFixed(2))

@@ -18,27 +18,12 @@ dest="${2:-${PARLEY_WHISPER_MODEL_DIR:-$root/data/models/whisper-$model}}"
 venv="${PARLEY_ENGINE_HOST_VENV:-$root/.venv/engine-host}"
 cache="${PARLEY_WHEEL_CACHE:-$root/.venv/wheel-cache}"
 python="${PYTHON:-python3}"
-requirements="$root/engine-host/requirements.txt"
 started=$EPOCHREALTIME
 say() { printf '[setup-engine-host] %s\n' "$*" >&2; }
 elapsed() { awk -v a="$1" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - a }'; }
 
-# 1. Virtual environment. A stamp holding the requirements' hash makes the re-run a no-op.
-step=$EPOCHREALTIME
-stamp="$venv/.parley-requirements-sha256"
-want="$(sha256sum "$requirements" | cut -d' ' -f1)"
-if [[ -x "$venv/bin/python" && -f "$stamp" && "$(cat "$stamp")" == "$want" ]]; then
-  say "venv $venv is up to date"
-else
-  say "creating venv $venv and installing engine-host/requirements.txt (faster-whisper, ctranslate2, av, onnxruntime; ~110 MB of wheels)"
-  "$python" -m venv "$venv"
-  "$venv/bin/python" -m pip install -q --disable-pip-version-check -r "$requirements"
-  # The host package is used from the source tree (a .pth line), so edits need no reinstall.
-  site="$("$venv/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')"
-  echo "$root/engine-host" > "$site/parley-engine-host.pth"
-  echo "$want" > "$stamp"
-  say "venv ready in $(elapsed "$step") s"
-fi
+# 1. Virtual environment (scripts/engine-host-venv.sh: a no-op when up to date).
+PARLEY_ENGINE_HOST_VENV="$venv" PYTHON="$python" bash "$root/scripts/engine-host-venv.sh"
 
 # 2. The model folder, assembled and verified by the installer (prints what it downloads).
 step=$EPOCHREALTIME

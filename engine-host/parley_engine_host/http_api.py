@@ -1,22 +1,31 @@
-"""HTTP API: OpenAI's transcription endpoint plus Parley's extensions (see docs/whisper.md)."""
+"""HTTP API: OpenAI's transcription and speech endpoints plus Parley's extensions (docs/whisper.md,
+docs/tts.md). A host serves Whisper (--model-dir), Japanese speech (--tts-model-dir) or both."""
 
 from __future__ import annotations
 
+import base64
+import io
 import json
 import logging
 import select
 import socket
 import traceback
+import wave
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
+
+import numpy as np
 
 from . import multipart
 from .batched import batch_key
 from .recognizer import BadAudio, Recognizer, Request, read_audio
 from .scheduler import PRIORITIES, Job, QueueFull, Scheduler
+from .speech import SAMPLE_RATE, Speaker
 
 log = logging.getLogger("parley_engine_host")
 RESPONSE_FORMATS = {"json", "text", "verbose_json"}
+SPEECH_FORMATS = ("wav", "pcm", "verbose_json")
+MAX_SPEECH_INPUT = 4096  # characters, as OpenAI's /audio/speech
 TRUE, FALSE = {"true", "1", "yes", "on"}, {"false", "0", "no", "off"}
 
 
@@ -34,10 +43,11 @@ class EngineServer(ThreadingHTTPServer):
     daemon_threads = True
     allow_reuse_address = True
 
-    def __init__(self, address, recognizer: Recognizer, scheduler: Scheduler, max_body_bytes: int,
-                 draft_recognizer: Recognizer | None = None):
+    def __init__(self, address, recognizer: Recognizer | None, scheduler: Scheduler, max_body_bytes: int,
+                 draft_recognizer: Recognizer | None = None, speaker: Speaker | None = None):
         super().__init__(address, Handler)
         self.recognizer = recognizer
+        self.speaker = speaker
         # A smaller model for drafts in the languages it serves (docs/whisper.md, "Draft model").
         self.draft_recognizer = draft_recognizer
         self.scheduler = scheduler
@@ -57,7 +67,8 @@ class Handler(BaseHTTPRequestHandler):
         self.dispatch({"/health": self.health, "/v1/models": self.models})
 
     def do_POST(self) -> None:
-        self.dispatch({"/v1/audio/transcriptions": self.transcriptions, "/v1/audio/language": self.language})
+        self.dispatch({"/v1/audio/transcriptions": self.transcriptions, "/v1/audio/language": self.language,
+                       "/v1/audio/speech": self.speech})
 
     def dispatch(self, routes) -> None:
         try:
@@ -86,14 +97,22 @@ class Handler(BaseHTTPRequestHandler):
     def health(self) -> None:
         depth = self.server.scheduler.depth()
         draft = self.server.draft_recognizer
-        self.send_json(200, {"status": "ok", "model": self.server.recognizer.name,
-                             "draft_model": draft.name if draft else None, **depth})
+        recognizer, speaker = self.server.recognizer, self.server.speaker
+        self.send_json(200, {"status": "ok", "model": recognizer.name if recognizer else None,
+                             "draft_model": draft.name if draft else None,
+                             "tts": speaker.describe() if speaker else None, **depth})
 
     def models(self) -> None:
-        name = self.server.recognizer.name
-        self.send_json(200, {"object": "list", "data": [{"id": name, "object": "model", "created": 0, "owned_by": "parley"}]})
+        names = [m.name for m in (self.server.recognizer, self.server.speaker) if m is not None]
+        self.send_json(200, {"object": "list", "data": [{"id": n, "object": "model", "created": 0, "owned_by": "parley"} for n in names]})
+
+    def require_recognizer(self) -> Recognizer:
+        if self.server.recognizer is None:
+            raise ApiError(404, "this engine host serves no Whisper model (--model-dir)", "model_not_found")
+        return self.server.recognizer
 
     def transcriptions(self) -> None:
+        self.require_recognizer()
         form = self.read_form()
         response_format = form.get("response_format") or "json"
         if response_format not in RESPONSE_FORMATS:
@@ -135,6 +154,7 @@ class Handler(BaseHTTPRequestHandler):
             self.send_json(200, result)
 
     def language(self) -> None:
+        self.require_recognizer()
         form = self.read_form()
         audio = self.audio_of(form)
         candidates = self.candidates(form)
@@ -146,7 +166,54 @@ class Handler(BaseHTTPRequestHandler):
 
         self.send_json(200, self.run(self.priority(form), work))
 
+    def speech(self) -> None:
+        """OpenAI's /audio/speech for the Japanese voices: `input`, `voice`, `speed`, and
+        `response_format` wav (default), pcm (24 kHz mono s16le, as OpenAI's) or verbose_json (Parley's:
+        the PCM in base64 with each word's span of the input and its estimated start and end)."""
+        speaker = self.server.speaker
+        if speaker is None:
+            raise ApiError(404, "this engine host serves no speech model (--tts-model-dir)", "model_not_found")
+        body = self.read_json()
+        text = body.get("input")
+        if not isinstance(text, str) or not text.strip():
+            raise ApiError(400, "input (the text to speak) is required", "invalid_value", "input")
+        if len(text) > MAX_SPEECH_INPUT:
+            raise ApiError(400, f"input must be at most {MAX_SPEECH_INPUT} characters", "invalid_value", "input")
+        voice = body.get("voice") or speaker.voices[0]
+        if voice not in speaker.voices:
+            raise ApiError(400, f"voice {voice!r} is not one of {speaker.voices}", "voice_not_found", "voice")
+        speed = body.get("speed", 1.0)
+        if isinstance(speed, bool) or not isinstance(speed, (int, float)) or not 0.25 <= speed <= 4.0:
+            raise ApiError(400, "speed must be a number between 0.25 and 4.0", "invalid_value", "speed")
+        response_format = one_of(body.get("response_format"), "response_format", SPEECH_FORMATS, "wav")
+        priority = body.get("priority") or self.headers.get("X-Priority") or "live"
+        if priority not in PRIORITIES:
+            raise ApiError(400, f"priority must be one of {sorted(PRIORITIES)}", "invalid_value", "priority")
+        spoken = self.run(priority, lambda: speaker.synthesize(text, voice, float(speed)),
+                          failure=("synthesis failed", "synthesis_failed"))
+        pcm = (np.clip(spoken.audio, -1, 1) * 32767).astype("<i2").tobytes()
+        if response_format == "pcm":
+            self.send_bytes(200, pcm, "audio/pcm")
+        elif response_format == "wav":
+            self.send_bytes(200, wav_file(pcm, SAMPLE_RATE), "audio/wav")
+        else:
+            self.send_json(200, {"model": speaker.name, "voice": voice, "sample_rate": SAMPLE_RATE,
+                                 "duration": round(len(spoken.audio) / SAMPLE_RATE, 3),
+                                 "audio": base64.b64encode(pcm).decode("ascii"), "words": spoken.words})
+
     # --- request parts -------------------------------------------------------------------
+    def read_json(self) -> dict[str, Any]:
+        raw = self.read_body()  # read first: an unread body would be parsed as the next request
+        if "json" not in (self.headers.get("Content-Type") or "").lower():
+            raise ApiError(415, "the body must be JSON (Content-Type: application/json)", "invalid_request")
+        try:
+            body = json.loads(raw or b"null")
+        except ValueError:
+            raise ApiError(400, "the body is not valid JSON", "invalid_json") from None
+        if not isinstance(body, dict):
+            raise ApiError(400, "the body must be a JSON object", "invalid_json")
+        return body
+
     def read_form(self) -> multipart.Form:
         body = self.read_body()
         try:
@@ -233,7 +300,7 @@ class Handler(BaseHTTPRequestHandler):
             raise ApiError(400, f"priority must be one of {sorted(PRIORITIES)}", "invalid_value", "priority")
         return value
 
-    def run(self, priority: str, work, **group) -> Any:
+    def run(self, priority: str, work, failure=("recognition failed", "recognition_failed"), **group) -> Any:
         try:
             job = self.server.scheduler.submit(Job(priority, work, **group))
         except QueueFull as error:
@@ -245,8 +312,8 @@ class Handler(BaseHTTPRequestHandler):
         if isinstance(job.error, BadAudio):
             raise ApiError(400, str(job.error), "invalid_audio", "file")
         if job.error is not None:
-            log.error("decode failed: %s", "".join(traceback.format_exception(job.error)))
-            raise ApiError(500, f"recognition failed: {type(job.error).__name__}", "recognition_failed")
+            log.error("%s: %s", failure[0], "".join(traceback.format_exception(job.error)))
+            raise ApiError(500, f"{failure[0]}: {type(job.error).__name__}", failure[1])
         return job.result
 
     def client_gone(self) -> bool:
@@ -269,6 +336,17 @@ class Handler(BaseHTTPRequestHandler):
             self.send_header("Connection", "close")
         self.end_headers()
         self.wfile.write(body)
+
+
+def wav_file(pcm: bytes, sample_rate: int) -> bytes:
+    """Mono s16le samples as a WAV file."""
+    out = io.BytesIO()
+    with wave.open(out, "wb") as writer:
+        writer.setnchannels(1)
+        writer.setsampwidth(2)
+        writer.setframerate(sample_rate)
+        writer.writeframes(pcm)
+    return out.getvalue()
 
 
 def number(value: str | None, param: str, kind, low, high):

@@ -94,9 +94,10 @@ def multipart_body(fields: dict[str, str | list[str]], audio: bytes | None) -> t
 class Host:
     """The host process with its stdin kept open (as Parley keeps it) and its ready line read."""
 
-    def __init__(self, *extra: str):
+    def __init__(self, *extra: str, models: tuple[str, ...] | None = None):
+        models = models if models is not None else ("--model-dir", str(MODEL_DIR.resolve()))
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "parley_engine_host", "--model-dir", str(MODEL_DIR.resolve()), "--port", "0", *extra],
+            [sys.executable, "-m", "parley_engine_host", *models, "--port", "0", *extra],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
             cwd=ROOT / "engine-host",
         )

@@ -93,6 +93,7 @@ program
       installed: isInstalled(modelsDir, m),
       url: downloadUrl(m, config.engines.modelsMirror),
       pypi: m.pypi ? `${pypiSource(m.pypi)}${m.pypi.build ? ` (build ${m.pypi.build})` : ''}` : null,
+      pypi_only: m.pypiOnly ?? null,
       installed_from: readLock(modelsDir)[m.name]?.source ?? null,
       sha256: m.sha256,
       checksum: checksumText(m),
@@ -106,8 +107,13 @@ program
     for (const r of rows) {
       out(`${r.installed ? '[x]' : '[ ]'} ${r.name.padEnd(30)} ${r.role.padEnd(20)} ${r.languages.join(',').padEnd(16)} ~${r.size_mb} MB`);
       out(`      ${r.description}`);
-      out(`      ${r.url}`);
-      if (r.pypi) out(`      or from PyPI: ${r.pypi}, distribution sha256s pinned (--origin pypi)`);
+      if (r.pypi_only) {
+        out(`      from PyPI only: ${r.pypi}, distribution and file sha256s pinned (${r.pypi_only})`);
+        out(`      the publisher's model file: ${r.url}`);
+      } else {
+        out(`      ${r.url}`);
+        if (r.pypi) out(`      or from PyPI: ${r.pypi}, distribution sha256s pinned (--origin pypi)`);
+      }
       if (r.installed_from) out(`      installed from ${r.installed_from}`);
       out(`      ${r.checksum}`);
     }

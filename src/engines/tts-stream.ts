@@ -30,6 +30,51 @@ export function placeBoundaries(boundaries: WordBoundary[], startMs: number, off
   return boundaries.map((b) => ({ ...b, offset_ms: b.offset_ms + startMs, text_offset: b.text_offset + offset }));
 }
 
+/** One sentence rendered to 16-bit PCM, its duration and its boundaries (relative to the sentence). */
+export interface RenderedPiece {
+  pcm: Buffer;
+  durationMs: number;
+  boundaries: WordBoundary[];
+}
+
+/**
+ * Sentence by sentence for engines that render PCM and encode it apart (the neural voices): the
+ * next sentence is rendered while the previous one is encoded and handed to the caller, so the
+ * first sentence goes out as soon as it is rendered and encoded.
+ */
+export async function* pipelinedStream(
+  text: string,
+  render: (piece: string) => Promise<RenderedPiece>,
+  encode: (pcm: Buffer) => Promise<Buffer>,
+): AsyncGenerator<SynthesisChunk> {
+  let startMs = 0;
+  let previous: Promise<SynthesisChunk> | null = null;
+  let rendering: Promise<RenderedPiece> | null = null;
+  try {
+    for (const piece of sentencePieces(text)) {
+      rendering = render(piece.text);
+      rendering.catch(() => {}); // observed below; a failure while the previous one is handed out must not go unhandled
+      if (previous) yield await previous;
+      const r = await rendering;
+      const at = startMs;
+      previous = encode(r.pcm).then((mp3) => ({
+        text: piece.text,
+        textOffset: piece.offset,
+        mp3,
+        startMs: at,
+        durationMs: r.durationMs,
+        boundaries: placeBoundaries(r.boundaries, at, piece.offset),
+      }));
+      previous.catch(() => {});
+      startMs += r.durationMs;
+    }
+    if (previous) yield await previous;
+  } finally {
+    previous?.catch(() => {});
+    rendering?.catch(() => {});
+  }
+}
+
 export async function* synthesisStream(tts: Synthesizer, text: string, options: SynthesizeOptions): AsyncGenerator<SynthesisChunk> {
   if (tts.synthesizeStream) {
     yield* tts.synthesizeStream(text, options);

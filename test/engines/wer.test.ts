@@ -1,12 +1,12 @@
 /**
  * The project's WER (src/engines/quality/wer.ts): normalization, the spelling equivalences
  * (a GLM-like list), and agreement with NIST sclite on the same normalized text when sctk is
- * installed.
+ * installed; the character error rate for Japanese.
  */
 import { existsSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { scliteWer } from '../../bench/engines/sclite.js';
-import { normalizeWords, SPELLING_EQUIVALENCES, wordErrorRate } from '../../src/engines/quality/wer.js';
+import { characterErrorRate, normalizeWords, SPELLING_EQUIVALENCES, wordErrorRate } from '../../src/engines/quality/wer.js';
 
 describe('word error rate', () => {
   it('lowercases, drops punctuation but apostrophes, splits hyphens', () => {
@@ -51,5 +51,18 @@ describe('word error rate', () => {
       words += n;
     }
     expect(scliteWer(pairs)).toBeCloseTo((errors / words) * 100, 1);
+  });
+});
+
+describe('character error rate (languages without spaces)', () => {
+  it('aligns characters, ignoring punctuation, spaces and full/half width', () => {
+    expect(characterErrorRate('会議は午後から始まります。', '会議は午後から始まります')).toBe(0);
+    expect(characterErrorRate('ＡＩの会議、３時', 'AIの会議 3時')).toBe(0);
+    // One substitution (三 heard as 3) over nine characters.
+    expect(characterErrorRate('午後三時から始まる', '午後3時から始まる')).toBeCloseTo(1 / 9);
+    // A WER would count the whole sentence as one wrong word.
+    expect(wordErrorRate('午後三時から始まる', '午後3時から始まる')).toBe(1);
+    expect(characterErrorRate('', '')).toBe(0);
+    expect(characterErrorRate('。', 'あ')).toBe(1);
   });
 });

@@ -2,7 +2,8 @@
  * The engine host: a Python process (engine-host/, run from the virtual environment that
  * `npm run setup` creates) that loads a Whisper model once and serves it to every session
  * and import of this process over HTTP on loopback (the OpenAI transcription API plus
- * documented extensions: docs/whisper.md). This file starts it, waits for its ready line,
+ * documented extensions: docs/whisper.md), or the Japanese speech model (OpenAI's speech API:
+ * docs/tts.md), each in a process of its own. This file starts it, waits for its ready line,
  * restarts it when it dies (backoff 1 s doubling to 30 s) and stops it with the service.
  *
  * Why a process and not a binding: faster-whisper (CTranslate2) is the fastest CPU Whisper
@@ -24,7 +25,10 @@ export interface EngineHostOptions {
   python: string;
   /** Folder holding the `parley_engine_host` package (engine-host/ of the project). */
   packageDir: string;
-  modelDir: string;
+  /** The Whisper model (--model-dir), when this host recognizes speech. */
+  modelDir?: string;
+  /** The Japanese speech model (--tts-model-dir), when this host speaks. */
+  ttsModelDir?: string;
   /** A smaller model for live drafts (the host's --draft-model-dir), or none. */
   draftModelDir?: string;
   threads: number;
@@ -34,15 +38,29 @@ export interface EngineHostOptions {
   logger: Logger;
 }
 
+/** What the host's speech model serves (its ready line's `tts`). */
+export interface HostSpeech {
+  model: string;
+  languages: string[];
+  voices: string[];
+  sample_rate: number;
+}
+
 /** What the host says on its first stdout line when it is ready to serve. */
 export interface HostReady {
   event: 'ready';
   port: number;
-  model: string;
+  /** The Whisper model's name (null: a speech-only host). */
+  model: string | null;
   languages: string[];
   /** The draft model's name, or null. */
   draft_model?: string | null;
+  /** The speech model, or null. */
+  tts?: HostSpeech | null;
 }
+
+/** The files a speech model folder must hold (engine-host/parley_engine_host/speech.py). */
+const SPEECH_FILES = ['kokoro-v1.0.int8.onnx', 'voices_ja.npz', 'vocab.json'];
 
 const MAX_BACKOFF_MS = 30_000;
 
@@ -59,10 +77,14 @@ export class EngineHost {
   constructor(private readonly options: EngineHostOptions) {}
 
   /** Why the host cannot run here (no virtual environment, no model), or null. */
-  static missing(options: Pick<EngineHostOptions, 'python' | 'packageDir' | 'modelDir'>): string | null {
+  static missing(options: Pick<EngineHostOptions, 'python' | 'packageDir' | 'modelDir' | 'ttsModelDir'>): string | null {
     if (!existsSync(options.python)) return `no engine-host environment at ${options.python} (npm run setup creates it)`;
     if (!existsSync(`${options.packageDir}/parley_engine_host`)) return `no engine host package in ${options.packageDir}`;
-    if (!existsSync(`${options.modelDir}/model.bin`)) return `no Whisper model in ${options.modelDir} (npm run setup installs it)`;
+    if (options.modelDir !== undefined && !existsSync(`${options.modelDir}/model.bin`))
+      return `no Whisper model in ${options.modelDir} (npm run setup installs it)`;
+    const tts = options.ttsModelDir;
+    const lacking = tts === undefined ? undefined : SPEECH_FILES.find((f) => !existsSync(`${tts}/${f}`));
+    if (lacking) return `no ${lacking} in ${tts} (npm run setup installs the Japanese voice)`;
     return null;
   }
 
@@ -113,7 +135,9 @@ export class EngineHost {
     // The same port again after a restart, so requests in their retry backoff find it.
     const port = this.info?.port ?? 0;
     // Absolute: the host runs in its package folder, where a relative model path means nothing.
-    const args = ['-m', 'parley_engine_host', '--model-dir', resolve(o.modelDir), '--port', String(port)];
+    const args = ['-m', 'parley_engine_host', '--port', String(port)];
+    if (o.modelDir) args.push('--model-dir', resolve(o.modelDir));
+    if (o.ttsModelDir) args.push('--tts-model-dir', resolve(o.ttsModelDir));
     args.push('--threads', String(o.threads), '--workers', String(o.workers));
     if (o.draftModelDir) args.push('--draft-model-dir', resolve(o.draftModelDir));
     this.generation++;
@@ -153,7 +177,10 @@ export class EngineHost {
         clearTimeout(timer);
         this.info = msg as HostReady;
         this.backoffMs = 1000;
-        o.logger.info({ engineHost: child.pid, port: msg.port, model: msg.model, ms: Date.now() - started }, 'engine host ready');
+        o.logger.info(
+          { engineHost: child.pid, port: msg.port, model: msg.model, tts: msg.tts?.model, ms: Date.now() - started },
+          'engine host ready',
+        );
         resolve(this.info);
       });
       child.on('error', (err) => fail(`engine host did not start: ${err.message}`));

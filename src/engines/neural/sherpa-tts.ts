@@ -13,7 +13,7 @@ import { StreamingMp3Encoder } from '../builtin/espeak-mp3.js';
 import { EngineError } from '../errors.js';
 import { findModel } from '../models/catalog.js';
 import type { EngineFactory } from '../registry.js';
-import { placeBoundaries, sentencePieces } from '../tts-stream.js';
+import { pipelinedStream } from '../tts-stream.js';
 import type { SynthesisChunk, SynthesisResult, SynthesizeOptions, Synthesizer, Voice } from '../types.js';
 import { loadSherpa, modelFolder, pickFile, type SherpaModule, type Unavailable } from './sherpa-common.js';
 import { guidedBoundaries } from './word-boundaries.js';
@@ -131,29 +131,11 @@ export class SherpaSynthesizer implements Synthesizer {
   /** Sentence by sentence: a sentence's MP3 is encoded while the next one is generated. */
   async *synthesizeStream(text: string, options: SynthesizeOptions): AsyncGenerator<SynthesisChunk> {
     const sid = this.speaker(options);
-    let startMs = 0;
-    let previous: Promise<SynthesisChunk> | null = null;
-    try {
-      for (const piece of sentencePieces(text)) {
-        const r = await this.render(piece.text, sid, options);
-        const at = startMs;
-        const encoding = this.encoder.encode(r.pcm, options.signal).then((mp3) => ({
-          text: piece.text,
-          textOffset: piece.offset,
-          mp3,
-          startMs: at,
-          durationMs: r.durationMs,
-          boundaries: placeBoundaries(r.boundaries, at, piece.offset),
-        }));
-        encoding.catch(() => {}); // observed below; a failure while the previous one is awaited must not go unhandled
-        startMs += r.durationMs;
-        if (previous) yield await previous;
-        previous = encoding;
-      }
-      if (previous) yield await previous;
-    } finally {
-      previous?.catch(() => {});
-    }
+    yield* pipelinedStream(
+      text,
+      (piece) => this.render(piece, sid, options),
+      (pcm) => this.encoder.encode(pcm, options.signal),
+    );
   }
 
   async close(): Promise<void> {

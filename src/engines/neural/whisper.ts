@@ -95,14 +95,15 @@ export const whisperFactory: EngineFactory = {
       await host.close();
       return { unavailable: err instanceof Error ? err.message : String(err) };
     }
+    const model = ready.model ?? `whisper-${e.whisperModel}`; // a host given --model-dir always names it
     ctx.logger.info(
-      { model: ready.model, draftModel: ready.draft_model ?? null },
-      ready.draft_model ? `Whisper ${ready.model}; live drafts in English by ${ready.draft_model}` : `Whisper ${ready.model}`,
+      { model, draftModel: ready.draft_model ?? null },
+      ready.draft_model ? `Whisper ${model}; live drafts in English by ${ready.draft_model}` : `Whisper ${model}`,
     );
     const engine = whisperRecognizer(
-      ready.model,
+      model,
       ready.languages,
-      async () => ({ baseUrl: await host.baseUrl(), model: ready.model, timeoutMs, retries }),
+      async () => ({ baseUrl: await host.baseUrl(), model, timeoutMs, retries }),
       fittedWindow(e),
     );
     return {

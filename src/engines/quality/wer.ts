@@ -32,8 +32,26 @@ export function normalizeWords(text: string): string[] {
 }
 
 export function wordErrorRate(reference: string, hypothesis: string): number {
-  const r = normalizeWords(reference);
-  const h = normalizeWords(hypothesis);
+  return errorRate(normalizeWords(reference), normalizeWords(hypothesis));
+}
+
+/**
+ * Character error rate, for languages written without spaces (Japanese, Chinese), where a WER
+ * would count a whole sentence as one word: the same alignment over characters, after NFKC
+ * normalization (full-width letters and digits become ASCII) keeping only letters and digits.
+ */
+export function characterErrorRate(reference: string, hypothesis: string): number {
+  const chars = (text: string) => [
+    ...text
+      .normalize('NFKC')
+      .toLowerCase()
+      .replace(/[^\p{L}\p{N}]/gu, ''),
+  ];
+  return errorRate(chars(reference), chars(hypothesis));
+}
+
+/** Edit distance of the hypothesis tokens from the reference tokens, over the reference's length. */
+function errorRate(r: string[], h: string[]): number {
   if (r.length === 0) return h.length === 0 ? 0 : 1;
   let prev = Array.from({ length: h.length + 1 }, (_, j) => j);
   for (let i = 1; i <= r.length; i++) {

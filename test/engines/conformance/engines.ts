@@ -29,6 +29,8 @@ export async function engineSet<T extends AnyEngine>(kind: EngineKind): Promise<
   const env: Record<string, string | undefined> = {
     PARLEY_DATA_DIR: process.env.PARLEY_DATA_DIR,
     PARLEY_MODELS_DIR: process.env.PARLEY_MODELS_DIR,
+    // The engine host's Python, where it is not the project's venv (a test venv).
+    PARLEY_ENGINE_HOST_PYTHON: process.env.PARLEY_ENGINE_HOST_PYTHON,
     PARLEY_REMOTE_LLM_URL: server.url,
     PARLEY_REMOTE_STT_URL: server.url,
     PARLEY_REMOTE_TTS_URL: server.url,

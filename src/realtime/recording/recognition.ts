@@ -128,11 +128,7 @@ export class Recognition {
       return this.speakers;
     } catch (err) {
       this.d.logger.error({ err }, 'live diarization did not start');
-      throw new AppError('diarization_unavailable', {
-        variant: 'websocket',
-        message: (err as Error).message,
-        details: { language: this.language },
-      });
+      throw new AppError('diarization_start_failed', { variant: 'websocket', details: { engine: diarizer.id } });
     }
   }
 

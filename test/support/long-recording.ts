@@ -36,3 +36,42 @@ export function longRecording(seconds: number): Buffer {
   built.set(seconds, out);
   return out;
 }
+
+const webms = new Map<number, Buffer>();
+
+/**
+ * The same recording as WebM/Opus (what a browser's MediaRecorder sends, audio_format webm):
+ * about 3 KB a second instead of PCM's 32 KB, so a test can send it many times faster than
+ * real time within the live audio rate limit (4x real time of PCM bytes, src/realtime/limits.ts).
+ */
+export function longRecordingWebm(seconds: number): Buffer {
+  const cached = webms.get(seconds);
+  if (cached) return cached;
+  const out = execFileSync(
+    'ffmpeg',
+    [
+      '-v',
+      'error',
+      '-f',
+      's16le',
+      '-ar',
+      '16000',
+      '-ac',
+      '1',
+      '-i',
+      'pipe:0',
+      '-c:a',
+      'libopus',
+      '-b:a',
+      '24k',
+      '-vbr',
+      'off',
+      '-f',
+      'webm',
+      'pipe:1',
+    ],
+    { input: longRecording(seconds), maxBuffer: 64 << 20 },
+  );
+  webms.set(seconds, out);
+  return out;
+}

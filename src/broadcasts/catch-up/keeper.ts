@@ -148,21 +148,22 @@ export class CatchUpKeeper {
       if (t) texts[to] = t;
     }
     if (!this.scope.holds()) return;
-    const coversToMs = fresh.at(-1)!.atMs;
-    const revision = await this.deps.store.replace(this.scope.broadcastId, this.revision, {
+    const next = {
       sourceLanguage: this.scope.source,
       texts,
       coversFromMs: input.coversFromMs,
-      coversToMs,
+      coversToMs: fresh.at(-1)!.atMs,
       engine: summarizer.id,
       generatedAt: this.deps.now().toISOString(),
-    });
+    };
+    let revision = await this.deps.store.replace(this.scope.broadcastId, this.revision, next);
     if (revision === null) {
-      // Written or removed elsewhere since (the host switched catch-up off and on): go on from what is stored now.
       const now = await this.deps.store.get(this.scope.broadcastId);
-      this.revision = now?.revision ?? 0;
-      if (now) this.adopt(now.revision, now.texts[now.sourceLanguage] ?? null, now.coversFromMs);
-      return;
+      // Written by another host session since: go on from its summary (this one is dropped).
+      if (now) return this.adopt(now.revision, now.texts[now.sourceLanguage] ?? null, now.coversFromMs);
+      // Removed (the host switched catch-up off, then on again): this one is the first again.
+      revision = await this.deps.store.replace(this.scope.broadcastId, 0, next);
+      if (revision === null) return;
     }
     this.revision = revision;
     this.last = { text, coversFromMs: input.coversFromMs };

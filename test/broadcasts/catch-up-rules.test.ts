@@ -34,6 +34,8 @@ describe.skipIf(!haveSharedAudio())('catch-up rules (sqlite, real host)', () => 
         PARLEY_BROADCAST_CATCH_UP_INTERVAL_SECONDS: '3600',
         PARLEY_BROADCAST_HOST_LEASE_SECONDS: '600',
         PARLEY_BROADCAST_HOST_WAIT_SECONDS: '600',
+        // The dropped host's recording is finalized soon after the drop (the suite waits for it before closing).
+        PARLEY_WS_DISCONNECT_GRACE_SECONDS: '2',
       },
     });
     const k = await realKey(t);
@@ -188,6 +190,17 @@ describe.skipIf(!haveSharedAudio())('catch-up rules (sqlite, real host)', () => 
     expect(seconds(latest.covers_to)).toBeGreaterThan(seconds(summary.covers_to));
     expect(latest.covers_to).toBe(lastHeard);
     expect(latest.covers_from).toBe(summary.covers_from);
+    // The dropped host's recording is finalized (the app closes after it).
+    const taskId = cl.messages.find((m) => m.data?.action === 'session_started')!.data.task_id;
+    for (
+      let status = 'recording', end = Date.now() + 180_000;
+      ['recording', 'uploading', 'processing'].includes(status);
+      await sleep(1_000)
+    ) {
+      if (Date.now() > end) throw new Error(`the dropped host's recording is still ${status}`);
+      status = (await api(t.url, 'GET', `/api/v1/tasks/${taskId}`, { key })).body.data.processing_status;
+      expect(typeof status).toBe('string');
+    }
   }, 600_000);
 
   it('the AsyncAPI document has the viewer stream with catch_up', async () => {

@@ -55,6 +55,8 @@ const chars = (s: string) => [...s].length;
 export class CatchUpKeeper {
   /** Final sentences of the live phase not yet dropped (all of them while the input fits). */
   private sentences: Sentence[] = [];
+  /** Characters of `sentences`. */
+  private held = 0;
   /** How many of `sentences` the stored summary covers. */
   private summarized = 0;
   /** The newest stored summary in the source language and where it starts. */
@@ -90,6 +92,17 @@ export class CatchUpKeeper {
   add(atMs: number, text: string): void {
     if (this.stopped || !text.trim()) return;
     this.sentences.push({ atMs, text: text.trim() });
+    this.held += chars(text.trim());
+    // Runs that cannot happen (the host switched catch-up off, no summarizer) must not let a long
+    // broadcast's text pile up: past twice what a run reads, the oldest go (a run would not read them).
+    const max = this.deps.settings.maxInputChars;
+    if (this.held > 2 * max) {
+      while (this.held > max && this.sentences.length > 1) {
+        this.held -= chars(this.sentences.shift()!.text);
+        this.summarized = Math.max(0, this.summarized - 1);
+      }
+      this.rolling = true;
+    }
   }
 
   /** A phase change (pause, the host dropped): a summary now if anything new was said. */
@@ -171,6 +184,7 @@ export class CatchUpKeeper {
     if (this.rolling) {
       // The summary stands for what it covered: only the sentences after it are kept.
       this.sentences = this.sentences.slice(covered);
+      this.held = this.sentences.reduce((n, x) => n + chars(x.text), 0);
       this.summarized = 0;
     } else this.summarized = covered;
   }
@@ -178,8 +192,7 @@ export class CatchUpKeeper {
   /** What one run reads: everything said while it fits, else the previous summary and the newest sentences. */
   private input(fresh: Sentence[]): { segments: string[]; coversFromMs: number } {
     const max = this.deps.settings.maxInputChars;
-    const all = this.sentences.reduce((n, s) => n + chars(s.text), 0);
-    if (!this.rolling && all <= max) return { segments: this.sentences.map((s) => s.text), coversFromMs: this.sentences[0]!.atMs };
+    if (!this.rolling && this.held <= max) return { segments: this.sentences.map((s) => s.text), coversFromMs: this.sentences[0]!.atMs };
     this.rolling = true;
     const earlier = this.last ? summarySegments(this.last.text) : [];
     let budget = max - earlier.reduce((n, s) => n + chars(s), 0);

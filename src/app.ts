@@ -263,6 +263,13 @@ export async function buildApp(config: Config, overrides: BuildOverrides = {}): 
       return t.ok ? t.engine.translate(text, { from, to }) : null;
     },
     synthesizer: (language, voice) => synthesizerFor(engines.enginesOf('tts'), language, voice),
+    // Catch-up summaries are built-in summaries: the same pick as a template's (PARLEY_SUMMARY_TEMPLATE_ENGINE).
+    summarizer: (language) => engines.find({ kind: 'summarizer', language }) ?? null,
+    catchUp: {
+      intervalMs: config.broadcasts.catchUpIntervalSeconds * 1000,
+      minNewChars: config.broadcasts.catchUpMinNewChars,
+      maxInputChars: config.broadcasts.catchUpMaxInputChars,
+    },
     // As a live start asks (src/realtime/ports.ts); the list is GET /api/v1/languages `live`.
     speech: () => {
       const offered = engines.offeredLanguages().live;

@@ -100,6 +100,7 @@ export function openStream(token, options, handlers) {
     'connected',
     'queued',
     'admitted',
+    'catch_up',
     'origin',
     'translation',
     'tts_ready',

@@ -2,7 +2,8 @@
 // viewer pick a caption language and the display (text size, contrast, how many captions
 // show; remembered in this browser, web/display.js), shows captions (interim in italics, final plain) with their
 // translation and speaker, queue position, standby, announcements and the end, and can speak
-// the translation aloud (tts_ready audio, in order). Reconnects by itself.
+// the translation aloud (tts_ready audio, in order). A late joiner first sees what was said so
+// far (the catch_up summary, collapsible). Reconnects by itself.
 import { Captions, fetchView, languageName, openStream, pageToken, storeAccess, storedAccess, ViewerError, verify } from '/web/captions.js';
 import { bindDisplayControls, keepLast, loadDisplay, saveDisplay } from '/web/display.js';
 
@@ -351,6 +352,9 @@ function onEvent(name, d) {
     case 'tts_ready':
       enqueueSpeech(d);
       break;
+    case 'catch_up':
+      showCatchUp(d);
+      break;
     case 'error':
       // A sentence-level error (with sid) leaves the broadcast running: nothing to tell.
       if (d.sid === undefined || d.sid === null) status(d.message || 'An error occurred.');
@@ -380,6 +384,36 @@ async function refreshSpeech() {
 }
 
 // ---- rendering ----
+
+/**
+ * The catch-up summary above the captions: open the first time (a late joiner reads it), then
+ * as the viewer left it; a newer one (a reconnect, another language) replaces the text. "- "
+ * lines are a list, other lines paragraphs.
+ */
+function showCatchUp(d) {
+  const box = $('catch-up');
+  const first = box.hidden;
+  $('catch-up-title').textContent = `So far (${d.covers_from}–${d.covers_to})`;
+  const body = $('catch-up-text');
+  body.lang = d.language || '';
+  const nodes = [];
+  let list = null;
+  for (const line of String(d.text ?? '').split('\n')) {
+    const item = /^\s*-\s+(.*)$/.exec(line);
+    if (item) {
+      list ??= document.createElement('ul');
+      list.append(el('li', '', item[1]));
+      continue;
+    }
+    if (list) nodes.push(list);
+    list = null;
+    if (line.trim()) nodes.push(el('p', '', line.trim()));
+  }
+  if (list) nodes.push(list);
+  body.replaceChildren(...nodes);
+  box.hidden = false;
+  if (first) box.open = true;
+}
 
 function renderEntry(e) {
   if (!e) return;

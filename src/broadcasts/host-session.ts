@@ -10,7 +10,8 @@
  * returns with a new ticket and a `start` with the same token within the host wait
  * (PARLEY_BROADCAST_HOST_WAIT_SECONDS), and the broadcast resumes in its phase with a new
  * recording (a new task); after the wait it ends. Broadcasts are exempt from the silence
- * auto-end.
+ * auto-end. While live, the broadcast's catch-up summary for late joiners is kept here
+ * (catch-up/keeper.ts), once for the broadcast.
  */
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
@@ -19,6 +20,7 @@ import { type ActivePlan, PlanService } from '../plans/service.js';
 import type { Principal } from '../platform/auth/types.js';
 import { AppError } from '../platform/errors/app-error.js';
 import { speakerLabel } from '../tasks/format.js';
+import { type CatchUpDeps, CatchUpKeeper } from './catch-up/keeper.js';
 import { type BroadcastStart, MAX_STANDBY_MESSAGE, validateBroadcastStart } from './host-start.js';
 import { InterimTranslations } from './interim-translations.js';
 import { type BroadcastState, captionsFlow, type HostAction, initialState, step, type ViewerSignal } from './phase.js';
@@ -42,6 +44,8 @@ export interface BroadcastHostDeps {
   synthesizer(language: string, voice?: string | null): Synthesizer | null;
   /** How often the sentence being spoken is translated for viewers (interim translations). */
   interimTranslationMs: number;
+  /** Catch-up summaries for late joiners (absent: the deployment turned them off). */
+  catchUp?: CatchUpDeps;
   activePlan(accountId: string): Promise<ActivePlan>;
   /** Calls `handler` when the broadcast is revoked (REST, any node). */
   onRevoked(broadcastId: string, handler: () => void): Promise<() => void>;
@@ -116,6 +120,8 @@ export class BroadcastHost {
   /** Spoken translations: one synthesis per final sentence per language, for every viewer. */
   readonly speech: ViewerSpeech;
   private readonly interims: InterimTranslations;
+  /** The catch-up summary of what was said live (null when the deployment has none). */
+  private readonly catchUp: CatchUpKeeper | null;
   /** This host session's name on the broadcast's lease (only it renews or freezes it). */
   private readonly session = randomUUID();
   private leaseTimer: NodeJS.Timeout | null = null;
@@ -150,6 +156,15 @@ export class BroadcastHost {
       intervalMs: deps.interimTranslationMs,
       publish: (t) => this.publish({ event: 'translation', data: { ...t, ...this.speaker(t.sid), is_final: false } }),
     });
+    this.catchUp = deps.catchUp
+      ? new CatchUpKeeper(deps.catchUp, {
+          broadcastId: channel.id,
+          source: channel.transcriptionLanguages[0]!,
+          targets: channel.translationLanguages,
+          enabled: async () => (await deps.store.get(channel.id))?.catchUp === true,
+          holds: () => !this.superseded,
+        })
+      : null;
   }
 
   get id(): string {
@@ -242,6 +257,7 @@ export class BroadcastHost {
       this.keepBroadcast = true;
       onRevoked();
     });
+    await this.catchUp?.start();
     if (this.start.standbyMessage) this.standby = await this.translated(this.start.standbyMessage);
     if (this.resumed) {
       const r = step(this.state, { kind: 'host_returned' });
@@ -299,6 +315,7 @@ export class BroadcastHost {
         if (this.finals.size > 100) this.finals.delete(this.finals.keys().next().value as number);
         this.interims.finalOrigin(o.sid);
         this.sinks.caption(null, { text: o.text, at });
+        this.catchUp?.add(this.msFromGoLive(o.start_time), o.text);
       }
       void this.publish({ event: 'origin', data });
       if (!o.is_final) this.interims.interim(o.sid, o.text);
@@ -401,6 +418,8 @@ export class BroadcastHost {
     // Once: a drained host's connection may drop later too (its viewers were told already).
     if (this.superseded || this.dropped) return;
     this.dropped = true;
+    // Late joiners while the broadcast waits get what was said up to the drop.
+    void this.catchUp?.refresh();
     await this.apply({ kind: 'host_dropped' });
     await this.deps.store.freeze(this.id, this.session, this.deps.now());
     this.waitTimer = setTimeout(() => void this.endIfStillFrozen(), this.deps.hostWaitMs);
@@ -416,6 +435,9 @@ export class BroadcastHost {
     this.stopLease();
     // Captions already handed to the sinks still go out (the last sentence comes just before the end).
     void this.sinks.close();
+    // A broadcast that waits for its host keeps what its recording's last sentences said; one that ends needs no more.
+    if (this.keepBroadcast && !this.superseded) void this.catchUp?.refresh();
+    this.catchUp?.stop();
     if (this.keepBroadcast || this.state.ended) return;
     await this.apply({ kind: 'stop' });
     await this.endBroadcast();
@@ -441,6 +463,8 @@ export class BroadcastHost {
     if ('error' in r) throw r.error;
     this.state = r.state;
     await this.signal(r.signals);
+    // A pause is a natural moment to catch up: late joiners while it lasts get everything said before it.
+    if (action.kind === 'pause') void this.catchUp?.refresh();
   }
 
   private async signal(signals: ViewerSignal[]): Promise<void> {
@@ -463,11 +487,15 @@ export class BroadcastHost {
     }
   }
 
-  /** mm:ss from the recording's start -> mm:ss from going live (viewers count from 00:00 at go-live). */
-  private fromGoLive(startTime: string): string {
+  /** mm:ss from the recording's start -> ms from going live (viewers count from 00:00 at go-live). */
+  private msFromGoLive(startTime: string): number {
     const at = this.recordingStart + secondsOf(startTime) * 1000;
-    const ms = Math.max(0, at - (this.liveSince ?? at));
-    const total = Math.floor(ms / 1000);
+    return Math.max(0, at - (this.liveSince ?? at));
+  }
+
+  /** mm:ss from the recording's start -> mm:ss from going live. */
+  private fromGoLive(startTime: string): string {
+    const total = Math.floor(this.msFromGoLive(startTime) / 1000);
     return `${String(Math.floor(total / 60)).padStart(2, '0')}:${String(total % 60).padStart(2, '0')}`;
   }
 
@@ -484,6 +512,7 @@ export class BroadcastHost {
 
   dispose(): void {
     this.stopLease();
+    this.catchUp?.stop();
     void this.sinks.close();
     this.interims.dispose();
     this.offRevoked();

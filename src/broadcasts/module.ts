@@ -4,7 +4,7 @@
  */
 import type { Logger } from 'pino';
 import type { EventBus } from '../bus/types.js';
-import type { Synthesizer } from '../engines/types.js';
+import type { Summarizer, Synthesizer } from '../engines/types.js';
 import type { ActivePlan } from '../plans/service.js';
 import type { Authenticator } from '../platform/auth/types.js';
 import type { SourceShareRule } from '../platform/http/source-share.js';
@@ -14,6 +14,9 @@ import { exponentialBackoff } from '../platform/retry.js';
 import type { Database } from '../store/database.js';
 import { postWebhook } from '../webhooks/sender.js';
 import { type ChannelLimits, ViewerGuard } from './abuse.js';
+import type { CatchUpSettings } from './catch-up/keeper.js';
+import { CatchUpReader } from './catch-up/reader.js';
+import { CatchUpStore } from './catch-up/store.js';
 import { BROADCAST_REVOKED_TOPIC, BROADCAST_SINKS_TOPIC, type BroadcastRevokedEvent } from './events.js';
 import { startHostSweep } from './host-lease.js';
 import type { BroadcastHostDeps } from './host-session.js';
@@ -39,6 +42,9 @@ export interface BroadcastsModule {
   bus: EventBus;
   /** Caption sinks (YouTube Live, Zoom): the host's REST side. */
   sinks: SinkService;
+  /** Catch-up summaries for late joiners: stored by the hosting node, read by every viewer stream. */
+  catchUps: CatchUpStore;
+  catchUpReader: CatchUpReader;
   /** What a host's broadcast session needs (the realtime role's connections). */
   host: BroadcastHostDeps;
   close(): Promise<void>;
@@ -56,6 +62,10 @@ export interface BroadcastsModuleDeps {
   translate(text: string, from: string, to: string): Promise<string | null>;
   /** The synthesizer serving `language` here (viewers' tts_ready audio, made on the host's node), or null. */
   synthesizer(language: string, voice?: string | null): Synthesizer | null;
+  /** The summarizer the engine layer picks for built-in summaries in `language` (catch-up summaries), or null. */
+  summarizer(language: string): Summarizer | null;
+  /** Catch-up summaries: how often and how much (intervalMs 0: none). */
+  catchUp: CatchUpSettings;
   /** Live recognition here (creation refuses an unserved transcription language); null when this process has none. */
   speech?: RuleContext['speech'];
   viewerLimit: number;
@@ -82,12 +92,14 @@ function notReplayed(event: ViewerEvent): boolean {
 
 export function createBroadcastsModule(d: BroadcastsModuleDeps): BroadcastsModule {
   const store = new BroadcastStore(d.database);
+  const catchUps = new CatchUpStore(d.database);
   const seats: ViewerSeats = d.redisUrl ? new RedisSeats(d.redisUrl) : new InMemorySeats();
   const broadcasts = new BroadcastService({
     counts: (id) => seats.counts(id),
     store,
     bus: d.bus,
     activePlan: d.activePlan,
+    catchUps,
     rules: {
       viewerLimit: d.viewerLimit,
       templateExists: d.templateExists,
@@ -121,6 +133,18 @@ export function createBroadcastsModule(d: BroadcastsModuleDeps): BroadcastsModul
     translate: d.translate,
     synthesizer: d.synthesizer,
     interimTranslationMs: INTERIM_TRANSLATION_MS,
+    // One keeper a hosting session (catch-up/keeper.ts); viewers only read what it stores.
+    catchUp:
+      d.catchUp.intervalMs > 0
+        ? {
+            store: catchUps,
+            summarizer: d.summarizer,
+            translate: d.translate,
+            settings: d.catchUp,
+            now: d.now,
+            logger: d.logger.child({ feature: 'catch-up' }),
+          }
+        : undefined,
     activePlan: d.activePlan,
     async onRevoked(id, handler) {
       return d.bus.subscribe(BROADCAST_REVOKED_TOPIC, (m) => {
@@ -176,6 +200,8 @@ export function createBroadcastsModule(d: BroadcastsModuleDeps): BroadcastsModul
     sourceSeats: d.sourceLimits.seats,
     bus: d.bus,
     sinks,
+    catchUps,
+    catchUpReader: new CatchUpReader(catchUps),
     host,
     close: async () => {
       stopSweep();
@@ -194,5 +220,6 @@ export function registerBroadcasts(app: HttpApp, m: BroadcastsModule, auth: Auth
     seats: m.seats,
     bus: m.bus,
     sourceSeats: m.sourceSeats,
+    catchUp: m.catchUpReader,
   });
 }

@@ -43,6 +43,8 @@ export interface BroadcastSettings {
   summaryTemplate: string | null;
   summaryLanguage: string;
   callbackUrl: string | null;
+  /** Late joiners get a catch-up summary of what was said (src/broadcasts/catch-up/); the host can turn it off. */
+  catchUp: boolean;
 }
 
 export interface RuleContext {
@@ -85,6 +87,7 @@ const CREATE_FIELDS = [
   'summary_template',
   'summary_language',
   'callback_url',
+  'catch_up',
 ] as const;
 /** What PATCH takes: everything but the name (fixed at creation, spec). */
 const UPDATE_FIELDS = CREATE_FIELDS.filter((f) => f !== 'name');
@@ -227,6 +230,11 @@ function summaryLanguage(value: unknown): string | null {
   return tag;
 }
 
+function catchUp(value: unknown): boolean {
+  if (typeof value !== 'boolean') throw invalid('catch_up', 'catch_up must be true or false.');
+  return value;
+}
+
 function callbackUrl(value: unknown): string | null {
   if (value === null) return null;
   if (typeof value !== 'string') throw invalid('callback_url', 'callback_url must be a string.');
@@ -288,6 +296,7 @@ export function parseCreate(raw: unknown, ctx: RuleContext): CreateInput {
     summaryTemplate: has(body, 'summary_template') ? summaryTemplate(body, ctx) : null,
     summaryLanguage: (has(body, 'summary_language') ? summaryLanguage(body.summary_language) : null) ?? transcription[0]!,
     callbackUrl: has(body, 'callback_url') ? callbackUrl(body.callback_url) : null,
+    catchUp: has(body, 'catch_up') ? catchUp(body.catch_up) : true,
   });
   return { settings: keepTtsOfChannel(settings, has(body, 'tts_config')), passCode: code };
 }
@@ -364,6 +373,7 @@ export function parseUpdate(raw: unknown, current: BroadcastSettings, status: st
   if (has(body, 'summary_template')) next.summaryTemplate = summaryTemplate(body, ctx);
   if (has(body, 'summary_language')) next.summaryLanguage = summaryLanguage(body.summary_language) ?? next.transcriptionLanguages[0]!;
   if (has(body, 'callback_url')) next.callbackUrl = callbackUrl(body.callback_url);
+  if (has(body, 'catch_up')) next.catchUp = catchUp(body.catch_up);
   return { settings: keepTtsOfChannel(checkTogether(next), has(body, 'tts_config')), passCode: code, accessChanged, changed };
 }
 

@@ -29,6 +29,12 @@ const settingsFields = {
   summary_template: Type.Optional(Type.Union([Type.String({ maxLength: 50 }), Type.Null()])),
   summary_language: Type.Optional(Type.String({ description: 'A supported language code; default the first transcription language' })),
   callback_url: Type.Optional(Type.Union([Type.String({ format: 'uri' }), Type.Null()], { description: 'Overrides the key webhook URL' })),
+  catch_up: Type.Optional(
+    Type.Boolean({
+      default: true,
+      description: 'Late joiners get a catch-up summary of what was said (viewer event catch_up); false turns it off',
+    }),
+  ),
 };
 
 export const CreateBody = Type.Object({ ...settingsFields, name: Type.Optional(Type.String({ maxLength: 100 })) });
@@ -64,6 +70,7 @@ export const OwnerBroadcast = Type.Object({
   summary_template: Type.Union([Type.String(), Type.Null()]),
   summary_language: Type.String(),
   callback_url: Type.Union([Type.String({ description: 'scheme, host, port and path only' }), Type.Null()]),
+  catch_up: Type.Boolean({ description: 'Late joiners get the catch-up summary (viewer event catch_up)' }),
   task_id: Type.Union([Type.String(), Type.Null()]),
   viewer_count: Type.Integer({ description: 'Viewers holding a seat now (every node)' }),
   queue_count: Type.Integer({ description: 'Viewers waiting for a seat now' }),

@@ -11,6 +11,7 @@ import { displayWebhookUrl } from '../keys/service.js';
 import { type ActivePlan, PlanService } from '../plans/service.js';
 import type { Principal } from '../platform/auth/types.js';
 import { AppError } from '../platform/errors/app-error.js';
+import type { CatchUpStore } from './catch-up/store.js';
 import { BROADCAST_REVOKED_TOPIC, type BroadcastRevokedEvent } from './events.js';
 import { parseCreate, parseUpdate, type RuleContext } from './rules.js';
 import type { SeatCounts } from './seats.js';
@@ -25,6 +26,8 @@ export const STATUSES: BroadcastStatus[] = ['pending', 'active', 'ended', 'revok
 
 export interface BroadcastServiceDeps {
   store: BroadcastStore;
+  /** Catch-up summaries: removed when the host turns them off. */
+  catchUps?: CatchUpStore;
   bus: EventBus;
   /** The account's authorization (plan-bound unlimited plans never include broadcasts). */
   activePlan(accountId: string): Promise<ActivePlan>;
@@ -59,6 +62,7 @@ export function ownerJson(b: Broadcast, counts: SeatCounts = { viewers: 0, queue
     summary_template: b.summaryTemplate,
     summary_language: b.summaryLanguage,
     callback_url: displayWebhookUrl(b.callbackUrl),
+    catch_up: b.catchUp,
     task_id: b.taskId,
     viewer_count: counts.viewers,
     queue_count: counts.queued,
@@ -137,6 +141,8 @@ export class BroadcastService {
         if (u.settings.accessType === 'public') access.passCodeHash = null;
       }
       if (await this.d.store.update(b.id, b.status, u.settings, access, this.d.now())) {
+        // Turned off: late joiners get no summary from now on, and what was written is gone.
+        if (b.catchUp && !u.settings.catchUp) await this.d.catchUps?.remove(b.id);
         // Watching viewers re-check their access (those whose token no longer opens it are kicked).
         if (u.accessChanged) {
           await this.d.bus

@@ -62,4 +62,22 @@ export const broadcastSettings = defineSection({
     1000,
     { min: 30, max: 1_000_000 },
   ),
+  catchUpIntervalSeconds: settings.int(
+    'PARLEY_BROADCAST_CATCH_UP_INTERVAL_SECONDS',
+    "How often a live broadcast's catch-up summary for late joiners is written again (seconds), when enough new speech came; also at a pause and when the host drops. One run per broadcast on the hosting node, never per viewer. 0 turns catch-up summaries off for the deployment.",
+    180,
+    { min: 0, max: 3600 },
+  ),
+  catchUpMinNewChars: settings.int(
+    'PARLEY_BROADCAST_CATCH_UP_MIN_NEW_CHARS',
+    'New transcript characters since the last catch-up summary needed before the interval writes another (a pause or a host drop writes one for any new text): fewer runs, and no summarizing and translating again for one short sentence.',
+    200,
+    { min: 1, max: 100_000 },
+  ),
+  catchUpMaxInputChars: settings.int(
+    'PARLEY_BROADCAST_CATCH_UP_MAX_INPUT_CHARS',
+    'The most text one catch-up run gives the summarizer (the cost of a run, in LLM tokens about a quarter of it). Below it a run reads everything said since going live; past it, the previous catch-up summary and the newest sentences (a rolling summary).',
+    20_000,
+    { min: 1000, max: 200_000 },
+  ),
 });

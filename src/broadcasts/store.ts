@@ -55,6 +55,7 @@ function fromRow(r: BroadcastsTable): Broadcast {
     summaryTemplate: r.summary_template,
     summaryLanguage: r.summary_language,
     callbackUrl: r.callback_url,
+    catchUp: Number(r.catch_up) === 1,
     status: r.status as BroadcastStatus,
     phase: r.phase as BroadcastPhase | null,
     taskId: r.task_id,
@@ -83,6 +84,7 @@ function settingsColumns(s: BroadcastSettings) {
     summary_template: s.summaryTemplate,
     summary_language: s.summaryLanguage,
     callback_url: s.callbackUrl,
+    catch_up: s.catchUp ? 1 : 0,
   };
 }
 

@@ -53,6 +53,8 @@ export interface BroadcastsTable {
   host_session: string | null;
   /** JSON string[]: the languages viewers can listen to, set by the hosting node (migration 0511); null before a host started. */
   tts_languages: string | null;
+  /** 1: late joiners get the catch-up summary (the host's switch, migration 0520); 0: off. */
+  catch_up: number;
   created_at: string;
   updated_at: string;
   started_at: string | null;
@@ -107,9 +109,27 @@ export interface BroadcastCaptionSinksTable {
   updated_at: string;
 }
 
+/** A broadcast's latest catch-up summary for late joiners (migration 0520; src/broadcasts/catch-up/). */
+export interface BroadcastCatchUpsTable {
+  broadcast_id: string;
+  /** Bumped by every write; a write names the revision it replaces. */
+  revision: number;
+  /** The language the summarizer wrote (the first transcription language); the others are its translations. */
+  source_language: string;
+  /** JSON map language -> plain text (the source language and each translation language a translator served). */
+  texts: string;
+  /** The sentences summarized started from here to here, ms from going live. */
+  covers_from_ms: number;
+  covers_to_ms: number;
+  /** The summarizer engine that wrote it. */
+  engine: string;
+  generated_at: string;
+}
+
 export interface BroadcastTables {
   broadcasts: BroadcastsTable;
   broadcast_recordings: BroadcastRecordingsTable;
   broadcast_caption_sinks: BroadcastCaptionSinksTable;
+  broadcast_catch_ups: BroadcastCatchUpsTable;
   broadcast_viewer_tokens: BroadcastViewerTokensTable;
 }

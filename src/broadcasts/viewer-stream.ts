@@ -9,6 +9,7 @@
  *   Retry-After: a viewer waits and asks again), 410 broadcast_session_ended once it ended.
  *   A host's start (standby or live) puts it on air; frozen broadcasts stay on air.
  * - `connected` first (available_langs, tts_languages, phase, recognition_mode), then the
+ *   catch-up summary of what was said (catch-up/reader.ts; live phase, once admitted), then the
  *   latest few final sentences from the topic's retained log (late joiners; no interims),
  *   then live events. In standby the viewer gets `standby`, never captions.
  * - `lang` keeps one translation language (origin captions always come).
@@ -35,6 +36,7 @@ import { type SourceShareRule, seatsPerSource } from '../platform/http/source-sh
 import { sharedJson, streamToSse } from '../platform/http/sse.js';
 import type { HttpApp } from '../platform/http/types.js';
 import type { ViewerGuard } from './abuse.js';
+import { type CatchUpEvent, CatchUpPayload, type CatchUpReader } from './catch-up/reader.js';
 import { type DisplayKey, display } from './display.js';
 import { BROADCAST_REVOKED_TOPIC } from './events.js';
 import { documentOnly } from './schemas.js';
@@ -72,10 +74,12 @@ export interface ViewerStreamDeps {
   bus: EventBus;
   /** What one source may hold of a broadcast's seats and queue places. */
   sourceSeats: SourceShareRule;
+  /** Catch-up summaries for late joiners; absent: none are sent. */
+  catchUp?: CatchUpReader;
   heartbeatMs?: number;
 }
 
-type Item = ViewerEvent | { event: '__end' | '__kick'; data: Record<string, unknown> };
+type Item = ViewerEvent | CatchUpEvent | { event: '__end' | '__kick'; data: Record<string, unknown> };
 
 /** Events whose `message` is a display string chosen here. */
 const MESSAGE_OF: Record<string, DisplayKey> = {
@@ -108,8 +112,8 @@ export function replayOf(log: ViewerEvent[]): ViewerEvent[] {
 }
 
 const NullableString = Type.Union([Type.String(), Type.Null()]);
-/** The viewer events (spec "SSE: broadcast viewer"); docs/broadcasts.md says when each comes. */
-const VIEWER_EVENTS = {
+/** The viewer events (spec "SSE: broadcast viewer"; catch_up is Parley's); docs/broadcasts.md says when each comes. */
+export const VIEWER_EVENTS = {
   connected: Type.Object({
     available_langs: Type.Array(Type.String(), { description: 'The translation languages' }),
     tts_languages: Type.Array(Type.String(), { description: 'Languages with tts_ready while live; empty otherwise' }),
@@ -119,6 +123,7 @@ const VIEWER_EVENTS = {
   }),
   queued: Type.Object({ position: Type.Integer({ minimum: 1 }), estimated_wait: Type.String({ description: 'Display text' }) }),
   admitted: MessageEvent,
+  catch_up: CatchUpPayload,
   origin: Type.Object({
     sid: Type.Integer(),
     text: Type.String(),
@@ -229,6 +234,10 @@ async function openViewerStream(deps: ViewerStreamDeps, request: FastifyRequest<
     const now = await deps.store.get(b.id);
     return now !== null && (await deps.viewers.admits(now, viewerToken));
   };
+  // Sent before the captions of a live broadcast (catch-up/reader.ts); a reconnect that has it already (Last-Event-ID) is not sent it again.
+  const lastEventId = typeof request.headers['last-event-id'] === 'string' ? request.headers['last-event-id'] : undefined;
+  const catchUpOf = async (now: Broadcast) =>
+    now.phase === 'live' || now.phase === 'paused' ? ((await deps.catchUp?.forViewer(now, lang, lastEventId)) ?? null) : null;
   const viewerId = randomUUID();
   // The source's share: its address, and on password channels its viewer token (stored hashed, as in the database).
   const share = {
@@ -256,6 +265,8 @@ async function openViewerStream(deps: ViewerStreamDeps, request: FastifyRequest<
   const frame = (item: Item) => {
     if (item.event === '__end') return { event: 'error', data: item.data, end: true };
     if (item.event === '__kick') return { event: 'kicked', data: { message: msg('kicked') }, end: true };
+    if (item.event === 'catch_up')
+      return admitted ? { event: item.event, data: sharedJson(item.data), id: (item as CatchUpEvent).id } : null;
     const e = item as ViewerEvent;
     // Audio: admitted viewers who asked for it, in their language when they chose one.
     if (e.event === 'tts_ready') {
@@ -314,6 +325,8 @@ async function openViewerStream(deps: ViewerStreamDeps, request: FastifyRequest<
         if (current.status === 'revoked') throw new AppError('broadcast_token_revoked');
         if (current.status === 'ended') throw new AppError('broadcast_session_ended');
         const live = current.phase === 'live' || current.phase === 'paused';
+        const catchUp = live && admitted ? await catchUpOf(current) : null;
+        if (catchUp) items.push(catchUp);
         if (live) items.push(...replayOf(log));
         else {
           const standby = [...log].reverse().find((e) => e.event === 'standby');
@@ -356,6 +369,8 @@ async function openViewerStream(deps: ViewerStreamDeps, request: FastifyRequest<
           admitted = true;
           await deps.store.countViewer(b.id, seat.viewers);
           sse.send('admitted', { message: msg('admitted') });
+          const catchUp = await catchUpOf((await deps.store.get(b.id)) ?? b);
+          if (catchUp) sse.send(catchUp.event, sharedJson(catchUp.data), catchUp.id);
         } else if (seat.position !== lastPosition) {
           lastPosition = seat.position;
           sse.send('queued', { position: seat.position, estimated_wait: waitText(seat.position) });

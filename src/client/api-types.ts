@@ -1078,6 +1078,8 @@ export interface Operations {
       summary_language?: string;
       /** Overrides the key webhook URL */
       callback_url?: string | null;
+      /** Late joiners get a catch-up summary of what was said (viewer event catch_up); false turns it off */
+      catch_up?: boolean;
       name?: string;
     };
     bodyType: "application/json";
@@ -1133,6 +1135,8 @@ export interface Operations {
           summary_template: string | null;
           summary_language: string;
           callback_url: string | null;
+          /** Late joiners get the catch-up summary (viewer event catch_up) */
+          catch_up: boolean;
           task_id: string | null;
           /** Viewers holding a seat now (every node) */
           viewer_count: number;
@@ -1194,6 +1198,8 @@ export interface Operations {
           summary_template: string | null;
           summary_language: string;
           callback_url: string | null;
+          /** Late joiners get the catch-up summary (viewer event catch_up) */
+          catch_up: boolean;
           task_id: string | null;
           /** Viewers holding a seat now (every node) */
           viewer_count: number;
@@ -1245,6 +1251,8 @@ export interface Operations {
       summary_language?: string;
       /** Overrides the key webhook URL */
       callback_url?: string | null;
+      /** Late joiners get a catch-up summary of what was said (viewer event catch_up); false turns it off */
+      catch_up?: boolean;
     };
     bodyType: "application/json";
     responses: {
@@ -1275,6 +1283,8 @@ export interface Operations {
           summary_template: string | null;
           summary_language: string;
           callback_url: string | null;
+          /** Late joiners get the catch-up summary (viewer event catch_up) */
+          catch_up: boolean;
           task_id: string | null;
           /** Viewers holding a seat now (every node) */
           viewer_count: number;
@@ -1330,6 +1340,8 @@ export interface Operations {
           summary_template: string | null;
           summary_language: string;
           callback_url: string | null;
+          /** Late joiners get the catch-up summary (viewer event catch_up) */
+          catch_up: boolean;
           task_id: string | null;
           /** Viewers holding a seat now (every node) */
           viewer_count: number;
@@ -1535,6 +1547,17 @@ export interface Operations {
       admitted: {
         /** Display text; do not parse */
         message: string;
+      };
+      catch_up: {
+        /** Plain text; lines starting with "- " are list items */
+        text: string;
+        /** The language of the text: the viewer's lang, else the spoken language (also when no translator serves lang) */
+        language: string;
+        /** mm:ss from go-live (as origin.start_time): the first sentence summarized started here */
+        covers_from: string;
+        /** mm:ss from go-live: the last sentence summarized started here; captions after it are not in the summary */
+        covers_to: string;
+        generated_at: string;
       };
       origin: {
         sid: number;

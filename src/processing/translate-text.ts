@@ -13,6 +13,18 @@ export async function translateLines(
   to: string,
   o: { signal?: AbortSignal; onText?: (cumulative: string) => void } = {},
 ): Promise<string> {
+  return mapLines(text, (body) => translator.translate(body, { from, to, signal: o.signal }), o);
+}
+
+/**
+ * The text with the words of each line replaced by `words(body)`: headings, list marks, quote
+ * marks and blank lines kept as they are. Lines go one at a time, in order.
+ */
+export async function mapLines(
+  text: string,
+  words: (body: string) => Promise<string>,
+  o: { signal?: AbortSignal; onText?: (cumulative: string) => void } = {},
+): Promise<string> {
   const out: string[] = [];
   for (const line of text.split('\n')) {
     o.signal?.throwIfAborted();
@@ -21,7 +33,7 @@ export async function translateLines(
       out.push(line);
       continue;
     }
-    out.push(prefix + (await translator.translate(body, { from, to, signal: o.signal })));
+    out.push(prefix + (await words(body)));
     o.onText?.(out.join('\n'));
   }
   return out.join('\n').trim();

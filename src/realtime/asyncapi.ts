@@ -7,6 +7,7 @@
  * a real connection, so an action or event added without a line here fails the suite.
  */
 import { type TSchema, Type } from 'typebox';
+import { viewerChannelDoc } from '../broadcasts/viewer-asyncapi.js';
 import { ERRORS, type ErrorCode } from '../platform/errors/registry.js';
 import { SpeakerReassigned, SpeakerRenamed, SpeakersMerged, SpokenSentence } from '../platform/http/event-schemas.js';
 import { INTERFACE_VERSION } from '../version/routes.js';
@@ -506,13 +507,15 @@ export function asyncApiDocument() {
   };
   operations.health = { action: 'receive', channel: { $ref: '#/channels/live' }, messages: [ref('health')] };
   operations.on_error = { action: 'send', channel: { $ref: '#/channels/live' }, messages: [ref('error')] };
+  // The broadcast viewers' caption stream (SSE) is documented beside it (src/broadcasts/viewer-asyncapi.ts).
+  const viewer = viewerChannelDoc();
   return {
     asyncapi: '3.0.0',
     info: {
       title: 'Parley live WebSocket',
       version: INTERFACE_VERSION,
       description:
-        'Get a ticket from POST {base_url}/api/v1/auth/ticket (X-API-Key), then connect to {realtime_url}/ws with the subprotocol ticket.<TICKET> (Sec-WebSocket-Protocol). Every message is JSON {type, data}; client actions and server events are type voice-translation with data.action. Audio goes as binary frames (or the audio action). Close codes: 4001 ticket, 4003 key refused, 4008 timeout, 4013 too slow, 4029 rate limited, 1001 shutdown.',
+        'Get a ticket from POST {base_url}/api/v1/auth/ticket (X-API-Key), then connect to {realtime_url}/ws with the subprotocol ticket.<TICKET> (Sec-WebSocket-Protocol). Every message is JSON {type, data}; client actions and server events are type voice-translation with data.action. Audio goes as binary frames (or the audio action). Close codes: 4001 ticket, 4003 key refused, 4008 timeout, 4013 too slow, 4029 rate limited, 1001 shutdown. The channel "viewer" is the broadcast viewers\' caption stream (server-sent events, no API key).',
     },
     servers: {
       realtime: {
@@ -523,9 +526,13 @@ export function asyncApiDocument() {
         variables: { realtime_host: { default: 'localhost:8080' } },
         security: [{ $ref: '#/components/securitySchemes/ticket' }],
       },
+      viewers: viewer.server,
     },
-    channels: { live: { address: '/ws', title: 'One live session per connection', messages } },
-    operations,
+    channels: {
+      live: { address: '/ws', title: 'One live session per connection', servers: [{ $ref: '#/servers/realtime' }], messages },
+      viewer: viewer.channel,
+    },
+    operations: { ...operations, ...viewer.operations },
     components: {
       securitySchemes: {
         ticket: {

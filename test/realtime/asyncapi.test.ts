@@ -92,8 +92,13 @@ describe('AsyncAPI document of the WebSocket protocol', () => {
     expect(res.body).toEqual(JSON.parse(JSON.stringify(asyncApiDocument())));
     const messages = Object.keys(res.body.channels.live.messages);
     expect(messages).toEqual(expect.arrayContaining(['action.start', 'event.session_started', 'event.result', 'error', 'health']));
-    for (const op of Object.values(res.body.operations) as { messages: { $ref: string }[] }[]) {
-      for (const m of op.messages) expect(messages).toContain(m.$ref.split('/').pop());
+    // Every operation names a message of its own channel (live: the WebSocket; viewer: the broadcast viewers' SSE).
+    for (const op of Object.values(res.body.operations) as { channel: { $ref: string }; messages: { $ref: string }[] }[]) {
+      const channel = op.channel.$ref.split('/').pop()!;
+      for (const m of op.messages) {
+        expect(m.$ref.startsWith(`#/channels/${channel}/messages/`)).toBe(true);
+        expect(Object.keys(res.body.channels[channel].messages)).toContain(m.$ref.split('/').pop());
+      }
     }
     const page = await fetch(`${t.url}/asyncapi`);
     expect(page.status).toBe(200);

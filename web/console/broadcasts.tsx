@@ -22,6 +22,7 @@ function CreateForm({ onCreated }: { onCreated: (id: string) => void }) {
   const [access, setAccess] = useState<'public' | 'password'>('public');
   const [passCode, setPassCode] = useState('');
   const [maxViewers, setMaxViewers] = useState('');
+  const [catchUp, setCatchUp] = useState(true);
   const { busy, error, run } = useAction();
   const submit = async (e: Event) => {
     e.preventDefault();
@@ -33,6 +34,7 @@ function CreateForm({ onCreated }: { onCreated: (id: string) => void }) {
         access_type: access,
         ...(access === 'password' ? { pass_code: passCode } : {}),
         ...(maxViewers ? { max_viewers: Number(maxViewers) } : {}),
+        catch_up: catchUp,
       });
       setName('');
       onCreated(b.id);
@@ -91,6 +93,10 @@ function CreateForm({ onCreated }: { onCreated: (id: string) => void }) {
           onChange={setTargets}
           empty={offer ? `Nothing here translates from ${languageName(language)}.` : 'Loading…'}
         />
+        <label>
+          <input type="checkbox" checked={catchUp} onChange={(e) => setCatchUp((e.currentTarget as HTMLInputElement).checked)} /> Late
+          joiners first see a summary of what was said so far
+        </label>
         <div>
           <button type="submit" class="primary" disabled={busy}>
             Create broadcast

@@ -86,3 +86,13 @@ root.append(
     all.filter((m) => !m.key.includes('.')),
   ),
 );
+// The broadcast viewers' caption stream (server-sent events), documented in the same file.
+const viewer = doc.channels.viewer;
+if (viewer) {
+  root.append(
+    ...section(
+      `Broadcast viewer stream (SSE, GET ${viewer.address})`,
+      Object.entries(viewer.messages).map(([key, m]) => ({ key, ...m })),
+    ),
+  );
+}

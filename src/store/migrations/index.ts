@@ -20,6 +20,7 @@ import { broadcastRecordingsMigration } from './0503_broadcast_recordings.js';
 import { broadcastHostLeaseMigration } from './0504_broadcast_host_lease.js';
 import { broadcastCaptionSinksMigration } from './0510_broadcast_caption_sinks.js';
 import { broadcastTtsLanguagesMigration } from './0511_broadcast_tts_languages.js';
+import { broadcastCatchUpsMigration } from './0520_broadcast_catch_ups.js';
 import { liveRecordingsMigration } from './0600_live_recordings.js';
 import { authEpochMigration } from './0700_auth_epoch.js';
 
@@ -44,6 +45,7 @@ export const MIGRATIONS: Migration[] = [
   broadcastHostLeaseMigration,
   broadcastCaptionSinksMigration,
   broadcastTtsLanguagesMigration,
+  broadcastCatchUpsMigration,
   liveRecordingsMigration,
   authEpochMigration,
 ];

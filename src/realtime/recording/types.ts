@@ -1,0 +1,66 @@
+/**
+ * What a live recording (src/realtime/recording.ts) is given, and the ways it ends. Re-exported
+ * by recording.ts: importers keep importing from there.
+ */
+import type { AudioTools } from '../../engines/audio/port.js';
+import type { EngineRegistry } from '../../engines/registry.js';
+import type { Glossary } from '../../glossary/index.js';
+import type { AppError } from '../../platform/errors/app-error.js';
+import type { SessionStreams } from '../../stream/session-streams.js';
+import type { FinalizeDeps, FinishKind } from '../finalize.js';
+import type { OwnerState } from '../live/snapshot.js';
+import type { StartRequest } from '../start.js';
+import type { LiveDeps } from './fleet-copy.js';
+import type { MeterBilling } from './meter.js';
+
+export interface RecordingDeps extends FinalizeDeps {
+  /** The M4A at the end, and the live decoder of WebM sessions. */
+  audio: Pick<AudioTools, 'encodeFile' | 'liveDecoder'>;
+  engines: EngineRegistry;
+  tempDir: string;
+  /** Backpressure of each recognizer stream (StreamingSttOptions.maxBacklogMs). */
+  maxBacklogMs: number;
+  /** Per-minute billing of live audio (billing service and the plan's limits calculator). */
+  billing: MeterBilling;
+  /** Live sessions as event streams: results, translations and status go to every audience (src/stream). */
+  streams: Pick<SessionStreams, 'publisher'>;
+  /** Sends an error to the owner's client (errors are not part of the session stream). */
+  error(err: AppError): void;
+  /** The recording as the fleet sees it (src/realtime/live): audio segments, lease, snapshot. Absent: this process only. */
+  live?: LiveDeps;
+}
+
+export type SessionSummary = NonNullable<StartRequest['summary']>;
+
+/** The owner's hooks, as constructor options (each is also a settable field of the recording). */
+export interface RecordingOptions {
+  glossary?: Glossary | null;
+  resumeToken?: string | null;
+  owner?: () => OwnerState;
+  onMustEnd?: (err: AppError) => void;
+  onSpeech?: () => void;
+  onLost?: () => void;
+}
+
+/**
+ * How a recording ends here:
+ * - `finish`: recognition ends (the utterance in progress becomes a final), translations and the
+ *   minute charge settle, the usage row ends (refunded without audio), and the recording is
+ *   finalized into its task (finalize.ts; `kind` forced: the task is being force-failed).
+ * - `park`: the same up to the charges, then the last audio and the snapshot are stored and the
+ *   row is parked for `graceMs` for another process to continue (a hand-over).
+ * - `discard`: what was opened here goes; the row and segments stay (continueFrom failed part
+ *   way, or another process took the recording over).
+ * - `abandon`: begin() failed part way; everything it made is undone and the task fails.
+ */
+export type CloseMode =
+  | { mode: 'finish'; kind: FinishKind }
+  | { mode: 'park'; graceMs: number }
+  | { mode: 'discard' }
+  | { mode: 'abandon' };
+
+/** `kept`: a park that did not happen (the recording is still here, to be finished). */
+export type CloseOutcome = 'completed' | 'failed' | 'parked' | 'kept' | 'closed';
+
+/** The mode alone (what each part's close is told). */
+export type EndMode = CloseMode['mode'];

@@ -1,4 +1,5 @@
 import { defineConfig } from 'vitest/config';
+import SlowFirstSequencer from './test/support/slow-first-sequencer.js';
 
 export default defineConfig({
   test: {
@@ -11,5 +12,7 @@ export default defineConfig({
     pool: 'forks',
     poolOptions: { forks: { maxForks: 2, minForks: 1 } },
     reporters: ['default', './test/support/summary-reporter.ts'],
+    // Known slow files first (test/support/slow-files.txt): no long file is left to run alone at the end.
+    sequence: { sequencer: SlowFirstSequencer },
   },
 });

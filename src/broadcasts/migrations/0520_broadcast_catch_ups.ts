@@ -1,5 +1,5 @@
-import { types } from '../columns.js';
-import type { Migration } from '../migrate.js';
+import { types } from '../../store/columns.js';
+import type { Migration } from '../../store/migration.js';
 
 /**
  * Catch-up summaries for late joiners (src/broadcasts/catch-up/): the host's switch on each

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
-import { types } from '../columns.js';
-import type { Migration } from '../migrate.js';
+import { types } from '../../store/columns.js';
+import type { Migration } from '../../store/migration.js';
 
 /** Billing (credit lots, usage, charges, draws, crossing state) and plan assignment. */
 export const billingMigration: Migration = {

@@ -1,5 +1,5 @@
-import { types } from '../columns.js';
-import type { Migration } from '../migrate.js';
+import { types } from '../../store/columns.js';
+import type { Migration } from '../../store/migration.js';
 
 /** Floating-subtitle feed tokens and shares (src/subtitles/tables.ts). */
 export const subtitlesMigration: Migration = {

@@ -1,5 +1,5 @@
-import { types } from '../columns.js';
-import type { Migration } from '../migrate.js';
+import { types } from '../../store/columns.js';
+import type { Migration } from '../../store/migration.js';
 
 /**
  * Fair claiming (src/jobs/store-queue.ts): a job's fairness group (the account, for imports)

@@ -1,5 +1,5 @@
-import { types } from '../columns.js';
-import type { Migration } from '../migrate.js';
+import { types } from '../../store/columns.js';
+import type { Migration } from '../../store/migration.js';
 
 /** When the broadcast went live: viewers' start_time counts from here, across host reconnects. */
 export const broadcastLiveSinceMigration: Migration = {

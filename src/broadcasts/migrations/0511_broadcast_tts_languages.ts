@@ -1,5 +1,5 @@
-import { types } from '../columns.js';
-import type { Migration } from '../migrate.js';
+import { types } from '../../store/columns.js';
+import type { Migration } from '../../store/migration.js';
 
 /**
  * The languages a broadcast's viewers can listen to, published by the node that hosts it

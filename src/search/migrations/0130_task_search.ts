@@ -15,8 +15,8 @@
  * final before the session ends (src/search/live-index.ts) gives way to the stored sentence.
  */
 import { sql } from 'kysely';
-import type { Dialect } from '../database.js';
-import type { Migration } from '../migrate.js';
+import type { Dialect } from '../../store/dialect.js';
+import type { Migration } from '../../store/migration.js';
 
 const COLUMNS = 'account_id, task_id, kind, sid, language, speaker_id, start_ms, end_ms, body';
 

@@ -12,8 +12,8 @@
  * rows of a batch update). SQLite has only row-level triggers and one writer at a time.
  */
 import { sql } from 'kysely';
-import { types } from '../columns.js';
-import type { Migration } from '../migrate.js';
+import { types } from '../../store/columns.js';
+import type { Migration } from '../../store/migration.js';
 
 export const taskListVersionsMigration: Migration = {
   id: '0110_task_list_versions',

@@ -1,5 +1,5 @@
-import { types } from '../columns.js';
-import type { Migration } from '../migrate.js';
+import { types } from '../../store/columns.js';
+import type { Migration } from '../../store/migration.js';
 
 /** Every recording (task) of a broadcast: its outcome's webhooks follow the broadcast's callback_url. */
 export const broadcastRecordingsMigration: Migration = {

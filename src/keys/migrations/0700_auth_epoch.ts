@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import type { Migration } from '../migrate.js';
+import type { Migration } from '../../store/migration.js';
 
 /**
  * A counter that moves whenever a key or an account changes, whoever changes it (this

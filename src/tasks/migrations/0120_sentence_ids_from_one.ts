@@ -11,7 +11,7 @@
  * keyed by speaker or language, not by sid, so nothing else refers to the old numbers.
  */
 import { sql } from 'kysely';
-import type { Migration } from '../migrate.js';
+import type { Migration } from '../../store/migration.js';
 
 export const sentenceIdsFromOneMigration: Migration = {
   id: '0120_sentence_ids_from_one',

@@ -1,5 +1,5 @@
-import { types } from '../columns.js';
-import type { Migration } from '../migrate.js';
+import { types } from '../../store/columns.js';
+import type { Migration } from '../../store/migration.js';
 
 /**
  * Caption sinks of a broadcast (YouTube Live and Zoom caption URLs, src/broadcasts/sinks/):

@@ -1,5 +1,5 @@
-import { types } from '../columns.js';
-import type { Migration } from '../migrate.js';
+import { types } from '../../store/columns.js';
+import type { Migration } from '../../store/migration.js';
 
 /** The host's side of a broadcast: who streams it now, and since when it waits for its host. */
 export const broadcastHostsMigration: Migration = {

@@ -1,5 +1,5 @@
-import { types } from '../columns.js';
-import type { Migration } from '../migrate.js';
+import { types } from '../../store/columns.js';
+import type { Migration } from '../../store/migration.js';
 
 export const broadcastsMigration: Migration = {
   id: '0500_broadcasts',

@@ -1,5 +1,5 @@
-import { types } from '../columns.js';
-import type { Migration } from '../migrate.js';
+import { types } from '../../../store/columns.js';
+import type { Migration } from '../../../store/migration.js';
 
 /** Live recordings any realtime process can continue or finish (src/realtime/live/tables.ts). */
 export const liveRecordingsMigration: Migration = {

@@ -1,4 +1,4 @@
-import type { Migration } from '../migrate.js';
+import type { Migration } from '../../store/migration.js';
 
 /**
  * Speakers that exist without sentences: a speaker whose last sentence was reassigned away

@@ -10,7 +10,10 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
-import { type BillingModule, createBillingModule, registerBillingRoutes } from './billing/module.js';
+import { registerAccountRoutes } from './account/routes.js';
+import { AccountService } from './account/service.js';
+import { asyncApiDocument } from './asyncapi.js';
+import { type BillingModule, createBillingModule } from './billing/module.js';
 import { createBroadcastsModule, registerBroadcasts } from './broadcasts/module.js';
 import { broadcastTaskRouting, firstRouting } from './broadcasts/routing.js';
 import { InProcessBus } from './bus/in-process.js';
@@ -70,6 +73,7 @@ import { SummaryTemplateCatalogue } from './summary-templates/catalogue.js';
 import { registerSummaryTemplateRoutes } from './summary-templates/routes.js';
 import { createTaskModule, type TaskModule } from './tasks/module.js';
 import { registerTaskRoutes } from './tasks/routes.js';
+import { registerTicketRoutes } from './tickets/routes.js';
 import { registerTtsRoutes } from './tts/routes.js';
 import { TtsService } from './tts/service.js';
 import { TtsStreamService } from './tts/stream.js';
@@ -364,7 +368,9 @@ export async function buildApp(config: Config, overrides: BuildOverrides = {}): 
   // Feature routes, one line per feature (see ARCHITECTURE.md).
   if (roles.includes('api')) {
     registerKeyRoutes(http, { auth, keys, monthlySpent: (keyId) => billing.monthlySpent(keyId) });
-    registerBillingRoutes(http, { plans, billing, limits, tickets, now }, auth);
+    // POST /api/v1/auth/ticket and GET /api/v1/me/plan, /me/credit-lots, /me/usage.
+    registerTicketRoutes(http, { auth, tickets });
+    registerAccountRoutes(http, { auth, account: new AccountService({ billing, plans, limits, now }) });
     registerSummaryTemplateRoutes(http, { auth, templates: summaryTemplates });
     registerTaskRoutes(http, { auth, tasks: tasks.tasks, speakers: tasks.speakers, blobs, audio, logger });
     registerSearchRoutes(http, { auth, search: new SearchService(searchStore) });
@@ -391,7 +397,7 @@ export async function buildApp(config: Config, overrides: BuildOverrides = {}): 
     });
     registerSummaryRoutes(http, { auth, summaries });
     registerWebRoutes(http);
-    registerAsyncApiRoutes(http);
+    registerAsyncApiRoutes(http, asyncApiDocument());
   }
 
   if (roles.includes('realtime')) {

@@ -12,7 +12,6 @@
  * is not false (a small local LLM measured worse than the extractive summarizer). Translations no engine serves directly go through one pivot language.
  */
 import type { Logger } from 'pino';
-import type { Config } from '../config.js';
 import { baseLanguage } from '../languages.js';
 import {
   capabilitiesOf,
@@ -29,6 +28,7 @@ import {
   servesPair,
 } from './needs.js';
 import { type LanguageOffer, offeredLanguages } from './offer.js';
+import type { EngineConfig } from './settings.js';
 import type {
   AnyEngine,
   Diarizer,
@@ -62,7 +62,7 @@ export interface EngineOfKind {
 }
 
 export interface EngineContext {
-  config: Config;
+  config: EngineConfig;
   /** Folder for downloaded models. */
   modelsDir: string;
   logger: Logger;

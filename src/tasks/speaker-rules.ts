@@ -7,8 +7,8 @@
  * A speaker exists while it has sentences, and also after its last sentence was reassigned
  * away (`kept`): otherwise a reassign could not be undone. A merge removes its source.
  */
-import type { SpeakerEvent } from '../../bus/topics.js';
-import { AppError } from '../../platform/errors/app-error.js';
+import type { SpeakerEvent } from '../bus/topics.js';
+import { AppError } from '../platform/errors/app-error.js';
 
 export interface SpeakerSnapshot {
   /** Original speaker id -> display label (renamed speakers only). */

@@ -1,4 +1,4 @@
-import { allSettings } from '../../config.js';
+import { allSettings } from './config.js';
 
 /** The configuration table of docs/configuration.md, generated from the settings sections. */
 export function renderConfigTable(): string {

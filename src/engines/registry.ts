@@ -29,6 +29,7 @@ import {
 } from './needs.js';
 import { type LanguageOffer, offeredLanguages } from './offer.js';
 import type { EngineConfig } from './settings.js';
+import { SharedResources } from './shared-resources.js';
 import type {
   AnyEngine,
   Diarizer,
@@ -68,6 +69,11 @@ export interface EngineContext {
   logger: Logger;
   /** Engines created before this factory (catalogue order): adapters wrap them. */
   loaded: readonly AnyEngine[];
+  /**
+   * Resources the factories of this registry share (shared-resources.ts); one per registry.
+   * A factory called on its own (tests, benches) without one builds its resources for itself.
+   */
+  shared?: SharedResources;
 }
 
 /** Result of trying to create engines: one engine, several (an adapter per wrapped engine), or why not. */
@@ -147,11 +153,12 @@ export class EngineRegistry {
     const wanted = kinds ? withDependencies(kinds, catalog) : undefined;
     const engines: AnyEngine[] = [];
     const status: EngineStatus[] = [];
+    const shared = ctx.shared ?? new SharedResources();
     for (const f of catalog) {
       if (wanted && !wanted.has(f.kind)) continue;
       let result: FactoryResult;
       try {
-        result = await f.create({ ...ctx, loaded: [...engines] });
+        result = await f.create({ ...ctx, loaded: [...engines], shared });
       } catch (err) {
         result = { unavailable: err instanceof Error ? err.message : String(err) };
       }

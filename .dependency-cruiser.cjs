@@ -4,8 +4,8 @@
  *
  * Layers. Mechanisms shared by everything: platform/, store/, bus/, jobs/, storage/, stream/,
  * presence/, engines/, metrics/, processing/ and languages.ts. Features: one folder each, named
- * in FEATURES below. Above both, the composition: app.ts, schema.ts, config.ts, main.ts, cli/,
- * bootstrap/. The client (src/client) stands alone.
+ * in FEATURES below. Above both, the composition: app.ts and composition/, schema.ts (tables and
+ * migrations), asyncapi.ts, config.ts and config-docs.ts, main.ts, cli/, bootstrap/. The client (src/client) stands alone.
  *
  * A feature's public surface is its top-level modules other than its HTTP routes. Its subfolders
  * (tasks/speakers/, realtime/recording/, broadcasts/sinks/ ...), its route modules and its SQL
@@ -75,9 +75,9 @@ module.exports = {
     {
       name: 'mechanism-imports-composition',
       severity: 'error',
-      comment: 'Mechanisms do not reach up to the composition (app.ts, config.ts, schema.ts, main.ts, cli/).',
+      comment: 'Mechanisms do not reach up to the composition (app.ts, composition/, config.ts, schema.ts, main.ts, cli/ ...).',
       from: { path: '^src/(store|bus|platform|jobs|storage|stream|presence|engines)/' },
-      to: { path: '^src/(app|config|schema|main)\\.ts$|^src/(cli|bootstrap)/' },
+      to: { path: '^src/(app|asyncapi|config|config-docs|schema|main)\\.ts$|^src/(cli|bootstrap|composition)/' },
     },
     {
       name: 'engine-imports-feature-http-or-store',
@@ -93,7 +93,7 @@ module.exports = {
       severity: 'error',
       comment:
         "A feature uses another feature's top-level modules only: its subfolders and its HTTP routes are its own.",
-      from: { path: '^src/([^/]+)/' },
+      from: { path: '^src/([^/]+)/', pathNot: '^src/composition/' },
       to: {
         path: [`^src/(${FEATURES.join('|')})/[^/]+/`, `^src/(${FEATURES.join('|')})/[^/]*routes\\.ts$`],
         pathNot: ['^src/$1/'],
@@ -103,7 +103,7 @@ module.exports = {
       name: 'feature-uses-feature-sql',
       severity: 'error',
       comment: "Another feature's store.ts is its SQL: name its types, call it through that feature's service.",
-      from: { path: '^src/([^/]+)/' },
+      from: { path: '^src/([^/]+)/', pathNot: '^src/composition/' },
       to: { path: `^src/(${FEATURES.join('|')})/store\\.ts$`, pathNot: ['^src/$1/'], dependencyTypesNot: ['type-only'] },
     },
     {

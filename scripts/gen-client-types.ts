@@ -3,7 +3,7 @@
  * changing a route schema: `npm run client:types`.
  */
 import { writeFileSync } from 'node:fs';
-import { asyncApiDocument } from '../src/realtime/asyncapi.js';
+import { asyncApiDocument } from '../src/asyncapi.js';
 import { clientTypesSource } from './client-types.js';
 import { servedOpenApi } from './served-openapi.js';
 

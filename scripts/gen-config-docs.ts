@@ -1,5 +1,5 @@
 import { readFileSync, writeFileSync } from 'node:fs';
-import { withConfigTable } from '../src/platform/config/docs.js';
+import { withConfigTable } from '../src/config-docs.js';
 
 const path = new URL('../docs/configuration.md', import.meta.url);
 writeFileSync(path, withConfigTable(readFileSync(path, 'utf8')));

@@ -1,154 +1,68 @@
-/**
- * The composition root: reads nothing from the environment itself (it gets a Config), opens
- * the backends configuration selects (SQLite or PostgreSQL; in-process or Redis bus), builds
- * every module once, in dependency order, handing each its ports in its constructor, and
- * registers each feature's routes and jobs for the roles this process runs. Nothing is built
- * lazily and nothing is patched in afterwards; features never import this file.
- * `src/main.ts` starts it; tests and the admin CLI call `buildApp` directly.
- */
-import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Logger } from 'pino';
-import { type BillingModule, createBillingModule, registerBillingRoutes } from './billing/module.js';
+import { registerAccountRoutes } from './account/routes.js';
+import { AccountService } from './account/service.js';
+import { asyncApiDocument } from './asyncapi.js';
+import { createBillingModule } from './billing/module.js';
 import { createBroadcastsModule, registerBroadcasts } from './broadcasts/module.js';
 import { broadcastTaskRouting, firstRouting } from './broadcasts/routing.js';
 import { InProcessBus } from './bus/in-process.js';
 import { RedisBus } from './bus/redis.js';
 import type { EventBus } from './bus/types.js';
+import type { AppDeps, BuildOverrides, ParleyApp } from './composition/app-deps.js';
+import { broadcastsDeps } from './composition/broadcasts.js';
+import { buildString } from './composition/build-string.js';
+import { registerRealtimeRole } from './composition/realtime.js';
 import { type Config, ConfigError, rolesWithoutBusProblem } from './config.js';
 import { createFfmpegAudio } from './engines/audio/ffmpeg-audio.js';
-import type { AudioTools } from './engines/audio/port.js';
 import { EngineRegistry } from './engines/registry.js';
-import { glossaryLimits } from './glossary/limits.js';
-import { registerGlossaryRoutes } from './glossary/routes.js';
-import {
-  createImportsModule,
-  type ImportsModule,
-  importStatusPort,
-  registerImports,
-  startImportWorker,
-  startTimeoutSweep,
-} from './imports/module.js';
+import { createImportsModule, importStatusPort, registerImports, startImportWorker, startTimeoutSweep } from './imports/module.js';
 import { importTaskRouting } from './imports/routing.js';
 import { ImportStore } from './imports/store.js';
 import { openJobQueue } from './jobs/create.js';
-import type { JobQueue } from './jobs/types.js';
-import { createKeysModule, type KeysModule } from './keys/module.js';
+import { createKeysModule } from './keys/module.js';
 import { registerKeyRoutes } from './keys/routes.js';
 import { observedEngine } from './metrics/engines.js';
 import { installHttpMetrics, registerMetricsRoute, startMetricsListener } from './metrics/http.js';
 import { Metrics } from './metrics/metrics.js';
 import { registerStateGauges } from './metrics/state.js';
 import { MetricsStore } from './metrics/store.js';
-import type { Authenticator } from './platform/auth/types.js';
 import { createHttpServer } from './platform/http/server.js';
-import type { HttpApp } from './platform/http/types.js';
 import { createLogger } from './platform/logging.js';
 import { InMemoryRateLimiter, type RateLimiter } from './platform/rate-limit.js';
 import { RedisRateLimiter } from './platform/redis-rate-limit.js';
 import { reprocessQueue } from './processing/reprocess.js';
 import { registerAsyncApiRoutes } from './realtime/asyncapi-routes.js';
-import { createRealtimePorts } from './realtime/ports.js';
-import { registerRealtime } from './realtime/server.js';
 import { registerRetranslateRoutes } from './retranslate/routes.js';
 import { RetranslateService } from './retranslate/service.js';
+import { migrate } from './schema.js';
 import { LiveSearchIndex } from './search/live-index.js';
 import { registerSearchRoutes } from './search/routes.js';
 import { SearchService } from './search/service.js';
 import { SearchStore } from './search/store.js';
 import { registerLanguageRoutes } from './served-languages/routes.js';
 import { openBlobStore } from './storage/create.js';
-import type { BlobStore } from './storage/types.js';
-import { type Database, openDatabase } from './store/database.js';
-import { migrate } from './store/migrate.js';
+import { openDatabase } from './store/database.js';
 import { SessionStreams } from './stream/session-streams.js';
 import { createSubtitlesModule } from './subtitles/module.js';
 import { registerSummaryRoutes } from './summaries/routes.js';
 import { SummaryService } from './summaries/service.js';
 import { SummaryTemplateCatalogue } from './summary-templates/catalogue.js';
 import { registerSummaryTemplateRoutes } from './summary-templates/routes.js';
-import { createTaskModule, type TaskModule } from './tasks/module.js';
+import { createTaskModule } from './tasks/module.js';
 import { registerTaskRoutes } from './tasks/routes.js';
+import { registerTicketRoutes } from './tickets/routes.js';
 import { registerTtsRoutes } from './tts/routes.js';
 import { TtsService } from './tts/service.js';
 import { TtsStreamService } from './tts/stream.js';
 import { registerTtsStreamRoute } from './tts/stream-route.js';
-import { synthesizerFor, voicesFor } from './tts/voice-choice.js';
 import { registerVersionRoutes } from './version/routes.js';
 import { registerWebRoutes } from './web/routes.js';
 import { creditWebhooks } from './webhooks/credit-notices.js';
-import { createWebhooksModule, type WebhooksModule } from './webhooks/module.js';
+import { createWebhooksModule } from './webhooks/module.js';
 import { WebhookSender } from './webhooks/signed-sender.js';
 import { taskOutcomeWebhooks } from './webhooks/task-outcomes.js';
 
-/**
- * What the app built, for main.ts, the admin CLI and tests. Features never see this object:
- * each gets the few ports it needs in its constructor (see buildApp).
- */
-export interface AppDeps {
-  config: Config;
-  logger: Logger;
-  database: Database;
-  bus: EventBus;
-  /** Live sessions as event streams: the publisher where a recording runs, subscriptions anywhere (src/stream). */
-  streams: SessionStreams;
-  /** Live finals into the search index (src/search); `idle()` waits for the writes queued so far. */
-  liveSearch: LiveSearchIndex;
-  /** Durable jobs; handlers are registered only in processes with the worker role. */
-  jobs: JobQueue;
-  rateLimiter: RateLimiter;
-  engines: EngineRegistry;
-  /** Decoding, measuring and encoding audio (src/engines/audio/port.ts; ffmpeg today). */
-  audio: AudioTools;
-  /** Audio and other large files (local disk under PARLEY_DATA_DIR/blobs by default). */
-  blobs: BlobStore;
-  /** Injectable clock (tests move time; production uses the system clock). */
-  now: () => Date;
-  build: string;
-  /** Billing, plans, the limits calculator and tickets (src/billing/module.ts). */
-  plans: BillingModule['plans'];
-  billing: BillingModule['billing'];
-  limits: BillingModule['limits'];
-  tickets: BillingModule['tickets'];
-  /** Accounts and API keys; the Authenticator every route uses (src/keys). */
-  keys: KeysModule['keys'];
-  authenticator: KeysModule['authenticator'];
-  /** Signed webhook delivery (outbox + durable jobs): `notify(event, {...})` (src/webhooks). */
-  webhooks: WebhooksModule['webhooks'];
-  /** Built-in and operator summary templates; `getEnabledTemplate(slug)` (src/summary-templates). */
-  summaryTemplates: SummaryTemplateCatalogue;
-  /** Task records: the store (their only writer), the task service and speaker editing (src/tasks). */
-  tasks: TaskModule;
-  /** Imports: store, service, job pipeline and the reprocessing job (src/imports). */
-  imports: ImportsModule;
-  /** Prometheus metrics of this process (src/metrics); served per PARLEY_METRICS_*. */
-  metrics: Metrics;
-  /** The port of the separate metrics listener (PARLEY_METRICS_LISTEN), when there is one. */
-  metricsPort: number | null;
-}
-
-export interface ParleyApp {
-  http: HttpApp;
-  deps: AppDeps;
-  /** Stops accepting work, finishes in-flight requests, closes backends. */
-  close(): Promise<void>;
-}
-
-export interface BuildOverrides {
-  logger?: Logger;
-  engines?: EngineRegistry;
-  now?: () => Date;
-  /** PostgreSQL schema (tests isolate themselves). */
-  pgSchema?: string;
-  /** Replaces the keys feature's Authenticator on every route (feature tests with fixed principals). */
-  authenticator?: Authenticator;
-  /**
-   * The bus this process shares with the processes running its other roles, instead of the
-   * one REDIS_URL selects (tests run such "processes" as apps in one OS process).
-   */
-  bus?: EventBus;
-}
+export type { AppDeps, BuildOverrides, ParleyApp } from './composition/app-deps.js';
 
 export async function buildApp(config: Config, overrides: BuildOverrides = {}): Promise<ParleyApp> {
   // Refused before anything is opened: roles split across processes need a shared bus.
@@ -248,52 +162,9 @@ export async function buildApp(config: Config, overrides: BuildOverrides = {}): 
     now,
   });
   // One broadcasts module for both sides: viewers (api role) and hosts (realtime role) share its seats.
-  const broadcasts = createBroadcastsModule({
-    database,
-    bus,
-    rateLimiter,
-    activePlan: (accountId) => plans.activePlan(accountId),
-    templateExists: (slug) => summaryTemplates.getEnabledTemplate(slug) !== null,
-    voices: (language) => {
-      const voices = voicesFor(engines.enginesOf('tts'), language);
-      return voices.length ? voices.map((v) => ({ voice_name: v.voice_name, display_name: v.display_name, gender: v.gender })) : null;
-    },
-    translate: async (text, from, to) => {
-      const t = engines.select({ kind: 'translator', from, to });
-      return t.ok ? t.engine.translate(text, { from, to }) : null;
-    },
-    synthesizer: (language, voice) => synthesizerFor(engines.enginesOf('tts'), language, voice),
-    // Catch-up summaries are built-in summaries: the same pick as a template's (PARLEY_SUMMARY_TEMPLATE_ENGINE).
-    summarizer: (language) => engines.find({ kind: 'summarizer', language }) ?? null,
-    catchUp: {
-      intervalMs: config.broadcasts.catchUpIntervalSeconds * 1000,
-      minNewChars: config.broadcasts.catchUpMinNewChars,
-      maxInputChars: config.broadcasts.catchUpMaxInputChars,
-    },
-    // As a live start asks (src/realtime/ports.ts); the list is GET /api/v1/languages `live`.
-    speech: () => {
-      const offered = engines.offeredLanguages().live;
-      if (!offered || engines.enginesOf('streaming-stt').length === 0) return null;
-      return { serves: (language) => engines.serves({ kind: 'streaming-stt', language, interimResults: true }), offered };
-    },
-    viewerLimit: config.broadcasts.viewerLimit,
-    hostWaitMs: config.broadcasts.hostWaitSeconds * 1000,
-    hostLeaseMs: config.broadcasts.hostLeaseSeconds * 1000,
-    sinkDelivery: {
-      allowPrivate: config.webhooks.allowPrivate,
-      attempts: config.broadcasts.sinkAttempts,
-      retryBaseMs: config.broadcasts.sinkRetryBaseMs,
-      timeoutMs: config.broadcasts.sinkTimeoutMs,
-    },
-    sourceLimits: {
-      channelRateSources: config.broadcasts.channelRateSources,
-      wrongPerChannel: config.broadcasts.wrongPasswordsPerChannel,
-      seats: { percent: config.broadcasts.sourceSeatPercent, min: config.broadcasts.sourceSeatsMin },
-    },
-    redisUrl,
-    now,
-    logger: logger.child({ component: 'broadcasts' }),
-  });
+  const broadcasts = createBroadcastsModule(
+    broadcastsDeps(config, { database, bus, rateLimiter, plans, summaryTemplates, engines, redisUrl, now, logger }),
+  );
   const subtitles = createSubtitlesModule({
     database,
     bus,
@@ -364,7 +235,9 @@ export async function buildApp(config: Config, overrides: BuildOverrides = {}): 
   // Feature routes, one line per feature (see ARCHITECTURE.md).
   if (roles.includes('api')) {
     registerKeyRoutes(http, { auth, keys, monthlySpent: (keyId) => billing.monthlySpent(keyId) });
-    registerBillingRoutes(http, { plans, billing, limits, tickets, now }, auth);
+    // POST /api/v1/auth/ticket and GET /api/v1/me/plan, /me/credit-lots, /me/usage.
+    registerTicketRoutes(http, { auth, tickets });
+    registerAccountRoutes(http, { auth, account: new AccountService({ billing, plans, limits, now }) });
     registerSummaryTemplateRoutes(http, { auth, templates: summaryTemplates });
     registerTaskRoutes(http, { auth, tasks: tasks.tasks, speakers: tasks.speakers, blobs, audio, logger });
     registerSearchRoutes(http, { auth, search: new SearchService(searchStore) });
@@ -391,50 +264,26 @@ export async function buildApp(config: Config, overrides: BuildOverrides = {}): 
     });
     registerSummaryRoutes(http, { auth, summaries });
     registerWebRoutes(http);
-    registerAsyncApiRoutes(http);
+    registerAsyncApiRoutes(http, asyncApiDocument());
   }
 
   if (roles.includes('realtime')) {
-    const rt = config.realtime;
-    registerGlossaryRoutes(http, { auth, limits: glossaryLimits(config) });
-    registerRealtime(http, {
-      ports: {
-        ...createRealtimePorts({
-          settings: { ...rt, tempDir: join(config.platform.dataDir, 'tmp', 'realtime') },
-          logger,
-          database,
-          now,
-          bus,
-          streams,
-          engines,
-          blobs,
-          tasks: tasks.tasks,
-          reprocessor,
-          billing,
-          limits,
-          tickets,
-          keys,
-          authenticator,
-          templates: summaryTemplates,
-          glossaryLimits: glossaryLimits(config),
-          audio,
-        }),
-        broadcasts: broadcasts.host,
-      },
+    const backends = {
       logger,
+      database,
       now,
-      limits: {
-        maxFrameBytes: rt.maxFrameBytes,
-        preStartMs: rt.preStartSeconds * 1000,
-        pingIntervalMs: rt.pingSeconds * 1000,
-        silenceWarningMs: rt.silenceWarningSeconds * 1000,
-        disconnectGraceMs: rt.disconnectGraceSeconds * 1000,
-        drainMs: rt.drainSeconds * 1000,
-        handoverTimeoutMs: rt.handoverTimeoutSeconds * 1000,
-      },
-      trustProxy: config.platform.trustProxy,
-    });
-    subtitles.registerRealtime(http);
+      bus,
+      streams,
+      engines,
+      blobs,
+      tasks: tasks.tasks,
+      reprocessor,
+      billing,
+      limits,
+      tickets,
+      keys,
+    };
+    registerRealtimeRole(http, config, auth, { ...backends, authenticator, summaryTemplates, audio }, broadcasts.host, subtitles);
   }
 
   // Worker role: webhook deliveries (and the outbox repair sweep), import and reprocessing jobs.
@@ -470,22 +319,4 @@ export async function buildApp(config: Config, overrides: BuildOverrides = {}): 
       await database.close();
     },
   };
-}
-/** "<package version>+<commit>" (commit from PARLEY_BUILD_COMMIT at build time, else git). */
-function buildString(): string {
-  const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };
-  let commit = process.env.PARLEY_BUILD_COMMIT ?? '';
-  if (!commit) {
-    try {
-      commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], {
-        cwd: new URL('..', import.meta.url),
-        stdio: ['ignore', 'pipe', 'ignore'],
-      })
-        .toString()
-        .trim();
-    } catch {
-      commit = 'unknown';
-    }
-  }
-  return `${pkg.version}+${commit}`;
 }

@@ -11,7 +11,7 @@ import { importSettings } from './imports/settings.js';
 import { metricsSettings } from './metrics/settings.js';
 import { planSettings } from './plans/settings.js';
 import { platformSettings, ROLES } from './platform/config/platform-settings.js';
-import { readSection, type Section, type SectionValues } from './platform/config/settings.js';
+import { ConfigError, readSection, type Section, type SectionValues } from './platform/config/settings.js';
 import { realtimeSettings } from './realtime/settings.js';
 import { storageSettings } from './storage/settings.js';
 import { subtitleSettings } from './subtitles/settings.js';
@@ -35,12 +35,7 @@ export const SECTIONS = {
 
 export type Config = { [K in keyof typeof SECTIONS]: SectionValues<(typeof SECTIONS)[K]> };
 
-export class ConfigError extends Error {
-  constructor(readonly problems: string[]) {
-    super(`Invalid configuration:\n  - ${problems.join('\n  - ')}`);
-    this.name = 'ConfigError';
-  }
-}
+export { ConfigError } from './platform/config/settings.js';
 
 export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
   const problems: string[] = [];

@@ -1,19 +1,14 @@
 /**
  * Builds billing, plans, the limits calculator and tickets from the app's configuration,
- * backends and the keys feature's policies, and registers their routes once an
- * Authenticator exists.
+ * backends and the keys feature's policies (src/app.ts registers the ticket and account
+ * routes over them).
  */
 import type { Logger } from 'pino';
-import { registerAccountRoutes } from '../account/routes.js';
-import { AccountService } from '../account/service.js';
 import type { EventBus } from '../bus/types.js';
 import type { Config } from '../config.js';
 import { LimitsCalculator } from '../plans/limits.js';
 import { PlanService } from '../plans/service.js';
-import type { Authenticator } from '../platform/auth/types.js';
-import type { HttpApp } from '../platform/http/types.js';
 import type { Database } from '../store/database.js';
-import { registerTicketRoutes } from '../tickets/routes.js';
 import { createTicketService, type TicketService } from '../tickets/service.js';
 import type { CreditNotices } from './events.js';
 import type { KeyPolicySource } from './key-policy.js';
@@ -61,10 +56,4 @@ export function createBillingModule(d: {
   });
   const tickets = createTicketService({ database: d.database, billing, plans, limits, now });
   return { plans, billing, limits, tickets };
-}
-
-/** POST /api/v1/auth/ticket and GET /api/v1/me/plan, /me/credit-lots, /me/usage. */
-export function registerBillingRoutes(app: HttpApp, m: BillingModule & { now: () => Date }, auth: Authenticator): void {
-  registerTicketRoutes(app, { auth, tickets: m.tickets });
-  registerAccountRoutes(app, { auth, account: new AccountService({ billing: m.billing, plans: m.plans, limits: m.limits, now: m.now }) });
 }

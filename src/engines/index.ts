@@ -6,12 +6,12 @@
  */
 import { join } from 'node:path';
 import type { Logger } from 'pino';
-import type { Config } from '../config.js';
 import type { Role } from '../platform/config/platform-settings.js';
 import { CATALOG } from './catalog.js';
 import { ENGINE_KINDS } from './needs.js';
 import { WHISPER_ID } from './neural/whisper.js';
 import { EngineRegistry, type EngineStatus } from './registry.js';
+import type { EngineConfig } from './settings.js';
 import type { EngineKind } from './types.js';
 
 /**
@@ -31,7 +31,7 @@ export function kindsForRoles(roles: readonly Role[]): Set<EngineKind> {
 }
 
 export async function createEngines(
-  config: Config,
+  config: EngineConfig,
   logger: Logger,
   roles: readonly Role[] = config.platform.roles,
 ): Promise<EngineRegistry> {
@@ -84,7 +84,7 @@ function logSummaries(registry: EngineRegistry, logger: Logger): void {
  * One start-up line (info) saying which recognizer serves speech and, when Whisper does not,
  * why and how to get it; PARLEY_WHISPER=on turns its absence into a start-up failure.
  */
-function logSpeechRecognition(config: Config, registry: EngineRegistry, logger: Logger): void {
+function logSpeechRecognition(config: EngineConfig, registry: EngineRegistry, logger: Logger): void {
   const whisper = registry.status.find((s) => s.id === WHISPER_ID);
   if (!whisper) return; // this role loads no file recognizer
   if (whisper.available) {

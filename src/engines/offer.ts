@@ -15,8 +15,16 @@
  * Order: the common choices first (COMMON), then alphabetically by English name.
  */
 import { baseLanguage, chineseScript, isChinese, normalizeLanguage } from '../languages.js';
-import type { EngineRegistry } from './registry.js';
-import type { EngineKind } from './types.js';
+import type { Need } from './needs.js';
+import type { EngineKind, Translator } from './types.js';
+
+/** What the offer reads of the engine registry (registry.ts computes its offer with this module). */
+export interface OfferedEngines {
+  languagesFor(kind: EngineKind): string[];
+  serves(need: Need): boolean;
+  enginesOf(kind: 'translator'): Translator[];
+  offeredLanguages(): LanguageOffer;
+}
 
 export interface LanguageOffer {
   /** Languages a live session can start with (streaming recognizer with interim results); null: this process runs no live sessions. */
@@ -121,10 +129,10 @@ export function byCommonThenName(codes: Iterable<string>): string[] {
 }
 
 /** Declared languages of a kind, without the wildcard. */
-const declared = (registry: EngineRegistry, kind: EngineKind) => registry.languagesFor(kind).filter((l) => l !== '*');
+const declared = (registry: OfferedEngines, kind: EngineKind) => registry.languagesFor(kind).filter((l) => l !== '*');
 
 /** What a live session, an import, a translation and TTS can use here (see the file comment). */
-export function offeredLanguages(registry: EngineRegistry, loadedKinds: ReadonlySet<EngineKind>): LanguageOffer {
+export function offeredLanguages(registry: OfferedEngines, loadedKinds: ReadonlySet<EngineKind>): LanguageOffer {
   const speech = (kind: 'streaming-stt' | 'file-stt') => {
     if (!loadedKinds.has(kind)) return null;
     const candidates = declared(registry, kind).flatMap(regionalForms);
@@ -155,7 +163,7 @@ export function offeredLanguages(registry: EngineRegistry, loadedKinds: Readonly
  * Targets per source. Sources: the offered speech languages and the translators' own. Targets:
  * see `targetCandidates`; those the registry serves from the source.
  */
-function translationOffer(registry: EngineRegistry, speech: string[]): Record<string, string[]> {
+function translationOffer(registry: OfferedEngines, speech: string[]): Record<string, string[]> {
   const candidates = targetCandidates(registry, speech);
   const out: Record<string, string[]> = {};
   for (const from of byCommonThenName([...speech, ...ownLanguages(registry)])) {
@@ -169,14 +177,14 @@ function translationOffer(registry: EngineRegistry, speech: string[]): Record<st
  * The translation_languages reachable from `from` (any tag, also one the offer does not list,
  * such as en-NZ): the valid_values of a refused translation language.
  */
-export function translationTargets(registry: EngineRegistry, from: string): string[] {
+export function translationTargets(registry: OfferedEngines, from: string): string[] {
   const offer = registry.offeredLanguages();
   const listed = offer.translation?.[from];
   if (listed) return listed;
   return reachableTargets(registry, targetCandidates(registry, [...(offer.live ?? []), ...(offer.import ?? [])]), from);
 }
 
-const ownLanguages = (registry: EngineRegistry) =>
+const ownLanguages = (registry: OfferedEngines) =>
   declared(registry, 'translator')
     .map((l) => normalizeLanguage(l))
     .filter((l): l is string => l !== null);
@@ -185,7 +193,7 @@ const ownLanguages = (registry: EngineRegistry) =>
  * The translators' declared languages; when one translates any pair ("*"), also the bare
  * speech languages and both Chinese scripts.
  */
-function targetCandidates(registry: EngineRegistry, speech: string[]): Set<string> {
+function targetCandidates(registry: OfferedEngines, speech: string[]): Set<string> {
   const targets = new Set(ownLanguages(registry));
   const anyPair = registry.enginesOf('translator').some((t) => (t.capabilities.pairs ?? []).some(([, to]) => to === '*'));
   if (anyPair) {
@@ -197,7 +205,7 @@ function targetCandidates(registry: EngineRegistry, speech: string[]): Set<strin
 }
 
 /** Candidates served from `from`, without `from`'s own language (another Chinese script counts: zh-TW -> zh-CN converts). */
-function reachableTargets(registry: EngineRegistry, candidates: Set<string>, from: string): string[] {
+function reachableTargets(registry: OfferedEngines, candidates: Set<string>, from: string): string[] {
   const reachable = [...candidates].filter((to) => {
     const sameLanguage = baseLanguage(to) === baseLanguage(from);
     if (sameLanguage && !(isChinese(to) && chineseScript(to) !== chineseScript(from))) return false;

@@ -12,7 +12,6 @@
  * is not false (a small local LLM measured worse than the extractive summarizer). Translations no engine serves directly go through one pivot language.
  */
 import type { Logger } from 'pino';
-import type { Config } from '../config.js';
 import { baseLanguage } from '../languages.js';
 import {
   capabilitiesOf,
@@ -29,6 +28,8 @@ import {
   servesPair,
 } from './needs.js';
 import { type LanguageOffer, offeredLanguages } from './offer.js';
+import type { EngineConfig } from './settings.js';
+import { SharedResources } from './shared-resources.js';
 import type {
   AnyEngine,
   Diarizer,
@@ -62,12 +63,17 @@ export interface EngineOfKind {
 }
 
 export interface EngineContext {
-  config: Config;
+  config: EngineConfig;
   /** Folder for downloaded models. */
   modelsDir: string;
   logger: Logger;
   /** Engines created before this factory (catalogue order): adapters wrap them. */
   loaded: readonly AnyEngine[];
+  /**
+   * Resources the factories of this registry share (shared-resources.ts); one per registry.
+   * A factory called on its own (tests, benches) without one builds its resources for itself.
+   */
+  shared?: SharedResources;
 }
 
 /** Result of trying to create engines: one engine, several (an adapter per wrapped engine), or why not. */
@@ -147,11 +153,12 @@ export class EngineRegistry {
     const wanted = kinds ? withDependencies(kinds, catalog) : undefined;
     const engines: AnyEngine[] = [];
     const status: EngineStatus[] = [];
+    const shared = ctx.shared ?? new SharedResources();
     for (const f of catalog) {
       if (wanted && !wanted.has(f.kind)) continue;
       let result: FactoryResult;
       try {
-        result = await f.create({ ...ctx, loaded: [...engines] });
+        result = await f.create({ ...ctx, loaded: [...engines], shared });
       } catch (err) {
         result = { unavailable: err instanceof Error ? err.message : String(err) };
       }

@@ -1,4 +1,5 @@
-import { defineSection, SettingError, settings } from '../platform/config/settings.js';
+import type { PlatformConfig } from '../platform/config/platform-settings.js';
+import { defineSection, type SectionValues, SettingError, settings } from '../platform/config/settings.js';
 import type { EngineTier } from './types.js';
 
 const TIERS: readonly EngineTier[] = ['remote', 'neural', 'builtin'];
@@ -284,3 +285,9 @@ export const engineSettings = defineSection({
     max: 10,
   }),
 });
+
+/** What the engines read of the configuration: their section and the platform's. */
+export interface EngineConfig {
+  engines: SectionValues<typeof engineSettings>;
+  platform: PlatformConfig;
+}

@@ -1,11 +1,17 @@
 /** The job queue configuration selects: BullMQ on Redis (REDIS_URL, PARLEY_JOB_QUEUE) or the database's jobs table. */
 import type { Logger } from 'pino';
-import { type Config, ConfigError } from '../config.js';
+import type { PlatformConfig } from '../platform/config/platform-settings.js';
+import { ConfigError } from '../platform/config/settings.js';
 import type { Database } from '../store/database.js';
 import { StoreJobQueue } from './store-queue.js';
 import type { JobQueue } from './types.js';
 
-export async function openJobQueue(config: Config, database: Database, logger: Logger, now: () => Date): Promise<JobQueue> {
+export async function openJobQueue(
+  config: { platform: PlatformConfig },
+  database: Database,
+  logger: Logger,
+  now: () => Date,
+): Promise<JobQueue> {
   const { jobQueue, redisUrl, jobLeaseMs, jobQueuePrefix } = config.platform;
   if (jobQueue === 'redis' && !redisUrl) throw new ConfigError(['PARLEY_JOB_QUEUE=redis needs REDIS_URL']);
   if (redisUrl && jobQueue !== 'database') {

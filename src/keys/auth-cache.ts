@@ -13,7 +13,7 @@
  * Unknown keys are never cached (a new key must work at once; guessing is not made cheaper).
  */
 import type SQLiteDatabase from 'better-sqlite3';
-import type { KeyForAuth } from './store.js';
+import type { KeyForAuth } from './tables.js';
 
 export class KeyLookupCache {
   private readonly entries = new Map<string, { row: KeyForAuth; epoch: number }>();

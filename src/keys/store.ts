@@ -4,17 +4,11 @@ import type { CompiledQuery, Selectable, Updateable } from 'kysely';
 import type { Database, Executor } from '../store/database.js';
 import { precompile } from '../store/precompiled.js';
 import { KeyLookupCache } from './auth-cache.js';
-import type { AccountsTable, ApiKeysTable } from './tables.js';
+import type { AccountsTable, ApiKeysTable, KeyForAuth, KeyRow } from './tables.js';
 
+export type { KeyForAuth, KeyRow } from './tables.js';
 export type AccountRow = Selectable<AccountsTable>;
-export type KeyRow = Selectable<ApiKeysTable>;
 export type KeyPatch = Omit<Updateable<ApiKeysTable>, 'id' | 'account_id' | 'key_hash' | 'key_prefix' | 'created_at'>;
-
-/** What authentication needs in one read: the key and its account's flags. */
-export interface KeyForAuth extends KeyRow {
-  account_blocked: number;
-  account_user_disabled: number;
-}
 
 export class KeyStore {
   private authQuery: ((values: { hash: string }) => CompiledQuery) | undefined;

@@ -2,6 +2,8 @@
  * Accounts and API keys (Kysely table types). Conventions of src/store/columns.ts: UUID text
  * ids, ISO text timestamps, 0/1 flags, integer milli-points.
  */
+import type { Selectable } from 'kysely';
+
 export interface AccountsTable {
   id: string;
   name: string;
@@ -38,4 +40,13 @@ export interface ApiKeysTable {
 export interface KeyTables {
   accounts: AccountsTable;
   api_keys: ApiKeysTable;
+}
+
+/** A key as read from the database. */
+export type KeyRow = Selectable<ApiKeysTable>;
+
+/** What authentication needs in one read: the key and its account's flags. */
+export interface KeyForAuth extends KeyRow {
+  account_blocked: number;
+  account_user_disabled: number;
 }

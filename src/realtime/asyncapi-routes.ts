@@ -1,18 +1,17 @@
 /**
- * `GET /asyncapi.json` (the WebSocket protocol, src/realtime/asyncapi.ts) and `GET /asyncapi`,
+ * `GET /asyncapi.json` (the document src/asyncapi.ts assembles: the WebSocket protocol of
+ * src/realtime/asyncapi.ts and the viewers' stream) and `GET /asyncapi`,
  * a page that renders it with no build step (web/docs/). Served by every role: the document
  * describes the real-time host, and the REST host links to it.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { HttpApp } from '../platform/http/types.js';
-import { asyncApiDocument } from './asyncapi.js';
 
 const DIR = join(import.meta.dirname, '..', '..', 'web', 'docs');
 const CSP = "default-src 'self'; style-src 'self' 'unsafe-inline'; object-src 'none'; base-uri 'none'";
 
-export function registerAsyncApiRoutes(app: HttpApp): void {
-  const document = asyncApiDocument();
+export function registerAsyncApiRoutes(app: HttpApp, document: object): void {
   const hidden = { schema: { hide: true } };
   app.get('/asyncapi.json', hidden, async () => document);
   const file = (name: string, type: string) => {

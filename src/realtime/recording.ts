@@ -18,7 +18,7 @@ import type { Glossary } from '../glossary/index.js';
 import type { Principal } from '../platform/auth/types.js';
 import type { AppError } from '../platform/errors/app-error.js';
 import type { SessionPublisher } from '../stream/session-streams.js';
-import type { SpeakerEditPlan, SpeakerSnapshot } from '../tasks/speakers/rules.js';
+import type { SpeakerEditPlan, SpeakerSnapshot } from '../tasks/speaker-rules.js';
 import type { SentenceInput, TranslationInput } from '../tasks/store.js';
 import type { ChannelSet } from './channels.js';
 import { type FinishKind, finalizeRecording, summaryRequestOf } from './finalize.js';
@@ -264,7 +264,7 @@ export class Recording {
     this.parts.transcript.setSpeakerLabel(speakerId, label);
   }
 
-  /** The speakers as the speaker rules see them (src/tasks/speakers/rules.ts): final sentences, channels, kept ones. */
+  /** The speakers as the speaker rules see them (src/tasks/speaker-rules.ts): final sentences, channels, kept ones. */
   speakerSnapshot(): SpeakerSnapshot {
     return this.parts.transcript.speakerSnapshot(this.channels?.ids.map(String) ?? []);
   }

@@ -8,6 +8,7 @@
  * being decoded, so its results are keyed by stream and utterance; results of a recognizer
  * that does not are in utterance order, and a final closes the sentence its interims began.
  */
+import { randomUUID } from 'node:crypto';
 import type { SttResult } from '../engines/types.js';
 
 /** One recognizer stream's place in the numbering (see keyOf). */
@@ -18,11 +19,13 @@ export interface Lane {
   readonly utterances: string;
 }
 
-let lanes = 0;
-
-/** A lane of its own (a channel's stream, or one main stream's numbered utterances). */
+/**
+ * A lane of its own (a channel's stream, or one main stream's numbered utterances). Its name
+ * only has to differ from every other lane of the recording; a random one needs no counter
+ * kept for the process (a recording resumed on another node makes new lanes there).
+ */
 export function newLane(shared?: string): Lane {
-  const own = `lane${++lanes}`;
+  const own = `lane-${randomUUID()}`;
   return { key: shared ?? own, utterances: own };
 }
 

@@ -1,6 +1,6 @@
 /**
  * rename_speaker, reassign_speaker, merge_speakers on a running recording: the same rules and
- * codes as the REST speaker endpoints (src/tasks/speakers/rules.ts), applied to the sentences
+ * codes as the REST speaker endpoints (src/tasks/speaker-rules.ts), applied to the sentences
  * so far; the events speaker_renamed, speaker_reassigned, speakers_merged go through the
  * session stream, so the owner and every viewer (broadcast, floating subtitles) get them.
  */
@@ -14,7 +14,7 @@ import {
   planReassign,
   planRename,
   type SpeakerOp,
-} from '../tasks/speakers/rules.js';
+} from '../tasks/speaker-rules.js';
 import type { ActionContext } from './session-actions.js';
 
 type Data = Record<string, unknown>;

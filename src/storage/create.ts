@@ -1,10 +1,10 @@
 /** The blob store configuration selects: an S3-compatible bucket when PARLEY_S3_BUCKET is set, else local disk. */
 import { join } from 'node:path';
-import type { Config } from '../config.js';
 import { LocalDiskBlobStore } from './local-disk.js';
+import type { StorageConfig } from './settings.js';
 import type { BlobStore } from './types.js';
 
-export async function openBlobStore(config: Pick<Config, 'storage' | 'platform'>): Promise<BlobStore & { close?: () => void }> {
+export async function openBlobStore(config: StorageConfig): Promise<BlobStore & { close?: () => void }> {
   const s = config.storage;
   if (!s.s3Bucket) return new LocalDiskBlobStore(join(config.platform.dataDir, 'blobs'));
   // Loaded only when configured: the AWS SDK is large, and every CLI start would pay for it.

@@ -3,7 +3,8 @@
  * or an S3-compatible bucket when PARLEY_S3_BUCKET is set (every node then reads and writes
  * the same objects, so no data folder has to be shared).
  */
-import { defineSection, settings } from '../platform/config/settings.js';
+import type { PlatformConfig } from '../platform/config/platform-settings.js';
+import { defineSection, type SectionValues, settings } from '../platform/config/settings.js';
 
 export const storageSettings = defineSection({
   s3Bucket: settings.optionalString(
@@ -39,3 +40,9 @@ export const storageSettings = defineSection({
     { min: 5, max: 512 },
   ),
 });
+
+/** What opening the blob store reads of the configuration. */
+export interface StorageConfig {
+  storage: SectionValues<typeof storageSettings>;
+  platform: PlatformConfig;
+}

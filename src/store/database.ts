@@ -14,9 +14,10 @@ import { dirname } from 'node:path';
 import SQLiteDatabase from 'better-sqlite3';
 import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
 import pg from 'pg';
+import type { Dialect } from './dialect.js';
 import type { Schema } from './schema.js';
 
-export type Dialect = 'sqlite' | 'postgres';
+export type { Dialect } from './dialect.js';
 
 /**
  * Where a store operation runs: the database's own connection pool, or an open transaction

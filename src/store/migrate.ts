@@ -2,26 +2,18 @@
  * Versioned migrations, applied at start (and by the admin CLI) in id order, each in its own
  * transaction, recorded in `parley_migrations`. On PostgreSQL an advisory lock makes
  * concurrent starts of several processes safe. Migrations are append-only: never edit one
- * that has shipped; add a new one.
+ * that has shipped; add a new one. The list comes from above the store (`src/schema.ts`
+ * assembles every feature's migrations), so the store knows no feature.
  */
-import { type Kysely, sql } from 'kysely';
-import type { Database, Dialect } from './database.js';
-import { MIGRATIONS } from './migrations/index.js';
+import { sql } from 'kysely';
+import type { Database } from './database.js';
+import type { Migration } from './migration.js';
 
-export interface MigrationTables {
-  parley_migrations: { id: string; applied_at: string };
-}
-
-export interface Migration {
-  /** Sortable id, "0001_accounts". Ranges: 0001-0099 platform, 0100+ features in issue order. */
-  id: string;
-  // biome-ignore lint/suspicious/noExplicitAny: migrations run against the schema as it was then
-  up(db: Kysely<any>, dialect: Dialect): Promise<void>;
-}
+export type { Migration, MigrationTables } from './migration.js';
 
 const LOCK_ID = 7_202_611; // arbitrary constant for pg_advisory_lock
 
-export async function migrate(database: Database, migrations: Migration[] = MIGRATIONS): Promise<string[]> {
+export async function migrate(database: Database, migrations: Migration[]): Promise<string[]> {
   const { db, dialect } = database;
   const ids = migrations.map((m) => m.id);
   if (new Set(ids).size !== ids.length) throw new Error('duplicate migration id');

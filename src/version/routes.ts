@@ -3,7 +3,9 @@ import { errors, since } from '../platform/http/api-doc.js';
 import { ok } from '../platform/http/reply.js';
 import type { HttpApp } from '../platform/http/types.js';
 
-export const INTERFACE_VERSION = '1.24.1';
+import { INTERFACE_VERSION } from './interface-version.js';
+
+export { INTERFACE_VERSION };
 
 const VersionSchema = Type.Object({ data: Type.Object({ service: Type.String(), version: Type.String(), build: Type.String() }) });
 

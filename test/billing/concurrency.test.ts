@@ -14,8 +14,8 @@ import { BillingService } from '../../src/billing/service.js';
 import { InProcessBus } from '../../src/bus/in-process.js';
 import { loadConfig } from '../../src/config.js';
 import { PlanService } from '../../src/plans/service.js';
+import { migrate } from '../../src/schema.js';
 import { type Database, openDatabase } from '../../src/store/database.js';
-import { migrate } from '../../src/store/migrate.js';
 import { createPgSchema, dropPgSchema } from '../support/app.js';
 
 const PG_URL = process.env.DATABASE_URL;

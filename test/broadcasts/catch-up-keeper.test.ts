@@ -20,8 +20,8 @@ import { apertiumFactory } from '../../src/engines/builtin/apertium.js';
 import { ExtractiveSummarizer } from '../../src/engines/builtin/extractive-summarizer.js';
 import type { Summarizer, Translator } from '../../src/engines/types.js';
 import { createLogger } from '../../src/platform/logging.js';
+import { migrate } from '../../src/schema.js';
 import { type Database, openDatabase } from '../../src/store/database.js';
-import { migrate } from '../../src/store/migrate.js';
 import { BUDGET_MEETING, MEETING } from '../support/meetings.js';
 
 let database: Database;

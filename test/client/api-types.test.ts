@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { clientTypesSource } from '../../scripts/client-types.js';
-import { asyncApiDocument } from '../../src/realtime/asyncapi.js';
+import { asyncApiDocument } from '../../src/asyncapi.js';
 import { api, startTestApp, type TestApp } from '../support/app.js';
 
 describe('client types', () => {

@@ -11,8 +11,8 @@ import { StoreJobQueue } from '../../src/jobs/store-queue.js';
 import { type JobQueue, PermanentJobError } from '../../src/jobs/types.js';
 import { createLogger } from '../../src/platform/logging.js';
 import { fixedSchedule } from '../../src/platform/retry.js';
+import { migrate } from '../../src/schema.js';
 import { type Database, openDatabase } from '../../src/store/database.js';
-import { migrate } from '../../src/store/migrate.js';
 import { backends, createPgSchema, dropPgSchema } from '../support/app.js';
 import { testRedisUrl } from '../support/services.js';
 

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config.js';
-import { withConfigTable } from '../../src/platform/config/docs.js';
+import { withConfigTable } from '../../src/config-docs.js';
 
 describe('configuration', () => {
   it('defaults give the embedded setup: port 8080, all roles, SQLite', () => {

@@ -8,8 +8,9 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { asyncApiDocument } from '../../src/asyncapi.js';
 import { ERRORS } from '../../src/platform/errors/registry.js';
-import { ACTIONS, asyncApiDocument, CONNECTION_ERRORS, EVENTS } from '../../src/realtime/asyncapi.js';
+import { ACTIONS, CONNECTION_ERRORS, EVENTS } from '../../src/realtime/asyncapi.js';
 import { api, startTestApp, type TestApp } from '../support/app.js';
 import { connect, ticketFor } from './support.js';
 

@@ -7,8 +7,8 @@
 import { randomUUID } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { LiveRecordingStore, tokenHash } from '../../src/realtime/live/store.js';
+import { migrate } from '../../src/schema.js';
 import { type Database, openDatabase } from '../../src/store/database.js';
-import { migrate } from '../../src/store/migrate.js';
 import { backends, createPgSchema, dropPgSchema } from '../support/app.js';
 
 const A = randomUUID();

@@ -4,9 +4,8 @@
  * transcripts already numbered from 1 are left alone.
  */
 import { afterEach, describe, expect, it } from 'vitest';
+import { MIGRATIONS, migrate } from '../../src/schema.js';
 import { type Database, openDatabase } from '../../src/store/database.js';
-import { migrate } from '../../src/store/migrate.js';
-import { MIGRATIONS } from '../../src/store/migrations/index.js';
 import { backends, createPgSchema, dropPgSchema } from '../support/app.js';
 
 describe.each(backends())('sentence ids from 1 (migration) on %s', (backend) => {

@@ -14,7 +14,7 @@ import { createReadStream, createWriteStream, existsSync, mkdirSync, readdirSync
 import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { promisify } from 'node:util';
-import { sha256File } from './store.js';
+import { sha256File } from './sha256.js';
 
 const run = promisify(execFile);
 

@@ -5,9 +5,10 @@
  * checksum, and lets `verify` detect a corrupted or edited model later.
  */
 import { createHash } from 'node:crypto';
-import { createReadStream, existsSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import type { ModelEntry } from './catalog.js';
+import { sha256File } from './sha256.js';
 
 export interface LockEntry {
   /**
@@ -56,15 +57,7 @@ export function isInstalled(modelsDir: string, m: ModelEntry): boolean {
   return existsSync(modelDir(modelsDir, m.name)) && readLock(modelsDir)[m.name] !== undefined;
 }
 
-export function sha256File(path: string): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const h = createHash('sha256');
-    createReadStream(path)
-      .on('data', (c) => h.update(c))
-      .on('error', reject)
-      .on('end', () => resolve(h.digest('hex')));
-  });
-}
+export { sha256File };
 
 export function listFiles(dir: string): string[] {
   const out: string[] = [];

@@ -1,10 +1,10 @@
 /** Builds the remote endpoints from settings; undefined when the base URL is not set. */
-import type { Config } from '../../config.js';
+import type { EngineConfig } from '../settings.js';
 import type { RemoteEndpoint } from './http.js';
 
 type Service = 'llm' | 'stt' | 'tts';
 
-export function remoteEndpoint(config: Config, service: Service): RemoteEndpoint | undefined {
+export function remoteEndpoint(config: EngineConfig, service: Service): RemoteEndpoint | undefined {
   const e = config.engines;
   const pick = {
     llm: { baseUrl: e.remoteLlmUrl, apiKey: e.remoteLlmKey, model: e.remoteLlmModel, timeoutMs: e.remoteLlmTimeoutMs },

@@ -1,5 +1,5 @@
 import { REQUEST_LOG_MODES } from '../http/request-log.js';
-import { defineSection, SettingError, settings } from './settings.js';
+import { defineSection, type SectionValues, SettingError, settings } from './settings.js';
 
 export const ROLES = ['api', 'realtime', 'worker'] as const;
 export type Role = (typeof ROLES)[number];
@@ -94,3 +94,6 @@ export const platformSettings = defineSection({
     return raw;
   }),
 });
+
+/** The platform section's values (mechanisms take this, not the whole configuration). */
+export type PlatformConfig = SectionValues<typeof platformSettings>;

@@ -128,3 +128,11 @@ export function readSection<S extends Section>(section: S, env: Record<string, s
   }
   return out as SectionValues<S>;
 }
+
+/** Configuration that cannot start the service: every problem found, listed together. */
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Invalid configuration:\n  - ${problems.join('\n  - ')}`);
+    this.name = 'ConfigError';
+  }
+}

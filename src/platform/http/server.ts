@@ -15,7 +15,7 @@ import { installCors } from './cors.js';
 import { clientErrorResponse, installErrorHandling } from './errors.js';
 import { openApiOptions } from './openapi.js';
 import { installRequestLog, type RequestLogMode } from './request-log.js';
-import { closeAllSse } from './sse.js';
+import { closeAllSse, type SseStream } from './sse.js';
 import type { HttpApp } from './types.js';
 
 export interface HttpServerOptions {
@@ -69,6 +69,8 @@ export async function createHttpServer(options: HttpServerOptions): Promise<Http
     routerOptions: { maxParamLength: 2000 },
     ajv: { customOptions: { coerceTypes: 'array', removeAdditional: false, allErrors: false } },
   }).withTypeProvider<TypeBoxTypeProvider>() as unknown as HttpApp;
+  // This server's open SSE streams (sse.ts): ended by the graceful close below.
+  app.decorate('sseStreams', new Set<SseStream>());
 
   // Graceful close: in-flight requests finish; their keep-alive connections are told to
   // close with the response and idle ones are closed as they appear, so close() does not

@@ -46,14 +46,17 @@ export interface SseStreamObserver {
 declare module 'fastify' {
   interface FastifyInstance {
     sseObserver?: SseStreamObserver;
+    /**
+     * The server's open streams, so a graceful close can end them (they would hold close()
+     * forever). Decorated by `createHttpServer` (server.ts) on the root instance, which its
+     * plugins share; a server without it does not track its streams.
+     */
+    sseStreams?: Set<SseStream>;
   }
 }
 
-/** Open streams per server, so a graceful close can end them (they would hold close() forever). */
-const openStreams = new WeakMap<object, Set<SseStream>>();
-
-export function closeAllSse(server: object): void {
-  for (const s of openStreams.get(server) ?? []) s.close();
+export function closeAllSse(server: { sseStreams?: Set<SseStream> }): void {
+  for (const s of server.sseStreams ?? []) s.close();
 }
 
 export interface SseOptions {
@@ -130,9 +133,8 @@ export function openSse(request: FastifyRequest, reply: FastifyReply, options: S
   };
   request.raw.on('close', finish);
   res.on('close', finish);
-  const registry = openStreams.get(request.server) ?? new Set<SseStream>();
-  openStreams.set(request.server, registry);
-  void done.then(() => registry.delete(stream));
+  const open = request.server.sseStreams;
+  if (open) void done.then(() => open.delete(stream));
   const observer = request.server.sseObserver;
   if (observer) {
     const route = request.routeOptions.url ?? '(unmatched)';
@@ -182,7 +184,7 @@ export function openSse(request: FastifyRequest, reply: FastifyReply, options: S
     },
     done,
   };
-  registry.add(stream);
+  open?.add(stream);
   return stream;
 }
 

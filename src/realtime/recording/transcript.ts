@@ -11,7 +11,7 @@ import { readableText } from '../../engines/text/readable.js';
 import type { SpeakerCorrection, SttResult } from '../../engines/types.js';
 import { applyGlossary, type Glossary } from '../../glossary/index.js';
 import type { SessionEventBody } from '../../stream/events.js';
-import type { SpeakerEditPlan, SpeakerSnapshot } from '../../tasks/speakers/rules.js';
+import type { SpeakerEditPlan, SpeakerSnapshot } from '../../tasks/speaker-rules.js';
 import type { SentenceInput } from '../../tasks/store.js';
 import type { RecordingSnapshot } from '../live/snapshot.js';
 import { keyOf, type Lane, SentenceIds } from '../sentence-ids.js';
@@ -140,7 +140,7 @@ export class Transcript {
     else this.speakerLabels[speakerId] = label;
   }
 
-  /** The speakers as the speaker rules see them (src/tasks/speakers/rules.ts): final sentences, `channels`, kept ones. */
+  /** The speakers as the speaker rules see them (src/tasks/speaker-rules.ts): final sentences, `channels`, kept ones. */
   speakerSnapshot(channels: readonly string[]): SpeakerSnapshot {
     const speakers = new Map<string, number[]>();
     for (const s of [...this.sentences].sort((a, b) => a.sid - b.sid)) {

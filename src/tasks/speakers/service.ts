@@ -12,7 +12,6 @@ import type { EventBus } from '../../bus/types.js';
 import type { Principal } from '../../platform/auth/types.js';
 import { AppError } from '../../platform/errors/app-error.js';
 import type { TaskService } from '../service.js';
-import type { TaskRecord, TaskStore } from '../store.js';
 import {
   assertSpeakerMode,
   parseMerge,
@@ -24,7 +23,8 @@ import {
   type SpeakerEditPlan,
   type SpeakerOp,
   type SpeakerSnapshot,
-} from './rules.js';
+} from '../speaker-rules.js';
+import type { TaskRecord, TaskStore } from '../store.js';
 
 export type { SpeakerEvent } from '../../bus/topics.js';
 export { speakerTopic } from '../../bus/topics.js';

@@ -3,14 +3,14 @@
  * which sid a result shows under, which speaker a sentence ends with after user edits and the
  * live diarizer's corrections, and that a recording continued from its snapshot goes on
  * numbering and relabelling as the original would. Speaker edits are planned by the same
- * rules the session actions use (src/tasks/speakers/rules.ts).
+ * rules the session actions use (src/tasks/speaker-rules.ts).
  */
 import { describe, expect, it } from 'vitest';
 import type { SttResult } from '../../../src/engines/types.js';
 import { Transcript } from '../../../src/realtime/recording/transcript.js';
 import { newLane } from '../../../src/realtime/sentence-ids.js';
 import type { SessionEventBody } from '../../../src/stream/events.js';
-import { planMerge, planReassign } from '../../../src/tasks/speakers/rules.js';
+import { planMerge, planReassign } from '../../../src/tasks/speaker-rules.js';
 import type { SentenceInput } from '../../../src/tasks/store.js';
 
 function transcript() {

@@ -1,5 +1,6 @@
 /** Registry entries for PocketSphinx (English, Debian packages pocketsphinx + pocketsphinx-en-us). */
 import type { EngineContext, EngineFactory } from '../../registry.js';
+import { SharedResources } from '../../shared-resources.js';
 import type { VoiceActivityDetector } from '../../types.js';
 import { sileroVadFactory } from '../silero-vad.js';
 import { type DecoderOptions, DecoderPool, MODEL_DIR, modelsInstalled, pocketsphinxApi } from './native.js';
@@ -20,15 +21,17 @@ interface Shared {
   vad: VoiceActivityDetector;
 }
 
-let shared: Shared | null = null;
-
 /**
- * One decoder pool and VAD for both recognizers. Stream decoders (live interims) load the cut
- * stream model (stream-model.ts, ~26 MB a decoder instead of ~85 MB); when it cannot be
- * built they load the full one, said once in the log.
+ * One decoder pool and VAD for both recognizers of a registry (built once, kept in the
+ * registry's shared resources; a factory called without them builds its own). Stream
+ * decoders (live interims) load the cut stream model (stream-model.ts, ~26 MB a decoder
+ * instead of ~85 MB); when it cannot be built they load the full one, said once in the log.
  */
-async function resources(ctx: EngineContext): Promise<Shared | { unavailable: string }> {
-  if (shared) return shared;
+function resources(ctx: EngineContext): Promise<Shared | { unavailable: string }> {
+  return (ctx.shared ?? new SharedResources()).once('pocketsphinx', () => build(ctx));
+}
+
+async function build(ctx: EngineContext): Promise<Shared | { unavailable: string }> {
   if (!modelsInstalled())
     return { unavailable: 'PocketSphinx English models missing (Debian package pocketsphinx-en-us); run npm run setup' };
   try {
@@ -40,12 +43,11 @@ async function resources(ctx: EngineContext): Promise<Shared | { unavailable: st
   if ('unavailable' in vad) return vad;
   const options = decoderOptions(ctx);
   const poolSize = ctx.config.engines.pocketsphinxDecoders;
-  shared = {
+  return {
     pool: new DecoderPool(poolSize, MODEL_DIR, options),
     finals: new DecoderPool(FINAL_DECODERS, MODEL_DIR, options),
     vad: vad as VoiceActivityDetector,
   };
-  return shared;
 }
 
 function decoderOptions(ctx: EngineContext): DecoderOptions {

@@ -1,0 +1,86 @@
+/**
+ * The realtime role's routes: the glossary check, the live WebSocket with its ports
+ * (src/realtime/ports.ts) and the broadcast host port, and the subtitle viewers' stream.
+ */
+import { join } from 'node:path';
+import type { BroadcastHostDeps } from '../broadcasts/host-session.js';
+import type { Config } from '../config.js';
+import { glossaryLimits } from '../glossary/limits.js';
+import { registerGlossaryRoutes } from '../glossary/routes.js';
+import type { Authenticator } from '../platform/auth/types.js';
+import type { HttpApp } from '../platform/http/types.js';
+import { createRealtimePorts, type RealtimeWiring } from '../realtime/ports.js';
+import { registerRealtime } from '../realtime/server.js';
+import type { SubtitlesModule } from '../subtitles/module.js';
+
+export type RealtimeBackends = Omit<RealtimeWiring, 'settings' | 'glossaryLimits' | 'templates'> & {
+  summaryTemplates: RealtimeWiring['templates'];
+};
+
+export function registerRealtimeRole(
+  http: HttpApp,
+  config: Config,
+  auth: Authenticator,
+  backends: RealtimeBackends,
+  broadcastHosts: BroadcastHostDeps,
+  subtitles: SubtitlesModule,
+): void {
+  const {
+    logger,
+    database,
+    now,
+    bus,
+    streams,
+    engines,
+    blobs,
+    tasks,
+    reprocessor,
+    billing,
+    limits,
+    tickets,
+    keys,
+    authenticator,
+    summaryTemplates,
+    audio,
+  } = backends;
+  const rt = config.realtime;
+  registerGlossaryRoutes(http, { auth, limits: glossaryLimits(config) });
+  registerRealtime(http, {
+    ports: {
+      ...createRealtimePorts({
+        settings: { ...rt, tempDir: join(config.platform.dataDir, 'tmp', 'realtime') },
+        logger,
+        database,
+        now,
+        bus,
+        streams,
+        engines,
+        blobs,
+        tasks,
+        reprocessor,
+        billing,
+        limits,
+        tickets,
+        keys,
+        authenticator,
+        templates: summaryTemplates,
+        glossaryLimits: glossaryLimits(config),
+        audio,
+      }),
+      broadcasts: broadcastHosts,
+    },
+    logger,
+    now,
+    limits: {
+      maxFrameBytes: rt.maxFrameBytes,
+      preStartMs: rt.preStartSeconds * 1000,
+      pingIntervalMs: rt.pingSeconds * 1000,
+      silenceWarningMs: rt.silenceWarningSeconds * 1000,
+      disconnectGraceMs: rt.disconnectGraceSeconds * 1000,
+      drainMs: rt.drainSeconds * 1000,
+      handoverTimeoutMs: rt.handoverTimeoutSeconds * 1000,
+    },
+    trustProxy: config.platform.trustProxy,
+  });
+  subtitles.registerRealtime(http);
+}

@@ -52,6 +52,7 @@ export function createBillingModule(d: {
     logger: d.logger.child({ component: 'billing' }),
     notices: d.notices,
     onCharged: d.onCharged,
+    cacheReads: d.config.platform.keyCache,
   });
   const limits = new LimitsCalculator({
     minutes: billing.store,

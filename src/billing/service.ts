@@ -78,6 +78,8 @@ export interface BillingServiceOptions {
   notices?: CreditNotices;
   /** Told of every charge that took points (metrics: credit charged by usage type). */
   onCharged?: (usageType: string, points: number) => void;
+  /** Keep the plan, balances and minute counts in memory on SQLite (src/billing/read-cache.ts); default on. */
+  cacheReads?: boolean;
 }
 
 export class BillingService {
@@ -94,7 +96,7 @@ export class BillingService {
 
   constructor(options: BillingServiceOptions) {
     this.notices = options.notices;
-    this.store = new BillingStore(options.database);
+    this.store = new BillingStore(options.database, { cacheReads: options.cacheReads });
     this.prices = new Prices(options.prices);
     this.plans = options.plans;
     this.bus = options.bus;

@@ -16,6 +16,7 @@
  *   blocks, or when only the total limit blocks).
  */
 import type { KeyPolicy } from '../billing/key-policy.js';
+import type { LimitMinutes, LimitMinutesQuery } from '../billing/reads.js';
 import type { Principal } from '../platform/auth/types.js';
 import { AppError } from '../platform/errors/app-error.js';
 import type { PlanLimits } from './catalogue.js';
@@ -23,8 +24,8 @@ import { dayBounds } from './day.js';
 import type { ActivePlan } from './service.js';
 
 export interface UsageMinutesSource {
-  /** Minutes in several [from, to) ranges at once. */
-  minuteSums<K extends string>(accountId: string, ranges: Record<K, [string, string]>): Promise<Record<K, number>>;
+  /** The day's, the rolling window's and the plan's total minutes, in one read (cached where that is exact). */
+  limitMinutes(accountId: string, query: LimitMinutesQuery, now: Date): Promise<LimitMinutes>;
   minuteTimeline(accountId: string, fromIso: string, toIso: string): Promise<{ at: string; minutes: number }[]>;
 }
 
@@ -101,13 +102,18 @@ export class LimitsCalculator {
     const windowStart = new Date(now.getTime() - windowMs).toISOString();
     // One statement for every count a limit needs (the day count is always shown); the
     // per-charge timeline only when the rolling limit blocks and its recovery is needed.
-    const ranges: Record<string, [string, string]> = { daily: [day.start.toISOString(), day.end.toISOString()] };
-    if (l.rolling_limit_minutes !== null) ranges.rolling = [windowStart, until];
-    if (l.auth_total_limit_minutes !== null) ranges.total = [plan.grantedAt, until];
-    const sums = await this.deps.minutes.minuteSums(accountId, ranges);
-    const daily = sums.daily ?? 0;
-    const rolling = l.rolling_limit_minutes === null ? null : (sums.rolling ?? 0);
-    const total = l.auth_total_limit_minutes === null ? null : (sums.total ?? 0);
+    const sums = await this.deps.minutes.limitMinutes(
+      accountId,
+      {
+        day: [day.start.toISOString(), day.end.toISOString()],
+        rollingFrom: l.rolling_limit_minutes === null ? null : windowStart,
+        totalFrom: l.auth_total_limit_minutes === null ? null : plan.grantedAt,
+        until,
+        windowMs,
+      },
+      now,
+    );
+    const { daily, rolling, total } = sums;
 
     let blocked: BlockingLimit | null = null;
     let recovery: string | null = null;

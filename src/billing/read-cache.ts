@@ -15,6 +15,25 @@
  */
 import type SQLiteDatabase from 'better-sqlite3';
 
+/** What a plan's limits count (see LimitsCalculator.evaluate): ranges end at `until` (now, exclusive) unless given. */
+export interface LimitMinutesQuery {
+  day: [string, string];
+  /** Start of the rolling window, or null when the plan has no rolling limit. */
+  rollingFrom: string | null;
+  /** When the plan was granted, or null when the plan has no total limit. */
+  totalFrom: string | null;
+  /** The instant just after now: charges made now count. */
+  until: string;
+  /** The rolling window's length (how long a charge counts in it). */
+  windowMs: number;
+}
+
+export interface LimitMinutes {
+  daily: number;
+  rolling: number | null;
+  total: number | null;
+}
+
 export interface Fresh<T> {
   value: T;
   /** Epoch milliseconds from which the value may be out of date even with no write (Infinity: never). */
@@ -30,16 +49,42 @@ interface Entry {
 export class BillingReadCache {
   private readonly entries = new Map<string, Entry>();
   private epochStatement: SQLiteDatabase.Statement | undefined;
+  /** Epochs read in this turn of the event loop (see epoch()). */
+  private readonly turnEpochs = new Map<string, number>();
+  private turnEnds = false;
 
   constructor(
     private readonly sqlite: SQLiteDatabase.Database,
     private readonly maxEntries = 20_000,
   ) {}
 
-  /** The account's billing epoch now (0 before the account's first billing write). */
+  /**
+   * The account's billing epoch now (0 before the account's first billing write). Read at most
+   * once per account per turn of the event loop: one request reads the plan and then the
+   * minutes, and under load many requests start in one turn; each SQLite statement has a fixed
+   * cost as large as the read it guards. Requests in the same turn as the reading are as good
+   * as simultaneous with it (the key cache does the same, src/keys/auth-cache.ts); a write
+   * made through this process drops the readings at once (`written`).
+   */
   epoch(accountId: string): number {
+    const known = this.turnEpochs.get(accountId);
+    if (known !== undefined) return known;
     this.epochStatement ??= this.sqlite.prepare('SELECT epoch FROM billing_epoch WHERE account_id = ?').pluck();
-    return (this.epochStatement.get(accountId) as number | undefined) ?? 0;
+    const epoch = (this.epochStatement.get(accountId) as number | undefined) ?? 0;
+    this.turnEpochs.set(accountId, epoch);
+    if (!this.turnEnds) {
+      this.turnEnds = true;
+      setImmediate(() => {
+        this.turnEnds = false;
+        this.turnEpochs.clear();
+      });
+    }
+    return epoch;
+  }
+
+  /** After a write to plans, lots or charges by this process: epochs are read again. */
+  written(): void {
+    this.turnEpochs.clear();
   }
 
   /**

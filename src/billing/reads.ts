@@ -8,7 +8,8 @@ import type { AccountPlansTable } from '../plans/tables.js';
 import type { Database } from '../store/database.js';
 import { precompile } from '../store/precompiled.js';
 import type { Schema } from '../store/schema.js';
-import { BillingReadCache, type Fresh, untilOf } from './read-cache.js';
+import type { BillingReadCache, Fresh, LimitMinutes, LimitMinutesQuery } from './read-cache.js';
+import { untilOf } from './read-cache.js';
 import type { CreditLotsTable, UsageRecordsTable } from './tables.js';
 
 export type Db = Kysely<Schema> | Transaction<Schema>;
@@ -88,34 +89,20 @@ export type PlanAndBalances = {
   accountMilli: number;
 };
 
-/** What a plan's limits count (see LimitsCalculator.evaluate): ranges end at `until` (now, exclusive) unless given. */
-export interface LimitMinutesQuery {
-  day: [string, string];
-  /** Start of the rolling window, or null when the plan has no rolling limit. */
-  rollingFrom: string | null;
-  /** When the plan was granted, or null when the plan has no total limit. */
-  totalFrom: string | null;
-  /** The instant just after now: charges made now count. */
-  until: string;
-  /** The rolling window's length (how long a charge counts in it). */
-  windowMs: number;
-}
-
-export interface LimitMinutes {
-  daily: number;
-  rolling: number | null;
-  total: number | null;
-}
-
 export class BillingReads {
-  /** The plan, balances and minute counts kept in memory, SQLite only (read-cache.ts). */
-  private readonly cache: BillingReadCache | undefined;
-
   constructor(
     protected readonly database: Database,
-    options: { cacheReads?: boolean } = {},
-  ) {
-    if (options.cacheReads !== false && database.sqlite) this.cache = new BillingReadCache(database.sqlite);
+    /** The plan, balances and minute counts kept in memory, SQLite only (read-cache.ts). */
+    private readonly cache?: BillingReadCache,
+  ) {}
+
+  /** Runs a write to lots or charges; afterwards the cache reads the epochs again. */
+  protected async writing<T>(write: Promise<T>): Promise<T> {
+    try {
+      return await write;
+    } finally {
+      this.cache?.written();
+    }
   }
 
   protected get db(): Kysely<Schema> {

@@ -16,7 +16,7 @@
  *   blocks, or when only the total limit blocks).
  */
 import type { KeyPolicy } from '../billing/key-policy.js';
-import type { LimitMinutes, LimitMinutesQuery } from '../billing/reads.js';
+import type { LimitMinutes, LimitMinutesQuery } from '../billing/read-cache.js';
 import type { Principal } from '../platform/auth/types.js';
 import { AppError } from '../platform/errors/app-error.js';
 import type { PlanLimits } from './catalogue.js';

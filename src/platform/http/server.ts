@@ -93,15 +93,23 @@ export async function createHttpServer(options: HttpServerOptions): Promise<Http
   installErrorHandling(app);
   // Every JSON body is bounded in depth and size before schema validation or a handler walks
   // it (src/platform/json-bounds.ts); the answer is the one for any other bad body.
-  app.addHook('preValidation', async (request) => {
-    if (!/json/i.test(request.headers['content-type'] ?? '')) return;
+  // A callback hook, not an async one: it runs on every request, and most (GETs) have no body.
+  app.addHook('preValidation', (request, _reply, done) => {
+    if (request.body === undefined || !/json/i.test(request.headers['content-type'] ?? '')) {
+      done();
+      return;
+    }
     const problem = jsonBoundsProblem(request.body);
-    if (problem) {
-      throw new AppError('validation_failed', {
+    if (!problem) {
+      done();
+      return;
+    }
+    done(
+      new AppError('validation_failed', {
         message: problem.message,
         details: { field: 'body', reason: problem.reason, limit: problem.limit },
-      });
-    }
+      }),
+    );
   });
   installRequestLog(app, options.requestLog);
   // Response schemas document the interface and are checked by the contract test; they must

@@ -15,15 +15,16 @@
  */
 import type SQLiteDatabase from 'better-sqlite3';
 
-/** What a plan's limits count (see LimitsCalculator.evaluate): ranges end at `until` (now, exclusive) unless given. */
+/** What a plan's limits count (see LimitsCalculator.evaluate). */
 export interface LimitMinutesQuery {
+  /** The plan day [start, end), ISO. */
   day: [string, string];
-  /** Start of the rolling window, or null when the plan has no rolling limit. */
-  rollingFrom: string | null;
-  /** When the plan was granted, or null when the plan has no total limit. */
+  /** Whether the plan has a rolling limit (its window ends now). */
+  rolling: boolean;
+  /** When the plan was granted, or null when the plan has no total limit (counted up to now). */
   totalFrom: string | null;
-  /** The instant just after now: charges made now count. */
-  until: string;
+  /** Now, in epoch milliseconds: charges made now count. */
+  nowMs: number;
   /** The rolling window's length (how long a charge counts in it). */
   windowMs: number;
 }

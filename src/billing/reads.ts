@@ -275,20 +275,23 @@ export class BillingReads {
    */
   async limitMinutes(accountId: string, q: LimitMinutesQuery, now: Date): Promise<LimitMinutes> {
     if (!this.cache) return (await this.readLimitMinutes(accountId, q, false)).value;
-    const key = `m\u0000${accountId}\u0000${q.day[0]}\u0000${q.rollingFrom === null ? '' : q.windowMs}\u0000${q.totalFrom ?? ''}`;
+    const key = `m\u0000${accountId}\u0000${q.day[0]}\u0000${q.rolling ? q.windowMs : ''}\u0000${q.totalFrom ?? ''}`;
     return this.cache.through(accountId, key, now.getTime(), () => this.readLimitMinutes(accountId, q, true));
   }
 
   private limitBoundsQuery?: ReturnType<typeof precompile<'account' | 'from' | 'until'>>;
 
   private async readLimitMinutes(accountId: string, q: LimitMinutesQuery, withBounds: boolean): Promise<Fresh<LimitMinutes>> {
+    // Charges made now count: the ranges end just after now.
+    const until = new Date(q.nowMs + 1).toISOString();
+    const rollingFrom = q.rolling ? new Date(q.nowMs - q.windowMs).toISOString() : null;
     const ranges: Record<string, [string, string]> = { daily: q.day };
-    if (q.rollingFrom !== null) ranges.rolling = [q.rollingFrom, q.until];
-    if (q.totalFrom !== null) ranges.total = [q.totalFrom, q.until];
+    if (rollingFrom !== null) ranges.rolling = [rollingFrom, until];
+    if (q.totalFrom !== null) ranges.total = [q.totalFrom, until];
     const sums = await this.minuteSums(accountId, ranges);
     const value: LimitMinutes = Object.freeze({
       daily: sums.daily ?? 0,
-      rolling: q.rollingFrom === null ? null : (sums.rolling ?? 0),
+      rolling: rollingFrom === null ? null : (sums.rolling ?? 0),
       total: q.totalFrom === null ? null : (sums.total ?? 0),
     });
     if (!withBounds) return { value, validUntilMs: 0 };
@@ -309,10 +312,10 @@ export class BillingReads {
       ]);
     });
     const { rows } = await this.db.executeQuery<{ oldest: string | null; later: string | null }>(
-      this.limitBoundsQuery({ account: accountId, from: q.rollingFrom ?? q.until, until: q.until }),
+      this.limitBoundsQuery({ account: accountId, from: rollingFrom ?? until, until }),
     );
     const bounds = rows[0];
-    const leavesWindow = q.rollingFrom === null || !bounds?.oldest ? Number.POSITIVE_INFINITY : untilOf(bounds.oldest) + q.windowMs;
+    const leavesWindow = rollingFrom === null || !bounds?.oldest ? Number.POSITIVE_INFINITY : untilOf(bounds.oldest) + q.windowMs;
     // `until` is now + 1 ms: a charge stamped at or after it starts counting once now reaches it.
     const laterCounts = bounds?.later ? untilOf(bounds.later) - 1 : Number.POSITIVE_INFINITY;
     return { value, validUntilMs: Math.min(untilOf(q.day[1]), leavesWindow, laterCounts) };

@@ -13,6 +13,7 @@ import { AppError } from '../errors/app-error.js';
 import { jsonBoundsProblem } from '../json-bounds.js';
 import { installCors } from './cors.js';
 import { clientErrorResponse, installErrorHandling } from './errors.js';
+import { lazyChildLoggers } from './lazy-logger.js';
 import { openApiOptions } from './openapi.js';
 import { installRequestLog, type RequestLogMode } from './request-log.js';
 import { closeAllSse } from './sse.js';
@@ -50,6 +51,8 @@ export async function createHttpServer(options: HttpServerOptions): Promise<Http
     loggerInstance: options.logger,
     // Fastify writes two lines per request; ours writes one (request-log.ts).
     logController: new LogController({ disableRequestLogging: true }),
+    // Request loggers are built only when a request logs something (lazy-logger.ts).
+    childLoggerFactory: lazyChildLoggers() as never,
     bodyLimit: options.bodyLimitBytes,
     trustProxy: options.trustProxy,
     requestIdHeader: false,

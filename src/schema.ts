@@ -7,6 +7,7 @@
  */
 
 import { billingMigration } from './billing/migrations/0002_billing.js';
+import { billingEpochMigration } from './billing/migrations/0701_billing_epoch.js';
 import type { BillingTables } from './billing/tables.js';
 import { broadcastsMigration } from './broadcasts/migrations/0500_broadcasts.js';
 import { broadcastHostsMigration } from './broadcasts/migrations/0501_broadcast_hosts.js';
@@ -86,6 +87,7 @@ export const MIGRATIONS: Migration[] = [
   broadcastCatchUpsMigration,
   liveRecordingsMigration,
   authEpochMigration,
+  billingEpochMigration,
 ];
 
 /** Brings a database up to date: every migration not yet applied, in id order. */

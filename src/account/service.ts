@@ -5,7 +5,7 @@
 import type { KeyPolicy } from '../billing/key-policy.js';
 import type { BillingService } from '../billing/service.js';
 import type { CreditLot, UsageRecord } from '../billing/store.js';
-import { MINUTE_FEATURES, ONEOFF_FEATURES } from '../plans/catalogue.js';
+import { MINUTE_FEATURES, ONEOFF_FEATURES, type PlanDefinition } from '../plans/catalogue.js';
 import type { LimitsCalculator, LimitsView } from '../plans/limits.js';
 import type { PlanService } from '../plans/service.js';
 import type { Principal } from '../platform/auth/types.js';
@@ -55,17 +55,12 @@ export class AccountService {
     if (plan.mode === 'credit') return { mode: 'credit', plan: null, available_credit: available };
     if (plan.mode === 'unlimited') return { mode: 'unlimited', plan: null, features: { all: true }, expired_at: plan.expiresAt };
     const report = await this.deps.limits.evaluate(principal.accountId, plan, now, policy);
-    const features = plan.plan.features as Record<string, boolean>;
-    const oneoff = plan.plan.oneoff_features as Record<string, boolean>;
+    const lists = featureLists(plan.plan);
     return {
       mode: 'unlimited',
       plan: { name: plan.plan.name, expired_at: plan.expiresAt },
-      features: Object.entries(MINUTE_FEATURES).map(([slug, name]) => ({
-        slug,
-        name,
-        included: slug !== 'broadcast' && features[slug] === true,
-      })),
-      oneoff_features: Object.entries(ONEOFF_FEATURES).map(([slug, name]) => ({ slug, name, included: oneoff[slug] === true })),
+      features: lists.features,
+      oneoff_features: lists.oneoff,
       limits: report.view,
     };
   }
@@ -95,6 +90,36 @@ export class AccountService {
       meta: { current_page: page, last_page: Math.max(1, Math.ceil(total / perPage)), per_page: perPage, total },
     };
   }
+}
+
+/**
+ * A plan's feature lists as /me/plan shows them. They depend on the plan definition only, so
+ * they are built once per definition (the catalogue is fixed for the life of the process)
+ * instead of on every request; frozen, since every answer shares them.
+ */
+/** Shared by every answer: frozen (typed mutable only to fit the response type). */
+type SharedFeatureLists = { features: FeatureView[]; oneoff: FeatureView[] };
+
+const featureListsByPlan = new WeakMap<PlanDefinition, SharedFeatureLists>();
+
+function featureLists(plan: PlanDefinition): SharedFeatureLists {
+  let lists = featureListsByPlan.get(plan);
+  if (!lists) {
+    const features = plan.features as Record<string, boolean>;
+    const oneoff = plan.oneoff_features as Record<string, boolean>;
+    lists = {
+      features: Object.freeze(
+        Object.entries(MINUTE_FEATURES).map(([slug, name]) =>
+          Object.freeze({ slug, name, included: slug !== 'broadcast' && features[slug] === true }),
+        ),
+      ) as FeatureView[],
+      oneoff: Object.freeze(
+        Object.entries(ONEOFF_FEATURES).map(([slug, name]) => Object.freeze({ slug, name, included: oneoff[slug] === true })),
+      ) as FeatureView[],
+    };
+    featureListsByPlan.set(plan, lists);
+  }
+  return lists;
 }
 
 /** Display order: soonest expiry first, never-expiring last (pools mixed). */

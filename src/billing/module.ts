@@ -12,6 +12,7 @@ import type { Database } from '../store/database.js';
 import { createTicketService, type TicketService } from '../tickets/service.js';
 import type { CreditNotices } from './events.js';
 import type { KeyPolicySource } from './key-policy.js';
+import { BillingReadCache } from './read-cache.js';
 import { BillingService } from './service.js';
 
 export interface BillingModule {
@@ -35,7 +36,9 @@ export function createBillingModule(d: {
   onCharged?: (usageType: string, points: number) => void;
 }): BillingModule {
   const now = d.now ?? (() => new Date());
-  const plans = new PlanService(d.database, { catalogue: d.config.plans.catalogue, now });
+  // Billing reads in memory on SQLite (read-cache.ts); a plan change by this process drops the epochs read in this turn.
+  const readCache = d.config.platform.keyCache && d.database.sqlite ? new BillingReadCache(d.database.sqlite) : undefined;
+  const plans = new PlanService(d.database, { catalogue: d.config.plans.catalogue, now, afterWrite: () => readCache?.written() });
   const billing = new BillingService({
     database: d.database,
     plans,
@@ -47,6 +50,7 @@ export function createBillingModule(d: {
     logger: d.logger.child({ component: 'billing' }),
     notices: d.notices,
     onCharged: d.onCharged,
+    readCache,
   });
   const limits = new LimitsCalculator({
     minutes: billing.store,

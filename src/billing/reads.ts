@@ -8,6 +8,8 @@ import type { AccountPlansTable } from '../plans/tables.js';
 import type { Database } from '../store/database.js';
 import { precompile } from '../store/precompiled.js';
 import type { Schema } from '../store/schema.js';
+import type { BillingReadCache, Fresh, LimitMinutes, LimitMinutesQuery } from './read-cache.js';
+import { untilOf } from './read-cache.js';
 import type { CreditLotsTable, UsageRecordsTable } from './tables.js';
 
 export type Db = Kysely<Schema> | Transaction<Schema>;
@@ -81,8 +83,27 @@ export function drawOrder(a: CreditLot, b: CreditLot): number {
   return a.grantedAt < b.grantedAt ? -1 : a.grantedAt > b.grantedAt ? 1 : a.id < b.id ? -1 : 1;
 }
 
+export type PlanAndBalances = {
+  plan: Pick<AccountPlansTable, 'mode' | 'plan_name' | 'expires_at' | 'granted_at'> | null;
+  keyMilli: number;
+  accountMilli: number;
+};
+
 export class BillingReads {
-  constructor(protected readonly database: Database) {}
+  constructor(
+    protected readonly database: Database,
+    /** The plan, balances and minute counts kept in memory, SQLite only (read-cache.ts). */
+    private readonly cache?: BillingReadCache,
+  ) {}
+
+  /** Runs a write to lots or charges; afterwards the cache reads the epochs again. */
+  protected async writing<T>(write: Promise<T>): Promise<T> {
+    try {
+      return await write;
+    } finally {
+      this.cache?.written();
+    }
+  }
 
   protected get db(): Kysely<Schema> {
     return this.database.db;
@@ -168,20 +189,27 @@ export class BillingReads {
           'p.granted_at',
           lotSum('key').as('key_milli'),
           lotSum('account').as('account_milli'),
+          this.db
+            .selectFrom('credit_lots')
+            .select((eb) => eb.fn.min<string | null>('expires_at').as('e'))
+            .where('account_id', '=', param('account'))
+            .where('remaining_milli', '>', 0)
+            .where('expires_at', '>', param('now'))
+            .as('next_expiry'),
         ]);
     });
     return this.planAndBalancesQuery;
   }
 
-  async planAndBalances(
-    accountId: string,
-    keyId: string,
-    now: Date,
-  ): Promise<{
-    plan: Pick<AccountPlansTable, 'mode' | 'plan_name' | 'expires_at' | 'granted_at'> | null;
-    keyMilli: number;
-    accountMilli: number;
-  }> {
+  /** The plan assignment row and the key's and the account pool's unexpired balances (cached on SQLite). */
+  async planAndBalances(accountId: string, keyId: string, now: Date): Promise<PlanAndBalances> {
+    if (!this.cache) return (await this.readPlanAndBalances(accountId, keyId, now)).value;
+    return this.cache.through(accountId, `p\u0000${accountId}\u0000${keyId}`, now.getTime(), () =>
+      this.readPlanAndBalances(accountId, keyId, now),
+    );
+  }
+
+  private async readPlanAndBalances(accountId: string, keyId: string, now: Date): Promise<Fresh<PlanAndBalances>> {
     const { rows } = await this.db.executeQuery<{
       mode: string | null;
       plan_name: string | null;
@@ -189,14 +217,19 @@ export class BillingReads {
       granted_at: string | null;
       key_milli: number | string | null;
       account_milli: number | string | null;
+      next_expiry: string | null;
     }>(this.planAndBalancesCompiled()({ account: accountId, key: keyId, now: now.toISOString() }));
     const row = rows[0]!;
     return {
-      plan: row.mode
-        ? { mode: row.mode, plan_name: row.plan_name ?? null, expires_at: row.expires_at ?? null, granted_at: row.granted_at ?? '' }
-        : null,
-      keyMilli: Number(row.key_milli ?? 0),
-      accountMilli: Number(row.account_milli ?? 0),
+      value: Object.freeze({
+        plan: row.mode
+          ? { mode: row.mode, plan_name: row.plan_name ?? null, expires_at: row.expires_at ?? null, granted_at: row.granted_at ?? '' }
+          : null,
+        keyMilli: Number(row.key_milli ?? 0),
+        accountMilli: Number(row.account_milli ?? 0),
+      }),
+      // The balances hold until the next lot expires (the plan's own expiry is checked by the caller at each use).
+      validUntilMs: untilOf(row.next_expiry),
     };
   }
 
@@ -232,6 +265,60 @@ export class BillingReads {
     const { rows } = await this.db.executeQuery<Record<string, number | string | null>>(query(values));
     const row = rows[0] ?? {};
     return Object.fromEntries(names.map((name) => [name, Number(row[name] ?? 0)])) as Record<K, number>;
+  }
+
+  /**
+   * The minute counts of a plan's limits in one statement. Cached on SQLite until a charge or
+   * a refund of the account (its epoch), the end of the plan day, the oldest counted charge
+   * leaving the rolling window, or the instant of a charge stamped later than now (another
+   * process's clock) would change them.
+   */
+  async limitMinutes(accountId: string, q: LimitMinutesQuery, now: Date): Promise<LimitMinutes> {
+    if (!this.cache) return (await this.readLimitMinutes(accountId, q, false)).value;
+    const key = `m\u0000${accountId}\u0000${q.day[0]}\u0000${q.rolling ? q.windowMs : ''}\u0000${q.totalFrom ?? ''}`;
+    return this.cache.through(accountId, key, now.getTime(), () => this.readLimitMinutes(accountId, q, true));
+  }
+
+  private limitBoundsQuery?: ReturnType<typeof precompile<'account' | 'from' | 'until'>>;
+
+  private async readLimitMinutes(accountId: string, q: LimitMinutesQuery, withBounds: boolean): Promise<Fresh<LimitMinutes>> {
+    // Charges made now count: the ranges end just after now.
+    const until = new Date(q.nowMs + 1).toISOString();
+    const rollingFrom = q.rolling ? new Date(q.nowMs - q.windowMs).toISOString() : null;
+    const ranges: Record<string, [string, string]> = { daily: q.day };
+    if (rollingFrom !== null) ranges.rolling = [rollingFrom, until];
+    if (q.totalFrom !== null) ranges.total = [q.totalFrom, until];
+    const sums = await this.minuteSums(accountId, ranges);
+    const value: LimitMinutes = Object.freeze({
+      daily: sums.daily ?? 0,
+      rolling: rollingFrom === null ? null : (sums.rolling ?? 0),
+      total: q.totalFrom === null ? null : (sums.total ?? 0),
+    });
+    if (!withBounds) return { value, validUntilMs: 0 };
+    this.limitBoundsQuery ??= precompile<'account' | 'from' | 'until'>((param) => {
+      const charges = () => this.db.selectFrom('billing_charges').where('account_id', '=', param('account'));
+      return this.db.selectNoFrom([
+        charges()
+          .select((eb) => eb.fn.min<string | null>('created_at').as('t'))
+          .where('refunded', '=', 0)
+          .where('minutes', '>', 0)
+          .where('created_at', '>=', param('from'))
+          .where('created_at', '<', param('until'))
+          .as('oldest'),
+        charges()
+          .select((eb) => eb.fn.min<string | null>('created_at').as('t'))
+          .where('created_at', '>=', param('until'))
+          .as('later'),
+      ]);
+    });
+    const { rows } = await this.db.executeQuery<{ oldest: string | null; later: string | null }>(
+      this.limitBoundsQuery({ account: accountId, from: rollingFrom ?? until, until }),
+    );
+    const bounds = rows[0];
+    const leavesWindow = rollingFrom === null || !bounds?.oldest ? Number.POSITIVE_INFINITY : untilOf(bounds.oldest) + q.windowMs;
+    // `until` is now + 1 ms: a charge stamped at or after it starts counting once now reaches it.
+    const laterCounts = bounds?.later ? untilOf(bounds.later) - 1 : Number.POSITIVE_INFINITY;
+    return { value, validUntilMs: Math.min(untilOf(q.day[1]), leavesWindow, laterCounts) };
   }
 
   async getUsage(id: string, db: Db = this.db): Promise<UsageRecord | null> {

@@ -19,6 +19,7 @@ import type { Database, Executor } from '../store/database.js';
 import { CREDIT_EXHAUSTED, CREDIT_LOW, type CreditExhaustedEvent, type CreditLowEvent, type CreditNotices } from './events.js';
 import { type KeyPolicy, type KeyPolicySource, OPEN_KEY_POLICY, openKeyPolicySource } from './key-policy.js';
 import { Prices, type PriceTable } from './prices.js';
+import type { BillingReadCache } from './read-cache.js';
 import { BillingStore, type ChargeOutcome, type CreditLot, type Pool, type RefundReason, type UsageRecord } from './store.js';
 
 /** Usage types charged in points even under an unlimited authorization (spec: broadcasts always consume points). */
@@ -78,6 +79,8 @@ export interface BillingServiceOptions {
   notices?: CreditNotices;
   /** Told of every charge that took points (metrics: credit charged by usage type). */
   onCharged?: (usageType: string, points: number) => void;
+  /** The plan, balances and minute counts kept in memory (SQLite only, src/billing/read-cache.ts); none: read every time. */
+  readCache?: BillingReadCache;
 }
 
 export class BillingService {
@@ -94,7 +97,7 @@ export class BillingService {
 
   constructor(options: BillingServiceOptions) {
     this.notices = options.notices;
-    this.store = new BillingStore(options.database);
+    this.store = new BillingStore(options.database, options.readCache);
     this.prices = new Prices(options.prices);
     this.plans = options.plans;
     this.bus = options.bus;

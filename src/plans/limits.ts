@@ -16,6 +16,7 @@
  *   blocks, or when only the total limit blocks).
  */
 import type { KeyPolicy } from '../billing/key-policy.js';
+import type { LimitMinutes, LimitMinutesQuery } from '../billing/read-cache.js';
 import type { Principal } from '../platform/auth/types.js';
 import { AppError } from '../platform/errors/app-error.js';
 import type { PlanLimits } from './catalogue.js';
@@ -23,8 +24,8 @@ import { dayBounds } from './day.js';
 import type { ActivePlan } from './service.js';
 
 export interface UsageMinutesSource {
-  /** Minutes in several [from, to) ranges at once. */
-  minuteSums<K extends string>(accountId: string, ranges: Record<K, [string, string]>): Promise<Record<K, number>>;
+  /** The day's, the rolling window's and the plan's total minutes, in one read (cached where that is exact). */
+  limitMinutes(accountId: string, query: LimitMinutesQuery, now: Date): Promise<LimitMinutes>;
   minuteTimeline(accountId: string, fromIso: string, toIso: string): Promise<{ at: string; minutes: number }[]>;
 }
 
@@ -94,21 +95,56 @@ export class LimitsCalculator {
     key?: KeyPolicy,
   ): Promise<LimitsReport> {
     const l = plan.plan.limits;
-    // Charges made at `now` count: the range end is exclusive.
-    const until = new Date(now.getTime() + 1).toISOString();
-    const day = dayBounds(now, this.deps.timeZone);
+    const nowMs = now.getTime();
+    const day = this.day(nowMs);
     const windowMs = this.deps.rollingWindowDays * 86_400_000;
-    const windowStart = new Date(now.getTime() - windowMs).toISOString();
     // One statement for every count a limit needs (the day count is always shown); the
     // per-charge timeline only when the rolling limit blocks and its recovery is needed.
-    const ranges: Record<string, [string, string]> = { daily: [day.start.toISOString(), day.end.toISOString()] };
-    if (l.rolling_limit_minutes !== null) ranges.rolling = [windowStart, until];
-    if (l.auth_total_limit_minutes !== null) ranges.total = [plan.grantedAt, until];
-    const sums = await this.deps.minutes.minuteSums(accountId, ranges);
-    const daily = sums.daily ?? 0;
-    const rolling = l.rolling_limit_minutes === null ? null : (sums.rolling ?? 0);
-    const total = l.auth_total_limit_minutes === null ? null : (sums.total ?? 0);
+    const sums = await this.deps.minutes.limitMinutes(
+      accountId,
+      {
+        day: [day.startIso, day.endIso],
+        rolling: l.rolling_limit_minutes !== null,
+        totalFrom: l.auth_total_limit_minutes === null ? null : plan.grantedAt,
+        nowMs,
+        windowMs,
+      },
+      now,
+    );
+    // The same counts (a cached read answers with the very same object), the same plan and
+    // key: the same report, which depends on nothing else (the day and the window are part of
+    // what the counts were read for).
+    const keyMax = key?.maxConcurrentSessions ?? null;
+    const known = this.reports.get(sums);
+    if (known && known.limits === l && known.keyMax === keyMax) return known.report;
+    const report = await this.report(accountId, l, sums, keyMax, nowMs, day.endIso, windowMs);
+    this.reports.set(sums, { limits: l, keyMax, report });
+    return report;
+  }
 
+  private readonly reports = new WeakMap<LimitMinutes, { limits: PlanLimits; keyMax: number | null; report: LimitsReport }>();
+
+  /** The plan day of `nowMs`, its bounds computed once per day (time zone offsets are costly to find). */
+  private day(nowMs: number): { startMs: number; endMs: number; startIso: string; endIso: string } {
+    const last = this.lastDay;
+    if (last && nowMs >= last.startMs && nowMs < last.endMs) return last;
+    const { start, end } = dayBounds(new Date(nowMs), this.deps.timeZone);
+    this.lastDay = { startMs: start.getTime(), endMs: end.getTime(), startIso: start.toISOString(), endIso: end.toISOString() };
+    return this.lastDay;
+  }
+
+  private lastDay: { startMs: number; endMs: number; startIso: string; endIso: string } | undefined;
+
+  private async report(
+    accountId: string,
+    l: PlanLimits,
+    sums: LimitMinutes,
+    keyMax: number | null,
+    nowMs: number,
+    dayEndIso: string,
+    windowMs: number,
+  ): Promise<LimitsReport> {
+    const { daily, rolling, total } = sums;
     let blocked: BlockingLimit | null = null;
     let recovery: string | null = null;
     if (l.auth_total_limit_minutes !== null && total !== null && total >= l.auth_total_limit_minutes) {
@@ -116,14 +152,14 @@ export class LimitsCalculator {
     } else if (l.rolling_limit_minutes !== null && rolling !== null && rolling >= l.rolling_limit_minutes) {
       blocked = 'rolling_limit_minutes';
       recovery = rollingRecovery(
-        await this.deps.minutes.minuteTimeline(accountId, windowStart, until),
+        await this.deps.minutes.minuteTimeline(accountId, new Date(nowMs - windowMs).toISOString(), new Date(nowMs + 1).toISOString()),
         rolling,
         l.rolling_limit_minutes,
         windowMs,
       );
     }
     if (l.daily_hard_limit_minutes !== null && daily >= l.daily_hard_limit_minutes && blocked !== 'auth_total_limit_minutes') {
-      const dayRecovery = day.end.toISOString();
+      const dayRecovery = dayEndIso;
       if (blocked === null || (recovery !== null && dayRecovery > recovery)) {
         blocked = 'daily_hard_limit_minutes';
         recovery = dayRecovery;
@@ -139,19 +175,19 @@ export class LimitsCalculator {
     const remainingMinutes = caps.length ? Math.max(0, Math.min(...caps)) : null;
 
     const { max_stt_streams: _streams, ...shown } = l;
-    return {
-      view: {
+    return Object.freeze({
+      view: Object.freeze({
         ...shown,
-        max_concurrent_sessions: minNullable(l.max_concurrent_sessions, key?.maxConcurrentSessions ?? null),
+        max_concurrent_sessions: minNullable(l.max_concurrent_sessions, keyMax),
         daily_used_minutes: daily,
         rolling_used_minutes: rolling,
         auth_total_used_minutes: total,
         restriction_recovery_at: recovery,
-      },
+      }),
       blocked,
       dailySoftReached: l.daily_soft_limit_minutes !== null && daily >= l.daily_soft_limit_minutes,
       remainingMinutes,
-    };
+    });
   }
 
   /**

@@ -32,13 +32,20 @@ export class PlanService {
 
   constructor(
     private readonly database: Database,
-    options: { catalogue?: PlanCatalogue | null; now?: () => Date } = {},
+    options: {
+      catalogue?: PlanCatalogue | null;
+      now?: () => Date;
+      /** Told after every plan assignment written here (the billing read cache reads epochs again). */
+      afterWrite?: () => void;
+    } = {},
   ) {
     this.catalogue = { ...DEFAULT_CATALOGUE, ...(options.catalogue ?? {}) };
     this.now = options.now ?? (() => new Date());
+    this.afterWrite = options.afterWrite ?? (() => {});
   }
 
   private readonly now: () => Date;
+  private readonly afterWrite: () => void;
 
   /** Assigns a plan to an account (replaces the previous one; the total-limit count restarts). */
   async setPlan(accountId: string, plan: PlanMode | PlanAssignmentInput): Promise<ActivePlan> {
@@ -64,6 +71,7 @@ export class PlanService {
       .values({ account_id: accountId, ...row })
       .onConflict((oc) => oc.column('account_id').doUpdateSet(row))
       .execute();
+    this.afterWrite();
     return (await this.activePlan(accountId)) ?? { mode: 'credit' };
   }
 

@@ -5,7 +5,7 @@
 import { Writable } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/platform/logging.js';
-import { startTestApp, type TestApp } from '../support/app.js';
+import { startTestApp, type TestApp, type TestAppOptions } from '../support/app.js';
 
 let t: TestApp | undefined;
 afterEach(async () => {
@@ -13,7 +13,7 @@ afterEach(async () => {
   t = undefined;
 });
 
-async function appLogging(mode: string | undefined) {
+async function appLogging(mode: string | undefined, routes?: TestAppOptions['routes']) {
   const lines: Record<string, unknown>[] = [];
   const sink = new Writable({
     write(chunk, _enc, cb) {
@@ -21,7 +21,7 @@ async function appLogging(mode: string | undefined) {
       cb();
     },
   });
-  t = await startTestApp({ logger: createLogger('info', sink), env: mode ? { PARLEY_REQUEST_LOG: mode } : {} });
+  t = await startTestApp({ logger: createLogger('info', sink), env: mode ? { PARLEY_REQUEST_LOG: mode } : {}, routes });
   return { url: t.url, lines };
 }
 
@@ -44,6 +44,24 @@ describe('request log', () => {
     expect(all[1]).toMatchObject({ status: 401, url: '/api/v1/me/plan?api_key=[redacted]' });
     // Fastify's own two lines per request are off.
     expect(lines.some((l) => l.msg === 'incoming request' || l.msg === 'request completed')).toBe(false);
+  });
+
+  it("lines a handler or the error handler writes through request.log carry the request's id (loggers are built only when used)", async () => {
+    const { url, lines } = await appLogging(undefined, (app) => {
+      app.http.get('/test/log-and-fail', async (request) => {
+        request.log.debug('not written at info');
+        request.log.info({ step: 1 }, 'handler line');
+        request.log.child({ part: 'inner' }).warn('child line');
+        throw new Error('boom');
+      });
+    });
+    const r = await fetch(`${url}/test/log-and-fail`, { headers: { 'x-request-id': 'req-boom' } });
+    expect(r.status).toBe(500);
+    const mine = lines.filter((l) => l.reqId === 'req-boom');
+    expect(mine.map((l) => l.msg)).toEqual(['handler line', 'child line', 'unhandled error', 'request']);
+    expect(mine[0]).toMatchObject({ level: 30, service: 'parley', step: 1 });
+    expect(mine[1]).toMatchObject({ level: 40, part: 'inner' });
+    expect(mine[2]).toMatchObject({ level: 50, err: expect.objectContaining({ message: 'boom' }) });
   });
 
   it('errors: only requests answered with status >= 400', async () => {

@@ -45,7 +45,7 @@ export const platformSettings = defineSection({
   ),
   keyCache: settings.bool(
     'PARLEY_KEY_CACHE',
-    'Keep API key lookups in memory on SQLite, checked on every request against a counter that any change to a key or account moves (a changed key still takes effect on the next request). Off: one database read per request.',
+    "Keep API key lookups, and each account's plan, balances and plan-limit minute counts, in memory on SQLite, checked on every request against counters that any change to a key, an account, a plan, a credit lot or a charge moves (a change still takes effect on the next request). Off: database reads on every request. PostgreSQL never caches them.",
     true,
   ),
   trustProxy: settings.bool('PARLEY_TRUST_PROXY', 'Believe X-Forwarded-For for the client address (only behind your own proxy).', false),

@@ -25,12 +25,22 @@ export function installRequestLog(app: HttpApp, mode: RequestLogMode): void {
   const prefix = `{"level":${logger.levels.values.info},"time":"`;
   const after = `"${bindings ? `,${bindings}` : ''},"reqId":`;
   const minStatus = mode === 'errors' ? 400 : 0;
+  // The time stamp of the last line, reused while the clock shows the same millisecond.
+  let stampMs = 0;
+  let stamp = '';
   app.addHook('onResponse', (request, reply, done) => {
     const status = reply.statusCode;
     if (status >= minStatus && stream && logger.isLevelEnabled('info')) {
       const ms = Math.round(reply.elapsedTime * 10) / 10;
+      const nowMs = Date.now();
+      if (nowMs !== stampMs) {
+        stampMs = nowMs;
+        stamp = new Date(nowMs).toISOString();
+      }
+      // The id (server.ts: a UUID or [A-Za-z0-9._-]) and the method (an HTTP token) need no
+      // JSON escaping; the URL does.
       stream.write(
-        `${prefix}${new Date().toISOString()}${after}${JSON.stringify(request.id)},"msg":"request","method":${JSON.stringify(request.method)},"url":${JSON.stringify(redactSecrets(request.url))},"status":${status},"ms":${ms}}\n`,
+        `${prefix}${stamp}${after}"${request.id}","msg":"request","method":"${request.method}","url":${JSON.stringify(redactSecrets(request.url))},"status":${status},"ms":${ms}}\n`,
       );
     }
     done();

@@ -13,6 +13,7 @@ import { AppError } from '../errors/app-error.js';
 import { jsonBoundsProblem } from '../json-bounds.js';
 import { installCors } from './cors.js';
 import { clientErrorResponse, installErrorHandling } from './errors.js';
+import { lazyChildLoggers } from './lazy-logger.js';
 import { openApiOptions } from './openapi.js';
 import { installRequestLog, type RequestLogMode } from './request-log.js';
 import { closeAllSse, type SseStream } from './sse.js';
@@ -50,6 +51,8 @@ export async function createHttpServer(options: HttpServerOptions): Promise<Http
     loggerInstance: options.logger,
     // Fastify writes two lines per request; ours writes one (request-log.ts).
     logController: new LogController({ disableRequestLogging: true }),
+    // Request loggers are built only when a request logs something (lazy-logger.ts).
+    childLoggerFactory: lazyChildLoggers() as never,
     bodyLimit: options.bodyLimitBytes,
     trustProxy: options.trustProxy,
     requestIdHeader: false,
@@ -95,15 +98,23 @@ export async function createHttpServer(options: HttpServerOptions): Promise<Http
   installErrorHandling(app);
   // Every JSON body is bounded in depth and size before schema validation or a handler walks
   // it (src/platform/json-bounds.ts); the answer is the one for any other bad body.
-  app.addHook('preValidation', async (request) => {
-    if (!/json/i.test(request.headers['content-type'] ?? '')) return;
+  // A callback hook, not an async one: it runs on every request, and most (GETs) have no body.
+  app.addHook('preValidation', (request, _reply, done) => {
+    if (request.body === undefined || !/json/i.test(request.headers['content-type'] ?? '')) {
+      done();
+      return;
+    }
     const problem = jsonBoundsProblem(request.body);
-    if (problem) {
-      throw new AppError('validation_failed', {
+    if (!problem) {
+      done();
+      return;
+    }
+    done(
+      new AppError('validation_failed', {
         message: problem.message,
         details: { field: 'body', reason: problem.reason, limit: problem.limit },
-      });
-    }
+      }),
+    );
   });
   installRequestLog(app, options.requestLog);
   // Response schemas document the interface and are checked by the contract test; they must

@@ -8,6 +8,7 @@ import type { Summarizer, Synthesizer } from '../engines/types.js';
 import type { ActivePlan } from '../plans/service.js';
 import type { Authenticator } from '../platform/auth/types.js';
 import type { SourceShareRule } from '../platform/http/source-share.js';
+import { SSE_HEARTBEAT_MS } from '../platform/http/sse.js';
 import type { HttpApp } from '../platform/http/types.js';
 import type { RateLimiter } from '../platform/rate-limit.js';
 import { exponentialBackoff } from '../platform/retry.js';
@@ -22,6 +23,7 @@ import { startHostSweep } from './host-lease.js';
 import type { BroadcastHostDeps } from './host-session.js';
 import { registerBroadcastRoutes } from './routes.js';
 import type { RuleContext } from './rules.js';
+import { ViewerFanout } from './fanout/hub.js';
 import { InMemorySeats, RedisSeats, type ViewerSeats } from './seats.js';
 import { BroadcastService } from './service.js';
 import { registerSinkRoutes } from './sinks/routes.js';
@@ -30,7 +32,8 @@ import { CaptionSinkStore } from './sinks/store.js';
 import { BroadcastStore } from './store.js';
 import { isInterimCaption, isWithdrawnCaption, VIEWER_REPLAY_RETAIN, type ViewerEvent, viewerTopic } from './viewer-events.js';
 import { ViewerService, type VoiceSummary } from './viewer-service.js';
-import { registerViewerStream } from './viewer-stream.js';
+import { ViewerCounter } from './viewer-counter.js';
+import { registerViewerStream, SEAT_LEASE_MS } from './viewer-stream.js';
 
 export interface BroadcastsModule {
   store: BroadcastStore;
@@ -221,5 +224,17 @@ export function registerBroadcasts(app: HttpApp, m: BroadcastsModule, auth: Auth
     bus: m.bus,
     sourceSeats: m.sourceSeats,
     catchUp: m.catchUpReader,
+    fanout: new ViewerFanout({
+      bus: m.bus,
+      seats: m.seats,
+      heartbeatMs: SSE_HEARTBEAT_MS,
+      leaseMs: SEAT_LEASE_MS,
+      async stillAdmitted(id, viewerToken) {
+        const now = await m.store.get(id);
+        return now !== null && (await m.viewers.admits(now, viewerToken));
+      },
+      logger: app.log,
+    }),
+    counter: new ViewerCounter(m.store),
   });
 }

@@ -23,6 +23,11 @@ export interface SseStream {
    * or the stream is closed.
    */
   send(event: string, data: unknown, id?: string | number, options?: { interim?: boolean }): boolean;
+  /**
+   * Writes frames encoded once for many streams (`encodeSseFrame`), through the same outbox
+   * (backpressure, interims superseded, the slow-consumer cut). Same answer as send().
+   */
+  sendEncoded(frames: Uint8Array, options?: { interim?: boolean }): boolean;
   comment(text: string): void;
   /** Resolves once nothing waits for the client (or the stream closed). */
   drained(): Promise<void>;
@@ -92,6 +97,11 @@ function frameOf(event: string, data: unknown, id?: string | number): string {
   return `${frame}\n`;
 }
 
+/** One SSE frame as bytes, to write unchanged to every stream that gets it (broadcast viewers). */
+export function encodeSseFrame(event: string, data: unknown, id?: string | number): Buffer {
+  return Buffer.from(frameOf(event, data, id));
+}
+
 export function openSse(request: FastifyRequest, reply: FastifyReply, options: SseOptions = {}): SseStream {
   reply.hijack();
   const res = reply.raw;
@@ -145,6 +155,10 @@ export function openSse(request: FastifyRequest, reply: FastifyReply, options: S
     send(event, data, id, opts) {
       if (closed || closing) return false;
       return outbox.offer(frameOf(event, data, id), opts?.interim ?? false) && !outbox.congested;
+    },
+    sendEncoded(frames, opts) {
+      if (closed || closing) return false;
+      return outbox.offer(frames, opts?.interim ?? false) && !outbox.congested;
     },
     comment(text) {
       // A heartbeat only matters on an idle connection; a busy or blocked one skips it.

@@ -19,20 +19,20 @@ import type { CatchUpSettings } from './catch-up/keeper.js';
 import { CatchUpReader } from './catch-up/reader.js';
 import { CatchUpStore } from './catch-up/store.js';
 import { BROADCAST_REVOKED_TOPIC, BROADCAST_SINKS_TOPIC, type BroadcastRevokedEvent } from './events.js';
+import { ViewerFanout } from './fanout/hub.js';
 import { startHostSweep } from './host-lease.js';
 import type { BroadcastHostDeps } from './host-session.js';
 import { registerBroadcastRoutes } from './routes.js';
 import type { RuleContext } from './rules.js';
-import { ViewerFanout } from './fanout/hub.js';
 import { InMemorySeats, RedisSeats, type ViewerSeats } from './seats.js';
 import { BroadcastService } from './service.js';
 import { registerSinkRoutes } from './sinks/routes.js';
 import { SinkService } from './sinks/service.js';
 import { CaptionSinkStore } from './sinks/store.js';
 import { BroadcastStore } from './store.js';
+import { ViewerCounter } from './viewer-counter.js';
 import { isInterimCaption, isWithdrawnCaption, VIEWER_REPLAY_RETAIN, type ViewerEvent, viewerTopic } from './viewer-events.js';
 import { ViewerService, type VoiceSummary } from './viewer-service.js';
-import { ViewerCounter } from './viewer-counter.js';
 import { registerViewerStream, SEAT_LEASE_MS } from './viewer-stream.js';
 
 export interface BroadcastsModule {

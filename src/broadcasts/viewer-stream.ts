@@ -23,8 +23,8 @@
  * - Display messages in the viewer's language (lang or Accept-Language: zh -> Traditional
  *   Chinese, else English). A heartbeat comment every 15 s renews the seat's lease.
  */
-import { randomUUID } from 'node:crypto';
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import { randomBytes } from 'node:crypto';
+import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import type { EventBus } from '../bus/types.js';
 import { normalizeLanguage } from '../languages.js';
@@ -33,22 +33,33 @@ import { errors, PUBLIC, sse } from '../platform/http/api-doc.js';
 import { ErrorEvent, MessageEvent, SPEAKER_EVENTS, SpokenSentence, TranslatedMessage } from '../platform/http/event-schemas.js';
 import { sourceOf } from '../platform/http/source.js';
 import { type SourceShareRule, seatsPerSource } from '../platform/http/source-share.js';
-import { openSse, sharedJson } from '../platform/http/sse.js';
+import { openSse, type SseStream, sharedJson } from '../platform/http/sse.js';
 import type { HttpApp } from '../platform/http/types.js';
 import type { ViewerGuard } from './abuse.js';
 import { type CatchUpEvent, CatchUpPayload, type CatchUpReader } from './catch-up/reader.js';
 import { type DisplayKey, display, displayLanguage } from './display.js';
 import type { ViewerFanout } from './fanout/hub.js';
+import type { ViewerRoom } from './fanout/room.js';
 import { CAPTIONS, RoomViewer, type ViewerItem } from './fanout/viewer.js';
 import { documentOnly } from './schemas.js';
-import type { ViewerSeats } from './seats.js';
+import type { SeatShare, ViewerSeats } from './seats.js';
 import { CHANNEL_TOKEN, hashViewerToken } from './secrets.js';
 import type { Broadcast, BroadcastStore } from './store.js';
-import { REPLAY_SENTENCES, type ViewerEvent, viewerTopic } from './viewer-events.js';
 import type { ViewerCounter } from './viewer-counter.js';
+import { REPLAY_SENTENCES, type ViewerEvent, viewerTopic } from './viewer-events.js';
 import type { ViewerService } from './viewer-service.js';
 
 export const SEAT_LEASE_MS = 45_000;
+
+/**
+ * Viewer ids: unique across processes (seats are shared through Redis) and small: a random
+ * per-process prefix and a counter, one flat string (a UUID string costs ~1 KB a viewer here).
+ */
+const VIEWER_ID_PREFIX = randomBytes(6).toString('base64url');
+let viewerSeq = 0;
+function nextViewerId(): string {
+  return `${VIEWER_ID_PREFIX}.${(++viewerSeq).toString(36)}`;
+}
 /** Retry-After of a broadcast not on air yet: how soon a waiting viewer asks again. */
 export const NOT_STARTED_RETRY_SECONDS = 10;
 
@@ -83,7 +94,6 @@ export interface ViewerStreamDeps {
   /** total_viewers and peak_viewers, written coalesced. */
   counter: ViewerCounter;
 }
-
 
 function query(request: FastifyRequest): Record<string, unknown> {
   return (request.query ?? {}) as Record<string, unknown>;
@@ -225,7 +235,7 @@ async function openViewerStream(deps: ViewerStreamDeps, request: FastifyRequest<
   const lastEventId = typeof request.headers['last-event-id'] === 'string' ? request.headers['last-event-id'] : undefined;
   const catchUpOf = async (now: Broadcast) =>
     now.phase === 'live' || now.phase === 'paused' ? ((await deps.catchUp?.forViewer(now, lang, lastEventId)) ?? null) : null;
-  const viewerId = randomUUID();
+  const viewerId = nextViewerId();
   // The source's share: its address, and on password channels its viewer token (stored hashed, as in the database).
   const share = {
     keys: [`src:${source}`, ...(b.accessType === 'password' && viewerToken ? [`tok:${hashViewerToken(viewerToken)}`] : [])],
@@ -256,7 +266,8 @@ async function openViewerStream(deps: ViewerStreamDeps, request: FastifyRequest<
     await deps.seats.leave(b.id, viewerId, share.keys);
     throw err;
   }
-  const sse = openSse(request, reply);
+  // The request is settled as the stream opens (its log line and metrics), so nothing keeps it for the stream's life.
+  const sse = openSse(request, reply, { settleRequest: true });
   const phase = b.phase === 'live' || b.phase === 'paused' ? 'live' : 'standby';
   sse.send('connected', {
     available_langs: b.translationLanguages,
@@ -268,35 +279,58 @@ async function openViewerStream(deps: ViewerStreamDeps, request: FastifyRequest<
   });
   if (!first.admitted) sse.send('queued', { position: first.position, estimated_wait: waitText(first.position) });
   room.open(viewer, sse, initial);
-  // A queued viewer asks again every few seconds; admitted, it gets captions from then on.
-  let queueTimer: NodeJS.Timeout | null = null;
-  if (!first.admitted) {
-    let lastPosition = first.position;
-    queueTimer = setInterval(() => {
-      void (async () => {
-        const next = await deps.seats.claim(b.id, viewerId, room.maxViewers, SEAT_LEASE_MS, share);
-        if ('overShare' in next) return; // only a newcomer is checked: a lapsed place asks again next time
-        if (next.admitted) {
-          if (queueTimer) clearInterval(queueTimer);
-          viewer.admitted = true;
-          await deps.counter.count(b.id, next.viewers);
-          sse.send('admitted', { message: msg('admitted') });
-          room.seat(viewer);
-          const catchUp = await catchUpOf((await deps.store.get(b.id)) ?? b);
-          if (catchUp) sse.send(catchUp.event, sharedJson(catchUp.data), catchUp.id);
-        } else if (next.position !== lastPosition) {
-          lastPosition = next.position;
-          sse.send('queued', { position: next.position, estimated_wait: waitText(next.position) });
-        }
-      })().catch((err: unknown) => request.log.warn({ err }, 'queue check failed'));
-    }, QUEUE_POLL_MS);
-    queueTimer.unref();
-  }
-  void sse.done.then(async () => {
-    if (queueTimer) clearInterval(queueTimer);
-    deps.fanout.leave(room, viewer);
-    await deps.seats.leave(b.id, viewerId, share.keys).catch((err: unknown) => request.log.warn({ err }, 'seat not released'));
-  });
+  // Closed: its room place and seat go (and a queued viewer stops asking). Nothing of this request is kept.
+  deps.fanout.follow(
+    room,
+    viewer,
+    sse,
+    first.admitted
+      ? null
+      : watchQueue(deps, { b, room, viewer, sse, share, position: first.position, msg, waitText, catchUpOf, log: request.log }),
+  );
+}
+
+/**
+ * A queued viewer asks for a seat again every few seconds (`queued` as its place changes);
+ * admitted, it gets `admitted`, its catch-up summary and captions from then on. Returns the stop.
+ */
+function watchQueue(
+  deps: ViewerStreamDeps,
+  w: {
+    b: Broadcast;
+    room: ViewerRoom;
+    viewer: RoomViewer;
+    sse: SseStream;
+    share: SeatShare;
+    position: number;
+    msg: (key: DisplayKey) => string;
+    waitText: (position: number) => string;
+    catchUpOf: (b: Broadcast) => Promise<CatchUpEvent | null>;
+    log: FastifyBaseLogger;
+  },
+): () => void {
+  const { b, room, viewer, sse } = w;
+  let lastPosition = w.position;
+  const timer = setInterval(() => {
+    void (async () => {
+      const next = await deps.seats.claim(b.id, viewer.id, room.maxViewers, SEAT_LEASE_MS, w.share);
+      if ('overShare' in next) return; // only a newcomer is checked: a lapsed place asks again next time
+      if (next.admitted) {
+        clearInterval(timer);
+        viewer.admitted = true;
+        await deps.counter.count(b.id, next.viewers);
+        sse.send('admitted', { message: w.msg('admitted') });
+        room.seat(viewer);
+        const catchUp = await w.catchUpOf((await deps.store.get(b.id)) ?? b);
+        if (catchUp) sse.send(catchUp.event, sharedJson(catchUp.data), catchUp.id);
+      } else if (next.position !== lastPosition) {
+        lastPosition = next.position;
+        sse.send('queued', { position: next.position, estimated_wait: w.waitText(next.position) });
+      }
+    })().catch((err: unknown) => w.log.warn({ err }, 'queue check failed'));
+  }, QUEUE_POLL_MS);
+  timer.unref();
+  return () => clearInterval(timer);
 }
 
 /**

@@ -8,6 +8,7 @@
 import type { Logger } from 'pino';
 import type { EventBus } from '../../bus/types.js';
 import { AppError, toErrorObject } from '../../platform/errors/app-error.js';
+import type { SseStream } from '../../platform/http/sse.js';
 import { BROADCAST_REVOKED_TOPIC } from '../events.js';
 import type { ViewerSeats } from '../seats.js';
 import { viewerTopic } from '../viewer-events.js';
@@ -68,6 +69,17 @@ export class ViewerFanout {
       throw err;
     }
     return room;
+  }
+
+  /** Once the viewer's stream closes: `onClose` (a queued viewer's poll), its room place and its seat go. */
+  follow(room: ViewerRoom, v: RoomViewer, sse: SseStream, onClose: (() => void) | null): void {
+    void sse.done.then(async () => {
+      onClose?.();
+      this.leave(room, v);
+      await this.d.seats
+        .leave(room.broadcastId, v.id, v.shareKeys)
+        .catch((err: unknown) => this.d.logger?.warn({ err }, 'seat not released'));
+    });
   }
 
   leave(room: ViewerRoom, v: RoomViewer): void {

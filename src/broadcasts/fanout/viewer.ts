@@ -75,7 +75,8 @@ export class RoomViewer {
     const lang = this.lang;
     if (item.event === '__end') return { event: 'error', data: item.data, end: true };
     if (item.event === '__kick') return { event: 'kicked', data: { message: this.msg('kicked') }, end: true };
-    if (item.event === 'catch_up') return admitted ? { event: item.event, data: sharedJson(item.data), id: (item as CatchUpEvent).id } : null;
+    if (item.event === 'catch_up')
+      return admitted ? { event: item.event, data: sharedJson(item.data), id: (item as CatchUpEvent).id } : null;
     const e = item as ViewerEvent;
     // Audio: admitted viewers who asked for it, in their language when they chose one.
     if (e.event === 'tts_ready') {

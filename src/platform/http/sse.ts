@@ -7,6 +7,7 @@
  * accepts it, queued while `write()` pushes back, interims superseded, and past the policy's
  * limit the client is cut off. `streamToSse` turns a bus subscription into such a stream.
  */
+import type { ServerResponse } from 'node:http';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Outbox, type OutboxPolicy, type OutboxStats, SUBSCRIBER_POLICY } from '../../stream/outbox.js';
 import { responseTransport } from '../../stream/transports.js';
@@ -63,6 +64,13 @@ export function closeAllSse(server: object): void {
 
 export interface SseOptions {
   heartbeatMs?: number;
+  /**
+   * Settle the request as the stream opens: Fastify's onResponse hooks (request log line,
+   * request metrics) run now, with the stream's status, instead of when it ends, so the
+   * framework's request and reply objects are not kept alive for hours by a long stream
+   * (broadcast viewers: thousands of them). The stream's own duration is still observed.
+   */
+  settleRequest?: boolean;
   status?: number;
   policy?: OutboxPolicy;
 }
@@ -102,6 +110,17 @@ export function encodeSseFrame(event: string, data: unknown, id?: string | numbe
   return Buffer.from(frameOf(event, data, id));
 }
 
+/** Fastify's finish listener (reply.js `onResFinished`): it runs the onResponse hooks and holds the reply until it does. */
+const FASTIFY_FINISH = 'onResFinished';
+
+function settleNow(res: ServerResponse): void {
+  for (const listener of res.listeners('finish')) {
+    if (typeof listener !== 'function' || listener.name !== FASTIFY_FINISH) continue;
+    // It removes itself (from 'finish' and 'error') and runs the hooks.
+    (listener as (err?: Error) => void).call(res);
+  }
+}
+
 export function openSse(request: FastifyRequest, reply: FastifyReply, options: SseOptions = {}): SseStream {
   reply.hijack();
   const res = reply.raw;
@@ -116,6 +135,7 @@ export function openSse(request: FastifyRequest, reply: FastifyReply, options: S
     'X-Request-Id': request.id,
   });
   res.flushHeaders?.();
+  if (options.settleRequest) settleNow(res);
   let closed = false;
   /** close() was called: nothing more is accepted; what waits is still written (up to CLOSE_FLUSH_MS). */
   let closing = false;

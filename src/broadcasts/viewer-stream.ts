@@ -260,25 +260,31 @@ async function openViewerStream(deps: ViewerStreamDeps, request: FastifyRequest<
   const room = await deps.fanout.join(b.id, b.maxViewers, viewer);
   let initial: ViewerItem[];
   try {
-    initial = await initialItems(deps, b, viewer, catchUpOf);
+    initial = await initialItems(deps, b, room, viewer, catchUpOf);
   } catch (err) {
     deps.fanout.leave(room, viewer);
     await deps.seats.leave(b.id, viewerId, share.keys);
     throw err;
   }
   // The request is settled as the stream opens (its log line and metrics), so nothing keeps it for the stream's life.
-  const sse = openSse(request, reply, { settleRequest: true });
-  const phase = b.phase === 'live' || b.phase === 'paused' ? 'live' : 'standby';
-  sse.send('connected', {
-    available_langs: b.translationLanguages,
-    // As the hosting node published them (it synthesizes), whatever this node's engines.
-    tts_languages: phase === 'live' ? (b.ttsLanguages ?? []) : [],
-    phase,
-    recognition_mode: b.speakerDiarization ? 'multi_speaker' : 'single',
-    message: msg('connected'),
-  });
-  if (!first.admitted) sse.send('queued', { position: first.position, estimated_wait: waitText(first.position) });
-  room.open(viewer, sse, initial);
+  // Headers, connected and the initial items leave in one write (corked until they are all queued).
+  reply.raw.cork();
+  const sse = openSse(request, reply, { settleRequest: true, headersWithFirstFrame: true });
+  try {
+    const phase = b.phase === 'live' || b.phase === 'paused' ? 'live' : 'standby';
+    sse.send('connected', {
+      available_langs: b.translationLanguages,
+      // As the hosting node published them (it synthesizes), whatever this node's engines.
+      tts_languages: phase === 'live' ? (b.ttsLanguages ?? []) : [],
+      phase,
+      recognition_mode: b.speakerDiarization ? 'multi_speaker' : 'single',
+      message: msg('connected'),
+    });
+    if (!first.admitted) sse.send('queued', { position: first.position, estimated_wait: waitText(first.position) });
+    room.open(viewer, sse, initial);
+  } finally {
+    reply.raw.uncork();
+  }
   // Closed: its room place and seat go (and a queued viewer stops asking). Nothing of this request is kept.
   deps.fanout.follow(
     room,
@@ -341,12 +347,15 @@ function watchQueue(
 async function initialItems(
   deps: ViewerStreamDeps,
   b: Broadcast,
+  room: ViewerRoom,
   viewer: RoomViewer,
   catchUpOf: (b: Broadcast) => Promise<CatchUpEvent | null>,
 ): Promise<ViewerItem[]> {
-  const log = (await deps.bus.retained(viewerTopic(b.id))) as ViewerEvent[];
+  const { log, current } = await room.joinState(async () => ({
+    log: (await deps.bus.retained(viewerTopic(b.id))) as ViewerEvent[],
+    current: (await deps.store.get(b.id)) ?? b,
+  }));
   const items: ViewerItem[] = [];
-  const current = (await deps.store.get(b.id)) ?? b;
   if (current.status === 'revoked') throw new AppError('broadcast_token_revoked');
   if (current.status === 'ended') throw new AppError('broadcast_session_ended');
   const live = current.phase === 'live' || current.phase === 'paused';

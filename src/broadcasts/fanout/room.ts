@@ -12,12 +12,17 @@ import type { ViewerEvent } from '../viewer-events.js';
 import { Group, groupAudience, groupKey } from './groups.js';
 import { CAPTIONS, type RoomViewer, type ViewerItem } from './viewer.js';
 
+/** How long joining viewers share one read of the room's state when no event comes. */
+const STATE_MS = 1_000;
+
 export class ViewerRoom {
   private readonly groups = new Map<string, Group>();
   /** Viewers joining or queued: framed one by one. */
   private readonly unseated = new Set<RoomViewer>();
   private scheduled = false;
   private count = 0;
+  /** What joining viewers read (retained log, broadcast row): shared until an event comes or it ages. */
+  private state: { at: number; value: Promise<unknown> } | null = null;
   /** The unsubscribe of the room's bus subscription, once live. */
   off: (() => void) | null = null;
   closed = false;
@@ -85,7 +90,25 @@ export class ViewerRoom {
     return all;
   }
 
+  /**
+   * The state a joining viewer reads after its subscription is live, read once for all the
+   * viewers joining together: any event (or STATE_MS) makes the next joiner read it again, so
+   * none misses what came after its own subscription. The replayed events are then the same
+   * objects for all of them, serialized once.
+   */
+  joinState<T>(read: () => Promise<T>, now = Date.now()): Promise<T> {
+    if (!this.state || now - this.state.at > STATE_MS) {
+      const value = read();
+      this.state = { at: now, value };
+      value.catch(() => {
+        if (this.state?.value === value) this.state = null;
+      });
+    }
+    return this.state.value as Promise<T>;
+  }
+
   onEvent(e: ViewerEvent): void {
+    this.state = null;
     if (this.closed) return;
     if (e.event === 'access_changed') {
       this.onAccessChanged(this);
@@ -110,6 +133,7 @@ export class ViewerRoom {
 
   /** One item framed per viewer for everyone, after the captions already queued. */
   toEach(item: ViewerItem): void {
+    this.state = null;
     this.flush();
     for (const v of this.viewers()) v.deliver(item);
   }

@@ -71,6 +71,11 @@ export interface SseOptions {
    * (broadcast viewers: thousands of them). The stream's own duration is still observed.
    */
   settleRequest?: boolean;
+  /**
+   * The caller writes its first frames at once, so the headers go with them in one write
+   * instead of a write of their own (thousands of viewers arriving: one syscall each, not two).
+   */
+  headersWithFirstFrame?: boolean;
   status?: number;
   policy?: OutboxPolicy;
 }
@@ -134,7 +139,7 @@ export function openSse(request: FastifyRequest, reply: FastifyReply, options: S
     'X-Accel-Buffering': 'no',
     'X-Request-Id': request.id,
   });
-  res.flushHeaders?.();
+  if (!options.headersWithFirstFrame) res.flushHeaders?.();
   if (options.settleRequest) settleNow(res);
   let closed = false;
   /** close() was called: nothing more is accepted; what waits is still written (up to CLOSE_FLUSH_MS). */

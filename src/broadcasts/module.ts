@@ -8,6 +8,7 @@ import type { Summarizer, Synthesizer } from '../engines/types.js';
 import type { ActivePlan } from '../plans/service.js';
 import type { Authenticator } from '../platform/auth/types.js';
 import type { SourceShareRule } from '../platform/http/source-share.js';
+import { SSE_HEARTBEAT_MS } from '../platform/http/sse.js';
 import type { HttpApp } from '../platform/http/types.js';
 import type { RateLimiter } from '../platform/rate-limit.js';
 import { exponentialBackoff } from '../platform/retry.js';
@@ -18,6 +19,7 @@ import type { CatchUpSettings } from './catch-up/keeper.js';
 import { CatchUpReader } from './catch-up/reader.js';
 import { CatchUpStore } from './catch-up/store.js';
 import { BROADCAST_REVOKED_TOPIC, BROADCAST_SINKS_TOPIC, type BroadcastRevokedEvent } from './events.js';
+import { ViewerFanout } from './fanout/hub.js';
 import { startHostSweep } from './host-lease.js';
 import type { BroadcastHostDeps } from './host-session.js';
 import { registerBroadcastRoutes } from './routes.js';
@@ -28,9 +30,10 @@ import { registerSinkRoutes } from './sinks/routes.js';
 import { SinkService } from './sinks/service.js';
 import { CaptionSinkStore } from './sinks/store.js';
 import { BroadcastStore } from './store.js';
+import { ViewerCounter } from './viewer-counter.js';
 import { isInterimCaption, isWithdrawnCaption, VIEWER_REPLAY_RETAIN, type ViewerEvent, viewerTopic } from './viewer-events.js';
 import { ViewerService, type VoiceSummary } from './viewer-service.js';
-import { registerViewerStream } from './viewer-stream.js';
+import { registerViewerStream, SEAT_LEASE_MS } from './viewer-stream.js';
 
 export interface BroadcastsModule {
   store: BroadcastStore;
@@ -221,5 +224,17 @@ export function registerBroadcasts(app: HttpApp, m: BroadcastsModule, auth: Auth
     bus: m.bus,
     sourceSeats: m.sourceSeats,
     catchUp: m.catchUpReader,
+    fanout: new ViewerFanout({
+      bus: m.bus,
+      seats: m.seats,
+      heartbeatMs: SSE_HEARTBEAT_MS,
+      leaseMs: SEAT_LEASE_MS,
+      async stillAdmitted(id, viewerToken) {
+        const now = await m.store.get(id);
+        return now !== null && (await m.viewers.admits(now, viewerToken));
+      },
+      logger: app.log,
+    }),
+    counter: new ViewerCounter(m.store),
   });
 }

@@ -52,6 +52,10 @@ interface Room {
   seats: Map<string, Lease>;
   /** Insertion order is queue order. */
   queue: Map<string, Lease>;
+  /** Seats and queue places held per share key (kept as leases come and go: no scan per claim). */
+  held: Map<string, number>;
+  /** No lease ends before this: the room is swept only once one may have lapsed. */
+  earliest: number;
 }
 
 export class InMemorySeats implements ViewerSeats {
@@ -62,12 +66,39 @@ export class InMemorySeats implements ViewerSeats {
   private room(id: string): Room {
     let r = this.rooms.get(id);
     if (!r) {
-      r = { seats: new Map(), queue: new Map() };
+      r = { seats: new Map(), queue: new Map(), held: new Map(), earliest: Number.POSITIVE_INFINITY };
       this.rooms.set(id, r);
     }
     const t = this.now();
-    for (const m of [r.seats, r.queue]) for (const [k, l] of m) if (l.until <= t) m.delete(k);
+    if (t >= r.earliest) this.sweep(r, t);
     return r;
+  }
+
+  /** Drops lapsed leases and finds the next lease end (renewals only move ends later). */
+  private sweep(r: Room, t: number): void {
+    let earliest = Number.POSITIVE_INFINITY;
+    for (const m of [r.seats, r.queue]) {
+      for (const [k, l] of m) {
+        if (l.until <= t) {
+          m.delete(k);
+          this.release(r, l);
+        } else if (l.until < earliest) earliest = l.until;
+      }
+    }
+    r.earliest = earliest;
+  }
+
+  private hold(r: Room, l: Lease): void {
+    for (const k of l.keys) r.held.set(k, (r.held.get(k) ?? 0) + 1);
+    if (l.until < r.earliest) r.earliest = l.until;
+  }
+
+  private release(r: Room, l: Lease): void {
+    for (const k of l.keys) {
+      const n = (r.held.get(k) ?? 1) - 1;
+      if (n > 0) r.held.set(k, n);
+      else r.held.delete(k);
+    }
   }
 
   async claim(broadcastId: string, viewerId: string, max: number, leaseMs: number, share?: SeatShare): Promise<SeatAnswer> {
@@ -78,14 +109,15 @@ export class InMemorySeats implements ViewerSeats {
       seated.until = until;
       return { admitted: true, viewers: r.seats.size };
     }
-    const queued = [...r.queue.keys()];
     const known = r.queue.get(viewerId);
     if (!known && share) {
-      const full = share.keys.find((k) => this.held(r, k) >= share.limit);
+      const full = share.keys.find((k) => (r.held.get(k) ?? 0) >= share.limit);
       if (full) return { admitted: false, overShare: full, viewers: r.seats.size };
     }
-    const lease: Lease = { until, keys: known?.keys ?? share?.keys ?? [] };
-    const ahead = known ? queued.indexOf(viewerId) : queued.length;
+    const ahead = known ? [...r.queue.keys()].indexOf(viewerId) : r.queue.size;
+    const lease: Lease = known ?? { until, keys: share?.keys ?? [] };
+    lease.until = until;
+    if (!known) this.hold(r, lease);
     if (r.seats.size + ahead < max) {
       r.queue.delete(viewerId);
       r.seats.set(viewerId, lease);
@@ -93,13 +125,6 @@ export class InMemorySeats implements ViewerSeats {
     }
     r.queue.set(viewerId, lease); // a Map keeps a renewed key's place
     return { admitted: false, position: ahead + 1, viewers: r.seats.size };
-  }
-
-  /** Seats and queue places held under a share key (a room holds at most max_viewers + its queue). */
-  private held(r: Room, key: string): number {
-    let n = 0;
-    for (const m of [r.seats, r.queue]) for (const l of m.values()) if (l.keys.includes(key)) n++;
-    return n;
   }
 
   async renew(broadcastId: string, viewerId: string, leaseMs: number): Promise<boolean> {
@@ -117,8 +142,13 @@ export class InMemorySeats implements ViewerSeats {
 
   async leave(broadcastId: string, viewerId: string): Promise<void> {
     const r = this.room(broadcastId);
-    r.seats.delete(viewerId);
-    r.queue.delete(viewerId);
+    for (const m of [r.seats, r.queue]) {
+      const lease = m.get(viewerId);
+      if (lease) {
+        m.delete(viewerId);
+        this.release(r, lease);
+      }
+    }
     if (!r.seats.size && !r.queue.size) this.rooms.delete(broadcastId);
   }
 

@@ -284,11 +284,12 @@ export class BroadcastStore {
   }
 
   /** One more viewer admitted: total + 1, and the peak follows the current count. */
-  async countViewer(id: string, current: number): Promise<void> {
+  /** `added` viewers were admitted (total_viewers), `current` is the most seated at once among them (peak_viewers). */
+  async countViewer(id: string, current: number, added = 1): Promise<void> {
     await this.database.db
       .updateTable('broadcasts')
       .set((eb) => ({
-        total_viewers: eb('total_viewers', '+', 1),
+        total_viewers: eb('total_viewers', '+', added),
         peak_viewers: eb.case().when('peak_viewers', '<', current).then(current).else(eb.ref('peak_viewers')).end(),
       }))
       .where('id', '=', id)

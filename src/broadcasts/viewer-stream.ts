@@ -23,30 +23,43 @@
  * - Display messages in the viewer's language (lang or Accept-Language: zh -> Traditional
  *   Chinese, else English). A heartbeat comment every 15 s renews the seat's lease.
  */
-import { randomUUID } from 'node:crypto';
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import { randomBytes } from 'node:crypto';
+import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import type { EventBus } from '../bus/types.js';
 import { normalizeLanguage } from '../languages.js';
-import { AppError, toErrorObject } from '../platform/errors/app-error.js';
+import { AppError } from '../platform/errors/app-error.js';
 import { errors, PUBLIC, sse } from '../platform/http/api-doc.js';
 import { ErrorEvent, MessageEvent, SPEAKER_EVENTS, SpokenSentence, TranslatedMessage } from '../platform/http/event-schemas.js';
 import { sourceOf } from '../platform/http/source.js';
 import { type SourceShareRule, seatsPerSource } from '../platform/http/source-share.js';
-import { sharedJson, streamToSse } from '../platform/http/sse.js';
+import { openSse, type SseStream, sharedJson } from '../platform/http/sse.js';
 import type { HttpApp } from '../platform/http/types.js';
 import type { ViewerGuard } from './abuse.js';
 import { type CatchUpEvent, CatchUpPayload, type CatchUpReader } from './catch-up/reader.js';
-import { type DisplayKey, display } from './display.js';
-import { BROADCAST_REVOKED_TOPIC } from './events.js';
+import { type DisplayKey, display, displayLanguage } from './display.js';
+import type { ViewerFanout } from './fanout/hub.js';
+import type { ViewerRoom } from './fanout/room.js';
+import { CAPTIONS, RoomViewer, type ViewerItem } from './fanout/viewer.js';
 import { documentOnly } from './schemas.js';
-import type { ViewerSeats } from './seats.js';
+import type { SeatShare, ViewerSeats } from './seats.js';
 import { CHANNEL_TOKEN, hashViewerToken } from './secrets.js';
 import type { Broadcast, BroadcastStore } from './store.js';
+import type { ViewerCounter } from './viewer-counter.js';
 import { REPLAY_SENTENCES, type ViewerEvent, viewerTopic } from './viewer-events.js';
 import type { ViewerService } from './viewer-service.js';
 
 export const SEAT_LEASE_MS = 45_000;
+
+/**
+ * Viewer ids: unique across processes (seats are shared through Redis) and small: a random
+ * per-process prefix and a counter, one flat string (a UUID string costs ~1 KB a viewer here).
+ */
+const VIEWER_ID_PREFIX = randomBytes(6).toString('base64url');
+let viewerSeq = 0;
+function nextViewerId(): string {
+  return `${VIEWER_ID_PREFIX}.${(++viewerSeq).toString(36)}`;
+}
 /** Retry-After of a broadcast not on air yet: how soon a waiting viewer asks again. */
 export const NOT_STARTED_RETRY_SECONDS = 10;
 
@@ -76,23 +89,11 @@ export interface ViewerStreamDeps {
   sourceSeats: SourceShareRule;
   /** Catch-up summaries for late joiners; absent: none are sent. */
   catchUp?: CatchUpReader;
-  heartbeatMs?: number;
+  /** This process's viewer rooms (heartbeats and seat renewals included). */
+  fanout: ViewerFanout;
+  /** total_viewers and peak_viewers, written coalesced. */
+  counter: ViewerCounter;
 }
-
-type Item = ViewerEvent | CatchUpEvent | { event: '__end' | '__kick'; data: Record<string, unknown> };
-
-/** Events whose `message` is a display string chosen here. */
-const MESSAGE_OF: Record<string, DisplayKey> = {
-  paused: 'paused',
-  resumed: 'resumed',
-  ended: 'ended',
-  host_disconnected: 'host_disconnected',
-  host_reconnected: 'host_reconnected',
-  phase_changed: 'phase_live',
-  recording_started: 'recording_started',
-  admitted: 'admitted',
-};
-const CAPTIONS = new Set(['origin', 'translation']);
 
 function query(request: FastifyRequest): Record<string, unknown> {
   return (request.query ?? {}) as Record<string, unknown>;
@@ -230,158 +231,140 @@ async function openViewerStream(deps: ViewerStreamDeps, request: FastifyRequest<
   const msg = (key: DisplayKey, values?: Record<string, string | number>) => display(key, hint, values);
 
   const viewerToken = one(q, 'viewer_access_token');
-  const stillAdmitted = async () => {
-    const now = await deps.store.get(b.id);
-    return now !== null && (await deps.viewers.admits(now, viewerToken));
-  };
   // Sent before the captions of a live broadcast (catch-up/reader.ts); a reconnect that has it already (Last-Event-ID) is not sent it again.
   const lastEventId = typeof request.headers['last-event-id'] === 'string' ? request.headers['last-event-id'] : undefined;
   const catchUpOf = async (now: Broadcast) =>
     now.phase === 'live' || now.phase === 'paused' ? ((await deps.catchUp?.forViewer(now, lang, lastEventId)) ?? null) : null;
-  const viewerId = randomUUID();
+  const viewerId = nextViewerId();
   // The source's share: its address, and on password channels its viewer token (stored hashed, as in the database).
   const share = {
     keys: [`src:${source}`, ...(b.accessType === 'password' && viewerToken ? [`tok:${hashViewerToken(viewerToken)}`] : [])],
     limit: seatsPerSource(deps.sourceSeats, b.maxViewers),
   };
-  // The host may change max_viewers while viewers wait (max_viewers_changed on the topic).
-  let maxViewers = b.maxViewers;
-  const first = await deps.seats.claim(b.id, viewerId, maxViewers, SEAT_LEASE_MS, share);
+  const first = await deps.seats.claim(b.id, viewerId, b.maxViewers, SEAT_LEASE_MS, share);
   if ('overShare' in first) {
     throw new AppError('broadcast_capacity_exceeded', {
       message: "This address (or viewer access token) already holds its share of this broadcast's seats and waiting line.",
       details: { max_viewers: b.maxViewers, reason: 'source_share', per_source: share.limit },
     });
   }
-  let seat = first;
-  if (!seat.admitted && seat.position > Math.max(QUEUE_MIN, b.maxViewers)) {
+  if (!first.admitted && first.position > Math.max(QUEUE_MIN, b.maxViewers)) {
     await deps.seats.leave(b.id, viewerId, share.keys);
-    throw new AppError('broadcast_capacity_exceeded', { details: { max_viewers: b.maxViewers, queue_position: seat.position } });
+    throw new AppError('broadcast_capacity_exceeded', { details: { max_viewers: b.maxViewers, queue_position: first.position } });
   }
-  let admitted = seat.admitted;
-  if (admitted) await deps.store.countViewer(b.id, seat.viewers);
+  if (first.admitted) await deps.counter.count(b.id, first.viewers);
   const waitText = (position: number) => msg('wait_minutes', { n: Math.max(1, Math.ceil(position / Math.max(1, b.maxViewers / 10))) });
 
-  const frame = (item: Item) => {
-    if (item.event === '__end') return { event: 'error', data: item.data, end: true };
-    if (item.event === '__kick') return { event: 'kicked', data: { message: msg('kicked') }, end: true };
-    if (item.event === 'catch_up')
-      return admitted ? { event: item.event, data: sharedJson(item.data), id: (item as CatchUpEvent).id } : null;
-    const e = item as ViewerEvent;
-    // Audio: admitted viewers who asked for it, in their language when they chose one.
-    if (e.event === 'tts_ready') {
-      if (!admitted || !listens || (lang && e.data.language !== lang)) return null;
-      return { event: e.event, data: sharedJson(e.data) };
-    }
-    if (CAPTIONS.has(e.event)) {
-      if (!admitted) return null;
-      if (e.event === 'translation' && lang && e.data.language !== lang) return null;
-      // The bus hands every local viewer the same event object: serialized once for all of them.
-      return { event: e.event, data: sharedJson(e.data), interim: e.data.is_final === false };
-    }
-    // A sentence's error goes where its sentence goes: admitted viewers of its language (audio errors: its listeners).
-    if (e.event === 'error' && e.data.sid !== undefined) {
-      const language = e.data.translation_language as string | undefined;
-      if (!admitted || (lang && language && language !== lang)) return null;
-      if (e.data.error_code === 'tts_synthesis_failed' && !listens) return null;
-      return { event: e.event, data: sharedJson(e.data) };
-    }
-    if (e.event === 'max_viewers_changed') maxViewers = Number(e.data.max_viewers) || maxViewers;
-    // standby always carries a message: the host's (with its translations) or the default one.
-    const key = MESSAGE_OF[e.event] ?? (e.event === 'standby' && typeof e.data.message !== 'string' ? 'standby' : undefined);
-    const data = key ? { ...e.data, message: msg(key) } : sharedJson(e.data);
-    return { event: e.event, data, end: e.event === 'ended' };
-  };
-
-  let offRevoked: () => void = () => {};
-  let queueTimer: NodeJS.Timeout | null = null;
-  const sse = await streamToSse<Item>(
-    request,
-    reply,
-    {
-      async subscribe(push) {
-        const off = await deps.bus.subscribe(viewerTopic(b.id), (e) => {
-          // The host changed the access: a viewer whose token no longer opens it is kicked.
-          if (e.event === 'access_changed') {
-            void stillAdmitted()
-              .then((ok) => {
-                if (!ok) push({ event: '__kick', data: {} });
-              })
-              .catch((err: unknown) => request.log.warn({ err }, 'access re-check failed'));
-            return;
-          }
-          push(e);
-        });
-        offRevoked = await deps.bus.subscribe(BROADCAST_REVOKED_TOPIC, (m) => {
-          if (m.broadcast_id !== b.id) return;
-          push({ event: '__end', data: { ...toErrorObject(new AppError('broadcast_token_revoked', { variant: 'sse' })) } });
-        });
-        return off;
-      },
-      async initial() {
-        const log = (await deps.bus.retained(viewerTopic(b.id))) as ViewerEvent[];
-        const items: Item[] = [];
-        const current = (await deps.store.get(b.id)) ?? b;
-        if (current.status === 'revoked') throw new AppError('broadcast_token_revoked');
-        if (current.status === 'ended') throw new AppError('broadcast_session_ended');
-        const live = current.phase === 'live' || current.phase === 'paused';
-        const catchUp = live && admitted ? await catchUpOf(current) : null;
-        if (catchUp) items.push(catchUp);
-        if (live) items.push(...replayOf(log));
-        else {
-          const standby = [...log].reverse().find((e) => e.event === 'standby');
-          items.push({ event: 'standby', data: { message: msg('standby'), ...(standby?.data ?? {}) } });
-        }
-        return items;
-      },
-      frame,
-      async onHeartbeat() {
-        await deps.seats.renew(b.id, viewerId, SEAT_LEASE_MS, share.keys);
-        return [];
-      },
-    },
-    {
-      heartbeatMs: deps.heartbeatMs,
-      onOpen: (s) => {
-        const phase = b.phase === 'live' || b.phase === 'paused' ? 'live' : 'standby';
-        s.send('connected', {
-          available_langs: b.translationLanguages,
-          // As the hosting node published them (it synthesizes), whatever this node's engines.
-          tts_languages: phase === 'live' ? (b.ttsLanguages ?? []) : [],
-          phase,
-          recognition_mode: b.speakerDiarization ? 'multi_speaker' : 'single',
-          message: msg('connected'),
-        });
-        if (!seat.admitted) s.send('queued', { position: seat.position, estimated_wait: waitText(seat.position) });
-      },
-    },
-  );
-  // A queued viewer asks again every few seconds; admitted, it gets captions from then on.
-  if (!admitted) {
-    let lastPosition = seat.admitted ? 0 : seat.position;
-    queueTimer = setInterval(() => {
-      void (async () => {
-        const next = await deps.seats.claim(b.id, viewerId, maxViewers, SEAT_LEASE_MS, share);
-        if ('overShare' in next) return; // only a newcomer is checked: a lapsed place asks again next time
-        seat = next;
-        if (seat.admitted) {
-          if (queueTimer) clearInterval(queueTimer);
-          admitted = true;
-          await deps.store.countViewer(b.id, seat.viewers);
-          sse.send('admitted', { message: msg('admitted') });
-          const catchUp = await catchUpOf((await deps.store.get(b.id)) ?? b);
-          if (catchUp) sse.send(catchUp.event, sharedJson(catchUp.data), catchUp.id);
-        } else if (seat.position !== lastPosition) {
-          lastPosition = seat.position;
-          sse.send('queued', { position: seat.position, estimated_wait: waitText(seat.position) });
-        }
-      })().catch((err: unknown) => request.log.warn({ err }, 'queue check failed'));
-    }, QUEUE_POLL_MS);
-    queueTimer.unref();
+  // The viewer joins this process's room of the broadcast (fanout/): one bus subscription for all its viewers.
+  const viewer = new RoomViewer(viewerId, lang, listens, displayLanguage(hint), share.keys, viewerToken, first.admitted);
+  const room = await deps.fanout.join(b.id, b.maxViewers, viewer);
+  let initial: ViewerItem[];
+  try {
+    initial = await initialItems(deps, b, room, viewer, catchUpOf);
+  } catch (err) {
+    deps.fanout.leave(room, viewer);
+    await deps.seats.leave(b.id, viewerId, share.keys);
+    throw err;
   }
-  void sse.done.then(async () => {
-    if (queueTimer) clearInterval(queueTimer);
-    offRevoked();
-    await deps.seats.leave(b.id, viewerId, share.keys).catch((err: unknown) => request.log.warn({ err }, 'seat not released'));
-  });
+  // The request is settled as the stream opens (its log line and metrics), so nothing keeps it for the stream's life.
+  // Headers, connected and the initial items leave in one write (corked until they are all queued).
+  reply.raw.cork();
+  const sse = openSse(request, reply, { settleRequest: true, headersWithFirstFrame: true });
+  try {
+    const phase = b.phase === 'live' || b.phase === 'paused' ? 'live' : 'standby';
+    sse.send('connected', {
+      available_langs: b.translationLanguages,
+      // As the hosting node published them (it synthesizes), whatever this node's engines.
+      tts_languages: phase === 'live' ? (b.ttsLanguages ?? []) : [],
+      phase,
+      recognition_mode: b.speakerDiarization ? 'multi_speaker' : 'single',
+      message: msg('connected'),
+    });
+    if (!first.admitted) sse.send('queued', { position: first.position, estimated_wait: waitText(first.position) });
+    room.open(viewer, sse, initial);
+  } finally {
+    reply.raw.uncork();
+  }
+  // Closed: its room place and seat go (and a queued viewer stops asking). Nothing of this request is kept.
+  deps.fanout.follow(
+    room,
+    viewer,
+    sse,
+    first.admitted
+      ? null
+      : watchQueue(deps, { b, room, viewer, sse, share, position: first.position, msg, waitText, catchUpOf, log: request.log }),
+  );
+}
+
+/**
+ * A queued viewer asks for a seat again every few seconds (`queued` as its place changes);
+ * admitted, it gets `admitted`, its catch-up summary and captions from then on. Returns the stop.
+ */
+function watchQueue(
+  deps: ViewerStreamDeps,
+  w: {
+    b: Broadcast;
+    room: ViewerRoom;
+    viewer: RoomViewer;
+    sse: SseStream;
+    share: SeatShare;
+    position: number;
+    msg: (key: DisplayKey) => string;
+    waitText: (position: number) => string;
+    catchUpOf: (b: Broadcast) => Promise<CatchUpEvent | null>;
+    log: FastifyBaseLogger;
+  },
+): () => void {
+  const { b, room, viewer, sse } = w;
+  let lastPosition = w.position;
+  const timer = setInterval(() => {
+    void (async () => {
+      const next = await deps.seats.claim(b.id, viewer.id, room.maxViewers, SEAT_LEASE_MS, w.share);
+      if ('overShare' in next) return; // only a newcomer is checked: a lapsed place asks again next time
+      if (next.admitted) {
+        clearInterval(timer);
+        viewer.admitted = true;
+        await deps.counter.count(b.id, next.viewers);
+        sse.send('admitted', { message: w.msg('admitted') });
+        room.seat(viewer);
+        const catchUp = await w.catchUpOf((await deps.store.get(b.id)) ?? b);
+        if (catchUp) sse.send(catchUp.event, sharedJson(catchUp.data), catchUp.id);
+      } else if (next.position !== lastPosition) {
+        lastPosition = next.position;
+        sse.send('queued', { position: next.position, estimated_wait: w.waitText(next.position) });
+      }
+    })().catch((err: unknown) => w.log.warn({ err }, 'queue check failed'));
+  }, QUEUE_POLL_MS);
+  timer.unref();
+  return () => clearInterval(timer);
+}
+
+/**
+ * What a viewer gets before live events, read once its room's subscription is live (so
+ * nothing falls between): its catch-up summary, then the latest finals (live), or the standby
+ * message. Throwing here answers with an ordinary JSON error (the stream is not open yet).
+ */
+async function initialItems(
+  deps: ViewerStreamDeps,
+  b: Broadcast,
+  room: ViewerRoom,
+  viewer: RoomViewer,
+  catchUpOf: (b: Broadcast) => Promise<CatchUpEvent | null>,
+): Promise<ViewerItem[]> {
+  const { log, current } = await room.joinState(async () => ({
+    log: (await deps.bus.retained(viewerTopic(b.id))) as ViewerEvent[],
+    current: (await deps.store.get(b.id)) ?? b,
+  }));
+  const items: ViewerItem[] = [];
+  if (current.status === 'revoked') throw new AppError('broadcast_token_revoked');
+  if (current.status === 'ended') throw new AppError('broadcast_session_ended');
+  const live = current.phase === 'live' || current.phase === 'paused';
+  const catchUp = live && viewer.admitted ? await catchUpOf(current) : null;
+  if (catchUp) items.push(catchUp);
+  if (live) items.push(...replayOf(log));
+  else {
+    const standby = [...log].reverse().find((e) => e.event === 'standby');
+    items.push({ event: 'standby', data: { message: viewer.msg('standby'), ...(standby?.data ?? {}) } });
+  }
+  return items;
 }

@@ -13,10 +13,16 @@
  * memory, and never delays the others: every subscriber has its own outbox.
  */
 
+/**
+ * A frame: text, or bytes encoded once and written as they are to many subscribers (the
+ * broadcast viewer fan-out, src/broadcasts/fanout/). Only SSE transports are given bytes.
+ */
+export type Frame = string | Uint8Array;
+
 /** Where an outbox writes: a WebSocket or an SSE response (sinks.ts). */
-export interface Transport {
+export interface Transport<F extends Frame = string> {
   /** Writes a frame; false when the transport is over its high-water mark (wait for onDrain). */
-  write(frame: string): boolean;
+  write(frame: F): boolean;
   /** Calls `cb` once when the transport can take more. */
   onDrain(cb: () => void): void;
 }
@@ -24,7 +30,7 @@ export interface Transport {
 export interface OutboxPolicy {
   /** Frames that may wait (interims included) before the subscriber is cut off. */
   maxFrames: number;
-  /** Bytes (UTF-16 length of the frames) that may wait before the subscriber is cut off. */
+  /** Bytes (UTF-16 length of text frames, byte length of encoded ones) that may wait before the subscriber is cut off. */
   maxBytes: number;
 }
 
@@ -44,22 +50,22 @@ export interface OutboxStats {
   closed: 'overflow' | 'closed' | null;
 }
 
-interface Waiting {
-  frame: string;
+interface Waiting<F extends Frame> {
+  frame: F | '';
   interim: boolean;
   /** Replaced by a newer interim: skipped when the queue drains. */
   stale: boolean;
 }
 
-export class Outbox {
-  private readonly queue: Waiting[] = [];
+export class Outbox<F extends Frame = string> {
+  private readonly queue: Waiting<F>[] = [];
   private head = 0;
-  private waitingInterim: Waiting | null = null;
+  private waitingInterim: Waiting<F> | null = null;
   private blocked = false;
   readonly stats: OutboxStats = { written: 0, dropped: 0, queued: 0, maxQueued: 0, queuedBytes: 0, closed: null };
 
   constructor(
-    private readonly transport: Transport,
+    private readonly transport: Transport<F>,
     private readonly policy: OutboxPolicy,
     private readonly onOverflow: (stats: OutboxStats) => void,
   ) {}
@@ -74,7 +80,7 @@ export class Outbox {
   }
 
   /** Queues or writes one frame; false once the outbox is closed. */
-  offer(frame: string, interim = false): boolean {
+  offer(frame: F, interim = false): boolean {
     if (this.closed) return false;
     if (!this.blocked && this.stats.queued === 0) {
       this.writeNow(frame);
@@ -92,7 +98,7 @@ export class Outbox {
         old.frame = '';
       }
     }
-    const w: Waiting = { frame, interim, stale: false };
+    const w: Waiting<F> = { frame, interim, stale: false };
     this.queue.push(w);
     if (interim) this.waitingInterim = w;
     this.stats.queued++;
@@ -118,7 +124,7 @@ export class Outbox {
     this.stats.queuedBytes = 0;
   }
 
-  private writeNow(frame: string): void {
+  private writeNow(frame: F): void {
     this.stats.written++;
     if (!this.transport.write(frame)) {
       this.blocked = true;
@@ -131,12 +137,12 @@ export class Outbox {
 
   private flush(): void {
     while (!this.blocked && !this.closed && this.head < this.queue.length) {
-      const w = this.queue[this.head++] as Waiting;
+      const w = this.queue[this.head++] as Waiting<F>;
       if (w.stale) continue;
       if (w === this.waitingInterim) this.waitingInterim = null;
       this.stats.queued--;
       this.stats.queuedBytes -= w.frame.length;
-      this.writeNow(w.frame);
+      this.writeNow(w.frame as F);
     }
     if (this.head === this.queue.length) {
       this.queue.length = 0;

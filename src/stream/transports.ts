@@ -5,7 +5,7 @@
  */
 import type { ServerResponse } from 'node:http';
 import type { WebSocket } from 'ws';
-import type { Transport } from './outbox.js';
+import type { Frame, Transport } from './outbox.js';
 
 /** Bytes a WebSocket may hold unsent before its outbox starts queueing. */
 export const WS_HIGH_WATER_BYTES = 64 * 1024;
@@ -33,9 +33,9 @@ export function webSocketTransport(ws: WebSocket, highWater = WS_HIGH_WATER_BYTE
   };
 }
 
-export function responseTransport(res: ServerResponse): Transport {
+export function responseTransport(res: ServerResponse): Transport<Frame> {
   return {
-    write(frame) {
+    write(frame: Frame) {
       if (res.writableEnded || res.destroyed) return true;
       return res.write(frame);
     },

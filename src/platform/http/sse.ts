@@ -7,6 +7,7 @@
  * accepts it, queued while `write()` pushes back, interims superseded, and past the policy's
  * limit the client is cut off. `streamToSse` turns a bus subscription into such a stream.
  */
+import type { ServerResponse } from 'node:http';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Outbox, type OutboxPolicy, type OutboxStats, SUBSCRIBER_POLICY } from '../../stream/outbox.js';
 import { responseTransport } from '../../stream/transports.js';
@@ -23,6 +24,11 @@ export interface SseStream {
    * or the stream is closed.
    */
   send(event: string, data: unknown, id?: string | number, options?: { interim?: boolean }): boolean;
+  /**
+   * Writes frames encoded once for many streams (`encodeSseFrame`), through the same outbox
+   * (backpressure, interims superseded, the slow-consumer cut). Same answer as send().
+   */
+  sendEncoded(frames: Uint8Array, options?: { interim?: boolean }): boolean;
   comment(text: string): void;
   /** Resolves once nothing waits for the client (or the stream closed). */
   drained(): Promise<void>;
@@ -61,6 +67,18 @@ export function closeAllSse(server: { sseStreams?: Set<SseStream> }): void {
 
 export interface SseOptions {
   heartbeatMs?: number;
+  /**
+   * Settle the request as the stream opens: Fastify's onResponse hooks (request log line,
+   * request metrics) run now, with the stream's status, instead of when it ends, so the
+   * framework's request and reply objects are not kept alive for hours by a long stream
+   * (broadcast viewers: thousands of them). The stream's own duration is still observed.
+   */
+  settleRequest?: boolean;
+  /**
+   * The caller writes its first frames at once, so the headers go with them in one write
+   * instead of a write of their own (thousands of viewers arriving: one syscall each, not two).
+   */
+  headersWithFirstFrame?: boolean;
   status?: number;
   policy?: OutboxPolicy;
 }
@@ -95,6 +113,22 @@ function frameOf(event: string, data: unknown, id?: string | number): string {
   return `${frame}\n`;
 }
 
+/** One SSE frame as bytes, to write unchanged to every stream that gets it (broadcast viewers). */
+export function encodeSseFrame(event: string, data: unknown, id?: string | number): Buffer {
+  return Buffer.from(frameOf(event, data, id));
+}
+
+/** Fastify's finish listener (reply.js `onResFinished`): it runs the onResponse hooks and holds the reply until it does. */
+const FASTIFY_FINISH = 'onResFinished';
+
+function settleNow(res: ServerResponse): void {
+  for (const listener of res.listeners('finish')) {
+    if (typeof listener !== 'function' || listener.name !== FASTIFY_FINISH) continue;
+    // It removes itself (from 'finish' and 'error') and runs the hooks.
+    (listener as (err?: Error) => void).call(res);
+  }
+}
+
 export function openSse(request: FastifyRequest, reply: FastifyReply, options: SseOptions = {}): SseStream {
   reply.hijack();
   const res = reply.raw;
@@ -108,7 +142,8 @@ export function openSse(request: FastifyRequest, reply: FastifyReply, options: S
     'X-Accel-Buffering': 'no',
     'X-Request-Id': request.id,
   });
-  res.flushHeaders?.();
+  if (!options.headersWithFirstFrame) res.flushHeaders?.();
+  if (options.settleRequest) settleNow(res);
   let closed = false;
   /** close() was called: nothing more is accepted; what waits is still written (up to CLOSE_FLUSH_MS). */
   let closing = false;
@@ -147,6 +182,10 @@ export function openSse(request: FastifyRequest, reply: FastifyReply, options: S
     send(event, data, id, opts) {
       if (closed || closing) return false;
       return outbox.offer(frameOf(event, data, id), opts?.interim ?? false) && !outbox.congested;
+    },
+    sendEncoded(frames, opts) {
+      if (closed || closing) return false;
+      return outbox.offer(frames, opts?.interim ?? false) && !outbox.congested;
     },
     comment(text) {
       // A heartbeat only matters on an idle connection; a busy or blocked one skips it.

@@ -1,0 +1,131 @@
+/**
+ * The viewer fan-out of one process: one room per broadcast with viewers here (room.ts), each
+ * fed by ONE bus subscription to the broadcast's viewer topic however many viewers it has, one
+ * subscription to revokes for all rooms, and one heartbeat timer for every viewer (a comment
+ * line, and its seat lease renewed). A viewer costs a few fields in its room, never a bus
+ * handler, a timer or a closure of its own. Rooms go when their last viewer leaves.
+ */
+import type { Logger } from 'pino';
+import type { EventBus } from '../../bus/types.js';
+import { AppError, toErrorObject } from '../../platform/errors/app-error.js';
+import type { SseStream } from '../../platform/http/sse.js';
+import { BROADCAST_REVOKED_TOPIC } from '../events.js';
+import type { ViewerSeats } from '../seats.js';
+import { viewerTopic } from '../viewer-events.js';
+import { ViewerRoom } from './room.js';
+import type { RoomViewer } from './viewer.js';
+
+export interface ViewerFanoutDeps {
+  bus: EventBus;
+  seats: ViewerSeats;
+  /** Heartbeat period (spec: 15 s) and the seat lease each heartbeat renews. */
+  heartbeatMs: number;
+  leaseMs: number;
+  /** May this viewer still read the broadcast (after its access changed)? */
+  stillAdmitted(broadcastId: string, viewerToken: string | undefined): Promise<boolean>;
+  logger?: Pick<Logger, 'warn'>;
+}
+
+export class ViewerFanout {
+  private readonly rooms = new Map<string, ViewerRoom>();
+  /** The live subscriptions: each room's (and ready), and the revoke topic's. */
+  private readonly ready = new WeakMap<ViewerRoom, Promise<void>>();
+  private revokes: Promise<unknown> | null = null;
+  private heartbeat: NodeJS.Timeout | null = null;
+
+  constructor(private readonly d: ViewerFanoutDeps) {}
+
+  /** Viewers of a broadcast on this process (metrics, tests). */
+  viewerCount(broadcastId: string): number {
+    return this.rooms.get(broadcastId)?.size ?? 0;
+  }
+
+  /** Adds a joining viewer; resolves once the room's subscription is live (events from then on reach it). */
+  async join(broadcastId: string, maxViewers: number, v: RoomViewer): Promise<ViewerRoom> {
+    let room = this.rooms.get(broadcastId);
+    if (!room) {
+      const r = new ViewerRoom(broadcastId, maxViewers, (changed) => void this.recheckAccess(changed));
+      room = r;
+      this.rooms.set(broadcastId, r);
+      this.ready.set(
+        r,
+        this.d.bus
+          .subscribe(viewerTopic(broadcastId), (e) => r.onEvent(e))
+          .then((off) => {
+            if (r.closed) off();
+            else r.off = off;
+          }),
+      );
+      this.startHeartbeat();
+    }
+    room.add(v);
+    try {
+      this.revokes ??= this.d.bus.subscribe(BROADCAST_REVOKED_TOPIC, (m) => this.revoked(m.broadcast_id));
+      await Promise.all([this.ready.get(room), this.revokes]);
+    } catch (err) {
+      this.leave(room, v);
+      if (this.rooms.get(broadcastId) === room) this.rooms.delete(broadcastId);
+      this.revokes = null;
+      throw err;
+    }
+    return room;
+  }
+
+  /** Once the viewer's stream closes: `onClose` (a queued viewer's poll), its room place and its seat go. */
+  follow(room: ViewerRoom, v: RoomViewer, sse: SseStream, onClose: (() => void) | null): void {
+    void sse.done.then(async () => {
+      onClose?.();
+      this.leave(room, v);
+      await this.d.seats
+        .leave(room.broadcastId, v.id, v.shareKeys)
+        .catch((err: unknown) => this.d.logger?.warn({ err }, 'seat not released'));
+    });
+  }
+
+  leave(room: ViewerRoom, v: RoomViewer): void {
+    room.remove(v);
+    if (room.size > 0) return;
+    if (this.rooms.get(room.broadcastId) === room) this.rooms.delete(room.broadcastId);
+    room.close();
+    if (this.rooms.size === 0 && this.heartbeat) {
+      clearInterval(this.heartbeat);
+      this.heartbeat = null;
+    }
+  }
+
+  private revoked(broadcastId: string): void {
+    const room = this.rooms.get(broadcastId);
+    if (!room) return;
+    room.toEach({ event: '__end', data: { ...toErrorObject(new AppError('broadcast_token_revoked', { variant: 'sse' })) } });
+  }
+
+  /** The host changed the access: viewers whose token no longer opens it are kicked. */
+  private async recheckAccess(room: ViewerRoom): Promise<void> {
+    for (const v of room.viewers()) {
+      try {
+        if (!(await this.d.stillAdmitted(room.broadcastId, v.viewerToken))) v.deliver({ event: '__kick', data: {} });
+      } catch (err) {
+        this.d.logger?.warn({ err }, 'access re-check failed');
+      }
+    }
+  }
+
+  private startHeartbeat(): void {
+    if (this.heartbeat) return;
+    this.heartbeat = setInterval(() => this.beat(), this.d.heartbeatMs);
+    this.heartbeat.unref();
+  }
+
+  /** Every viewer: a heartbeat comment (skipped by a busy stream) and its seat renewed. */
+  private beat(): void {
+    for (const room of this.rooms.values()) {
+      for (const v of room.viewers()) {
+        if (!v.sse || v.sse.closed) continue;
+        v.sse.comment('heartbeat');
+        this.d.seats
+          .renew(room.broadcastId, v.id, this.d.leaseMs, v.shareKeys)
+          .catch((err: unknown) => this.d.logger?.warn({ err }, 'seat lease not renewed'));
+      }
+    }
+  }
+}

@@ -60,6 +60,9 @@ export interface BroadcastHostDeps {
   logger: Logger;
 }
 
+/** Text into another language through the recording's translator with its session glossary (what its finals get). */
+export type SessionTranslate = (text: string, from: string, to: string) => Promise<string>;
+
 /** The regular start fields a broadcast's recording runs with (validated by src/realtime/start.ts). */
 export type StartData = Record<string, unknown>;
 
@@ -120,6 +123,8 @@ export class BroadcastHost {
   /** Spoken translations: one synthesis per final sentence per language, for every viewer. */
   readonly speech: ViewerSpeech;
   private readonly interims: InterimTranslations;
+  /** The recording's own translator (its session glossary applies), given at attach: interims translate as finals do. */
+  private sessionTranslate: SessionTranslate | null = null;
   /** The catch-up summary of what was said live (null when the deployment has none). */
   private readonly catchUp: CatchUpKeeper | null;
   /** This host session's name on the broadcast's lease (only it renews or freezes it). */
@@ -151,7 +156,7 @@ export class BroadcastHost {
     this.interims = new InterimTranslations({
       languages: channel.translationLanguages,
       from: channel.transcriptionLanguages[0]!,
-      translate: deps.translate,
+      translate: (text, from, to) => (this.sessionTranslate ? this.sessionTranslate(text, from, to) : Promise.resolve(null)),
       live,
       intervalMs: deps.interimTranslationMs,
       publish: (t) => this.publish({ event: 'translation', data: { ...t, ...this.speaker(t.sid), is_final: false } }),
@@ -248,8 +253,9 @@ export class BroadcastHost {
   }
 
   /** The recording runs: viewers are told what they need to know of the start. */
-  async attach(taskId: string, onRevoked: () => void, onLost: (error: AppError) => void = () => {}): Promise<void> {
+  async attach(taskId: string, onRevoked: () => void, onLost: (error: AppError) => void, translate: SessionTranslate): Promise<void> {
     this.onLost = onLost;
+    this.sessionTranslate = translate;
     this.recordingStart = this.deps.now().getTime();
     await this.deps.store.setTask(this.id, taskId);
     await this.sinks.start();

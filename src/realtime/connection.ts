@@ -521,6 +521,7 @@ export class Connection implements Resumable {
           rec.taskId,
           () => this.broadcastRevoked(),
           (error) => this.broadcastLost(error),
+          (text, from, to) => rec.translateText(text, from, to),
         );
         // Results and translations reach the broadcast's viewers through its host session (phase rules).
         const toViewers = rec.events.attach((e) => host.fromRecording(e.event, e.data as Record<string, unknown>));

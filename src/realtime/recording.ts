@@ -279,6 +279,11 @@ export class Recording {
     return this.parts.translation.retranslate(this.sentences, sids, targets, this.language);
   }
 
+  /** Text in another language through this session's translator and glossary (what finals get; audiences' interims too). */
+  translateText(text: string, from: string, to: string): Promise<string> {
+    return this.parts.translation.text(text, from, to);
+  }
+
   /** What recovery needs if this process dies (recover.ts): the task, its usage row, the summary asked for. */
   private writeSidecar(): void {
     this.parts.tape.writeSidecar({

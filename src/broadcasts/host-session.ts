@@ -19,6 +19,8 @@ import type { Synthesizer } from '../engines/types.js';
 import { type ActivePlan, PlanService } from '../plans/service.js';
 import type { Principal } from '../platform/auth/types.js';
 import { AppError } from '../platform/errors/app-error.js';
+import { type ResultOrigin, type SentenceErrorData, startMsOf } from '../stream/events.js';
+import { clock } from '../stream/wire.js';
 import { speakerLabel } from '../tasks/format.js';
 import { type CatchUpDeps, CatchUpKeeper } from './catch-up/keeper.js';
 import { type BroadcastStart, MAX_STANDBY_MESSAGE, validateBroadcastStart } from './host-start.js';
@@ -291,8 +293,8 @@ export class BroadcastHost {
   }
 
   /**
-   * An event of the recording's session stream. Results and translations reach viewers only
-   * while captions flow (live); a final translation is also spoken once for every tts
+   * An event of the recording's session stream. Results, translations and sentence errors
+   * reach viewers only while captions flow (live); a final translation is also spoken once for every tts
    * viewer; the sentence being spoken is translated for viewers (interim translations).
    * Speaker edits reach viewers of a multi-speaker broadcast once it went live.
    */
@@ -302,26 +304,30 @@ export class BroadcastHost {
       return;
     }
     if (!captionsFlow(this.state)) return;
-    if (action === 'result') {
-      const o = payload.origin as { sid: number; text: string; is_final: boolean; speaker_id: string | null; start_time: string };
+    if (action === 'sentence_error') {
+      const e = payload as unknown as SentenceErrorData;
+      void this.publish(sentenceErrorEvent({ code: e.error_code, ...e }, e.sid, e.translation_language, this.deps.now()));
+    } else if (action === 'result') {
+      const o = payload.origin as ResultOrigin;
+      const startMs = startMsOf(o);
       const diarized = this.channel.speakerDiarization;
       const data: Record<string, unknown> = {
         sid: o.sid,
         text: o.text,
         speaker_label: diarized ? speakerLabel(this.labels, o.speaker_id) : null,
-        start_time: this.fromGoLive(o.start_time),
+        start_time: clock(this.msFromGoLive(startMs)),
         is_final: o.is_final,
       };
       if (diarized) data.speaker_id = o.speaker_id;
       if (o.is_final && o.text === '')
         this.interims.finalOrigin(o.sid); // withdrawn: no caption
       else if (o.is_final) {
-        const at = new Date(this.recordingStart + secondsOf(o.start_time) * 1000);
+        const at = new Date(this.recordingStart + startMs);
         this.finals.set(o.sid, { text: o.text, speakerId: o.speaker_id, at });
         if (this.finals.size > 100) this.finals.delete(this.finals.keys().next().value as number);
         this.interims.finalOrigin(o.sid);
         this.sinks.caption(null, { text: o.text, at });
-        this.catchUp?.add(this.msFromGoLive(o.start_time), o.text);
+        this.catchUp?.add(this.msFromGoLive(startMs), o.text);
       }
       void this.publish({ event: 'origin', data });
       if (!o.is_final) this.interims.interim(o.sid, o.text);
@@ -337,16 +343,6 @@ export class BroadcastHost {
         this.sinks.caption(t.language, { text: t.text, at: origin?.at ?? this.deps.now() });
       }
     }
-  }
-
-  /**
-   * A sentence-level error of the recording (a translation that failed for one sentence):
-   * viewers of the live phase get it as an `error` event with its sid and translation_language.
-   */
-  sentenceError(err: AppError): void {
-    if (err.sid === undefined || !captionsFlow(this.state)) return;
-    const language = typeof err.details?.translation_language === 'string' ? err.details.translation_language : null;
-    void this.publish(sentenceErrorEvent(err, err.sid, language, this.deps.now()));
   }
 
   /** speaker_id and speaker_label of a sentence (multi-speaker mode; null otherwise). */
@@ -493,16 +489,10 @@ export class BroadcastHost {
     }
   }
 
-  /** mm:ss from the recording's start -> ms from going live (viewers count from 00:00 at go-live). */
-  private msFromGoLive(startTime: string): number {
-    const at = this.recordingStart + secondsOf(startTime) * 1000;
+  /** ms from the recording's start -> ms from going live (viewers count from 00:00 at go-live). */
+  private msFromGoLive(recordingMs: number): number {
+    const at = this.recordingStart + recordingMs;
     return Math.max(0, at - (this.liveSince ?? at));
-  }
-
-  /** mm:ss from the recording's start -> mm:ss from going live. */
-  private fromGoLive(startTime: string): string {
-    const total = Math.floor(this.msFromGoLive(startTime) / 1000);
-    return `${String(Math.floor(total / 60)).padStart(2, '0')}:${String(total % 60).padStart(2, '0')}`;
   }
 
   /** The message and its translations into each translation language (given ones are kept). */
@@ -524,12 +514,6 @@ export class BroadcastHost {
     this.offRevoked();
     if (this.waitTimer) clearTimeout(this.waitTimer);
   }
-}
-
-/** Seconds of an mm:ss start time. */
-function secondsOf(startTime: string): number {
-  const [m, s] = startTime.split(':').map(Number);
-  return (m ?? 0) * 60 + (s ?? 0);
 }
 
 function hostText(value: unknown, field: string): string {

@@ -12,7 +12,7 @@ import type { Glossary } from '../glossary/index.js';
 import type { Principal } from '../platform/auth/types.js';
 import { faultPoint } from '../platform/crash-points.js';
 import { AppError } from '../platform/errors/app-error.js';
-import { isInterim, type SessionEvent, type SessionStatus } from '../stream/events.js';
+import { isInterim, isTransient, type SessionEvent, type SessionStatus } from '../stream/events.js';
 import { Outbox, SUBSCRIBER_POLICY } from '../stream/outbox.js';
 import { webSocketTransport } from '../stream/transports.js';
 import { unknownTemplate } from './actions.js';
@@ -31,7 +31,7 @@ import { type RealtimeLimits, TokenBucket } from './limits.js';
 import type { LiveFleet } from './live/fleet.js';
 import type { OwnerState } from './live/snapshot.js';
 import type { RealtimePorts } from './ports.js';
-import { CLOSE, type ClientMessage, errorMessage, eventMessage, healthMessage, parseClientMessage } from './protocol.js';
+import { CLOSE, type ClientMessage, errorMessage, eventMessage, healthMessage, ownerMessage, parseClientMessage } from './protocol.js';
 import { Recording } from './recording.js';
 import type { EndedReason, Resumable, ResumeDirectory } from './resume.js';
 import {
@@ -186,6 +186,12 @@ export class Connection implements Resumable {
     if (this.ws.readyState === this.ws.OPEN) this.out.offer(text, interim);
   }
 
+  /** A session event to this client as the spec frames it (interims may be dropped for a slow client). */
+  private sendEvent(e: SessionEvent, droppable = isInterim(e)): void {
+    const frame = ownerMessage(e);
+    if (frame) this.send(frame, droppable);
+  }
+
   sendError(err: AppError): void {
     this.send(errorMessage(err, this.now()));
   }
@@ -263,7 +269,7 @@ export class Connection implements Resumable {
     const gap: SessionEvent[] = [];
     this.gap = gap;
     this.gapOff = rec.events.attach((e) => {
-      if (!isInterim(e) && gap.length < GAP_MAX) gap.push(e);
+      if (!isTransient(e) && gap.length < GAP_MAX) gap.push(e);
     });
     this.grace = setTimeout(() => this.endRecording('normal', 'grace_expired'), this.limits.disconnectGraceMs);
   }
@@ -469,11 +475,7 @@ export class Connection implements Resumable {
       await host?.claim();
       const sink: OwnerSink = {
         emit: (action, payload) => this.send(eventMessage(action, payload)),
-        error: (err) => {
-          this.sendError(err);
-          // A sentence-level error (a translation that failed) is also the broadcast's viewers' business.
-          if (host && err.sid !== undefined) host.sentenceError(err);
-        },
+        error: (err) => this.sendError(err),
       };
       const rec = new Recording(
         { ...this.ports.recording, emit: (action, payload) => sink.emit(action, payload), error: (err) => sink.error(err) },
@@ -513,7 +515,7 @@ export class Connection implements Resumable {
       this.token = token;
       this.rawStart = data;
       // The session's events reach this client as they reach every other subscriber.
-      const toClient = rec.events.attach((e) => this.send(eventMessage(e.event, e.data), isInterim(e)));
+      const toClient = rec.events.attach((e) => this.sendEvent(e));
       this.detach = toClient;
       if (host) {
         this.broadcast = host;
@@ -649,7 +651,7 @@ export class Connection implements Resumable {
     this.quiesce();
     this.gapOff();
     this.gapOff = rec.events.attach((e) => {
-      if (!isInterim(e) && gap.length < GAP_MAX) gap.push(e);
+      if (!isTransient(e) && gap.length < GAP_MAX) gap.push(e);
     });
     rec.owner = () => ({ ...owner, gap });
     const began = Date.now();
@@ -773,8 +775,8 @@ export class Connection implements Resumable {
         resume_grace_seconds: this.limits.disconnectGraceMs / 1000,
       }),
     );
-    for (const e of h.gap) this.send(eventMessage(e.event, e.data));
-    this.detach = rec.events.attach((e) => this.send(eventMessage(e.event, e.data), isInterim(e)));
+    for (const e of h.gap) this.sendEvent(e, false);
+    this.detach = rec.events.attach((e) => this.sendEvent(e));
   }
 
   /** The key is asked again (disabled, expired, IP rules) before a recording starts or resumes here. */

@@ -30,7 +30,6 @@ import type { CloseMode, CloseOutcome, RecordingDeps, RecordingOptions, SessionS
 import type { StartRequest } from './start.js';
 
 export type { LiveDeps } from './recording/fleet-copy.js';
-export { mmss } from './recording/transcript.js';
 export { TRANSLATION_FAILURES_BEFORE_UNAVAILABLE } from './recording/translation.js';
 export type { CloseMode, CloseOutcome, RecordingDeps, RecordingOptions, SessionSummary } from './recording/types.js';
 

@@ -43,21 +43,51 @@ export type ChannelEvent =
       data: { task_id: string; channel_id: number; language: string; previous_language: string; channels: ChannelInfo[] };
     };
 
+/**
+ * Where a result starts. In the stream: `start_ms`, milliseconds from the recording's start;
+ * the edges that serialize for a client (wire.ts) format it as the spec's mm:ss `start_time`.
+ * Events published by a node from before this field (a rolling upgrade: the bus's retained
+ * log, a resume's gap) carry `start_time` only; startMsOf reads both.
+ */
+export type ResultStart = { start_ms: number; start_time?: never } | { start_time: string; start_ms?: never };
+
+export type ResultOrigin = {
+  sid: number;
+  language: string;
+  text: string;
+  is_final: boolean;
+  speaker_id: string | null;
+  detected_language: string | null;
+  /** Extension: the audio position (ms from the recording's start) the result covers up to. */
+  end_ms: number;
+  /** Extension, multi_channel: the channel the result was heard on. */
+  channel_id?: number;
+} & ResultStart;
+
 export interface ResultData {
-  origin: {
-    sid: number;
-    language: string;
-    text: string;
-    is_final: boolean;
-    speaker_id: string | null;
-    detected_language: string | null;
-    /** mm:ss from the recording's start. */
-    start_time: string;
-    /** Extension: the audio position (ms from the recording's start) the result covers up to. */
-    end_ms: number;
-    /** Extension, multi_channel: the channel the result was heard on. */
-    channel_id?: number;
-  };
+  origin: ResultOrigin;
+}
+
+/** Milliseconds from the recording's start at which a result starts (whole seconds from an older node's mm:ss or h:mm:ss). */
+export function startMsOf(origin: ResultStart): number {
+  if (typeof origin.start_ms === 'number') return origin.start_ms;
+  const parts = String(origin.start_time).split(':').map(Number);
+  if (parts.some((p) => !Number.isFinite(p))) return 0;
+  return parts.reduce((acc, p) => acc * 60 + p, 0) * 1000;
+}
+
+/**
+ * A sentence-level error (a translation that failed for one sentence), for the audiences
+ * beyond the owner (broadcast viewers): the owner's client gets it as an error message of its
+ * own, never from the stream (wire.ts ownerMessage). Never retained for late joiners.
+ */
+export interface SentenceErrorData {
+  sid: number;
+  error_code: string;
+  severity: string;
+  message: string;
+  context: string;
+  translation_language: string | null;
 }
 
 export interface TranslationData {
@@ -78,6 +108,7 @@ export type SessionEventBody =
   | { event: 'result'; data: ResultData }
   | { event: 'translation'; data: TranslationData }
   | { event: 'status'; data: { status: SessionStatus; task_id?: string } }
+  | { event: 'sentence_error'; data: SentenceErrorData }
   | SpeakerEvent
   | ChannelEvent;
 
@@ -99,4 +130,28 @@ export function isWithdrawal(e: SessionEventBody): boolean {
 /** The event that ends a session's stream. */
 export function isEnd(e: SessionEventBody): boolean {
   return e.event === 'status' && e.data.status === 'ended';
+}
+
+/** The stream event of an error about sentence `sid` (its translation_language, when it names one). */
+export function sentenceError(
+  err: { code: string; severity: string; message: string; context: string; details?: Record<string, unknown> | null },
+  sid: number,
+): SessionEventBody {
+  const language = err.details?.translation_language;
+  return {
+    event: 'sentence_error',
+    data: {
+      sid,
+      error_code: err.code,
+      severity: err.severity,
+      message: err.message,
+      context: err.context,
+      translation_language: typeof language === 'string' ? language : null,
+    },
+  };
+}
+
+/** Events for who watches now: a late joiner's replay and a resumed owner's gap never hold them. */
+export function isTransient(e: SessionEventBody): boolean {
+  return isInterim(e) || isWithdrawal(e) || e.event === 'sentence_error';
 }

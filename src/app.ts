@@ -419,7 +419,8 @@ export async function buildApp(config: Config, overrides: BuildOverrides = {}): 
           glossaryLimits: glossaryLimits(config),
           audio,
         }),
-        broadcasts: broadcasts.host,
+        // Broadcasts subscribe to the host's session stream through the realtime role's audiences port.
+        audiences: broadcasts.hosting,
       },
       logger,
       now,

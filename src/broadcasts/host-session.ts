@@ -1,8 +1,10 @@
 /**
- * The host's side of a running broadcast, on the node that holds the host's WebSocket. The
- * connection (src/realtime/connection.ts) runs the recording as for any live session and
- * hands this class the moments that matter to viewers: the start, each result and
- * translation, pause/resume/stop, the broadcast actions, the host's drop and the end.
+ * The host's side of a running broadcast, on the node that holds the host's WebSocket: a
+ * subscriber of the recording's session stream (results, translations, sentence errors,
+ * speaker edits). The connection (src/realtime/connection.ts) runs the recording as for any
+ * live session and knows this class only as a HostedAudience (src/realtime/ports.ts, wired in
+ * src/app.ts): it hands over the start, pause/resume/stop, the broadcast actions, the host's
+ * drop and the end.
  * This class keeps the phase (phase.ts), persists it, and publishes what viewers see on the
  * broadcast's viewer topic, from where every node's viewer streams read it.
  *
@@ -19,7 +21,7 @@ import type { Synthesizer } from '../engines/types.js';
 import { type ActivePlan, PlanService } from '../plans/service.js';
 import type { Principal } from '../platform/auth/types.js';
 import { AppError } from '../platform/errors/app-error.js';
-import { type ResultOrigin, type SentenceErrorData, startMsOf } from '../stream/events.js';
+import { type ResultOrigin, type SentenceErrorData, type SessionEvent, startMsOf } from '../stream/events.js';
 import { clock } from '../stream/wire.js';
 import { speakerLabel } from '../tasks/format.js';
 import { type CatchUpDeps, CatchUpKeeper } from './catch-up/keeper.js';
@@ -64,6 +66,14 @@ export interface BroadcastHostDeps {
 
 /** Text into another language through the recording's translator with its session glossary (what its finals get). */
 export type SessionTranslate = (text: string, from: string, to: string) => Promise<string>;
+
+/** The live session a broadcast subscribes to on the host's node (src/realtime/ports.ts AudienceSession, wired in src/app.ts). */
+export interface BroadcastSession {
+  taskId: string;
+  /** This node's listeners of the session stream; returns the detach function. */
+  subscribe(listener: (event: SessionEvent) => void): () => void;
+  translate: SessionTranslate;
+}
 
 /** The regular start fields a broadcast's recording runs with (validated by src/realtime/start.ts). */
 export type StartData = Record<string, unknown>;
@@ -254,12 +264,16 @@ export class BroadcastHost {
     this.leaseTimer = null;
   }
 
-  /** The recording runs: viewers are told what they need to know of the start. */
-  async attach(taskId: string, onRevoked: () => void, onLost: (error: AppError) => void, translate: SessionTranslate): Promise<void> {
+  /**
+   * The recording runs: viewers are told what they need to know of the start, then the
+   * broadcast subscribes to the session stream (phase rules decide what reaches viewers).
+   * Returns the detach function of that subscription.
+   */
+  async attach(session: BroadcastSession, onRevoked: () => void, onLost: (error: AppError) => void): Promise<() => void> {
     this.onLost = onLost;
-    this.sessionTranslate = translate;
+    this.sessionTranslate = session.translate;
     this.recordingStart = this.deps.now().getTime();
-    await this.deps.store.setTask(this.id, taskId);
+    await this.deps.store.setTask(this.id, session.taskId);
     await this.sinks.start();
     this.offRevoked = await this.deps.onRevoked(this.id, () => {
       this.keepBroadcast = true;
@@ -277,6 +291,7 @@ export class BroadcastHost {
       await this.signal([{ event: 'phase_changed', phase: 'live' }, { event: 'recording_started' }]);
     }
     if (this.state.phase === 'standby') await this.sendStandby();
+    return session.subscribe((e) => this.fromRecording(e.event, e.data as unknown as Record<string, unknown>));
   }
 
   /** What `session_started` adds for a broadcast. */

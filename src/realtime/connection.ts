@@ -7,7 +7,6 @@
  */
 import type { Logger } from 'pino';
 import type { WebSocket } from 'ws';
-import { type BroadcastHost, prepareBroadcast } from '../broadcasts/host-session.js';
 import type { Glossary } from '../glossary/index.js';
 import type { Principal } from '../platform/auth/types.js';
 import { faultPoint } from '../platform/crash-points.js';
@@ -30,7 +29,7 @@ import type { FinishKind } from './finalize.js';
 import { type RealtimeLimits, TokenBucket } from './limits.js';
 import type { LiveFleet } from './live/fleet.js';
 import type { OwnerState } from './live/snapshot.js';
-import type { RealtimePorts } from './ports.js';
+import type { HostedAudience, RealtimePorts } from './ports.js';
 import { CLOSE, type ClientMessage, errorMessage, eventMessage, healthMessage, ownerMessage, parseClientMessage } from './protocol.js';
 import { Recording } from './recording.js';
 import type { EndedReason, Resumable, ResumeDirectory } from './resume.js';
@@ -107,8 +106,8 @@ export class Connection implements Resumable {
   private grace: NodeJS.Timeout | null = null;
   /** Shutdown: close once the recording is finalized. */
   private closeWhenIdle = false;
-  /** The broadcast this connection hosts while its recording runs (src/broadcasts/host-session.ts). */
-  private broadcast: BroadcastHost | null = null;
+  /** The broadcast this connection hosts while its recording runs (a HostedAudience: ports.ts). */
+  private broadcast: HostedAudience | null = null;
   /**
    * Everything this client is sent, in order: its own answers and errors, and the session's
    * events (this socket is one subscriber of the stream). Bounded: see src/stream/outbox.ts.
@@ -447,10 +446,10 @@ export class Connection implements Resumable {
         );
         return;
       }
-      // A broadcast's recording runs with its channel's settings (host-session.ts).
-      let host: BroadcastHost | null = null;
-      if (data.type === 'broadcast' && this.ports.broadcasts) {
-        const prepared = await prepareBroadcast(this.ports.broadcasts, this.principal, data);
+      // A broadcast's recording runs with its channel's settings (the audiences port prepares them).
+      let host: HostedAudience | null = null;
+      if (data.type === 'broadcast' && this.ports.audiences) {
+        const prepared = await this.ports.audiences.prepare(this.principal, data);
         if (!prepared.ok) {
           this.sendError(prepared.error);
           return;
@@ -486,7 +485,7 @@ export class Connection implements Resumable {
       rec.onMustEnd = () => {
         if (this.running) this.endRecording('normal');
       };
-      // A broadcast host reconnects with its broadcast token instead (src/broadcasts/host-session.ts).
+      // A broadcast host reconnects with its broadcast token instead (the audiences port).
       const token = host ? null : (this.host.resume?.issue() ?? null);
       rec.resumeToken = token;
       rec.owner = () => this.ownerState();
@@ -519,14 +518,12 @@ export class Connection implements Resumable {
       this.detach = toClient;
       if (host) {
         this.broadcast = host;
-        await host.attach(
-          rec.taskId,
+        // The broadcast subscribes to the session stream; phase rules decide what reaches its viewers.
+        const toViewers = await host.attach(
+          { taskId: rec.taskId, subscribe: (l) => rec.events.attach(l), translate: (text, from, to) => rec.translateText(text, from, to) },
           () => this.broadcastRevoked(),
           (error) => this.broadcastLost(error),
-          (text, from, to) => rec.translateText(text, from, to),
         );
-        // Results and translations reach the broadcast's viewers through its host session (phase rules).
-        const toViewers = rec.events.attach((e) => host.fromRecording(e.event, e.data as Record<string, unknown>));
         this.detach = () => {
           toClient();
           toViewers();
@@ -875,7 +872,7 @@ export class Connection implements Resumable {
   private async broadcastAction(
     action: string,
     reply: string,
-    run: (host: BroadcastHost) => Promise<Record<string, unknown>>,
+    run: (host: HostedAudience) => Promise<Record<string, unknown>>,
   ): Promise<void> {
     if (!this.broadcast || !this.running) {
       this.sendError(new AppError('session_not_started', { ...ws, details: { action } }));

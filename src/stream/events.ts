@@ -5,6 +5,8 @@
  * numbers the session's events from 1 without gaps (a subscriber that sees a jump knows the
  * bus lost messages); `task_id` names the session.
  */
+import type { SentenceErrorEvent } from './sentence-errors.js';
+
 /** A speaker edit made over REST on a task (also published on `task.<id>.speakers`). */
 export type SpeakerEvent =
   | { event: 'speaker_renamed'; data: { speaker_id: string; new_label: string; affected_sids: number[] } }
@@ -76,20 +78,6 @@ export function startMsOf(origin: ResultStart): number {
   return parts.reduce((acc, p) => acc * 60 + p, 0) * 1000;
 }
 
-/**
- * A sentence-level error (a translation that failed for one sentence), for the audiences
- * beyond the owner (broadcast viewers): the owner's client gets it as an error message of its
- * own, never from the stream (wire.ts ownerMessage). Never retained for late joiners.
- */
-export interface SentenceErrorData {
-  sid: number;
-  error_code: string;
-  severity: string;
-  message: string;
-  context: string;
-  translation_language: string | null;
-}
-
 export interface TranslationData {
   sid: number;
   language: string;
@@ -108,7 +96,7 @@ export type SessionEventBody =
   | { event: 'result'; data: ResultData }
   | { event: 'translation'; data: TranslationData }
   | { event: 'status'; data: { status: SessionStatus; task_id?: string } }
-  | { event: 'sentence_error'; data: SentenceErrorData }
+  | SentenceErrorEvent
   | SpeakerEvent
   | ChannelEvent;
 
@@ -130,25 +118,6 @@ export function isWithdrawal(e: SessionEventBody): boolean {
 /** The event that ends a session's stream. */
 export function isEnd(e: SessionEventBody): boolean {
   return e.event === 'status' && e.data.status === 'ended';
-}
-
-/** The stream event of an error about sentence `sid` (its translation_language, when it names one). */
-export function sentenceError(
-  err: { code: string; severity: string; message: string; context: string; details?: Record<string, unknown> | null },
-  sid: number,
-): SessionEventBody {
-  const language = err.details?.translation_language;
-  return {
-    event: 'sentence_error',
-    data: {
-      sid,
-      error_code: err.code,
-      severity: err.severity,
-      message: err.message,
-      context: err.context,
-      translation_language: typeof language === 'string' ? language : null,
-    },
-  };
 }
 
 /** Events for who watches now: a late joiner's replay and a resumed owner's gap never hold them. */

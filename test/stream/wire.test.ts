@@ -7,7 +7,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { ownerMessage } from '../../src/realtime/protocol.js';
-import { isTransient, type ResultOrigin, sentenceError, startMsOf } from '../../src/stream/events.js';
+import { isTransient, type ResultOrigin, startMsOf } from '../../src/stream/events.js';
+import { sentenceError } from '../../src/stream/sentence-errors.js';
 import { clock, wireOrigin } from '../../src/stream/wire.js';
 
 const origin = (start: { start_ms: number } | { start_time: string }): ResultOrigin => ({

@@ -14,7 +14,8 @@
 import type { Glossary } from '../../glossary/index.js';
 import type { Principal } from '../../platform/auth/types.js';
 import type { AppError } from '../../platform/errors/app-error.js';
-import { type SessionEventBody, sentenceError } from '../../stream/events.js';
+import type { SessionEventBody } from '../../stream/events.js';
+import { sentenceError } from '../../stream/sentence-errors.js';
 import type { RecordingSnapshot } from '../live/snapshot.js';
 import type { StartRequest } from '../start.js';
 import { FleetCopy } from './fleet-copy.js';

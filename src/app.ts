@@ -283,7 +283,7 @@ export async function buildApp(config: Config, overrides: BuildOverrides = {}): 
       tickets,
       keys,
     };
-    registerRealtimeRole(http, config, auth, { ...backends, authenticator, summaryTemplates, audio }, broadcasts.host, subtitles);
+    registerRealtimeRole(http, config, auth, { ...backends, authenticator, summaryTemplates, audio }, broadcasts.hosting, subtitles);
   }
 
   // Worker role: webhook deliveries (and the outbox repair sweep), import and reprocessing jobs.

@@ -1,8 +1,10 @@
 /**
- * The host's side of a running broadcast, on the node that holds the host's WebSocket. The
- * connection (src/realtime/connection.ts) runs the recording as for any live session and
- * hands this class the moments that matter to viewers: the start, each result and
- * translation, pause/resume/stop, the broadcast actions, the host's drop and the end.
+ * The host's side of a running broadcast, on the node that holds the host's WebSocket: a
+ * subscriber of the recording's session stream (results, translations, sentence errors,
+ * speaker edits). The connection (src/realtime/connection.ts) runs the recording as for any
+ * live session and knows this class only as a HostedAudience (src/realtime/ports.ts, wired in
+ * src/app.ts): it hands over the start, pause/resume/stop, the broadcast actions, the host's
+ * drop and the end.
  * This class keeps the phase (phase.ts), persists it, and publishes what viewers see on the
  * broadcast's viewer topic, from where every node's viewer streams read it.
  *
@@ -19,6 +21,9 @@ import type { Synthesizer } from '../engines/types.js';
 import { type ActivePlan, PlanService } from '../plans/service.js';
 import type { Principal } from '../platform/auth/types.js';
 import { AppError } from '../platform/errors/app-error.js';
+import { type ResultOrigin, type SessionEvent, startMsOf } from '../stream/events.js';
+import type { SentenceErrorData } from '../stream/sentence-errors.js';
+import { clock } from '../stream/wire.js';
 import { speakerLabel } from '../tasks/format.js';
 import { type CatchUpDeps, CatchUpKeeper } from './catch-up/keeper.js';
 import { type BroadcastStart, MAX_STANDBY_MESSAGE, validateBroadcastStart } from './host-start.js';
@@ -58,6 +63,17 @@ export interface BroadcastHostDeps {
   hostLeaseMs: number;
   now: () => Date;
   logger: Logger;
+}
+
+/** Text into another language through the recording's translator with its session glossary (what its finals get). */
+export type SessionTranslate = (text: string, from: string, to: string) => Promise<string>;
+
+/** The live session a broadcast subscribes to on the host's node (src/realtime/ports.ts AudienceSession, wired in src/app.ts). */
+export interface BroadcastSession {
+  taskId: string;
+  /** This node's listeners of the session stream; returns the detach function. */
+  subscribe(listener: (event: SessionEvent) => void): () => void;
+  translate: SessionTranslate;
 }
 
 /** The regular start fields a broadcast's recording runs with (validated by src/realtime/start.ts). */
@@ -120,6 +136,8 @@ export class BroadcastHost {
   /** Spoken translations: one synthesis per final sentence per language, for every viewer. */
   readonly speech: ViewerSpeech;
   private readonly interims: InterimTranslations;
+  /** The recording's own translator (its session glossary applies), given at attach: interims translate as finals do. */
+  private sessionTranslate: SessionTranslate | null = null;
   /** The catch-up summary of what was said live (null when the deployment has none). */
   private readonly catchUp: CatchUpKeeper | null;
   /** This host session's name on the broadcast's lease (only it renews or freezes it). */
@@ -151,7 +169,7 @@ export class BroadcastHost {
     this.interims = new InterimTranslations({
       languages: channel.translationLanguages,
       from: channel.transcriptionLanguages[0]!,
-      translate: deps.translate,
+      translate: (text, from, to) => (this.sessionTranslate ? this.sessionTranslate(text, from, to) : Promise.resolve(null)),
       live,
       intervalMs: deps.interimTranslationMs,
       publish: (t) => this.publish({ event: 'translation', data: { ...t, ...this.speaker(t.sid), is_final: false } }),
@@ -247,11 +265,16 @@ export class BroadcastHost {
     this.leaseTimer = null;
   }
 
-  /** The recording runs: viewers are told what they need to know of the start. */
-  async attach(taskId: string, onRevoked: () => void, onLost: (error: AppError) => void = () => {}): Promise<void> {
+  /**
+   * The recording runs: viewers are told what they need to know of the start, then the
+   * broadcast subscribes to the session stream (phase rules decide what reaches viewers).
+   * Returns the detach function of that subscription.
+   */
+  async attach(session: BroadcastSession, onRevoked: () => void, onLost: (error: AppError) => void): Promise<() => void> {
     this.onLost = onLost;
+    this.sessionTranslate = session.translate;
     this.recordingStart = this.deps.now().getTime();
-    await this.deps.store.setTask(this.id, taskId);
+    await this.deps.store.setTask(this.id, session.taskId);
     await this.sinks.start();
     this.offRevoked = await this.deps.onRevoked(this.id, () => {
       this.keepBroadcast = true;
@@ -269,6 +292,7 @@ export class BroadcastHost {
       await this.signal([{ event: 'phase_changed', phase: 'live' }, { event: 'recording_started' }]);
     }
     if (this.state.phase === 'standby') await this.sendStandby();
+    return session.subscribe((e) => this.fromRecording(e.event, e.data as unknown as Record<string, unknown>));
   }
 
   /** What `session_started` adds for a broadcast. */
@@ -285,8 +309,8 @@ export class BroadcastHost {
   }
 
   /**
-   * An event of the recording's session stream. Results and translations reach viewers only
-   * while captions flow (live); a final translation is also spoken once for every tts
+   * An event of the recording's session stream. Results, translations and sentence errors
+   * reach viewers only while captions flow (live); a final translation is also spoken once for every tts
    * viewer; the sentence being spoken is translated for viewers (interim translations).
    * Speaker edits reach viewers of a multi-speaker broadcast once it went live.
    */
@@ -296,26 +320,30 @@ export class BroadcastHost {
       return;
     }
     if (!captionsFlow(this.state)) return;
-    if (action === 'result') {
-      const o = payload.origin as { sid: number; text: string; is_final: boolean; speaker_id: string | null; start_time: string };
+    if (action === 'sentence_error') {
+      const e = payload as unknown as SentenceErrorData;
+      void this.publish(sentenceErrorEvent({ code: e.error_code, ...e }, e.sid, e.translation_language, this.deps.now()));
+    } else if (action === 'result') {
+      const o = payload.origin as ResultOrigin;
+      const startMs = startMsOf(o);
       const diarized = this.channel.speakerDiarization;
       const data: Record<string, unknown> = {
         sid: o.sid,
         text: o.text,
         speaker_label: diarized ? speakerLabel(this.labels, o.speaker_id) : null,
-        start_time: this.fromGoLive(o.start_time),
+        start_time: clock(this.msFromGoLive(startMs)),
         is_final: o.is_final,
       };
       if (diarized) data.speaker_id = o.speaker_id;
       if (o.is_final && o.text === '')
         this.interims.finalOrigin(o.sid); // withdrawn: no caption
       else if (o.is_final) {
-        const at = new Date(this.recordingStart + secondsOf(o.start_time) * 1000);
+        const at = new Date(this.recordingStart + startMs);
         this.finals.set(o.sid, { text: o.text, speakerId: o.speaker_id, at });
         if (this.finals.size > 100) this.finals.delete(this.finals.keys().next().value as number);
         this.interims.finalOrigin(o.sid);
         this.sinks.caption(null, { text: o.text, at });
-        this.catchUp?.add(this.msFromGoLive(o.start_time), o.text);
+        this.catchUp?.add(this.msFromGoLive(startMs), o.text);
       }
       void this.publish({ event: 'origin', data });
       if (!o.is_final) this.interims.interim(o.sid, o.text);
@@ -331,16 +359,6 @@ export class BroadcastHost {
         this.sinks.caption(t.language, { text: t.text, at: origin?.at ?? this.deps.now() });
       }
     }
-  }
-
-  /**
-   * A sentence-level error of the recording (a translation that failed for one sentence):
-   * viewers of the live phase get it as an `error` event with its sid and translation_language.
-   */
-  sentenceError(err: AppError): void {
-    if (err.sid === undefined || !captionsFlow(this.state)) return;
-    const language = typeof err.details?.translation_language === 'string' ? err.details.translation_language : null;
-    void this.publish(sentenceErrorEvent(err, err.sid, language, this.deps.now()));
   }
 
   /** speaker_id and speaker_label of a sentence (multi-speaker mode; null otherwise). */
@@ -487,16 +505,10 @@ export class BroadcastHost {
     }
   }
 
-  /** mm:ss from the recording's start -> ms from going live (viewers count from 00:00 at go-live). */
-  private msFromGoLive(startTime: string): number {
-    const at = this.recordingStart + secondsOf(startTime) * 1000;
+  /** ms from the recording's start -> ms from going live (viewers count from 00:00 at go-live). */
+  private msFromGoLive(recordingMs: number): number {
+    const at = this.recordingStart + recordingMs;
     return Math.max(0, at - (this.liveSince ?? at));
-  }
-
-  /** mm:ss from the recording's start -> mm:ss from going live. */
-  private fromGoLive(startTime: string): string {
-    const total = Math.floor(this.msFromGoLive(startTime) / 1000);
-    return `${String(Math.floor(total / 60)).padStart(2, '0')}:${String(total % 60).padStart(2, '0')}`;
   }
 
   /** The message and its translations into each translation language (given ones are kept). */
@@ -518,12 +530,6 @@ export class BroadcastHost {
     this.offRevoked();
     if (this.waitTimer) clearTimeout(this.waitTimer);
   }
-}
-
-/** Seconds of an mm:ss start time. */
-function secondsOf(startTime: string): number {
-  const [m, s] = startTime.split(':').map(Number);
-  return (m ?? 0) * 60 + (s ?? 0);
 }
 
 function hostText(value: unknown, field: string): string {

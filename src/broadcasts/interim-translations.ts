@@ -5,12 +5,15 @@
  * viewer: the latest interim text of the current sentence is translated into each
  * translation language at most once per `intervalMs` (a new interim while a run is busy
  * replaces the waiting one), and an interim translation is never sent once its sentence's
- * final origin arrived (the final translations, made by the recording, follow it).
+ * final origin arrived (the final translations, made by the recording, follow it). Interims
+ * go through the recording's own translator with the session glossary, as its finals do, so
+ * an interim and its final agree on the glossary's terms.
  */
 
 export interface InterimTranslationsDeps {
   languages: readonly string[];
   from: string;
+  /** The recording's translator with its session glossary (Recording.translateText); a throw skips the language. */
   translate(text: string, from: string, to: string): Promise<string | null>;
   /** Sends one interim translation to viewers (the host session adds speaker fields). */
   publish(t: { sid: number; language: string; text: string }): Promise<void>;

@@ -6,7 +6,7 @@ import type { Logger } from 'pino';
 import type { EventBus } from '../bus/types.js';
 import type { Summarizer, Synthesizer } from '../engines/types.js';
 import type { ActivePlan } from '../plans/service.js';
-import type { Authenticator } from '../platform/auth/types.js';
+import type { Authenticator, Principal } from '../platform/auth/types.js';
 import type { SourceShareRule } from '../platform/http/source-share.js';
 import { SSE_HEARTBEAT_MS } from '../platform/http/sse.js';
 import type { HttpApp } from '../platform/http/types.js';
@@ -21,7 +21,7 @@ import { CatchUpStore } from './catch-up/store.js';
 import { BROADCAST_REVOKED_TOPIC, BROADCAST_SINKS_TOPIC, type BroadcastRevokedEvent } from './events.js';
 import { ViewerFanout } from './fanout/hub.js';
 import { startHostSweep } from './host-lease.js';
-import type { BroadcastHostDeps } from './host-session.js';
+import { type BroadcastHostDeps, type Prepared, prepareBroadcast } from './host-session.js';
 import { registerBroadcastRoutes } from './routes.js';
 import type { RuleContext } from './rules.js';
 import { InMemorySeats, RedisSeats, type ViewerSeats } from './seats.js';
@@ -48,8 +48,14 @@ export interface BroadcastsModule {
   /** Catch-up summaries for late joiners: stored by the hosting node, read by every viewer stream. */
   catchUps: CatchUpStore;
   catchUpReader: CatchUpReader;
-  /** What a host's broadcast session needs (the realtime role's connections). */
+  /** What a host's broadcast session needs. */
   host: BroadcastHostDeps;
+  /**
+   * Broadcasts as audiences of the host's live session: src/app.ts hands this to the realtime
+   * role as its `audiences` port (a `start` of type broadcast; the host session it gives
+   * subscribes to the session stream).
+   */
+  hosting: { prepare(principal: Principal, data: Record<string, unknown>): Promise<Prepared> };
   close(): Promise<void>;
 }
 
@@ -206,6 +212,7 @@ export function createBroadcastsModule(d: BroadcastsModuleDeps): BroadcastsModul
     catchUps,
     catchUpReader: new CatchUpReader(catchUps),
     host,
+    hosting: { prepare: (principal, data) => prepareBroadcast(host, principal, data) },
     close: async () => {
       stopSweep();
       await seats.close();

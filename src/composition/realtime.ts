@@ -1,15 +1,14 @@
 /**
  * The realtime role's routes: the glossary check, the live WebSocket with its ports
- * (src/realtime/ports.ts) and the broadcast host port, and the subtitle viewers' stream.
+ * (src/realtime/ports.ts) and the audiences port (broadcasts), and the subtitle viewers' stream.
  */
 import { join } from 'node:path';
-import type { BroadcastHostDeps } from '../broadcasts/host-session.js';
 import type { Config } from '../config.js';
 import { glossaryLimits } from '../glossary/limits.js';
 import { registerGlossaryRoutes } from '../glossary/routes.js';
 import type { Authenticator } from '../platform/auth/types.js';
 import type { HttpApp } from '../platform/http/types.js';
-import { createRealtimePorts, type RealtimeWiring } from '../realtime/ports.js';
+import { createRealtimePorts, type HostedAudiences, type RealtimeWiring } from '../realtime/ports.js';
 import { registerRealtime } from '../realtime/server.js';
 import type { SubtitlesModule } from '../subtitles/module.js';
 
@@ -22,7 +21,7 @@ export function registerRealtimeRole(
   config: Config,
   auth: Authenticator,
   backends: RealtimeBackends,
-  broadcastHosts: BroadcastHostDeps,
+  audiences: HostedAudiences,
   subtitles: SubtitlesModule,
 ): void {
   const {
@@ -67,7 +66,8 @@ export function registerRealtimeRole(
         glossaryLimits: glossaryLimits(config),
         audio,
       }),
-      broadcasts: broadcastHosts,
+      // Broadcasts subscribe to the host's session stream through the audiences port (src/realtime never imports them).
+      audiences,
     },
     logger,
     now,

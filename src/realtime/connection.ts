@@ -7,12 +7,11 @@
  */
 import type { Logger } from 'pino';
 import type { WebSocket } from 'ws';
-import { type BroadcastHost, prepareBroadcast } from '../broadcasts/host-session.js';
 import type { Glossary } from '../glossary/index.js';
 import type { Principal } from '../platform/auth/types.js';
 import { faultPoint } from '../platform/crash-points.js';
 import { AppError } from '../platform/errors/app-error.js';
-import { isInterim, type SessionEvent, type SessionStatus } from '../stream/events.js';
+import { isInterim, isTransient, type SessionEvent, type SessionStatus } from '../stream/events.js';
 import { Outbox, SUBSCRIBER_POLICY } from '../stream/outbox.js';
 import { webSocketTransport } from '../stream/transports.js';
 import { unknownTemplate } from './actions.js';
@@ -30,8 +29,8 @@ import type { FinishKind } from './finalize.js';
 import { type RealtimeLimits, TokenBucket } from './limits.js';
 import type { LiveFleet } from './live/fleet.js';
 import type { OwnerState } from './live/snapshot.js';
-import type { RealtimePorts } from './ports.js';
-import { CLOSE, type ClientMessage, errorMessage, eventMessage, healthMessage, parseClientMessage } from './protocol.js';
+import type { HostedAudience, RealtimePorts } from './ports.js';
+import { CLOSE, type ClientMessage, errorMessage, eventMessage, healthMessage, ownerMessage, parseClientMessage } from './protocol.js';
 import { Recording } from './recording.js';
 import type { EndedReason, Resumable, ResumeDirectory } from './resume.js';
 import {
@@ -107,8 +106,8 @@ export class Connection implements Resumable {
   private grace: NodeJS.Timeout | null = null;
   /** Shutdown: close once the recording is finalized. */
   private closeWhenIdle = false;
-  /** The broadcast this connection hosts while its recording runs (src/broadcasts/host-session.ts). */
-  private broadcast: BroadcastHost | null = null;
+  /** The broadcast this connection hosts while its recording runs (a HostedAudience: ports.ts). */
+  private broadcast: HostedAudience | null = null;
   /**
    * Everything this client is sent, in order: its own answers and errors, and the session's
    * events (this socket is one subscriber of the stream). Bounded: see src/stream/outbox.ts.
@@ -184,6 +183,12 @@ export class Connection implements Resumable {
 
   send(text: string, interim = false): void {
     if (this.ws.readyState === this.ws.OPEN) this.out.offer(text, interim);
+  }
+
+  /** A session event to this client as the spec frames it (interims may be dropped for a slow client). */
+  private sendEvent(e: SessionEvent, droppable = isInterim(e)): void {
+    const frame = ownerMessage(e);
+    if (frame) this.send(frame, droppable);
   }
 
   sendError(err: AppError): void {
@@ -263,7 +268,7 @@ export class Connection implements Resumable {
     const gap: SessionEvent[] = [];
     this.gap = gap;
     this.gapOff = rec.events.attach((e) => {
-      if (!isInterim(e) && gap.length < GAP_MAX) gap.push(e);
+      if (!isTransient(e) && gap.length < GAP_MAX) gap.push(e);
     });
     this.grace = setTimeout(() => this.endRecording('normal', 'grace_expired'), this.limits.disconnectGraceMs);
   }
@@ -441,10 +446,10 @@ export class Connection implements Resumable {
         );
         return;
       }
-      // A broadcast's recording runs with its channel's settings (host-session.ts).
-      let host: BroadcastHost | null = null;
-      if (data.type === 'broadcast' && this.ports.broadcasts) {
-        const prepared = await prepareBroadcast(this.ports.broadcasts, this.principal, data);
+      // A broadcast's recording runs with its channel's settings (the audiences port prepares them).
+      let host: HostedAudience | null = null;
+      if (data.type === 'broadcast' && this.ports.audiences) {
+        const prepared = await this.ports.audiences.prepare(this.principal, data);
         if (!prepared.ok) {
           this.sendError(prepared.error);
           return;
@@ -469,11 +474,7 @@ export class Connection implements Resumable {
       await host?.claim();
       const sink: OwnerSink = {
         emit: (action, payload) => this.send(eventMessage(action, payload)),
-        error: (err) => {
-          this.sendError(err);
-          // A sentence-level error (a translation that failed) is also the broadcast's viewers' business.
-          if (host && err.sid !== undefined) host.sentenceError(err);
-        },
+        error: (err) => this.sendError(err),
       };
       const rec = new Recording(
         { ...this.ports.recording, emit: (action, payload) => sink.emit(action, payload), error: (err) => sink.error(err) },
@@ -484,7 +485,7 @@ export class Connection implements Resumable {
       rec.onMustEnd = () => {
         if (this.running) this.endRecording('normal');
       };
-      // A broadcast host reconnects with its broadcast token instead (src/broadcasts/host-session.ts).
+      // A broadcast host reconnects with its broadcast token instead (the audiences port).
       const token = host ? null : (this.host.resume?.issue() ?? null);
       rec.resumeToken = token;
       rec.owner = () => this.ownerState();
@@ -513,17 +514,16 @@ export class Connection implements Resumable {
       this.token = token;
       this.rawStart = data;
       // The session's events reach this client as they reach every other subscriber.
-      const toClient = rec.events.attach((e) => this.send(eventMessage(e.event, e.data), isInterim(e)));
+      const toClient = rec.events.attach((e) => this.sendEvent(e));
       this.detach = toClient;
       if (host) {
         this.broadcast = host;
-        await host.attach(
-          rec.taskId,
+        // The broadcast subscribes to the session stream; phase rules decide what reaches its viewers.
+        const toViewers = await host.attach(
+          { taskId: rec.taskId, subscribe: (l) => rec.events.attach(l), translate: (text, from, to) => rec.translateText(text, from, to) },
           () => this.broadcastRevoked(),
           (error) => this.broadcastLost(error),
         );
-        // Results and translations reach the broadcast's viewers through its host session (phase rules).
-        const toViewers = rec.events.attach((e) => host.fromRecording(e.event, e.data as Record<string, unknown>));
         this.detach = () => {
           toClient();
           toViewers();
@@ -648,7 +648,7 @@ export class Connection implements Resumable {
     this.quiesce();
     this.gapOff();
     this.gapOff = rec.events.attach((e) => {
-      if (!isInterim(e) && gap.length < GAP_MAX) gap.push(e);
+      if (!isTransient(e) && gap.length < GAP_MAX) gap.push(e);
     });
     rec.owner = () => ({ ...owner, gap });
     const began = Date.now();
@@ -772,8 +772,8 @@ export class Connection implements Resumable {
         resume_grace_seconds: this.limits.disconnectGraceMs / 1000,
       }),
     );
-    for (const e of h.gap) this.send(eventMessage(e.event, e.data));
-    this.detach = rec.events.attach((e) => this.send(eventMessage(e.event, e.data), isInterim(e)));
+    for (const e of h.gap) this.sendEvent(e, false);
+    this.detach = rec.events.attach((e) => this.sendEvent(e));
   }
 
   /** The key is asked again (disabled, expired, IP rules) before a recording starts or resumes here. */
@@ -872,7 +872,7 @@ export class Connection implements Resumable {
   private async broadcastAction(
     action: string,
     reply: string,
-    run: (host: BroadcastHost) => Promise<Record<string, unknown>>,
+    run: (host: HostedAudience) => Promise<Record<string, unknown>>,
   ): Promise<void> {
     if (!this.broadcast || !this.running) {
       this.sendError(new AppError('session_not_started', { ...ws, details: { action } }));

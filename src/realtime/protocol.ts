@@ -6,6 +6,8 @@
  */
 import { AppError, toErrorObject } from '../platform/errors/app-error.js';
 import { jsonBoundsProblem } from '../platform/json-bounds.js';
+import type { SessionEventBody } from '../stream/events.js';
+import { forOwner, wireOrigin } from '../stream/wire.js';
 
 export type MessageType = 'health' | 'voice-translation' | 'error';
 
@@ -57,6 +59,13 @@ export function errorMessage(err: AppError, now: Date): string {
 
 export function eventMessage(action: string, payload: object): string {
   return JSON.stringify({ type: 'voice-translation', data: { action, ...payload } });
+}
+
+/** The owner's frame for a session event (null: not the owner's; times formatted as the spec's mm:ss). */
+export function ownerMessage(e: SessionEventBody): string | null {
+  if (!forOwner(e)) return null;
+  if (e.event === 'result') return eventMessage('result', { ...e.data, origin: wireOrigin(e.data.origin) });
+  return eventMessage(e.event, e.data);
 }
 
 export function healthMessage(payload: Record<string, unknown>): string {

@@ -30,7 +30,6 @@ import type { CloseMode, CloseOutcome, RecordingDeps, RecordingOptions, SessionS
 import type { StartRequest } from './start.js';
 
 export type { LiveDeps } from './recording/fleet-copy.js';
-export { mmss } from './recording/transcript.js';
 export { TRANSLATION_FAILURES_BEFORE_UNAVAILABLE } from './recording/translation.js';
 export type { CloseMode, CloseOutcome, RecordingDeps, RecordingOptions, SessionSummary } from './recording/types.js';
 
@@ -277,6 +276,11 @@ export class Recording {
   /** retranslate: the final sentences `sids` (all when null) again into `targets` (e.g. after a glossary change). */
   retranslate(sids: number[] | null, targets: readonly string[]): Promise<{ updated: number; failed: number }> {
     return this.parts.translation.retranslate(this.sentences, sids, targets, this.language);
+  }
+
+  /** Text in another language through this session's translator and glossary (what finals get; audiences' interims too). */
+  translateText(text: string, from: string, to: string): Promise<string> {
+    return this.parts.translation.text(text, from, to);
   }
 
   /** What recovery needs if this process dies (recover.ts): the task, its usage row, the summary asked for. */

@@ -51,7 +51,7 @@ export interface EngineQuery extends Partial<VoiceQuery> {
 }
 
 export interface StartRequest {
-  /** `broadcast` only through a broadcast start (src/broadcasts/host-session.ts builds the rest from the channel). */
+  /** `broadcast` only through a broadcast start (the audiences port, ports.ts, builds the rest from the channel). */
   type: (typeof SUPPORTED_TYPES)[number] | 'broadcast';
   transcriptionLanguages: string[];
   translationLanguages: string[];

@@ -8,15 +8,8 @@
  * session stores its sentences, the triggers replace these entries with the stored ones.
  */
 import type { Logger } from 'pino';
-import type { SessionEvent } from '../stream/events.js';
+import { type SessionEvent, startMsOf } from '../stream/events.js';
 import type { SearchStore } from './store.js';
-
-/** `mm:ss` or `h:mm:ss` from the recording's start, in ms. */
-export function clockToMs(clock: string): number {
-  const parts = clock.split(':').map(Number);
-  if (parts.some((p) => !Number.isFinite(p))) return 0;
-  return parts.reduce((acc, p) => acc * 60 + p, 0) * 1000;
-}
 
 export class LiveSearchIndex {
   /** The tail of each task's write chain. */
@@ -33,7 +26,7 @@ export class LiveSearchIndex {
   readonly observe = (e: SessionEvent): void => {
     if (e.event === 'result' && e.data.origin.is_final) {
       const o = e.data.origin;
-      const startMs = clockToMs(o.start_time);
+      const startMs = startMsOf(o);
       const endMs = Math.max(startMs, o.end_ms);
       const finals = this.finals.get(e.task_id) ?? new Map();
       this.finals.set(e.task_id, finals.set(o.sid, { startMs, endMs, speakerId: o.speaker_id }));

@@ -5,6 +5,8 @@
  * numbers the session's events from 1 without gaps (a subscriber that sees a jump knows the
  * bus lost messages); `task_id` names the session.
  */
+import type { SentenceErrorEvent } from './sentence-errors.js';
+
 /** A speaker edit made over REST on a task (also published on `task.<id>.speakers`). */
 export type SpeakerEvent =
   | { event: 'speaker_renamed'; data: { speaker_id: string; new_label: string; affected_sids: number[] } }
@@ -43,21 +45,37 @@ export type ChannelEvent =
       data: { task_id: string; channel_id: number; language: string; previous_language: string; channels: ChannelInfo[] };
     };
 
+/**
+ * Where a result starts. In the stream: `start_ms`, milliseconds from the recording's start;
+ * the edges that serialize for a client (wire.ts) format it as the spec's mm:ss `start_time`.
+ * Events published by a node from before this field (a rolling upgrade: the bus's retained
+ * log, a resume's gap) carry `start_time` only; startMsOf reads both.
+ */
+export type ResultStart = { start_ms: number; start_time?: never } | { start_time: string; start_ms?: never };
+
+export type ResultOrigin = {
+  sid: number;
+  language: string;
+  text: string;
+  is_final: boolean;
+  speaker_id: string | null;
+  detected_language: string | null;
+  /** Extension: the audio position (ms from the recording's start) the result covers up to. */
+  end_ms: number;
+  /** Extension, multi_channel: the channel the result was heard on. */
+  channel_id?: number;
+} & ResultStart;
+
 export interface ResultData {
-  origin: {
-    sid: number;
-    language: string;
-    text: string;
-    is_final: boolean;
-    speaker_id: string | null;
-    detected_language: string | null;
-    /** mm:ss from the recording's start. */
-    start_time: string;
-    /** Extension: the audio position (ms from the recording's start) the result covers up to. */
-    end_ms: number;
-    /** Extension, multi_channel: the channel the result was heard on. */
-    channel_id?: number;
-  };
+  origin: ResultOrigin;
+}
+
+/** Milliseconds from the recording's start at which a result starts (whole seconds from an older node's mm:ss or h:mm:ss). */
+export function startMsOf(origin: ResultStart): number {
+  if (typeof origin.start_ms === 'number') return origin.start_ms;
+  const parts = String(origin.start_time).split(':').map(Number);
+  if (parts.some((p) => !Number.isFinite(p))) return 0;
+  return parts.reduce((acc, p) => acc * 60 + p, 0) * 1000;
 }
 
 export interface TranslationData {
@@ -78,6 +96,7 @@ export type SessionEventBody =
   | { event: 'result'; data: ResultData }
   | { event: 'translation'; data: TranslationData }
   | { event: 'status'; data: { status: SessionStatus; task_id?: string } }
+  | SentenceErrorEvent
   | SpeakerEvent
   | ChannelEvent;
 
@@ -99,4 +118,9 @@ export function isWithdrawal(e: SessionEventBody): boolean {
 /** The event that ends a session's stream. */
 export function isEnd(e: SessionEventBody): boolean {
   return e.event === 'status' && e.data.status === 'ended';
+}
+
+/** Events for who watches now: a late joiner's replay and a resumed owner's gap never hold them. */
+export function isTransient(e: SessionEventBody): boolean {
+  return isInterim(e) || isWithdrawal(e) || e.event === 'sentence_error';
 }

@@ -12,7 +12,7 @@
 import type { Logger } from 'pino';
 import { sessionTopic, speakerTopic } from '../bus/topics.js';
 import type { EventBus, RetainOptions, Unsubscribe } from '../bus/types.js';
-import { isEnd, isInterim, isWithdrawal, type SessionEvent, type SessionEventBody } from './events.js';
+import { isEnd, isTransient, type SessionEvent, type SessionEventBody } from './events.js';
 
 /** Finals a late joiner gets (each with its translations). */
 export const REPLAY_FINALS = 50;
@@ -76,8 +76,7 @@ export class SessionPublisher {
       this.logger.error({ err, task_id: this.taskId }, 'session observer failed');
     }
     const end = isEnd(body);
-    const retain =
-      isInterim(body) || isWithdrawal(body) ? undefined : end ? { ...this.retain, ttlSeconds: REPLAY_TTL_AFTER_END_SECONDS } : this.retain;
+    const retain = isTransient(body) ? undefined : end ? { ...this.retain, ttlSeconds: REPLAY_TTL_AFTER_END_SECONDS } : this.retain;
     // The publisher never waits on the bus; a lost message shows as a seq gap to remote subscribers.
     void this.bus
       .publish(sessionTopic(this.taskId), event, { retain })

@@ -17,7 +17,8 @@
  * Each `origin`, `translation`, speaker and channel event carries `id:` = the session's sequence number, so a client
  * can tell a replayed event from one it already has.
  */
-import type { SessionEvent } from '../stream/events.js';
+import { type SessionEvent, startMsOf } from '../stream/events.js';
+import { clock } from '../stream/wire.js';
 
 export interface SubtitleEvent {
   event: string;
@@ -34,7 +35,14 @@ export function toSubtitleEvent(e: SessionEvent): SubtitleEvent | null {
       return {
         event: 'origin',
         id: e.seq,
-        data: { sid: o.sid, text: o.text, language: o.language, is_final: o.is_final, start_time: o.start_time, speaker_id: o.speaker_id },
+        data: {
+          sid: o.sid,
+          text: o.text,
+          language: o.language,
+          is_final: o.is_final,
+          start_time: clock(startMsOf(o)),
+          speaker_id: o.speaker_id,
+        },
       };
     }
     case 'translation':

@@ -10,6 +10,7 @@ import type { AnyEngine } from '../../src/engines/types.js';
 import { createLogger } from '../../src/platform/logging.js';
 import { realKey } from '../billing/support.js';
 import { api, type Backend, startTestApp, type TestApp, type TestAppOptions } from '../support/app.js';
+import { JFK as SHARED_JFK } from '../support/audio.js';
 
 // biome-ignore lint/suspicious/noExplicitAny: tests read messages freely
 export type Msg = { type: string; data: any };
@@ -102,7 +103,7 @@ export async function liveEngines(extra: EngineFactory[] = []): Promise<EngineRe
   return EngineRegistry.fromEngines(out);
 }
 
-export const JFK = new URL('../../../shared/audio/jfk.flac', import.meta.url).pathname;
+export const JFK = SHARED_JFK;
 
 /** jfk.flac as 16 kHz s16le mono PCM (ffmpeg). */
 export function jfkPcm(): Buffer {

@@ -4,7 +4,8 @@ import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-export const SHARED_AUDIO = join(import.meta.dirname, '..', '..', '..', 'shared', 'audio');
+/** Beside the checkout (../shared/audio), or where PARLEY_TEST_SHARED_AUDIO says (a git worktree elsewhere). */
+export const SHARED_AUDIO = process.env.PARLEY_TEST_SHARED_AUDIO ?? join(import.meta.dirname, '..', '..', '..', 'shared', 'audio');
 export const JFK = join(SHARED_AUDIO, 'jfk.flac');
 export const STEREO = join(SHARED_AUDIO, 'stereo_diarization.wav');
 export const JFK_TEXT = 'And so my fellow Americans, ask not what your country can do for you, ask what you can do for your country.';

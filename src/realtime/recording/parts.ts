@@ -15,6 +15,7 @@ import type { Glossary } from '../../glossary/index.js';
 import type { Principal } from '../../platform/auth/types.js';
 import type { AppError } from '../../platform/errors/app-error.js';
 import type { SessionEventBody } from '../../stream/events.js';
+import { sentenceError } from '../../stream/sentence-errors.js';
 import type { RecordingSnapshot } from '../live/snapshot.js';
 import type { StartRequest } from '../start.js';
 import { FleetCopy } from './fleet-copy.js';
@@ -52,8 +53,12 @@ export interface PartsHost {
 
 export function wireParts(deps: RecordingDeps, principal: Principal, start: StartRequest, host: PartsHost): Parts {
   const { logger, engines } = deps;
-  const error = (err: AppError) => deps.error(err);
   const publish = (event: SessionEventBody) => host.publish(event);
+  // The owner's client gets every error; one about a sentence is also a stream event, for the other audiences.
+  const error = (err: AppError) => {
+    deps.error(err);
+    if (err.sid !== undefined) publish(sentenceError(err, err.sid));
+  };
   const glossary = () => host.glossary();
   const tape = new Tape(deps.tempDir);
   const fleet = new FleetCopy({ live: deps.live, blobs: deps.blobs, logger, snapshot: () => host.snapshot(), lost: () => host.lost() });

@@ -29,11 +29,6 @@ export interface TranscriptDeps {
   final(sentence: SentenceInput, recognizedSpeaker: string | undefined): void;
 }
 
-export function mmss(ms: number): string {
-  const s = Math.floor(ms / 1000);
-  return `${String(Math.floor(s / 60)).padStart(2, '0')}:${String(s % 60).padStart(2, '0')}`;
-}
-
 export class Transcript {
   // Sentence ids start at 1 (the TTS stream's default `sid` 1 is the first sentence).
   private sids = new SentenceIds(1);
@@ -99,7 +94,7 @@ export class Transcript {
           is_final: r.isFinal,
           speaker_id: this.speakerOf(r.speakerId),
           detected_language: r.detectedLanguage ?? null,
-          start_time: mmss(offsetMs + r.startMs),
+          start_ms: offsetMs + r.startMs,
           // Extension: the audio position (ms from the recording's start) the result covers up to.
           end_ms: offsetMs + r.endMs,
           ...(r.channel !== undefined ? { channel_id: r.channel } : {}),

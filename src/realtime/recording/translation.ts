@@ -94,6 +94,21 @@ export class Translation {
     await Promise.all([...this.pending]);
   }
 
+  /**
+   * `text` into `to` as every translation of this session is made: the registry's translator
+   * with the session glossary's dictionary as it is now. Finals use it; so do the audiences
+   * that translate the sentence being spoken (broadcast interim translations), so an interim
+   * and its final agree on the glossary's terms. Throws when no engine serves the pair.
+   */
+  async text(text: string, from: string, to: string): Promise<string> {
+    const selected = this.d.engines.select({ kind: 'translator', from, to });
+    if (!selected.ok) throw new Error(selected.refusal.message);
+    const engine = selected.engine;
+    const glossary = this.d.glossary();
+    const entries = glossary ? dictionaryFor(glossary, to) : [];
+    return translateWithDictionary(text, entries, (t) => engine.translate(t, { from, to }));
+  }
+
   /** Translates one final sentence; a failure is sentence-level (carries sid) and never ends the session. */
   private async translate(sid: number, text: string, from: string, to: string): Promise<boolean> {
     const list = this.translations.get(to) ?? new Map<number, TranslationInput>();
@@ -101,11 +116,7 @@ export class Translation {
     const selected = this.d.engines.select({ kind: 'translator', from, to });
     const translator = selected.ok ? selected.engine : undefined;
     try {
-      if (!selected.ok) throw new Error(selected.refusal.message);
-      const engine = selected.engine;
-      const glossary = this.d.glossary();
-      const entries = glossary ? dictionaryFor(glossary, to) : [];
-      const out = await translateWithDictionary(text, entries, (t) => engine.translate(t, { from, to }));
+      const out = await this.text(text, from, to);
       this.failuresInRow = 0;
       list.set(sid, { sid, text: out });
       this.d.publish({ event: 'translation', data: { sid, language: to, text: out, is_final: true } });

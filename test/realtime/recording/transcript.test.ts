@@ -10,6 +10,7 @@ import type { SttResult } from '../../../src/engines/types.js';
 import { Transcript } from '../../../src/realtime/recording/transcript.js';
 import { newLane } from '../../../src/realtime/sentence-ids.js';
 import type { SessionEventBody } from '../../../src/stream/events.js';
+import { clock } from '../../../src/stream/wire.js';
 import { planMerge, planReassign } from '../../../src/tasks/speaker-rules.js';
 import type { SentenceInput } from '../../../src/tasks/store.js';
 
@@ -46,11 +47,13 @@ describe('the transcript of a live recording', () => {
     t.deliver('en', 60_000, said('hello there', 1000, 2200, '1'), lane);
     t.deliver('en', 60_000, said('next one', 3000, 3500, '2', false), lane);
     const shown = results(events);
-    expect(shown.map((o) => [o.sid, o.is_final, o.start_time, o.end_ms])).toEqual([
-      [1, false, '01:01', 61_500],
-      [1, true, '01:01', 62_200],
-      [2, false, '01:03', 63_500],
+    // In the stream, times are milliseconds from the recording's start (clients get mm:ss at their edge).
+    expect(shown.map((o) => [o.sid, o.is_final, o.start_ms, o.end_ms])).toEqual([
+      [1, false, 61_000, 61_500],
+      [1, true, 61_000, 62_200],
+      [2, false, 63_000, 63_500],
     ]);
+    expect(shown.map((o) => clock(o.start_ms))).toEqual(['01:01', '01:01', '01:03']);
     expect(t.sentences).toEqual([{ sid: 1, origin: 'Hello there.', startMs: 61_000, endMs: 62_200, language: 'en', speakerId: '1' }]);
     expect(finals.map((f) => f.sentence.sid)).toEqual([1]);
     expect(speech()).toBe(3);

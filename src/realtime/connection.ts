@@ -35,6 +35,16 @@ import { CLOSE, type ClientMessage, errorMessage, eventMessage, healthMessage, p
 import { Recording } from './recording.js';
 import type { EndedReason, Resumable, ResumeDirectory } from './resume.js';
 import {
+  type Effect,
+  isIdle,
+  isLive,
+  type LifecycleEvent,
+  type LifecycleState,
+  publicState,
+  type Step,
+  step,
+} from './session/lifecycle.js';
+import {
   type ActionContext,
   configAction,
   retranslateAction,
@@ -46,11 +56,11 @@ import { SessionTts } from './session-tts.js';
 import { SilenceWatch } from './silence.js';
 import { speakerAction } from './speaker-actions.js';
 import { validateStart } from './start.js';
-import { type ControlAction, type SessionState, transition } from './state.js';
 import { setSpeakingSpeedAction, setTtsAction, type TtsContext, ttsModeAction, ttsPlayAction, ttsStopAction } from './tts-actions.js';
 import type { TtsSettings } from './tts-settings.js';
 
 const CONTROL: ReadonlySet<string> = new Set(['pause', 'resume', 'stop']);
+type ControlAction = 'pause' | 'resume' | 'stop';
 const ws = { variant: 'websocket' as const };
 
 export interface ConnectionHost {
@@ -74,7 +84,8 @@ const GAP_MAX = 2000;
 /** What a resuming connection takes over from the one that dropped. */
 interface Handover {
   recording: Recording;
-  state: SessionState;
+  /** The session's lifecycle state as it moves (running or paused). */
+  state: LifecycleState;
   rawStart: Record<string, unknown>;
   glossary: Glossary | null;
   sink: OwnerSink;
@@ -84,16 +95,15 @@ interface Handover {
 }
 
 export class Connection implements Resumable {
-  state: SessionState = { kind: 'connected' };
+  /** Where the session of this socket is in its life (session/lifecycle.ts): every change goes through `drive`. */
+  private life: LifecycleState = { kind: 'connected' };
   private readonly messages: TokenBucket;
   private readonly audio: TokenBucket;
   private violations = 0;
   private alive = true;
-  private open = true;
   private readonly timers: NodeJS.Timeout[] = [];
   /** Closes a connection that waits for a start: the first one (4008), or another after task_complete (1000). */
   private idle: NodeJS.Timeout | null = null;
-  private starting = false;
   private recording: Recording | null = null;
   /** The start's fields as sent (set_summary re-validates against them). */
   private rawStart: Record<string, unknown> = {};
@@ -105,10 +115,12 @@ export class Connection implements Resumable {
   private recordingDone: Promise<void> = Promise.resolve();
   private markDone: () => void = () => {};
   private grace: NodeJS.Timeout | null = null;
-  /** Shutdown: close once the recording is finalized. */
-  private closeWhenIdle = false;
+  /** Shutdown: resolves once this socket is closed (the session drained or the idle wait passed). */
+  private drained: Promise<void> = Promise.resolve();
   /** The broadcast this connection hosts while its recording runs (src/broadcasts/host-session.ts). */
   private broadcast: BroadcastHost | null = null;
+  /** A broadcast claimed by a start still being set up (given back if its client leaves meanwhile). */
+  private claimed: BroadcastHost | null = null;
   /**
    * Everything this client is sent, in order: its own answers and errors, and the session's
    * events (this socket is one subscriber of the stream). Bounded: see src/stream/outbox.ts.
@@ -182,6 +194,11 @@ export class Connection implements Resumable {
     return this.running ? null : 'recording_ending';
   }
 
+  /** The socket closed (its 'close' event came): nothing more can be sent or received. */
+  private get socketGone(): boolean {
+    return this.ws.readyState === this.ws.CLOSED;
+  }
+
   send(text: string, interim = false): void {
     if (this.ws.readyState === this.ws.OPEN) this.out.offer(text, interim);
   }
@@ -201,8 +218,102 @@ export class Connection implements Resumable {
     await this.finishing;
   }
 
+  /** A recording runs, or waits for its client inside the grace. */
   private get running(): boolean {
-    return this.recording !== null && (this.state.kind === 'started' || this.state.kind === 'paused');
+    return this.recording !== null && isLive(this.life);
+  }
+
+  /** Moves the lifecycle one step and runs the effects it returns, in order. */
+  private drive(event: LifecycleEvent): Step {
+    const next = step(this.life, event);
+    this.life = next.state;
+    for (const effect of next.effects) this.apply(effect);
+    return next;
+  }
+
+  private apply(effect: Effect): void {
+    const rec = this.recording;
+    switch (effect.kind) {
+      case 'send_error':
+        this.sendError(effect.error);
+        return;
+      case 'publish_status':
+        this.status(effect.status);
+        return;
+      case 'broadcast_control':
+        if (this.broadcast) this.background(this.broadcast.control(effect.action), `broadcast ${effect.action}`);
+        return;
+      case 'broadcast_host_dropped':
+        if (this.broadcast) this.background(this.broadcast.hostDropped(), 'broadcast freeze');
+        return;
+      case 'broadcast_release': {
+        const claimed = this.claimed;
+        this.claimed = null;
+        if (claimed) this.background(claimed.release(), 'broadcast release');
+        return;
+      }
+      case 'silence':
+        if (effect.op === 'pause') this.silence?.pause();
+        else if (effect.op === 'resume') this.silence?.resume();
+        else {
+          this.silence?.stop();
+          this.silence = null;
+        }
+        return;
+      case 'keep_gap': {
+        if (!rec) return;
+        const gap: SessionEvent[] = [];
+        this.gap = gap;
+        this.gapOff = rec.events.attach((e) => {
+          if (!isInterim(e) && gap.length < GAP_MAX) gap.push(e);
+        });
+        return;
+      }
+      case 'arm_grace':
+        this.grace = setTimeout(() => this.drive({ kind: 'grace_expired' }), this.limits.disconnectGraceMs);
+        return;
+      case 'cancel_grace':
+        if (this.grace) clearTimeout(this.grace);
+        this.grace = null;
+        return;
+      case 'finalize':
+        this.endRecording(effect.finish, effect.why);
+        return;
+      case 'park':
+        // The token is the resuming process's now (handOff parks the recording for it).
+        this.token = null;
+        return;
+      case 'let_go':
+        if (!rec) return;
+        this.token = null;
+        this.detach();
+        this.detach = () => {};
+        this.gapOff();
+        this.background(rec.discard(), 'letting a recording go');
+        this.forgetRecording();
+        return;
+      case 'move_out':
+        this.detach();
+        this.detach = () => {};
+        this.gapOff();
+        return;
+      case 'close_socket':
+        this.close(effect.code, effect.reason);
+        return;
+      case 'close_when_idle':
+        // The session ended well: the connection waits for another start, then closes normally (never 4008).
+        if (!this.socketGone) this.closeIfIdle(CLOSE.normal, 'session complete');
+        return;
+      case 'drain_wait':
+        this.drained = this.drainWait(effect.freezeBroadcast);
+        return;
+      case 'close_soon':
+        this.drained = this.closeSoon();
+        return;
+      case 'record_audio':
+        // onAudio writes the frame once it passed the rate limit and the format check.
+        return;
+    }
   }
 
   private dispose(): void {
@@ -221,7 +332,7 @@ export class Connection implements Resumable {
     this.stopIdleClose();
     this.idle = setTimeout(() => {
       this.idle = null;
-      if (this.state.kind === 'connected' && !this.starting) this.close(code, reason);
+      if (isIdle(this.life)) this.close(code, reason);
     }, this.limits.preStartMs);
   }
 
@@ -250,22 +361,12 @@ export class Connection implements Resumable {
 
   /** A client that vanished mid-recording: what was recorded is finalized after the grace period, not lost. */
   private onClose(): void {
-    this.open = false;
     this.dispose();
     this.detach();
     this.out.close();
-    if (!this.running) return;
-    // Waiting to be resumed: the silence count stops (spec stt_silence_timeout).
-    this.silence?.pause();
-    // A broadcast waits for its host (frozen); its recording is finalized as any other.
-    if (this.broadcast) this.background(this.broadcast.hostDropped(), 'broadcast freeze');
-    const rec = this.recording as Recording;
-    const gap: SessionEvent[] = [];
-    this.gap = gap;
-    this.gapOff = rec.events.attach((e) => {
-      if (!isInterim(e) && gap.length < GAP_MAX) gap.push(e);
-    });
-    this.grace = setTimeout(() => this.endRecording('normal', 'grace_expired'), this.limits.disconnectGraceMs);
+    // Waiting to be resumed (session/lifecycle.ts `away`): the silence count stops (spec
+    // stt_silence_timeout), a broadcast waits for its host (frozen), the missed events are kept.
+    this.drive({ kind: 'socket_lost' });
   }
 
   /**
@@ -274,34 +375,31 @@ export class Connection implements Resumable {
    * closes (1001); a connection without a recording closes after a short moment.
    */
   async shutdown(): Promise<void> {
-    this.sendError(new AppError('service_shutdown', ws));
-    if (this.grace) {
-      clearTimeout(this.grace);
-      this.grace = null;
-      this.endRecording('normal');
-    }
-    if (this.running || this.finishing) {
-      this.closeWhenIdle = true;
-      // A broadcast outlives this process: frozen now, its viewers wait for the host, who can
-      // start it again on another node at once (a new recording there; this one ends with the drain).
-      if (this.running && this.broadcast) await this.broadcast.hostDropped().catch((err) => this.logger.error({ err }, 'broadcast freeze'));
-      await Promise.race([this.recordingDone, sleep(this.limits.drainMs)]);
-      if (this.running) this.endRecording('normal');
-      await this.settled();
-      this.close(CLOSE.goingAway, 'service shutdown');
-      return;
-    }
-    if (this.open) await Promise.race([sleep(this.limits.idleCloseMs), new Promise((r) => this.ws.once('close', r))]);
+    this.drive({ kind: 'drain' });
+    await this.drained;
+  }
+
+  /** Shutdown with a session: it goes on until the client stops it or the drain deadline passes. */
+  private async drainWait(freezeBroadcast: boolean): Promise<void> {
+    // A broadcast outlives this process: frozen now, its viewers wait for the host, who can
+    // start it again on another node at once (a new recording there; this one ends with the drain).
+    if (freezeBroadcast && this.broadcast)
+      await this.broadcast.hostDropped().catch((err) => this.logger.error({ err }, 'broadcast freeze'));
+    await Promise.race([this.recordingDone, sleep(this.limits.drainMs)]);
+    this.drive({ kind: 'drain_deadline' });
+    await this.settled();
+    this.close(CLOSE.goingAway, 'service shutdown');
+  }
+
+  /** Shutdown without a session: the client has a moment to leave by itself. */
+  private async closeSoon(): Promise<void> {
+    if (!this.socketGone) await Promise.race([sleep(this.limits.idleCloseMs), new Promise((r) => this.ws.once('close', r))]);
     this.close(CLOSE.goingAway, 'service shutdown');
   }
 
   /** POST /tasks/{id}/force-fail on this connection's live task: the client is told, recording stops. */
   forceEnd(): void {
-    if (!this.recording || this.state.kind === 'connected') return;
-    this.sendError(new AppError('session_force_ended', { ...ws, details: { task_id: this.recording.taskId } }));
-    if (this.grace) clearTimeout(this.grace);
-    this.grace = null;
-    if (this.running) this.endRecording('forced');
+    if (this.recording) this.drive({ kind: 'force_end', taskId: this.recording.taskId });
   }
 
   private violation(err: AppError): void {
@@ -336,7 +434,7 @@ export class Connection implements Resumable {
   private onClientMessage(m: ClientMessage): void {
     if (m.type === 'health') {
       // Application-level keep-alive for clients that cannot see ws pings (browsers).
-      this.send(healthMessage({ action: 'pong', state: this.state.kind, timestamp: this.now().toISOString() }));
+      this.send(healthMessage({ action: 'pong', state: publicState(this.life), timestamp: this.now().toISOString() }));
       return;
     }
     const run = (p: Promise<void>) => void p.catch((err) => this.failAction(m.action, err));
@@ -383,7 +481,7 @@ export class Connection implements Resumable {
       return;
     }
     if (CONTROL.has(m.action)) {
-      this.guarded(() => this.control(m.action as ControlAction), 'voice-translation', m.action);
+      this.guarded(() => this.drive({ kind: m.action as ControlAction }), 'voice-translation', m.action);
       return;
     }
     this.sendError(
@@ -407,30 +505,18 @@ export class Connection implements Resumable {
       this.close(CLOSE.goingAway, 'service shutdown');
       return;
     }
+    const asked = this.drive({ kind: 'start' });
+    // Refused: a recording runs or a start is already under way (the error was sent).
+    if (asked.effects.length > 0) return;
     // After an ending error (silence timeout, a limit) or a stop, the previous recording is
     // still being finalized: the new start waits for it, so the client sees `status: ended` and
     // `task_complete` before `session_started`.
-    if (this.state.kind === 'stopping' && !this.starting) {
-      this.starting = true;
-      try {
-        await this.settled();
-      } finally {
-        this.starting = false;
-      }
-      if (!this.open) return;
+    if (asked.state.kind === 'finishing') {
+      await this.settled();
+      if (this.life.kind !== 'starting') return;
     }
-    if (this.state.kind !== 'connected' || this.starting) {
-      this.sendError(
-        new AppError('invalid_data', {
-          ...ws,
-          message: 'A recording is already running or finishing on this connection.',
-          details: { message_type: 'voice-translation', action: 'start', state: this.state.kind },
-        }),
-      );
-      return;
-    }
-    this.starting = true;
     try {
+      if (this.socketGone) return;
       if (sent.resume_token !== undefined && sent.resume_token !== null) {
         await this.resumeSession(sent.resume_token);
         return;
@@ -467,6 +553,7 @@ export class Connection implements Resumable {
       const start = host ? { ...checked.start, type: 'broadcast' as const } : checked.start;
       await this.ports.admit(this.principal, start);
       await host?.claim();
+      this.claimed = host;
       const sink: OwnerSink = {
         emit: (action, payload) => this.send(eventMessage(action, payload)),
         error: (err) => {
@@ -481,9 +568,7 @@ export class Connection implements Resumable {
         start,
       );
       rec.glossary = this.glossary;
-      rec.onMustEnd = () => {
-        if (this.running) this.endRecording('normal');
-      };
+      rec.onMustEnd = () => this.drive({ kind: 'end' });
       // A broadcast host reconnects with its broadcast token instead (src/broadcasts/host-session.ts).
       const token = host ? null : (this.host.resume?.issue() ?? null);
       rec.resumeToken = token;
@@ -493,21 +578,17 @@ export class Connection implements Resumable {
         await rec.begin();
       } catch (err) {
         await rec.abandon();
+        this.claimed = null;
         await host?.release();
         throw err;
       }
-      if (!this.open) {
-        // The client left while the recording was being set up: nothing was recorded.
-        await host?.release();
-        this.recording = rec;
-        this.state = { kind: 'started', sessionId: rec.sessionId, taskId: rec.taskId };
-        this.recordingDone = new Promise((resolve) => {
-          this.markDone = resolve;
-        });
-        this.endRecording('normal');
-        return;
-      }
       this.recording = rec;
+      this.recordingDone = new Promise((resolve) => {
+        this.markDone = resolve;
+      });
+      // The client left while the recording was being set up: nothing was recorded, it ends at once.
+      if (this.drive({ kind: 'started' }).state.kind !== 'running') return;
+      this.stopIdleClose();
       this.sink = sink;
       this.speech = start.tts ? this.makeSpeech(rec, start.tts) : null;
       this.token = token;
@@ -517,6 +598,7 @@ export class Connection implements Resumable {
       this.detach = toClient;
       if (host) {
         this.broadcast = host;
+        this.claimed = null;
         await host.attach(
           rec.taskId,
           () => this.broadcastRevoked(),
@@ -529,11 +611,6 @@ export class Connection implements Resumable {
           toViewers();
         };
       }
-      this.state = { kind: 'started', sessionId: rec.sessionId, taskId: rec.taskId };
-      this.stopIdleClose();
-      this.recordingDone = new Promise((resolve) => {
-        this.markDone = resolve;
-      });
       // Broadcasts are exempt from the silence auto-end (spec).
       this.silence = host ? null : this.watchSilence(checked.start.silenceTimeoutSeconds);
       rec.onSpeech = () => this.silence?.speech();
@@ -555,7 +632,8 @@ export class Connection implements Resumable {
         }),
       );
     } finally {
-      this.starting = false;
+      // Refused or failed: the socket waits for another start.
+      if (this.life.kind === 'starting') this.drive({ kind: 'start_failed' });
     }
   }
 
@@ -566,9 +644,7 @@ export class Connection implements Resumable {
       onWarning: (silenceSeconds, remainingSeconds) =>
         this.sendError(new AppError('stt_silence_warning', { ...ws, details: { silenceSeconds, remainingSeconds } })),
       onTimeout: (silenceSeconds) => {
-        if (!this.running) return;
-        this.sendError(new AppError('stt_silence_timeout', { ...ws, details: { silence_seconds: silenceSeconds } }));
-        this.endRecording('normal');
+        this.drive({ kind: 'silence_timeout', silenceSeconds });
       },
     });
   }
@@ -626,7 +702,7 @@ export class Connection implements Resumable {
       await fleet.giveBack(row.task_id);
       throw err;
     }
-    const state: SessionState = { kind: snap.status, sessionId: rec.sessionId, taskId: rec.taskId };
+    const state: LifecycleState = { kind: snap.status === 'paused' ? 'paused' : 'running', draining: false };
     this.adopt({ recording: rec, state, rawStart: snap.rawStart, glossary: snap.glossary, sink, token, gap: snap.gap, speech: null });
     // In-session TTS as it was on the other process (set_tts and tts_mode changes kept).
     if (snap.tts) this.speech = this.makeSpeech(rec, snap.tts);
@@ -641,11 +717,12 @@ export class Connection implements Resumable {
     const rec = this.recording;
     if (!rec || !this.running) return false;
     const owner = this.ownerState();
-    this.state = { ...(this.state as { sessionId: string; taskId: string }), kind: 'stopping' };
-    this.token = null;
+    // The grace and the silence watch stop; the token is the resuming process's now.
+    this.drive({ kind: 'hand_over' });
     // Events until the recording is parked (the last final) reach the resuming client through the snapshot.
     const gap = [...owner.gap];
-    this.quiesce();
+    this.detach();
+    this.detach = () => {};
     this.gapOff();
     this.gapOff = rec.events.attach((e) => {
       if (!isInterim(e) && gap.length < GAP_MAX) gap.push(e);
@@ -664,7 +741,8 @@ export class Connection implements Resumable {
       // Not handed over: it ends here, as after a stop (its recognizer already ended).
       if (!parked) await rec.finish('normal').catch((err) => this.logger.error({ err, task_id: rec.taskId }, 'finalization failed'));
       this.gapOff();
-      this.forgetRecording('session resumed on another connection');
+      this.forgetRecording();
+      this.drive({ kind: 'handed_over' });
     }
   }
 
@@ -674,20 +752,14 @@ export class Connection implements Resumable {
    * client, whose session now lives elsewhere, is closed with 4010 (it may resume there).
    */
   private letGo(rec: Recording): void {
-    if (this.recording !== rec || !this.running) return;
-    this.state = { ...(this.state as { sessionId: string; taskId: string }), kind: 'stopping' };
-    this.token = null;
-    this.quiesce();
-    this.gapOff();
-    this.background(rec.discard(), 'letting a recording go');
-    this.forgetRecording('session taken over by another process');
+    if (this.recording === rec) this.drive({ kind: 'taken_away' });
   }
 
   /** What this connection adds to its recording's snapshot (src/realtime/live/snapshot.ts). */
   private ownerState(): OwnerState {
     return {
       rawStart: this.rawStart,
-      status: this.state.kind === 'paused' ? 'paused' : 'started',
+      status: publicState(this.life) === 'paused' ? 'paused' : 'started',
       gap: this.gap ?? [],
       tts: this.speech?.settings ?? null,
     };
@@ -696,48 +768,39 @@ export class Connection implements Resumable {
   /** The other side of resumeSession: this connection gives its recording away and closes if still open. */
   private surrender(): Handover {
     const rec = this.recording as Recording;
-    this.quiesce();
-    this.gapOff();
+    const gap = this.gap ?? [];
+    // The session moves (as it was: running or paused); this socket, if still open, is closed with 4010.
+    const moved = this.drive({ kind: 'socket_attached' });
     const handover: Handover = {
       recording: rec,
-      state: this.state,
+      state: moved.state,
       rawStart: this.rawStart,
       glossary: this.glossary,
       sink: this.sink as OwnerSink,
       token: this.token as string,
-      gap: this.gap ?? [],
+      gap,
       speech: this.speech,
     };
-    this.forgetRecording('session resumed on another connection');
+    this.forgetRecording();
+    // The session left this socket: nothing of it is here any more.
+    this.life = { kind: 'ended' };
     return handover;
   }
 
-  /** Stops this connection's timers and its subscription to its recording's events. */
-  private quiesce(): void {
-    if (this.grace) clearTimeout(this.grace);
-    this.grace = null;
-    this.silence?.stop();
-    this.silence = null;
-    this.detach();
-    this.detach = () => {};
-  }
-
-  /** Forgets a recording handed over, let go or parked elsewhere; the client, if still here, is closed with 4010. */
-  private forgetRecording(reason: string): void {
+  /** Forgets a recording handed over, let go or parked elsewhere (the lifecycle closes the socket with 4010). */
+  private forgetRecording(): void {
     this.gap = null;
     this.recording = null;
     this.speech = null;
     this.sink = null;
     this.token = null;
-    this.state = { kind: 'connected' };
     this.markDone();
-    if (this.open) this.close(CLOSE.resumedElsewhere, reason);
   }
 
   private adopt(h: Handover): void {
     const rec = h.recording;
     this.recording = rec;
-    this.state = h.state;
+    this.drive({ kind: 'started', paused: h.state.kind === 'paused', resumed: true });
     this.stopIdleClose();
     this.rawStart = h.rawStart;
     this.glossary = h.glossary;
@@ -747,15 +810,14 @@ export class Connection implements Resumable {
     h.sink.emit = (action, payload) => this.send(eventMessage(action, payload));
     h.sink.error = (err) => this.sendError(err);
     rec.owner = () => this.ownerState();
-    rec.onMustEnd = () => {
-      if (this.running) this.endRecording('normal');
-    };
+    rec.onMustEnd = () => this.drive({ kind: 'end' });
     this.recordingDone = new Promise((resolve) => {
       this.markDone = resolve;
     });
     // The silence count starts again at the resume (time away is not counted).
     this.silence = this.watchSilence(rec.start.silenceTimeoutSeconds);
-    if (this.state.kind === 'paused') this.silence.pause();
+    // Paused, or the client already left again (away: the count stops).
+    if (this.life.kind !== 'running') this.silence.pause();
     rec.onSpeech = () => this.silence?.speech();
     this.send(
       eventMessage('resume_ok', {
@@ -763,7 +825,7 @@ export class Connection implements Resumable {
         task_id: rec.taskId,
         recording_type: rec.start.type,
         recognition_mode: rec.start.recognitionMode,
-        status: this.state.kind,
+        status: publicState(this.life),
         // Audio received so far: the client sends what it captured after this point.
         received_ms: rec.durationMs,
         missed_events: h.gap.length,
@@ -796,25 +858,6 @@ export class Connection implements Resumable {
     this.sendError(new AppError('internal_error', { ...ws, details: { message_type: 'voice-translation', action } }));
   }
 
-  private control(action: ControlAction): void {
-    const next = transition(this.state, action);
-    if (next instanceof AppError) {
-      this.sendError(next);
-      return;
-    }
-    if (this.broadcast && action !== 'audio') this.background(this.broadcast.control(action), `broadcast ${action}`);
-    if (next.kind === 'stopping') {
-      this.status(next.kind);
-      this.endRecording('normal');
-      return;
-    }
-    this.state = next;
-    if (next.kind === 'paused') this.silence?.pause();
-    if (next.kind === 'started') this.silence?.resume();
-    // pause and resume lead to paused or started.
-    this.status(next.kind as SessionStatus);
-  }
-
   /** A status change is a session event (every audience sees it). */
   private status(status: SessionStatus): void {
     if (this.recording) this.recording.events.publish({ event: 'status', data: { status } });
@@ -822,9 +865,7 @@ export class Connection implements Resumable {
   }
 
   /** Stops a running recording and finalizes it; `status: ended` and `task_complete` follow. */
-  private endRecording(kind: FinishKind, why: EndedReason = 'ended'): void {
-    if (this.state.kind !== 'started' && this.state.kind !== 'paused') return;
-    this.state = { ...this.state, kind: 'stopping' };
+  private endRecording(kind: FinishKind, why: EndedReason): void {
     // From here a resume is refused with the reason (resume.ts; on other processes, the row's state).
     if (this.token) this.host.resume?.forget(this.token, why);
     if (this.recording) this.recording.endState = why === 'grace_expired' ? 'grace_expired' : 'ended';
@@ -855,16 +896,14 @@ export class Connection implements Resumable {
       const outcome = await finished;
       this.recording = null;
       this.speech = null;
-      this.state = { kind: 'connected' };
       // `status: ended` came through the session stream at the end of rec.finish().
       this.detach();
       this.send(eventMessage('task_complete', { task_id: rec.taskId, status: outcome, duration_ms: rec.durationMs }));
-      // The session ended well: the connection waits for another start, then closes normally (never 4008).
-      if (this.open && !this.closeWhenIdle) this.closeIfIdle(CLOSE.normal, 'session complete');
     } finally {
       this.finishing = null;
       this.markDone();
-      if (this.closeWhenIdle) this.close(CLOSE.goingAway, 'service shutdown');
+      // Waits for another start (1000 when none comes), or closes at once while shutting down (1001).
+      this.drive({ kind: 'finished' });
     }
   }
 
@@ -884,13 +923,13 @@ export class Connection implements Resumable {
   /** The broadcast was revoked over REST: the host is told and the recording ends. */
   private broadcastRevoked(): void {
     this.sendError(new AppError('broadcast_token_revoked', ws));
-    if (this.running) this.endRecording('normal');
+    this.drive({ kind: 'end' });
   }
 
   /** Another host took the broadcast (this process had stopped renewing its lease): the host is told and the recording ends. */
   private broadcastLost(error: AppError): void {
     this.sendError(error);
-    if (this.running) this.endRecording('normal');
+    this.drive({ kind: 'end' });
   }
 
   private background(p: Promise<unknown>, what: string): void {
@@ -948,7 +987,7 @@ export class Connection implements Resumable {
     return {
       recording: this.recording,
       running: this.running ? this.recording : null,
-      paused: this.state.kind === 'paused',
+      paused: this.life.kind === 'paused',
       rawStart: this.rawStart,
       principal: this.principal,
       ports: this.ports,
@@ -962,18 +1001,9 @@ export class Connection implements Resumable {
   }
 
   private onAudio(payload: unknown, via: 'binary' | 'json'): void {
-    const next = transition(this.state, 'audio');
-    if (next instanceof AppError) {
-      // No recording runs (not started yet, or it ended): session_not_started.
-      this.sendError(
-        new AppError('session_not_started', {
-          ...ws,
-          message: 'No recording is running: send start first.',
-          details: { message_type: via === 'binary' ? 'binary' : 'voice-translation', action: 'audio' },
-        }),
-      );
-      return;
-    }
+    // No recording is running (not started yet, or it ended): session_not_started was sent.
+    const accepted = this.drive({ kind: 'audio', via });
+    if (accepted.effects.some((e) => e.kind === 'send_error')) return;
     const bytes = decodeAudioPayload(payload);
     if (bytes instanceof AppError) {
       this.sendError(bytes);
@@ -990,8 +1020,9 @@ export class Connection implements Resumable {
       );
       return;
     }
+    // Paused: the audio is dropped (not recorded, not billed).
     const rec = this.recording;
-    if (!rec || this.state.kind !== 'started') return;
+    if (!rec || !accepted.effects.some((e) => e.kind === 'record_audio')) return;
     const mismatch = containerMismatch(bytes, rec.start.audioFormat);
     if (mismatch) {
       this.sendError(mismatch);

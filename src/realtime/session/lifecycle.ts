@@ -39,8 +39,8 @@ export type LifecycleKind = LifecycleState['kind'];
 export type LifecycleEvent =
   /** The client sent `start` (with or without a resume token). */
   | { kind: 'start' }
-  /** The recording began, or one was taken over by this socket (resume: `paused` as it was). */
-  | { kind: 'started'; paused?: boolean }
+  /** The recording began, or one was taken over by this socket (`resumed`; `paused` as it was). */
+  | { kind: 'started'; paused?: boolean; resumed?: boolean }
   | { kind: 'start_failed' }
   | { kind: 'pause' }
   | { kind: 'resume' }
@@ -152,6 +152,9 @@ export function step(s: LifecycleState, e: LifecycleEvent): Step {
       return onStart(s);
     case 'started':
       if (s.kind !== 'starting') return stay(s);
+      // The client left while a resume was set up: the session waits for it again (a new grace).
+      if (s.socketLost && e.resumed)
+        return stay({ kind: 'away', paused: !!e.paused, draining: false }, { kind: 'keep_gap' }, { kind: 'arm_grace' });
       // The client left while the recording was set up: nothing was recorded; it ends at once.
       if (s.socketLost) return stay(finishing(s), { kind: 'broadcast_release' }, finalize());
       return stay(e.paused ? { kind: 'paused', draining: false } : { kind: 'running', draining: false });

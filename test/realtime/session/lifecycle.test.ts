@@ -36,11 +36,13 @@ const STATES = {
 } satisfies Record<string, LifecycleState>;
 type Name = keyof typeof STATES;
 
-/** One event of each kind (started twice: a new recording, and a paused one taken over by a resume). */
+/** One event of each kind (started also as paused, and as a resume that takes a recording over). */
 const EVENTS = {
   start: { kind: 'start' },
   started: { kind: 'started' },
   started_paused: { kind: 'started', paused: true },
+  resumed: { kind: 'started', resumed: true },
+  resumed_paused: { kind: 'started', resumed: true, paused: true },
   start_failed: { kind: 'start_failed' },
   pause: { kind: 'pause' },
   resume: { kind: 'resume' },
@@ -139,6 +141,8 @@ function idleRow(self: Name): Row {
     start: 'starting',
     started: self,
     started_paused: self,
+    resumed: self,
+    resumed_paused: self,
     start_failed: self,
     pause: `${self} | ${NOT_STARTED}`,
     resume: `${self} | ${NOT_STARTED}`,
@@ -167,6 +171,9 @@ function startingRow(self: 'starting' | 'starting_lost'): Row {
     // The client left during the set-up: the recording ends at once (a claimed broadcast is given back).
     started: lost ? `finishing | broadcast_release, ${END}` : 'running',
     started_paused: lost ? `finishing | broadcast_release, ${END}` : 'paused',
+    // A resume whose client left meanwhile: the session waits for it again, inside a new grace.
+    resumed: lost ? 'away | keep_gap, arm_grace' : 'running',
+    resumed_paused: lost ? 'away_paused | keep_gap, arm_grace' : 'paused',
     start_failed: 'connected',
     socket_lost: 'starting_lost',
   };
@@ -180,6 +187,8 @@ function liveRow(self: 'running' | 'running_d' | 'paused' | 'paused_d'): Row {
     start: `${self} | ${BUSY}`,
     started: self,
     started_paused: self,
+    resumed: self,
+    resumed_paused: self,
     start_failed: self,
     pause: paused
       ? `${self} | error:session_already_paused`
@@ -212,6 +221,8 @@ function awayRow(self: 'away' | 'away_paused' | 'away_paused_d'): Row {
     start: `${self} | ${BUSY}`,
     started: self,
     started_paused: self,
+    resumed: self,
+    resumed_paused: self,
     start_failed: self,
     // No socket to send them: every command is refused as if nothing ran.
     pause: `${self} | ${NOT_STARTED}`,

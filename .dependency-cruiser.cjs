@@ -47,15 +47,6 @@ const CONCRETE_BACKENDS = [
   '^node_modules/(ioredis|bullmq|pg|better-sqlite3|@aws-sdk)/',
 ];
 
-/**
- * Temporary exceptions, each named with who removes it. Nothing else is excepted.
- * - realtime -> broadcasts: the live connection starts a broadcast host session itself
- *   (realtime/connection.ts, realtime/ports.ts import broadcasts/host-session.ts). Issue 29's
- *   "audiences as stream subscribers" (helper "audience") turns broadcasts into a subscriber of the
- *   session stream wired by app.ts; then this exception goes.
- */
-const TEMPORARY_REALTIME_TO_BROADCASTS = '^src/realtime/(connection|ports)\\.ts$';
-
 module.exports = {
   forbidden: [
     {
@@ -110,9 +101,9 @@ module.exports = {
       name: 'live-session-imports-audience',
       severity: 'error',
       comment:
-        'The live session does not know its audiences (broadcasts, subtitles): they subscribe to its stream. ' +
-        'Temporary exception: TEMPORARY_REALTIME_TO_BROADCASTS above.',
-      from: { path: '^src/realtime/', pathNot: TEMPORARY_REALTIME_TO_BROADCASTS },
+        'The live session does not know its audiences (broadcasts, subtitles): they subscribe to its stream ' +
+        '(the audiences port of realtime/ports.ts, wired by composition/realtime.ts).',
+      from: { path: '^src/realtime/' },
       to: { path: '^src/(broadcasts|subtitles)/' },
     },
     {

@@ -23,6 +23,8 @@ import type { RealtimePorts } from './ports.js';
 import { CLOSE, errorMessage } from './protocol.js';
 import { recoverLocalCopy, recoverOrphans } from './recover.js';
 import { ResumeDirectory } from './resume.js';
+import { handOff } from './session/handover.js';
+import { SessionRegistry } from './session/registry.js';
 
 export const WS_PATH = '/ws';
 const PREFIX = 'ticket.';
@@ -83,24 +85,31 @@ export function registerRealtime(http: HttpApp, options: RealtimeOptions): void 
       await finishFromSegments(row, snap);
     },
   });
-  const host = { shuttingDown: () => shuttingDown, resume: new ResumeDirectory(() => connections, Date.now, instanceId), fleet };
-  // A resume on another process asks for one of ours: the connection parks it for that process.
+  // The sessions of this process: those of open sockets and those waiting for their client (session/registry.ts).
+  const registry = new SessionRegistry(() => [...connections].map((c) => c.session));
+  const host = {
+    shuttingDown: () => shuttingDown,
+    resume: new ResumeDirectory(() => registry.all(), Date.now, instanceId),
+    registry,
+    fleet,
+  };
+  // A resume on another process asks for one of ours: the session parks it for that process.
   const handovers = serveHandovers(
     ports.live.bus,
     instanceId,
     async (req) => {
-      const conn = [...connections].find((c) => c.resumeToken === req.token);
+      const session = registry.byToken(req.token);
       const refuse = (code: 'resume_unavailable' | 'resume_ownership_mismatch', reason?: string) =>
         new AppError(code, { variant: 'websocket', details: { action: 'start', ...(reason ? { reason } : {}) } });
-      if (!conn) {
+      if (!session) {
         // Ended here (its row says so once finalized): the reason this process remembers, e.g. resume_grace_expired.
         const known = host.resume.find(req.token, { keyId: req.key_id, accountId: '' });
         return known instanceof AppError ? known : refuse('resume_unavailable', 'recording_ending');
       }
-      if (conn.owner.keyId !== req.key_id) return refuse('resume_ownership_mismatch');
-      const why = conn.resumeRefusal();
+      if (session.owner.keyId !== req.key_id) return refuse('resume_ownership_mismatch');
+      const why = session.resumeRefusal();
       if (why) return refuse('resume_unavailable', why);
-      return (await conn.handOff(limits.disconnectGraceMs)) ? null : refuse('resume_unavailable', 'handover_failed');
+      return (await handOff(session, limits.disconnectGraceMs)) ? null : refuse('resume_unavailable', 'handover_failed');
     },
     logger,
   ).catch((err: unknown) => {
@@ -111,7 +120,7 @@ export function registerRealtime(http: HttpApp, options: RealtimeOptions): void 
   // POST /tasks/{id}/force-fail of a live task: its session ends before the task fails.
   const forceEnd = ports
     .onForceEnd((taskId) => {
-      for (const c of connections) if (c.taskId === taskId) c.forceEnd();
+      for (const session of registry.byTask(taskId)) session.forceEnd();
     })
     .catch((err: unknown) => {
       logger.error({ err }, 'force-end subscription failed');

@@ -32,8 +32,13 @@ function actionsInCode(): string[] {
 /** Events the server sends on the owner's WebSocket, read from the code. */
 function eventsInCode(): string[] {
   const found = new Set<string>();
-  for (const f of readdirSync(join(SRC, 'realtime')).filter((n) => n.endsWith('.ts') && n !== 'asyncapi.ts')) {
-    const text = read('realtime', f);
+  // The socket (connection.ts) and the session it hands actions to (realtime/session/) send them.
+  const files = [
+    ...readdirSync(join(SRC, 'realtime')).map((f) => ['realtime', f]),
+    ...readdirSync(join(SRC, 'realtime', 'session')).map((f) => ['realtime', 'session', f]),
+  ].filter((p) => p.at(-1)?.endsWith('.ts') && p.at(-1) !== 'asyncapi.ts');
+  for (const f of files) {
+    const text = read(...f);
     for (const e of all(/eventMessage\('([a-z_]+)'/g, text)) found.add(e);
     for (const e of all(/emit\('([a-z_]+)'/g, text)) found.add(e);
     for (const e of all(/broadcastAction\('[a-z_]+', '([a-z_]+)'/g, text)) found.add(e);

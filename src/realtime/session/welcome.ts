@@ -1,0 +1,34 @@
+/**
+ * A resumed session greets its new socket: `resume_ok`, then the session events the client
+ * missed while away, then live events, in order. The silence count starts again (time away is
+ * not counted).
+ */
+import type { SessionEvent } from '../../stream/events.js';
+import type { Recording } from '../recording.js';
+import { publicState } from './lifecycle.js';
+import type { LiveSession } from './session.js';
+
+export function welcome(session: LiveSession, rec: Recording, gap: SessionEvent[]): void {
+  rec.owner = () => session.ownerState();
+  rec.onMustEnd = () => session.drive({ kind: 'end' });
+  session.socket.stopIdleClose();
+  session.silence = session.watchSilence(rec.start.silenceTimeoutSeconds);
+  // Paused, or the client already left again (away: the count stops).
+  if (session.life.kind !== 'running') session.silence.pause();
+  rec.onSpeech = () => session.silence?.speech();
+  session.emit('resume_ok', {
+    session_id: rec.sessionId,
+    task_id: rec.taskId,
+    recording_type: rec.start.type,
+    recognition_mode: rec.start.recognitionMode,
+    status: publicState(session.life),
+    // Audio received so far: the client sends what it captured after this point.
+    received_ms: rec.durationMs,
+    missed_events: gap.length,
+    message: 'Recording resumed.',
+    // The grace of the next drop, as session_started said (this process's setting).
+    resume_grace_seconds: session.deps.limits.disconnectGraceMs / 1000,
+  });
+  for (const e of gap) session.sendEvent(e, false);
+  session.subscribe(rec);
+}

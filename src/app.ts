@@ -17,6 +17,9 @@ import { InProcessBus } from './bus/in-process.js';
 import { RedisBus } from './bus/redis.js';
 import type { EventBus } from './bus/types.js';
 import { type Config, ConfigError, rolesWithoutBusProblem } from './config.js';
+import { registerCorrectionRoutes } from './corrections/routes.js';
+import { CorrectionService } from './corrections/service.js';
+import { CorrectionStore } from './corrections/store.js';
 import { createFfmpegAudio } from './engines/audio/ffmpeg-audio.js';
 import type { AudioTools } from './engines/audio/port.js';
 import { EngineRegistry } from './engines/registry.js';
@@ -380,6 +383,16 @@ export async function buildApp(config: Config, overrides: BuildOverrides = {}): 
     registerRetranslateRoutes(http, {
       auth,
       retranslate: new RetranslateService({ tasks: tasks.tasks, engines, billing, logger: logger.child({ component: 'retranslate' }) }),
+    });
+    registerCorrectionRoutes(http, {
+      auth,
+      corrections: new CorrectionService({
+        tasks: tasks.tasks,
+        store: new CorrectionStore(database, now),
+        engines,
+        billing,
+        logger: logger.child({ component: 'corrections' }),
+      }),
     });
     const summaries = new SummaryService({
       engines,

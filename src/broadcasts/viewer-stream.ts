@@ -23,10 +23,12 @@
  * - Display messages in the viewer's language (lang or Accept-Language: zh -> Traditional
  *   Chinese, else English). A heartbeat comment every 15 s renews the seat's lease.
  */
+
 import { randomUUID } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import type { EventBus } from '../bus/types.js';
+import { ViewerSentenceCorrected } from '../corrections/schemas.js';
 import { normalizeLanguage } from '../languages.js';
 import { AppError, toErrorObject } from '../platform/errors/app-error.js';
 import { errors, PUBLIC, sse } from '../platform/http/api-doc.js';
@@ -108,7 +110,12 @@ function one(q: Record<string, unknown>, name: string): string | undefined {
 export function replayOf(log: ViewerEvent[]): ViewerEvent[] {
   const finals = log.filter((e) => e.event === 'origin' && e.data.is_final === true).map((e) => Number(e.data.sid));
   const keep = new Set(finals.slice(-REPLAY_SENTENCES));
-  return log.filter((e) => CAPTIONS.has(e.event) && e.data.is_final === true && keep.has(Number(e.data.sid)));
+  // A replayed sentence's corrections follow it (in log order), so a late joiner sees the corrected text.
+  return log.filter(
+    (e) =>
+      (CAPTIONS.has(e.event) && e.data.is_final === true && keep.has(Number(e.data.sid))) ||
+      (e.event === 'sentence_corrected' && keep.has(Number(e.data.sid))),
+  );
 }
 
 const NullableString = Type.Union([Type.String(), Type.Null()]);
@@ -147,6 +154,7 @@ export const VIEWER_EVENTS = {
   kicked: MessageEvent,
   error: ErrorEvent,
   ...SPEAKER_EVENTS,
+  sentence_corrected: ViewerSentenceCorrected,
   recording_started: MessageEvent,
   max_viewers_changed: Type.Object({ max_viewers: Type.Integer() }),
   host_disconnected: MessageEvent,
@@ -279,6 +287,7 @@ async function openViewerStream(deps: ViewerStreamDeps, request: FastifyRequest<
       // The bus hands every local viewer the same event object: serialized once for all of them.
       return { event: e.event, data: sharedJson(e.data), interim: e.data.is_final === false };
     }
+    if (e.event === 'sentence_corrected') return admitted ? { event: e.event, data: sharedJson(e.data) } : null;
     // A sentence's error goes where its sentence goes: admitted viewers of its language (audio errors: its listeners).
     if (e.event === 'error' && e.data.sid !== undefined) {
       const language = e.data.translation_language as string | undefined;

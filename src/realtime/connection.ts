@@ -26,6 +26,7 @@ import {
   stopSpeakingAction,
   switchConversationModeAction,
 } from './conversation-actions.js';
+import { correctSentenceAction, undoCorrectionAction } from './correction-actions.js';
 import type { FinishKind } from './finalize.js';
 import { type RealtimeLimits, TokenBucket } from './limits.js';
 import type { LiveFleet } from './live/fleet.js';
@@ -366,6 +367,9 @@ export class Connection implements Resumable {
       rename_speaker: (d) => speakerAction(this.actionContext(), 'rename', d),
       reassign_speaker: (d) => speakerAction(this.actionContext(), 'reassign', d),
       merge_speakers: (d) => speakerAction(this.actionContext(), 'merge', d),
+      // Sentence corrections (correction-actions.ts).
+      correct_sentence: (d) => run(correctSentenceAction(this.actionContext(), d)),
+      undo_correction: (d) => run(undoCorrectionAction(this.actionContext(), d)),
       broadcast_go_live: () => run(this.broadcastAction('broadcast_go_live', 'phase_changed', (h) => h.goLive())),
       broadcast_announcement: (d) => run(this.broadcastAction('broadcast_announcement', 'announcement', (h) => h.announce(d))),
       set_standby_message: (d) => run(this.broadcastAction('set_standby_message', 'standby', (h) => h.setStandbyMessage(d))),

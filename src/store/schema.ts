@@ -5,6 +5,7 @@
 
 import type { BillingTables } from '../billing/tables.js';
 import type { BroadcastTables } from '../broadcasts/tables.js';
+import type { CorrectionTables } from '../corrections/tables.js';
 import type { ImportTables } from '../imports/tables.js';
 import type { JobTables } from '../jobs/tables.js';
 import type { KeyTables } from '../keys/tables.js';
@@ -30,4 +31,5 @@ export interface Schema
     SubtitleTables,
     BroadcastTables,
     LiveRecordingTables,
-    SearchTables {}
+    SearchTables,
+    CorrectionTables {}

@@ -5,6 +5,8 @@
  * numbers the session's events from 1 without gaps (a subscriber that sees a jump knows the
  * bus lost messages); `task_id` names the session.
  */
+import type { SentenceCorrected } from '../corrections/rules.js';
+
 /** A speaker edit made over REST on a task (also published on `task.<id>.speakers`). */
 export type SpeakerEvent =
   | { event: 'speaker_renamed'; data: { speaker_id: string; new_label: string; affected_sids: number[] } }
@@ -76,6 +78,7 @@ export type SessionStatus = 'started' | 'paused' | 'stopping' | 'uploading' | 'p
 
 export type SessionEventBody =
   | { event: 'result'; data: ResultData }
+  | { event: 'sentence_corrected'; data: SentenceCorrected }
   | { event: 'translation'; data: TranslationData }
   | { event: 'status'; data: { status: SessionStatus; task_id?: string } }
   | SpeakerEvent

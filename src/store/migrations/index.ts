@@ -23,6 +23,7 @@ import { broadcastTtsLanguagesMigration } from './0511_broadcast_tts_languages.j
 import { broadcastCatchUpsMigration } from './0520_broadcast_catch_ups.js';
 import { liveRecordingsMigration } from './0600_live_recordings.js';
 import { authEpochMigration } from './0700_auth_epoch.js';
+import { sentenceRevisionsMigration } from './0800_sentence_revisions.js';
 
 export const MIGRATIONS: Migration[] = [
   accountsKeysMigration,
@@ -48,4 +49,5 @@ export const MIGRATIONS: Migration[] = [
   broadcastCatchUpsMigration,
   liveRecordingsMigration,
   authEpochMigration,
+  sentenceRevisionsMigration,
 ];

@@ -3,7 +3,8 @@
  * playing jfk) against the real app with the built-in engines: in the task view a sentence is
  * edited in place over REST (its Spanish retranslated beside it), then undone; in the live view
  * a final caption is corrected while recording (correct_sentence) and every change shows in
- * place, then undone. Waits are on what the page shows, never sleeps.
+ * place, then undone; the broadcast viewer page and the OBS overlay replace a corrected caption
+ * and its translation in place. Waits are on what the page shows, never sleeps.
  */
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -12,7 +13,9 @@ import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildConsole } from '../../scripts/build-console.js';
+import { viewerTopic } from '../../src/broadcasts/viewer-events.js';
 import type { Translator } from '../../src/engines/types.js';
+import { onAir } from '../broadcasts/support.js';
 import { liveEngines } from '../realtime/support.js';
 import { api, startTestApp, type TestApp } from '../support/app.js';
 import { haveSharedAudio, JFK } from '../support/audio.js';
@@ -137,6 +140,61 @@ describe.skipIf(!haveChromium() || !haveSharedAudio())('corrections in the conso
     },
     LONG * 2,
   );
+
+  it('viewer page and overlay: a corrected caption and its translation replaced in place, then the undo', async () => {
+    // What the hosting node publishes on the broadcast's viewer topic (the shapes of host-session.ts), carried by the real stream.
+    const created = await api(t.url, 'POST', '/api/v1/broadcasts', {
+      key: account.key,
+      body: { transcription_languages: ['en'], translation_languages: ['es'] },
+    });
+    const b = created.body.data as { id: string; token: string };
+    await onAir(t, b.id);
+    const viewerPage = await browser.newPage();
+    const viewerErrors = pageErrors(viewerPage);
+    await viewerPage.goto(`${t.url}/b/${b.token}?lang=es`);
+    const overlay = await browser.newPage();
+    await overlay.goto(`${t.url}/b/${b.token}/overlay?lang=es&lines=2`);
+    await viewerPage.waitForSelector('#status:has-text("Waiting for the broadcast")');
+    const publish = (event: string, data: Record<string, unknown>) => t.app.deps.bus.publish(viewerTopic(b.id), { event, data });
+    await publish('phase_changed', { phase: 'live' });
+    const said = { speaker_label: null, start_time: '00:02', is_final: true };
+    await publish('origin', { sid: 1, text: 'The whether is nice', ...said });
+    await publish('translation', {
+      sid: 1,
+      language: 'es',
+      text: 'El si hace bueno',
+      speaker_id: null,
+      speaker_label: null,
+      is_final: true,
+    });
+    await viewerPage.waitForSelector('#captions li[data-sid="1"] .translation[lang="es"]');
+    const correction = (revision: number, kind: string, text: string, es: string) => ({
+      sid: 1,
+      revision,
+      kind,
+      text,
+      previous_text: '',
+      translations: { es },
+      translation_errors: {},
+      speaker_label: null,
+      start_time: '00:02',
+    });
+    await publish('sentence_corrected', correction(1, 'correction', 'The weather is nice', 'El tiempo es agradable'));
+    const shown = async () => [
+      await viewerPage.textContent('#captions li[data-sid="1"] .source'),
+      await viewerPage.textContent('#captions li[data-sid="1"] .translation[lang="es"]'),
+    ];
+    await expect.poll(shown).toEqual(['The weather is nice', 'El tiempo es agradable']);
+    expect(await viewerPage.locator('#captions li').count()).toBe(1);
+    const lines = () => overlay.$$eval('.line', (ps) => ps.map((p) => p.textContent));
+    await expect.poll(lines).toEqual(['The weather is nice', 'El tiempo es agradable']);
+    await publish('sentence_corrected', correction(2, 'undo', 'The whether is nice', 'El si hace bueno'));
+    await expect.poll(shown).toEqual(['The whether is nice', 'El si hace bueno']);
+    await expect.poll(lines).toEqual(['The whether is nice', 'El si hace bueno']);
+    expect(viewerErrors).toEqual([]);
+    await viewerPage.close();
+    await overlay.close();
+  });
 
   it('logged no console errors', () => {
     // The refused empty correction is a 422 the browser logs itself.

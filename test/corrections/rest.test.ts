@@ -120,6 +120,11 @@ describe.each(backends())('sentence corrections over REST (%s)', (backend) => {
     expect((await undo(a, taskId, 1)).body.data).toMatchObject({ revision: 3, text: 'The house is red.' });
     expect((await undo(a, taskId, 1)).body.data).toMatchObject({ revision: 4, text: 'The house is big.' });
     expect((await undo(a, taskId, 1)).status).toBe(409);
+    // Reprocessing rebuilds the sentences: their corrections go with them.
+    await t.app.deps.tasks.store.resetTranscript(taskId);
+    await t.app.deps.tasks.store.appendSentences(taskId, [{ sid: 1, origin: 'Heard again.', startMs: 0, endMs: 900 }]);
+    const revs = await api(t.url, 'GET', `/api/v1/tasks/${taskId}/sentences/1/revisions`, { key: a.key });
+    expect(revs.body.data).toMatchObject({ revision: 0, text: 'Heard again.', revisions: [] });
   });
 
   it('refusals: each code with its status, and nothing changed', async () => {

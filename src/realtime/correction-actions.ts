@@ -20,6 +20,7 @@ import { planUndo } from '../corrections/service.js';
 import { targetLanguages, translateCorrection } from '../corrections/translate.js';
 import { AppError } from '../platform/errors/app-error.js';
 import type { SentenceInput } from '../tasks/store.js';
+import { eventMessage } from './protocol.js';
 import type { Recording } from './recording.js';
 import type { ActionContext } from './session-actions.js';
 
@@ -77,28 +78,40 @@ export function correctSentenceAction(c: ActionContext, data: Data): Promise<voi
     const current = (await c.ports.corrections.latest(rec.taskId, sentence.sid))?.revision ?? 0;
     assertRevision(input.revision, current);
     const before = versionOf(rec, sentence.sid, sentence.origin);
-    if (input.text === sentence.origin) return;
+    // The same text again changes nothing: only the sender is answered (as REST answers it).
+    if (input.text === sentence.origin) {
+      c.send(eventMessage('sentence_corrected', { ...correctedEvent(rec.taskId, sentence, current, 'correction', before.origin, before) }));
+      return;
+    }
     const translatable = rec.start.type !== 'record';
     const targets = translatable ? targetLanguages(rec.start.translationLanguages, before.translations, before.translationErrors) : [];
     const usageId = targets.length ? await c.ports.retranslation.charge(c.principal, rec.taskId, [sentence.sid], targets.length) : null;
-    const language = sentence.language ?? rec.language;
-    const t = await translateCorrection(
-      { engines: rec.deps.engines, logger: rec.deps.logger },
-      { sid: sentence.sid, text: input.text, language },
-      targets,
-      rec.glossary,
-    );
-    if (usageId && Object.keys(t.translations).length === 0) await c.ports.retranslation.refund(usageId);
-    const version: SentenceVersion = { origin: input.text, translations: t.translations, translationErrors: t.errors };
-    const revision = await c.ports.corrections.write(rec.taskId, sentence.sid, {
-      current,
-      recognized: before,
-      kind: 'correction',
-      basedOn: current,
-      version,
-      updateSentence: false,
-    });
-    if (revision === null) throw new AppError('sentence_revision_conflict', { details: { revision: current + 1 } });
+    let version: SentenceVersion;
+    let revision: number | null;
+    try {
+      const language = sentence.language ?? rec.language;
+      const t = await translateCorrection(
+        { engines: rec.deps.engines, logger: rec.deps.logger },
+        { sid: sentence.sid, text: input.text, language },
+        targets,
+        rec.glossary,
+      );
+      version = { origin: input.text, translations: t.translations, translationErrors: t.errors };
+      revision = await c.ports.corrections.write(rec.taskId, sentence.sid, {
+        current,
+        recognized: before,
+        kind: 'correction',
+        basedOn: current,
+        version,
+        updateSentence: false,
+      });
+      if (revision === null) throw new AppError('sentence_revision_conflict', { details: { revision: current + 1 } });
+      // Nothing could be translated: the text is corrected, the retranslation is not billed.
+      if (usageId && Object.keys(t.translations).length === 0) await c.ports.retranslation.refund(usageId);
+    } catch (err) {
+      if (usageId) await c.ports.retranslation.refund(usageId).catch(() => {});
+      throw err;
+    }
     apply(rec, sentence, version);
     rec.events.publish({
       event: 'sentence_corrected',

@@ -196,6 +196,10 @@ describe.skipIf(clips.length === 0).each(backends())('corrections while live (%s
     expect(seen.id).toMatch(/^\d+$/);
     const origin = subtitles.events.find((e) => e.event === 'origin' && e.data.sid === sid && e.data.is_final)!;
     expect(Number(seen.id)).toBeGreaterThan(Number(origin.id));
+    // The same text again: the sender is answered with the revision as it is; no audience hears of it.
+    host.send(vt('correct_sentence', { sid, text: 'He was a fine young man.' }));
+    const same = await host.next((m) => m.data?.action === 'sentence_corrected', 30_000);
+    expect(same.data).toMatchObject({ sid, revision: 1, text: 'He was a fine young man.' });
 
     // A late joiner's replay: the sentence, then its correction.
     const late = await openSubtitles(t.url, taskId, token);
@@ -208,6 +212,7 @@ describe.skipIf(clips.length === 0).each(backends())('corrections while live (%s
     host.send(vt('stop'));
     await host.next((m) => m.data?.action === 'task_complete', 90_000);
     host.ws.close();
+    expect(subtitles.events.filter((e) => e.event === 'sentence_corrected')).toHaveLength(1);
     subtitles.close();
     late.close();
     const txt = await (await fetch(`${t.url}/api/v1/tasks/${taskId}/transcript/export`, { headers: { 'x-api-key': k.key } })).text();

@@ -7,6 +7,7 @@
 import { parseJson } from '../store/columns.js';
 import type { Database } from '../store/database.js';
 import type { RevisionKind, SentenceVersion } from './rules.js';
+import type { SentenceRevisionsTable } from './tables.js';
 
 export interface RevisionRecord extends SentenceVersion {
   revision: number;
@@ -28,6 +29,18 @@ export interface RevisionWrite {
 }
 
 const json = (v: Record<string, string> | null) => (v && Object.keys(v).length ? JSON.stringify(v) : null);
+
+function toRecord(r: SentenceRevisionsTable): RevisionRecord {
+  return {
+    revision: Number(r.revision),
+    kind: r.kind as RevisionKind,
+    basedOn: r.based_on === null ? null : Number(r.based_on),
+    origin: r.origin,
+    translations: parseJson<Record<string, string> | null>(r.translations, null),
+    translationErrors: parseJson<Record<string, string> | null>(r.translation_errors, null),
+    createdAt: r.created_at,
+  };
+}
 
 function isDuplicate(err: unknown): boolean {
   const code = (err as { code?: unknown }).code;
@@ -53,21 +66,20 @@ export class CorrectionStore {
       .where('sid', '=', sid)
       .orderBy('revision')
       .execute();
-    return rows.map((r) => ({
-      revision: Number(r.revision),
-      kind: r.kind as RevisionKind,
-      basedOn: r.based_on === null ? null : Number(r.based_on),
-      origin: r.origin,
-      translations: parseJson<Record<string, string> | null>(r.translations, null),
-      translationErrors: parseJson<Record<string, string> | null>(r.translation_errors, null),
-      createdAt: r.created_at,
-    }));
+    return rows.map(toRecord);
   }
 
   /** The latest revision of a sentence, or null when it was never corrected (revision 0). */
   async latest(taskId: string, sid: number): Promise<RevisionRecord | null> {
-    const all = await this.history(taskId, sid);
-    return all.at(-1) ?? null;
+    const row = await this.db
+      .selectFrom('sentence_revisions')
+      .selectAll()
+      .where('task_id', '=', taskId)
+      .where('sid', '=', sid)
+      .orderBy('revision', 'desc')
+      .limit(1)
+      .executeTakeFirst();
+    return row ? toRecord(row) : null;
   }
 
   /** Stores a change; returns its revision, or null when another change took that revision first. */

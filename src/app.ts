@@ -13,6 +13,9 @@ import { broadcastsDeps } from './composition/broadcasts.js';
 import { buildString } from './composition/build-string.js';
 import { registerRealtimeRole } from './composition/realtime.js';
 import { type Config, ConfigError, rolesWithoutBusProblem } from './config.js';
+import { registerCorrectionRoutes } from './corrections/routes.js';
+import { CorrectionService } from './corrections/service.js';
+import { CorrectionStore } from './corrections/store.js';
 import { createFfmpegAudio } from './engines/audio/ffmpeg-audio.js';
 import { EngineRegistry } from './engines/registry.js';
 import { createImportsModule, importStatusPort, registerImports, startImportWorker, startTimeoutSweep } from './imports/module.js';
@@ -253,6 +256,16 @@ export async function buildApp(config: Config, overrides: BuildOverrides = {}): 
     registerRetranslateRoutes(http, {
       auth,
       retranslate: new RetranslateService({ tasks: tasks.tasks, engines, billing, logger: logger.child({ component: 'retranslate' }) }),
+    });
+    registerCorrectionRoutes(http, {
+      auth,
+      corrections: new CorrectionService({
+        tasks: tasks.tasks,
+        store: new CorrectionStore(database, now),
+        engines,
+        billing,
+        logger: logger.child({ component: 'corrections' }),
+      }),
     });
     const summaries = new SummaryService({
       engines,

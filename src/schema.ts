@@ -18,6 +18,8 @@ import { broadcastCaptionSinksMigration } from './broadcasts/migrations/0510_bro
 import { broadcastTtsLanguagesMigration } from './broadcasts/migrations/0511_broadcast_tts_languages.js';
 import { broadcastCatchUpsMigration } from './broadcasts/migrations/0520_broadcast_catch_ups.js';
 import type { BroadcastTables } from './broadcasts/tables.js';
+import { sentenceRevisionsMigration } from './corrections/migrations/0800_sentence_revisions.js';
+import type { CorrectionTables } from './corrections/tables.js';
 import { importsMigration } from './imports/migrations/0300_imports.js';
 import type { ImportTables } from './imports/tables.js';
 import { jobsMigration } from './jobs/migrations/0050_jobs.js';
@@ -59,7 +61,8 @@ declare module './store/schema.js' {
       SubtitleTables,
       BroadcastTables,
       LiveRecordingTables,
-      SearchTables {}
+      SearchTables,
+      CorrectionTables {}
 }
 
 /** Every migration (ids are unique; `migrate` applies them in id order). */
@@ -88,6 +91,7 @@ export const MIGRATIONS: Migration[] = [
   liveRecordingsMigration,
   authEpochMigration,
   billingEpochMigration,
+  sentenceRevisionsMigration,
 ];
 
 /** Brings a database up to date: every migration not yet applied, in id order. */

@@ -111,6 +111,7 @@ export function openStream(token, options, handlers) {
     'speaker_renamed',
     'speaker_reassigned',
     'speakers_merged',
+    'sentence_corrected',
     'recording_started',
     'max_viewers_changed',
     'host_disconnected',
@@ -266,6 +267,17 @@ export class Captions {
       if (!e) return false;
       e.speakerId = d.new_speaker_id;
       e.speaker = d.new_speaker_label;
+      return true;
+    }
+    if (name === 'sentence_corrected') {
+      // A corrected sentence (or a correction undone) replaces its text and translations in place.
+      const e = this.bySid.get(d.sid);
+      if (!e) return false;
+      e.text = d.text ?? e.text;
+      e.final = true;
+      e.revision = d.revision;
+      for (const [language, text] of Object.entries(d.translations ?? {})) e.translations.set(language, { text, final: true });
+      for (const language of Object.keys(d.translation_errors ?? {})) e.translations.delete(language);
       return true;
     }
     if (name === 'speakers_merged') {

@@ -21,7 +21,7 @@ import type { Synthesizer } from '../engines/types.js';
 import { type ActivePlan, PlanService } from '../plans/service.js';
 import type { Principal } from '../platform/auth/types.js';
 import { AppError } from '../platform/errors/app-error.js';
-import { type ResultOrigin, type SessionEvent, startMsOf } from '../stream/events.js';
+import { type ResultOrigin, type SentenceCorrected, type SessionEvent, startMsOf } from '../stream/events.js';
 import type { SentenceErrorData } from '../stream/sentence-errors.js';
 import { clock } from '../stream/wire.js';
 import { speakerLabel } from '../tasks/format.js';
@@ -33,6 +33,7 @@ import type { RuleContext } from './rules.js';
 import type { ViewerSeats } from './seats.js';
 import { HostSinks, type HostSinksDeps } from './sinks/host-sinks.js';
 import type { Broadcast, BroadcastStore } from './store.js';
+import { viewerCorrection } from './viewer-corrections.js';
 import { sentenceErrorEvent, type ViewerEvent } from './viewer-events.js';
 import { ViewerSpeech } from './viewer-speech.js';
 
@@ -319,6 +320,11 @@ export class BroadcastHost {
       this.speakerEdit(action, payload);
       return;
     }
+    // Sentence corrections (viewer-corrections.ts).
+    if (action === 'sentence_corrected') {
+      this.corrected(payload as unknown as SentenceCorrected);
+      return;
+    }
     if (!captionsFlow(this.state)) return;
     if (action === 'sentence_error') {
       const e = payload as unknown as SentenceErrorData;
@@ -388,6 +394,24 @@ export class BroadcastHost {
     // Standby sentences never reached viewers; single-speaker broadcasts have no speakers to show.
     if (!this.channel.speakerDiarization || this.state.phase !== 'live' || this.state.ended) return;
     void this.publish({ event: action, data: d });
+  }
+
+  /** A sentence corrected (docs/corrections.md): viewers of the live phase and the caption sinks get the new text. */
+  private corrected(c: SentenceCorrected): void {
+    const final = this.finals.get(c.sid);
+    // Only sentences viewers saw (said while captions flowed) are corrected on their screens.
+    if (!final || this.state.phase !== 'live' || this.state.ended) return;
+    final.text = c.text;
+    void this.publish(
+      viewerCorrection(
+        c,
+        this.speaker(c.sid),
+        clock(this.msFromGoLive(startMsOf({ start_time: c.start_time }))),
+        this.channel.speakerDiarization,
+      ),
+    );
+    this.sinks.caption(null, { text: c.text, at: this.deps.now() });
+    for (const [language, text] of Object.entries(c.translations)) this.sinks.caption(language, { text, at: this.deps.now() });
   }
 
   /**

@@ -25,6 +25,8 @@ const SUMMARIES: Record<string, string> = {
   speaker_renamed: 'Multi-speaker broadcasts: a speaker renamed',
   speaker_reassigned: 'Multi-speaker broadcasts: a sentence given to another speaker',
   speakers_merged: 'Multi-speaker broadcasts: two speakers merged',
+  sentence_corrected:
+    'Parley: a caption was corrected (or a correction undone) by the host or the owner: replace the sentence and its translation (every language is in translations); late joiners get it after the sentence',
   recording_started: 'A new recording began: clear earlier captions',
   max_viewers_changed: 'The host changed max_viewers',
   host_disconnected: 'The host dropped; the broadcast waits for it',

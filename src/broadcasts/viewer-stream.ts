@@ -27,6 +27,7 @@ import { randomBytes } from 'node:crypto';
 import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import type { EventBus } from '../bus/types.js';
+import { ViewerSentenceCorrected } from '../corrections/schemas.js';
 import { normalizeLanguage } from '../languages.js';
 import { AppError } from '../platform/errors/app-error.js';
 import { errors, PUBLIC, sse } from '../platform/http/api-doc.js';
@@ -109,7 +110,12 @@ function one(q: Record<string, unknown>, name: string): string | undefined {
 export function replayOf(log: ViewerEvent[]): ViewerEvent[] {
   const finals = log.filter((e) => e.event === 'origin' && e.data.is_final === true).map((e) => Number(e.data.sid));
   const keep = new Set(finals.slice(-REPLAY_SENTENCES));
-  return log.filter((e) => CAPTIONS.has(e.event) && e.data.is_final === true && keep.has(Number(e.data.sid)));
+  // A replayed sentence's corrections follow it (in log order), so a late joiner sees the corrected text.
+  return log.filter(
+    (e) =>
+      (CAPTIONS.has(e.event) && e.data.is_final === true && keep.has(Number(e.data.sid))) ||
+      (e.event === 'sentence_corrected' && keep.has(Number(e.data.sid))),
+  );
 }
 
 const NullableString = Type.Union([Type.String(), Type.Null()]);
@@ -148,6 +154,7 @@ export const VIEWER_EVENTS = {
   kicked: MessageEvent,
   error: ErrorEvent,
   ...SPEAKER_EVENTS,
+  sentence_corrected: ViewerSentenceCorrected,
   recording_started: MessageEvent,
   max_viewers_changed: Type.Object({ max_viewers: Type.Integer() }),
   host_disconnected: MessageEvent,

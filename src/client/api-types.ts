@@ -1650,6 +1650,24 @@ export interface Operations {
         target_speaker_label: string;
         affected_sids: number[];
       };
+      sentence_corrected: {
+        sid: number;
+        revision: number;
+        kind: "correction" | "undo" | (string & {});
+        text: string;
+        previous_text: string;
+        /** Every translation language */
+        translations: {
+          [key: string]: string;
+        };
+        translation_errors: {
+          [key: string]: string;
+        };
+        speaker_id?: string | null;
+        speaker_label: string | null;
+        /** mm:ss from go-live */
+        start_time: string;
+      };
       recording_started: {
         /** Display text; do not parse */
         message: string;
@@ -1929,6 +1947,125 @@ export interface Operations {
         totalFailed: number;
       };
     };
+  };
+  /** Correct a sentence: new text, retranslated, stored as its next revision */
+  "PATCH /api/v1/tasks/{taskId}/sentences/{sid}": {
+    path: {
+      /** Task id (UUID) */
+      taskId: string;
+      /** Sentence id (an integer from 1) */
+      sid: string;
+    };
+    query: never;
+    body: {
+      text: string;
+      /** The revision you edited (optional): a newer one answers 409 sentence_revision_conflict with details.revision. */
+      revision?: number;
+    };
+    bodyType: "application/json";
+    responses: {
+      200: {
+        data: {
+          task_id: string;
+          sid: number;
+          /** The sentence revision now (0: as recognized) */
+          revision: number;
+          kind: "correction" | "undo" | (string & {});
+          text: string;
+          previous_text: string;
+          translations: {
+            [key: string]: string;
+          };
+          /** Languages whose translation failed */
+          translation_errors: {
+            [key: string]: string;
+          };
+          speaker_id: string | null;
+          /** mm:ss from the recording start */
+          start_time: string;
+          /** Points charged */
+          charged: number;
+        };
+      };
+    };
+    errorCodes: "auth_missing_api_key" | "auth_invalid_key_format" | "auth_invalid_api_key" | "auth_key_disabled" | "auth_key_expired" | "auth_insufficient_credit" | "auth_quota_exceeded" | "plan_feature_not_allowed" | "auth_account_blocked" | "auth_user_disabled" | "auth_ip_not_allowed" | "recording_not_found" | "sentence_not_found" | "sentence_revision_conflict" | "request_too_large" | "unsupported_media_type" | "invalid_processing_status" | "sentence_text_empty" | "sentence_text_too_long" | "validation_failed" | "auth_service_error" | "internal_error";
+    events: never;
+  };
+  /** Undo the latest correction of a sentence */
+  "POST /api/v1/tasks/{taskId}/sentences/{sid}/undo": {
+    path: {
+      /** Task id (UUID) */
+      taskId: string;
+      /** Sentence id (an integer from 1) */
+      sid: string;
+    };
+    query: never;
+    body: {
+      /** The revision you edited (optional): a newer one answers 409 sentence_revision_conflict with details.revision. */
+      revision?: number;
+    };
+    bodyType: "application/json";
+    responses: {
+      200: {
+        data: {
+          task_id: string;
+          sid: number;
+          /** The sentence revision now (0: as recognized) */
+          revision: number;
+          kind: "correction" | "undo" | (string & {});
+          text: string;
+          previous_text: string;
+          translations: {
+            [key: string]: string;
+          };
+          /** Languages whose translation failed */
+          translation_errors: {
+            [key: string]: string;
+          };
+          speaker_id: string | null;
+          /** mm:ss from the recording start */
+          start_time: string;
+          /** Points charged */
+          charged: number;
+        };
+      };
+    };
+    errorCodes: "auth_missing_api_key" | "auth_invalid_key_format" | "auth_invalid_api_key" | "auth_key_disabled" | "auth_key_expired" | "auth_account_blocked" | "auth_user_disabled" | "auth_ip_not_allowed" | "recording_not_found" | "sentence_not_found" | "sentence_revision_conflict" | "sentence_nothing_to_undo" | "request_too_large" | "unsupported_media_type" | "invalid_processing_status" | "validation_failed" | "auth_service_error" | "internal_error";
+    events: never;
+  };
+  /** The revisions of a sentence, oldest first */
+  "GET /api/v1/tasks/{taskId}/sentences/{sid}/revisions": {
+    path: {
+      /** Task id (UUID) */
+      taskId: string;
+      /** Sentence id (an integer from 1) */
+      sid: string;
+    };
+    query: never;
+    body: never;
+    bodyType: never;
+    responses: {
+      200: {
+        data: {
+          task_id: string;
+          sid: number;
+          revision: number;
+          text: string;
+          revisions: {
+            revision: number;
+            kind: "recognized" | "correction" | "undo" | (string & {});
+            based_on: number | null;
+            text: string;
+            translations: {
+              [key: string]: string;
+            };
+            created_at: string;
+          }[];
+        };
+      };
+    };
+    errorCodes: "auth_missing_api_key" | "auth_invalid_key_format" | "auth_invalid_api_key" | "auth_key_disabled" | "auth_key_expired" | "auth_account_blocked" | "auth_user_disabled" | "auth_ip_not_allowed" | "recording_not_found" | "sentence_not_found" | "validation_failed" | "auth_service_error" | "internal_error";
+    events: never;
   };
   /** Regenerate summary (preview) */
   "GET /api/v1/sse/regenerate/summary/{taskId}": {
@@ -2383,6 +2520,25 @@ export interface Operations {
         target_speaker_label: string;
         affected_sids: number[];
       };
+      sentence_corrected: {
+        task_id: string;
+        sid: number;
+        /** The sentence revision now (0: as recognized) */
+        revision: number;
+        kind: "correction" | "undo" | (string & {});
+        text: string;
+        previous_text: string;
+        translations: {
+          [key: string]: string;
+        };
+        /** Languages whose translation failed */
+        translation_errors: {
+          [key: string]: string;
+        };
+        speaker_id: string | null;
+        /** mm:ss from the recording start */
+        start_time: string;
+      };
       channel_added: {
         task_id: string;
         channel_id: number;
@@ -2562,6 +2718,26 @@ export interface LiveEvents {
     target_speaker_id: string;
     target_speaker_label: string;
     affected_sids: number[];
+  };
+  /** Parley: a final sentence was corrected or a correction undone (correct_sentence, undo_correction, or REST): replace its text and translations; revision counts its changes (docs/corrections.md) */
+  sentence_corrected: {
+    task_id: string;
+    sid: number;
+    /** The sentence revision now (0: as recognized) */
+    revision: number;
+    kind: "correction" | "undo" | (string & {});
+    text: string;
+    previous_text: string;
+    translations: {
+      [key: string]: unknown;
+    };
+    /** Languages whose translation failed */
+    translation_errors: {
+      [key: string]: unknown;
+    };
+    speaker_id: string | null;
+    /** mm:ss from the recording start */
+    start_time: string;
   };
   /** Speech of a translated sentence */
   tts_ready: {
@@ -2765,6 +2941,17 @@ export interface LiveActions {
   merge_speakers: {
     source_speaker_id: string;
     target_speaker_id: string;
+  };
+  /** Parley: correct a final sentence (text 1-2000 characters; revision optional, the one you edited): retranslated into the session translation languages (charged as a one-sentence retranslate), stored, and sent to every audience */
+  correct_sentence: {
+    sid: number;
+    text: string;
+    revision?: number;
+  };
+  /** Parley: back to the text and translations the latest correction of a sentence replaced (free) */
+  undo_correction: {
+    sid: number;
+    revision?: number;
   };
   /** Speak final sentences from sid (length up to 20) in the session TTS language; needed in async tts_mode */
   tts_play: {

@@ -114,6 +114,14 @@ export class ParleyClient {
       this.data('PATCH /api/v1/tasks/{taskId}/speakers/reassign', { path: { taskId }, body }),
     mergeSpeakers: (taskId: string, body: B<'PATCH /api/v1/tasks/{taskId}/speakers/merge'>) =>
       this.data('PATCH /api/v1/tasks/{taskId}/speakers/merge', { path: { taskId }, body }),
+    /** Corrections (extension, docs/corrections.md): new text, retranslated, as the sentence's next revision. */
+    correctSentence: (taskId: string, sid: number, body: B<'PATCH /api/v1/tasks/{taskId}/sentences/{sid}'>) =>
+      this.data('PATCH /api/v1/tasks/{taskId}/sentences/{sid}', { path: { taskId, sid: String(sid) }, body }),
+    /** Back to the text and translations the latest correction replaced. */
+    undoCorrection: (taskId: string, sid: number, body: B<'POST /api/v1/tasks/{taskId}/sentences/{sid}/undo'> = {}) =>
+      this.data('POST /api/v1/tasks/{taskId}/sentences/{sid}/undo', { path: { taskId, sid: String(sid) }, body }),
+    sentenceRevisions: (taskId: string, sid: number) =>
+      this.data('GET /api/v1/tasks/{taskId}/sentences/{sid}/revisions', { path: { taskId, sid: String(sid) } }),
   };
 
   // ---- search (Parley extension, docs/search.md) ----

@@ -276,6 +276,20 @@ export class LiveSession {
     return w;
   }
 
+  /** Corrects a final sentence (extension, docs/corrections.md); resolves with its sentence_corrected. */
+  correct(sid: number, text: string, revision?: number): Promise<LiveEvents['sentence_corrected']> {
+    const w = this.waitFor('sentence_corrected', (e) => e.sid === sid);
+    this.send('correct_sentence', { sid, text, ...(revision === undefined ? {} : { revision }) });
+    return w;
+  }
+
+  /** Undoes the latest correction of a sentence; resolves with its sentence_corrected (kind undo). */
+  undoCorrection(sid: number, revision?: number): Promise<LiveEvents['sentence_corrected']> {
+    const w = this.waitFor('sentence_corrected', (e) => e.sid === sid);
+    this.send('undo_correction', { sid, ...(revision === undefined ? {} : { revision }) });
+    return w;
+  }
+
   /** Stops the recording and resolves once it has ended (status `ended`: finals and processing done). */
   async stop(): Promise<{ taskId: string | undefined }> {
     const ended = this.waitFor('status', (s) => s.status === 'ended', { failOnError: false });

@@ -17,6 +17,7 @@ import { decodeAudioPayload } from './audio-intake.js';
 import { addChannelAction, removeChannelAction, setChannelLanguageAction } from './channel-actions.js';
 import { channelError } from './channel-spec.js';
 import { setSpeakerLanguageAction, startSpeakingAction, stopSpeakingAction, switchConversationModeAction } from './conversation-actions.js';
+import { correctSentenceAction, undoCorrectionAction } from './correction-actions.js';
 import { type RealtimeLimits, TokenBucket } from './limits.js';
 import type { LiveFleet } from './live/fleet.js';
 import type { RealtimePorts } from './ports.js';
@@ -269,6 +270,9 @@ export class Connection {
       rename_speaker: (d) => speakerAction(actionContext(s), 'rename', d),
       reassign_speaker: (d) => speakerAction(actionContext(s), 'reassign', d),
       merge_speakers: (d) => speakerAction(actionContext(s), 'merge', d),
+      // Sentence corrections (correction-actions.ts).
+      correct_sentence: (d) => run(correctSentenceAction(actionContext(s), d)),
+      undo_correction: (d) => run(undoCorrectionAction(actionContext(s), d)),
       broadcast_go_live: () => run(s.broadcastAction('broadcast_go_live', 'phase_changed', (h) => h.goLive())),
       broadcast_announcement: (d) => run(s.broadcastAction('broadcast_announcement', 'announcement', (h) => h.announce(d))),
       set_standby_message: (d) => run(s.broadcastAction('set_standby_message', 'standby', (h) => h.setStandbyMessage(d))),

@@ -9,6 +9,7 @@ import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { BillingService } from '../billing/service.js';
 import type { EventBus } from '../bus/types.js';
+import { CorrectionStore } from '../corrections/store.js';
 import type { AudioTools } from '../engines/audio/port.js';
 import { translationTargets } from '../engines/offer.js';
 import type { EngineRegistry } from '../engines/registry.js';
@@ -73,6 +74,8 @@ export interface RealtimePorts {
     charge(principal: Principal, taskId: string, sids: readonly number[] | null, languages: number): Promise<string>;
     refund(usageId: string): Promise<void>;
   };
+  /** Revisions of corrected sentences (correct_sentence, undo_correction: correction-actions.ts). */
+  corrections: CorrectionStore;
   /** Renames the task of a running recording (set_name). */
   renameTask(principal: Principal, taskId: string, name: string): Promise<void>;
   /** Recovery of a dead process's recordings (recover.ts) and after how long a process counts as dead. */
@@ -275,6 +278,7 @@ export function createRealtimePorts(deps: RealtimeWiring): RealtimePorts {
         await deps.billing.refund(usageId, 'failed');
       },
     },
+    corrections: new CorrectionStore(deps.database, deps.now),
     async renameTask(principal, taskId, name) {
       await deps.tasks.rename(principal, taskId, name);
     },

@@ -46,6 +46,17 @@ export class LiveSearchIndex {
       this.enqueue(e.task_id, () =>
         this.store.indexLive(e.task_id, { sid: t.sid, text: t.text, language: t.language, ...final }, { language: t.language }),
       );
+    } else if (e.event === 'sentence_corrected') {
+      // A correction replaces the sentence's entries: the old words are no longer found.
+      const c = e.data;
+      const final = this.finals.get(e.task_id)?.get(c.sid) ?? {
+        startMs: startMsOf({ start_time: c.start_time }),
+        endMs: startMsOf({ start_time: c.start_time }),
+        speakerId: c.speaker_id,
+      };
+      this.enqueue(e.task_id, () => this.store.indexLive(e.task_id, { sid: c.sid, text: c.text, language: null, ...final }));
+      for (const [language, text] of Object.entries(c.translations))
+        this.enqueue(e.task_id, () => this.store.indexLive(e.task_id, { sid: c.sid, text, language, ...final }, { language }));
     } else if (e.event === 'status' && e.data.status === 'ended') {
       this.finals.delete(e.task_id);
     }

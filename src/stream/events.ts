@@ -92,8 +92,27 @@ export interface TranslationData {
  */
 export type SessionStatus = 'started' | 'paused' | 'stopping' | 'uploading' | 'processing' | 'ended';
 
+/** The event of a correction or undo (`sentence_corrected`, src/corrections), and the REST answer's body. */
+export interface SentenceCorrected {
+  task_id: string;
+  sid: number;
+  /** The sentence's revision after the change (0 is the text as recognized). */
+  revision: number;
+  kind: 'correction' | 'undo';
+  text: string;
+  previous_text: string;
+  /** Every translation of the sentence after the change (retranslated, or restored by an undo). */
+  translations: Record<string, string>;
+  /** Languages whose translation failed (key present: translated but failed). */
+  translation_errors: Record<string, string>;
+  speaker_id: string | null;
+  /** mm:ss from the recording's start. */
+  start_time: string;
+}
+
 export type SessionEventBody =
   | { event: 'result'; data: ResultData }
+  | { event: 'sentence_corrected'; data: SentenceCorrected }
   | { event: 'translation'; data: TranslationData }
   | { event: 'status'; data: { status: SessionStatus; task_id?: string } }
   | SentenceErrorEvent

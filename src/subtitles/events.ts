@@ -10,6 +10,7 @@
  * - `speaker_renamed`, `speaker_reassigned`, `speakers_merged`: speaker edits (and the live
  *   diarizer's corrections of earlier finals), the broadcast viewer's shapes
  * - `channel_added`, `channel_removed`, `channel_language_set`: multi_channel changes (as the owner gets them)
+ * - `sentence_corrected`: a final sentence corrected or a correction undone (docs/corrections.md), as the owner gets it
  * - `paused`, `resumed` {message}: the recording was paused or resumed
  * - `ended` {task_id, message}: the last event; the server closes the stream after it
  * - `error` {error_code, message}: the feed token stopped working (share revoked) before `ended`
@@ -57,6 +58,7 @@ export function toSubtitleEvent(e: SessionEvent): SubtitleEvent | null {
     case 'channel_added':
     case 'channel_removed':
     case 'channel_language_set':
+    case 'sentence_corrected':
       return { event: e.event, id: e.seq, data: { ...e.data } };
     case 'status':
       if (e.data.status === 'paused') return { event: 'paused', data: { message: 'The recording is paused.' } };

@@ -14,6 +14,7 @@ import { randomUUID } from 'node:crypto';
 import { Type } from 'typebox';
 import { subtitleViewersTopic } from '../bus/topics.js';
 import type { EventBus } from '../bus/types.js';
+import { SentenceCorrectedSchema } from '../corrections/schemas.js';
 import { AppError } from '../platform/errors/app-error.js';
 import { errors, sse } from '../platform/http/api-doc.js';
 import { MessageEvent, SPEAKER_EVENTS } from '../platform/http/event-schemas.js';
@@ -51,6 +52,7 @@ const EVENTS_DOC = [
   'origin {sid, text, language, is_final, start_time (mm:ss), speaker_id} for every result, interim and final;',
   'translation {sid, language, text, is_final} after its final; paused, resumed {message};',
   'speaker_renamed, speaker_reassigned, speakers_merged (speaker edits and live diarization corrections, the broadcast viewer shapes);',
+  'sentence_corrected (a final sentence corrected or a correction undone, the owner WebSocket shape);',
   'channel_added, channel_removed, channel_language_set (multi_channel changes, as the owner WebSocket gets them);',
   'ended {task_id, message}, after which the server closes the stream;',
   'error {error_code, message} when the token stops working (share revoked or replaced), then close.',
@@ -106,6 +108,7 @@ export function registerSubtitleFeedRoute(app: HttpApp, deps: FeedRouteDeps): vo
             }),
             translation: Type.Object({ sid: Type.Integer(), language: Type.String(), text: Type.String(), is_final: Type.Boolean() }),
             ...SPEAKER_EVENTS,
+            sentence_corrected: SentenceCorrectedSchema,
             channel_added: Type.Object(
               { task_id: Type.String(), channel_id: Type.Integer(), language: Type.String(), channels: Channels },
               { additionalProperties: true },

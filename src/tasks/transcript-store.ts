@@ -152,10 +152,12 @@ export class TranscriptStore {
     });
   }
 
-  /** Drops sentences, summary and speaker labels (reprocessing rebuilds them). */
+  /** Drops sentences (and their corrections), summary and speaker labels (reprocessing rebuilds them). */
   async resetTranscript(taskId: string): Promise<void> {
     await this.db.transaction().execute(async (trx) => {
       await trx.deleteFrom('sentences').where('task_id', '=', taskId).execute();
+      // Corrections (src/corrections) were of the sentences dropped here.
+      await trx.deleteFrom('sentence_revisions').where('task_id', '=', taskId).execute();
       await trx.deleteFrom('transcripts').where('task_id', '=', taskId).execute();
       await trx
         .updateTable('tasks')

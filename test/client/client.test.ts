@@ -145,6 +145,11 @@ describe.skipIf(!haveSharedAudio())('typed client against a real server', () => 
     ]) {
       expect(await failure(edit)).toMatchObject({ code: 'speaker_diarization_required', status: 422 });
     }
+    // Corrections (extension): a sentence corrected, its history, undone.
+    const corrected = await parley.tasks.correctSentence(taskId, 1, { text: 'And so, my fellow citizens.', revision: 0 });
+    expect(corrected).toMatchObject({ sid: 1, revision: 1, text: 'And so, my fellow citizens.' });
+    expect((await parley.tasks.sentenceRevisions(taskId, 1)).revisions.map((r) => r.kind)).toEqual(['recognized', 'correction']);
+    expect(await parley.tasks.undoCorrection(taskId, 1)).toMatchObject({ revision: 2, kind: 'undo' });
   });
 
   it('SSE: retranslation, summaries, speech', async () => {

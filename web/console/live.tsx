@@ -7,6 +7,7 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { type LiveSession, ParleyError, type Plan, parley } from './api';
 import { applyCaptionEvent, type Caption, finalCaptions } from './captions';
+import { SentenceEditor, type SentenceEdits } from './correct';
 import { languageName, useLivePick } from './languages';
 import { LevelMeter, MicrophoneSelect } from './mic-input';
 import { chosenMicrophone, Microphone } from './microphone';
@@ -28,7 +29,15 @@ export async function endMicSession(mic: Microphone | null, session: LiveSession
   }
 }
 
-export function CaptionList({ captions, languages }: { captions: Map<number, Caption>; languages: string[] }) {
+export function CaptionList({
+  captions,
+  languages,
+  edits,
+}: {
+  captions: Map<number, Caption>;
+  languages: string[];
+  edits?: SentenceEdits;
+}) {
   const box = useRef<HTMLDivElement>(null);
   const list = [...captions.values()].sort((a, b) => a.sid - b.sid);
   // Follow the newest caption inside the list (not the page).
@@ -42,6 +51,7 @@ export function CaptionList({ captions, languages }: { captions: Map<number, Cap
         <div key={c.sid} class={`caption ${c.final ? 'final' : 'interim'}`} data-sid={c.sid}>
           {c.speaker ? <span class="who-said">{speakerName(c.speaker)}</span> : null}
           <span class="source">{c.text}</span>
+          {edits && c.final ? <SentenceEditor sid={c.sid} text={c.text} corrected={c.corrected === true} edits={edits} /> : null}
           <span class="translations">
             {languages.map((l) =>
               c.translations[l] ? (
@@ -141,6 +151,16 @@ export function LiveScreen({ plan, onCreditChange }: { plan: Plan; onCreditChang
     },
     [],
   );
+
+  // In-place corrections of final captions while recording; every audience gets them.
+  const liveEdits: SentenceEdits = {
+    correct: async (sid, text) => {
+      await session.current?.correct(sid, text);
+    },
+    undo: async (sid) => {
+      await session.current?.undoCorrection(sid);
+    },
+  };
 
   const finish = async () => {
     setPhase('stopping');
@@ -352,7 +372,7 @@ export function LiveScreen({ plan, onCreditChange }: { plan: Plan; onCreditChang
         ) : null}
       </Card>
       <Card title="Captions" id="captions">
-        <CaptionList captions={captions} languages={targets} />
+        <CaptionList captions={captions} languages={targets} edits={phase === 'recording' || phase === 'paused' ? liveEdits : undefined} />
       </Card>
     </div>
   );

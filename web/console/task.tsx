@@ -5,6 +5,7 @@
  */
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { parley, type Sentence, type TaskDetail } from './api';
+import { SentenceEditor, type SentenceEdits, sentenceEdits } from './correct';
 import { languageName, translationOptions, useLanguages } from './languages';
 import { RenameForm } from './library';
 import { Card, Check, ErrorNote, formatDate, LanguageSelect, StatusBadge, saveBlob, seconds, speakerName, useAction, useLoad } from './ui';
@@ -99,6 +100,9 @@ function PlayerAndTranscript(props: {
   shownLanguage: string;
   speakers: Array<[string, string]>;
   onReassign: (sid: number, speaker: string) => void;
+  /** In-place corrections (correct.tsx) and the sentences corrected here (undo offered). */
+  edits: SentenceEdits;
+  corrected: ReadonlySet<number>;
 }) {
   const { task, history } = props;
   const audioRef = useRef<HTMLAudioElement>(null);
@@ -175,6 +179,7 @@ function PlayerAndTranscript(props: {
               {history.diarized ? <span class="speaker">{speakerName(s.speaker_label ?? s.speaker_id)}</span> : null}
               <span class="origin">{s.origin}</span>
             </button>
+            <SentenceEditor sid={s.sid} text={s.origin} corrected={props.corrected.has(s.sid)} edits={props.edits} />
             {lang ? (
               <span class="translation" lang={lang}>
                 {s.translations?.[lang] ?? ''}
@@ -392,6 +397,7 @@ export function TaskView({ taskId }: { taskId: string }) {
   const [notice, setNotice] = useState('');
   const [error, setError] = useState<unknown>(null);
   const [confirmDelete, setConfirmDelete] = useState(false);
+  const [corrected, setCorrected] = useState<ReadonlySet<number>>(new Set());
 
   useEffect(() => {
     // Opening a task marks it read.
@@ -405,6 +411,14 @@ export function TaskView({ taskId }: { taskId: string }) {
   const speakers: Array<[string, string]> = h?.diarized
     ? [...new Map(h.sentences.filter((s) => s.speaker_id).map((s) => [s.speaker_id, s.speaker_label ?? s.speaker_id])).entries()]
     : [];
+
+  const edits = sentenceEdits(
+    taskId,
+    (sid, change) =>
+      history.setValue((cur) => (cur ? { ...cur, sentences: cur.sentences.map((x) => (x.sid === sid ? { ...x, ...change } : x)) } : cur)),
+    setCorrected,
+    setNotice,
+  );
 
   const act = async (what: () => Promise<string>) => {
     setError(null);
@@ -530,6 +544,8 @@ export function TaskView({ taskId }: { taskId: string }) {
                 history={h}
                 shownLanguage={lang}
                 speakers={speakers}
+                edits={edits}
+                corrected={corrected}
                 onReassign={(sid, target) =>
                   act(async () => {
                     const r = await parley.tasks.reassignSpeaker(taskId, { sid, target_speaker_id: target });

@@ -70,6 +70,7 @@ export function groupAudience(e: ViewerEvent): ((g: Group) => boolean) | null {
   const language = e.data.language as string | undefined;
   switch (e.event) {
     case 'origin':
+    case 'sentence_corrected':
       return ALL;
     case 'translation':
       return (g) => !g.lang || g.lang === language;

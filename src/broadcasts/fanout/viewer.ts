@@ -88,6 +88,7 @@ export class RoomViewer {
       if (e.event === 'translation' && lang && e.data.language !== lang) return null;
       return { event: e.event, data: sharedJson(e.data), interim: e.data.is_final === false };
     }
+    if (e.event === 'sentence_corrected') return admitted ? { event: e.event, data: sharedJson(e.data) } : null;
     // A sentence's error goes where its sentence goes: admitted viewers of its language (audio errors: its listeners).
     if (e.event === 'error' && e.data.sid !== undefined) {
       const language = e.data.translation_language as string | undefined;

@@ -173,6 +173,21 @@ export const ERRORS = {
   transcript_revision_conflict: def(409, 'error', 'recording', 'The transcript was changed concurrently; retry.'),
   storage_upload_failed: def(500, 'error', 'storage', 'Storing the change failed; retry.'),
 
+  // --- Sentence corrections (src/corrections; docs/corrections.md) ---------------------
+  sentence_not_found: def(404, 'error', 'correction', 'No final sentence with this id in the transcript.', { parley: true }),
+  sentence_text_empty: def(422, 'error', 'correction', 'The corrected text is empty.', { parley: true }),
+  sentence_text_too_long: def(422, 'error', 'correction', 'The corrected text is too long.', { parley: true }),
+  sentence_revision_conflict: def(
+    409,
+    'error',
+    'correction',
+    'The sentence was changed since the revision you edited; reload it and retry.',
+    {
+      parley: true,
+    },
+  ),
+  sentence_nothing_to_undo: def(409, 'error', 'correction', 'The sentence has no correction to undo.', { parley: true }),
+
   // --- Imports ----------------------------------------------------------------------
   import_file_too_large: def(413, 'error', 'import', 'The file is too large.'),
   import_invalid_format: def(415, 'error', 'import', 'The file format is not supported; use mp3, wav or m4a.'),

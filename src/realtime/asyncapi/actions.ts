@@ -218,6 +218,28 @@ export const ACTIONS: Record<string, ActionDoc> = {
     replies: ['speakers_merged'],
     errors: [...SPEAKER_ERRORS, 'merge_speakers_same_id', 'speaker_op_not_allowed_multi_channel'],
   },
+  correct_sentence: {
+    summary:
+      'Parley: correct a final sentence (text 1-2000 characters; revision optional, the one you edited): retranslated into the session translation languages (charged as a one-sentence retranslate), stored, and sent to every audience',
+    fields: { sid: Type.Integer({ minimum: 1 }), text: Type.String(), revision: Opt(Type.Integer({ minimum: 0 })) },
+    replies: ['sentence_corrected'],
+    errors: [
+      'session_not_started',
+      'validation_failed',
+      'sentence_not_found',
+      'sentence_text_empty',
+      'sentence_text_too_long',
+      'sentence_revision_conflict',
+      'auth_insufficient_credit',
+      'auth_quota_exceeded',
+    ],
+  },
+  undo_correction: {
+    summary: 'Parley: back to the text and translations the latest correction of a sentence replaced (free)',
+    fields: { sid: Type.Integer({ minimum: 1 }), revision: Opt(Type.Integer({ minimum: 0 })) },
+    replies: ['sentence_corrected'],
+    errors: ['session_not_started', 'validation_failed', 'sentence_not_found', 'sentence_revision_conflict', 'sentence_nothing_to_undo'],
+  },
   tts_play: {
     summary: 'Speak final sentences from sid (length up to 20) in the session TTS language; needed in async tts_mode',
     fields: { sid: Type.Integer(), length: Opt(Type.Integer({ minimum: 1, maximum: 20, default: 1 })) },

@@ -1,5 +1,6 @@
 /** The server events of the live WebSocket protocol and its connection-level errors (src/realtime/asyncapi.ts). */
 import { type TSchema, Type } from 'typebox';
+import { SentenceCorrectedSchema } from '../../corrections/schemas.js';
 import type { ErrorCode } from '../../platform/errors/registry.js';
 import { SpeakerReassigned, SpeakerRenamed, SpeakersMerged, SpokenSentence } from '../../platform/http/event-schemas.js';
 import { Open, Opt, RESUME_GRACE, S } from './schema.js';
@@ -90,6 +91,11 @@ export const EVENTS: Record<string, { summary: string; fields: TSchema }> = {
     fields: SpeakerReassigned,
   },
   speakers_merged: { summary: 'Two speakers were merged', fields: SpeakersMerged },
+  sentence_corrected: {
+    summary:
+      'Parley: a final sentence was corrected or a correction undone (correct_sentence, undo_correction, or REST): replace its text and translations; revision counts its changes (docs/corrections.md)',
+    fields: SentenceCorrectedSchema,
+  },
   tts_ready: { summary: 'Speech of a translated sentence', fields: SpokenSentence },
   tts_stopped: { summary: 'Queued speech was dropped', fields: Type.Object({ dropped: Type.Integer() }) },
   tts_mode_changed: { summary: 'The TTS mode changed', fields: Type.Object({ tts_mode: Type.String() }) },

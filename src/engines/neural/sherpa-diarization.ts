@@ -9,6 +9,7 @@
  */
 import type { EngineFactory } from '../registry.js';
 import type { Diarizer, SpeakerTurn } from '../types.js';
+import { type Embed, EmbeddingLiveDiarizer } from './live-embedding.js';
 import { loadSherpa, modelFolder, pickFile, type SherpaModule } from './sherpa-common.js';
 
 type RawTurn = { start: number; end: number; speaker: number };
@@ -54,6 +55,7 @@ export function createSherpaDiarizer(
     minDurationOff: 0.5,
   });
   let busy: Promise<unknown> = Promise.resolve(); // setConfig + process must not interleave
+  const embed = sharedEmbedder(sherpa, embedding, threads);
   return {
     id: 'neural/sherpa-diarization',
     kind: 'diarizer',
@@ -70,6 +72,28 @@ export function createSherpaDiarizer(
       busy = run.catch(() => {});
       return run;
     },
+    /** Live sessions: the same embedding model, one extractor for every session (live-embedding.ts). */
+    openLive() {
+      return new EmbeddingLiveDiarizer(embed);
+    },
+  };
+}
+
+/**
+ * sherpa-onnx's SpeakerEmbeddingExtractor on the diarizer's embedding model, loaded on the first
+ * live session (about 2 s) and shared by all of them: each call has its own stream, and calls
+ * run one at a time on the event loop.
+ */
+function sharedEmbedder(sherpa: SherpaModule, model: string, threads: number): Embed {
+  // biome-ignore lint/suspicious/noExplicitAny: sherpa-onnx-node ships no types
+  let extractor: any = null;
+  return (samples) => {
+    extractor ??= new sherpa.SpeakerEmbeddingExtractor({ model, numThreads: threads, debug: 0 });
+    const stream = extractor.createStream();
+    stream.acceptWaveform({ sampleRate: 16000, samples });
+    stream.inputFinished();
+    if (!extractor.isReady(stream)) return null;
+    return extractor.compute(stream, false) as Float32Array;
   };
 }
 

@@ -14,14 +14,13 @@
  *   said, `corrections()` reports it (the session relabels the earlier final), as the classic
  *   online diarizer does.
  *
- * Cutting an utterance at speaker changes (`split`): 'classic' reuses the classic diarizer's
- * MFCC change detection (cheap; an extra cut costs nothing, both halves are embedded and
- * matched); 'none' embeds the utterance whole. bench:diarizer measured both (docs/diarization.md).
+ * Cutting an utterance at speaker changes (`split`): 'windows' compares embeddings of 1 s
+ * windows on each side of every 250 ms point (speaker-changes.ts); 'none' embeds the utterance
+ * whole. Measured on bench:diarizer's recordings (docs/diarization.md), the windows found the
+ * turns inside utterances that both 'none' and the classic diarizer's MFCC change detection
+ * (tried, no better than 'none' there) missed, for about twice the CPU.
  */
-import { mfcc } from '../builtin/diarizer/features.js';
-import { pitchTrack } from '../builtin/diarizer/pitch.js';
-import { splitAtSpeakerChanges } from '../builtin/diarizer/segmentation.js';
-import { DEFAULT_TUNING } from '../builtin/diarizer/voice-profile.js';
+import { splitAtEmbeddingChanges } from './speaker-changes.js';
 import { LiveAudioBuffer } from '../streaming/live-audio-buffer.js';
 import type { LiveDiarization, SpeakerCorrection, SpeakerPiece } from '../types.js';
 
@@ -31,13 +30,16 @@ export type Embed = (samples: Float32Array) => Float32Array | null;
 export interface EmbeddingLiveOptions {
   /** Cosine similarity from which a piece is a known voice. */
   threshold: number;
-  split: 'classic' | 'none';
+  /** How an utterance is cut at speaker changes: embedded windows (speaker-changes.ts), or not at all. */
+  split: 'windows' | 'none';
+  /** 'windows': cosine similarity of neighbouring windows below which the voice changed. */
+  changeBelow: number;
 }
 
-export const DEFAULT_LIVE_EMBEDDING: EmbeddingLiveOptions = { threshold: 0.5, split: 'classic' };
+/** Chosen on bench:diarizer's recordings (docs/diarization.md): tuned and measured on the same few, so indicative. */
+export const DEFAULT_LIVE_EMBEDDING: EmbeddingLiveOptions = { threshold: 0.4, split: 'windows', changeBelow: 0.5 };
 
 const SAMPLES_PER_MS = 16;
-const MS_PER_FRAME = 10;
 /** Audio kept for the utterance in progress (a longer utterance is judged on its last part). */
 const MAX_BUFFER_MS = 30_000;
 /** Interim labelling embeds this much of the utterance so far. */
@@ -147,16 +149,10 @@ export class EmbeddingLiveDiarizer implements LiveDiarization {
   private pieces(fromMs: number, toMs: number): Piece[] {
     const { samples, startMs } = this.audio.slice(fromMs, toMs);
     if (samples.length < MIN_JUDGED_MS * SAMPLES_PER_MS) return [];
-    const whole: Array<[number, number]> = [[0, samples.length]];
-    let ranges = whole;
-    if (this.options.split === 'classic') {
-      const features = mfcc(samples);
-      const f0 = pitchTrack(samples, features.frames);
-      ranges = splitAtSpeakerChanges(features, f0, 0, features.frames, DEFAULT_TUNING).map(([a, b]) => [
-        a * MS_PER_FRAME * SAMPLES_PER_MS,
-        b === features.frames ? samples.length : b * MS_PER_FRAME * SAMPLES_PER_MS,
-      ]);
-    }
+    const ranges: Array<[number, number]> =
+      this.options.split === 'windows'
+        ? splitAtEmbeddingChanges(samples, (x) => this.embedding(x), this.options.changeBelow)
+        : [[0, samples.length]];
     return ranges.map(([a, b]) => ({
       startMs: startMs + a / SAMPLES_PER_MS,
       endMs: startMs + b / SAMPLES_PER_MS,

@@ -55,7 +55,9 @@ export function createSherpaDiarizer(
     minDurationOff: 0.5,
   });
   let busy: Promise<unknown> = Promise.resolve(); // setConfig + process must not interleave
-  const embed = sharedEmbedder(sherpa, embedding, threads);
+  // One thread: live pieces are short (a 1 s window takes ~10 ms), and in bench:diarizer two
+  // threads spent 3-4x the CPU for the same labels (the thread pool spinning between calls).
+  const embed = sharedEmbedder(sherpa, embedding, 1);
   return {
     id: 'neural/sherpa-diarization',
     kind: 'diarizer',
@@ -74,26 +76,32 @@ export function createSherpaDiarizer(
     },
     /** Live sessions: the same embedding model, one extractor for every session (live-embedding.ts). */
     openLive() {
-      return new EmbeddingLiveDiarizer(embed);
+      return new EmbeddingLiveDiarizer(embed.load());
     },
   };
 }
 
 /**
- * sherpa-onnx's SpeakerEmbeddingExtractor on the diarizer's embedding model, loaded on the first
- * live session (about 2 s) and shared by all of them: each call has its own stream, and calls
- * run one at a time on the event loop.
+ * sherpa-onnx's SpeakerEmbeddingExtractor on the diarizer's embedding model, loaded when the
+ * first live session opens (about 2 s; a failure there is the session's start failure, not a
+ * later labelling one) and shared by all of them: each call has its own stream, and calls run
+ * one at a time on the event loop. Imports never load it.
  */
-function sharedEmbedder(sherpa: SherpaModule, model: string, threads: number): Embed {
+function sharedEmbedder(sherpa: SherpaModule, model: string, threads: number): { load(): Embed } {
   // biome-ignore lint/suspicious/noExplicitAny: sherpa-onnx-node ships no types
   let extractor: any = null;
-  return (samples) => {
-    extractor ??= new sherpa.SpeakerEmbeddingExtractor({ model, numThreads: threads, debug: 0 });
+  const embed: Embed = (samples) => {
     const stream = extractor.createStream();
     stream.acceptWaveform({ sampleRate: 16000, samples });
     stream.inputFinished();
     if (!extractor.isReady(stream)) return null;
     return extractor.compute(stream, false) as Float32Array;
+  };
+  return {
+    load() {
+      extractor ??= new sherpa.SpeakerEmbeddingExtractor({ model, numThreads: threads, debug: 0 });
+      return embed;
+    },
   };
 }
 

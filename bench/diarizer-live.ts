@@ -10,7 +10,14 @@
  * happens before the clock starts (a one-second session first).
  */
 import { type DiarizationScore, scoreDiarization } from '../src/engines/quality/diarization.js';
-import type { Diarizer, LiveDiarization, SpeakerCorrection, SpeakerTurn, SpeechSegment, VoiceActivityDetector } from '../src/engines/types.js';
+import type {
+  Diarizer,
+  LiveDiarization,
+  SpeakerCorrection,
+  SpeakerTurn,
+  SpeechSegment,
+  VoiceActivityDetector,
+} from '../src/engines/types.js';
 import type { Recording } from './diarizer-accuracy.js';
 
 const RATE = 16000;
@@ -39,7 +46,11 @@ export function applyCorrection(turns: SpeakerTurn[], c: SpeakerCorrection): Spe
 }
 
 /** One live session over `samples` committing at `utterances`: its turns and corrections. */
-export function runLive(live: LiveDiarization, samples: Float32Array, utterances: readonly SpeechSegment[]): { turns: SpeakerTurn[]; corrections: number } {
+export function runLive(
+  live: LiveDiarization,
+  samples: Float32Array,
+  utterances: readonly SpeechSegment[],
+): { turns: SpeakerTurn[]; corrections: number } {
   const pcm = Int16Array.from(samples, (v) => Math.max(-32768, Math.min(32767, Math.round(v * 32767))));
   let turns: SpeakerTurn[] = [];
   let corrections = 0;
@@ -70,7 +81,8 @@ export function runLive(live: LiveDiarization, samples: Float32Array, utterances
 
 export async function liveAccuracy(engines: Diarizer[], recs: Recording[], vad: VoiceActivityDetector): Promise<LiveRow[]> {
   const rows: LiveRow[] = [];
-  for (const engine of engines.filter((e) => e.openLive)) runLive(engine.openLive!(), new Float32Array(RATE), [{ startMs: 0, endMs: 1000 }]);
+  for (const engine of engines.filter((e) => e.openLive))
+    runLive(engine.openLive!(), new Float32Array(RATE), [{ startMs: 0, endMs: 1000 }]);
   for (const rec of recs) {
     const utterances = await vad.segments(rec.audio);
     const durationMs = (rec.audio.samples.length / RATE) * 1000;
@@ -108,6 +120,8 @@ export function printLive(rows: LiveRow[]): void {
     const mine = rows.filter((r) => r.engine === engine);
     const time = mine.reduce((n, r) => n + r.speakerMs, 0);
     const share = (k: 'speakerErrorShare' | 'confusedShare') => mine.reduce((n, r) => n + r[k] * r.speakerMs, 0) / time;
-    console.log(`pooled ${engine}: speaker error ${pct(share('speakerErrorShare'))}, confused ${pct(share('confusedShare'))} of ${(time / 1000).toFixed(1)} s`);
+    console.log(
+      `pooled ${engine}: speaker error ${pct(share('speakerErrorShare'))}, confused ${pct(share('confusedShare'))} of ${(time / 1000).toFixed(1)} s`,
+    );
   }
 }

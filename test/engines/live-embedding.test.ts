@@ -21,7 +21,8 @@ function embed(samples: Float32Array): Float32Array {
   return v;
 }
 
-const tone = (amplitude: number, ms: number) => Int16Array.from({ length: ms * 16 }, (_, i) => Math.round((i % 2 ? 1 : -1) * amplitude * 32767));
+const tone = (amplitude: number, ms: number) =>
+  Int16Array.from({ length: ms * 16 }, (_, i) => Math.round((i % 2 ? 1 : -1) * amplitude * 32767));
 const silence = (ms: number) => new Int16Array(ms * 16);
 
 /** Writes the parts in order and commits each tone as one utterance; returns the commits' speakers. */
@@ -40,7 +41,14 @@ describe('neural live diarizer: clustering rules', () => {
   it('a new voice founds a speaker only from a long enough piece; a short unlike one is tentative, then corrected once', () => {
     const d = new EmbeddingLiveDiarizer(embed);
     // A 2 s, B 0.8 s (too short to found a speaker: "1" for now), silence, B 2 s ("2").
-    expect(session(d, [[0.1, 2000], [0.2, 800], [0, 300], [0.2, 2000]])).toEqual([['1'], ['1'], ['2']]);
+    expect(
+      session(d, [
+        [0.1, 2000],
+        [0.2, 800],
+        [0, 300],
+        [0.2, 2000],
+      ]),
+    ).toEqual([['1'], ['1'], ['2']]);
     expect(d.corrections()).toEqual([{ startMs: 2000, endMs: 2800, speakerId: '2', previousSpeakerId: '1' }]);
     expect(d.corrections()).toEqual([]);
     expect(d.speakers).toBe(2);
@@ -58,16 +66,26 @@ describe('neural live diarizer: clustering rules', () => {
 
   it('memory stays bounded over a long session of many speakers', () => {
     const d = new EmbeddingLiveDiarizer(embed);
-    session(d, [[0.1, 2000], [0.2, 2000]]);
+    session(d, [
+      [0.1, 2000],
+      [0.2, 2000],
+    ]);
     const early = d.heldBytes;
-    for (let i = 0; i < 200; i++) session(d, [[i % 2 ? 0.1 : 0.2, 1500], [0.3, 600]]);
+    for (let i = 0; i < 200; i++)
+      session(d, [
+        [i % 2 ? 0.1 : 0.2, 1500],
+        [0.3, 600],
+      ]);
     expect(d.speakers).toBeLessThanOrEqual(16);
     expect(d.heldBytes).toBeLessThan(early + 16 * 2000);
   });
 
   it('an utterance holding two voices is cut where they change, each part to its voice', () => {
     const d = new EmbeddingLiveDiarizer(embed);
-    session(d, [[0.1, 2000], [0.2, 2000]]);
+    session(d, [
+      [0.1, 2000],
+      [0.2, 2000],
+    ]);
     d.write(Int16Array.from([...tone(0.1, 1750), ...tone(0.2, 2250)]));
     expect(d.commit(4000, 8000)).toEqual([
       { startMs: 4000, endMs: 5750, speakerId: '1' },

@@ -18,12 +18,12 @@ import { sileroVadFactory } from '../../src/engines/builtin/silero-vad.js';
 import { CATALOG } from '../../src/engines/catalog.js';
 import { modelsDirFrom } from '../../src/engines/models/paths.js';
 import { sherpaDiarizationFactory } from '../../src/engines/neural/sherpa-diarization.js';
-import { liveDiarizer } from '../../src/engines/streaming/labels.js';
 import { EngineRegistry } from '../../src/engines/registry.js';
+import { liveDiarizer } from '../../src/engines/streaming/labels.js';
 import type { AnyEngine, Diarizer, SpeechSegment, VoiceActivityDetector } from '../../src/engines/types.js';
-import { haveSharedAudio, LIBRIVOX_DIR } from '../support/audio.js';
-import type { TestApp } from '../support/app.js';
 import { requiredEngines } from '../engines/conformance/engines.js';
+import type { TestApp } from '../support/app.js';
+import { haveSharedAudio, LIBRIVOX_DIR } from '../support/audio.js';
 import { connect, liveEngines, startLiveApp, startSession, streamPcm, ticketAndKey } from './support.js';
 
 const config = loadConfig({ PARLEY_DATA_DIR: process.env.PARLEY_DATA_DIR, PARLEY_MODELS_DIR: process.env.PARLEY_MODELS_DIR });
@@ -86,7 +86,10 @@ describe.skipIf(!!missing)('multi_speaker live sessions on the neural diarizer (
         return time[0]! >= time[1]! ? '1' : '2';
       };
       const spans = origins.map((o, i) => [origins[i - 1]?.end_ms ?? 0, o.end_ms] as const);
-      expect(origins.map((o) => o.speaker_id), JSON.stringify(origins)).toEqual(spans.map(([from, to]) => voiceOf(from, to)));
+      expect(
+        origins.map((o) => o.speaker_id),
+        JSON.stringify(origins),
+      ).toEqual(spans.map(([from, to]) => voiceOf(from, to)));
       cl.ws.close();
     }, 180_000);
   });

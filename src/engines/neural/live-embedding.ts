@@ -20,9 +20,10 @@
  * turns inside utterances that both 'none' and the classic diarizer's MFCC change detection
  * (tried, no better than 'none' there) missed, for about twice the CPU.
  */
-import { splitAtEmbeddingChanges } from './speaker-changes.js';
+
 import { LiveAudioBuffer } from '../streaming/live-audio-buffer.js';
 import type { LiveDiarization, SpeakerCorrection, SpeakerPiece } from '../types.js';
+import { splitAtEmbeddingChanges } from './speaker-changes.js';
 
 /** A speaker embedding of 16 kHz samples (any length norm), or null when the audio is too short for the model. */
 export type Embed = (samples: Float32Array) => Float32Array | null;

@@ -47,62 +47,83 @@ const pcm16 = (x: Float32Array) => Int16Array.from(x, (v) => Math.max(-32768, Ma
 
 if (haveAudio)
   forEachEngine(set, (engine) => {
-    it.skipIf(!engine.openLive)('dialogue A live: speakers "1" then "2", every phrase to its own voice, in order', () => {
-      const { turns } = runLive(engine.openLive!(), dialogue.audio.samples, dialogue.utterances);
-      expect(new Set(turns.map((t) => t.speakerId))).toEqual(new Set(['1', '2']));
-      expect(turns[0]!.speakerId).toBe('1');
-      for (const [i, t] of turns.entries()) if (i > 0) expect(t.startMs).toBeGreaterThanOrEqual(turns[i - 1]!.endMs);
-      // JFK's phrases (track 0) are speaker "1", the reader's (track 1) speaker "2": the alternation, phrase by phrase.
-      const phrases = dialogue.reference.flatMap((segs, track) => segs.map((s) => ({ ...s, track }))).sort((a, b) => a.startMs - b.startMs);
-      expect(phrases.map((p) => speakerOf(turns, p))).toEqual(phrases.map((p) => String(p.track + 1)));
-      const score = scoreDiarization(turns, dialogue.reference, (dialogue.audio.samples.length / 16000) * 1000);
-      expect(score.speakerErrorShare).toBeLessThan(0.1);
-      expect(score.boundaryRecall).toBe(1);
-    }, 120_000);
+    it.skipIf(!engine.openLive)(
+      'dialogue A live: speakers "1" then "2", every phrase to its own voice, in order',
+      () => {
+        const { turns } = runLive(engine.openLive!(), dialogue.audio.samples, dialogue.utterances);
+        expect(new Set(turns.map((t) => t.speakerId))).toEqual(new Set(['1', '2']));
+        expect(turns[0]!.speakerId).toBe('1');
+        for (const [i, t] of turns.entries()) if (i > 0) expect(t.startMs).toBeGreaterThanOrEqual(turns[i - 1]!.endMs);
+        // JFK's phrases (track 0) are speaker "1", the reader's (track 1) speaker "2": the alternation, phrase by phrase.
+        const phrases = dialogue.reference
+          .flatMap((segs, track) => segs.map((s) => ({ ...s, track })))
+          .sort((a, b) => a.startMs - b.startMs);
+        expect(phrases.map((p) => speakerOf(turns, p))).toEqual(phrases.map((p) => String(p.track + 1)));
+        const score = scoreDiarization(turns, dialogue.reference, (dialogue.audio.samples.length / 16000) * 1000);
+        expect(score.speakerErrorShare).toBeLessThan(0.1);
+        expect(score.boundaryRecall).toBe(1);
+      },
+      120_000,
+    );
 
-    it.skipIf(!engine.openLive)('one speaker (jfk, several utterances) stays one speaker', () => {
-      const { turns } = runLive(engine.openLive!(), jfk.audio.samples, jfk.utterances);
-      expect(jfk.utterances.length).toBeGreaterThan(1);
-      expect(new Set(turns.map((t) => t.speakerId))).toEqual(new Set(['1']));
-    }, 60_000);
+    it.skipIf(!engine.openLive)(
+      'one speaker (jfk, several utterances) stays one speaker',
+      () => {
+        const { turns } = runLive(engine.openLive!(), jfk.audio.samples, jfk.utterances);
+        expect(jfk.utterances.length).toBeGreaterThan(1);
+        expect(new Set(turns.map((t) => t.speakerId))).toEqual(new Set(['1']));
+      },
+      60_000,
+    );
 
-    it.skipIf(!engine.openLive)('an interim names the new voice while it speaks, and teaches nothing', () => {
-      const live = engine.openLive!();
-      const [first, second] = dialogue.utterances as [SpeechSegment, SpeechSegment];
-      const until = second.startMs + 2000;
-      live.write(pcm16(dialogue.audio.samples.subarray(0, (first.endMs * 16000) / 1000)));
-      expect(live.commit(first.startMs, first.endMs).map((p) => p.speakerId)).toEqual(['1']);
-      live.write(pcm16(dialogue.audio.samples.subarray((first.endMs * 16000) / 1000, (until * 16000) / 1000)));
-      expect(live.current(second.startMs, until)).toBe('2');
-      // Asked again (nothing learnt): the same answer, and the commit still founds speaker "2".
-      expect(live.current(second.startMs, until)).toBe('2');
-      live.write(pcm16(dialogue.audio.samples.subarray((until * 16000) / 1000, (second.endMs * 16000) / 1000)));
-      expect(live.commit(second.startMs, second.endMs).map((p) => p.speakerId)).toEqual(['2']);
-    }, 60_000);
+    it.skipIf(!engine.openLive)(
+      'an interim names the new voice while it speaks, and teaches nothing',
+      () => {
+        const live = engine.openLive!();
+        const [first, second] = dialogue.utterances as [SpeechSegment, SpeechSegment];
+        const until = second.startMs + 2000;
+        live.write(pcm16(dialogue.audio.samples.subarray(0, (first.endMs * 16000) / 1000)));
+        expect(live.commit(first.startMs, first.endMs).map((p) => p.speakerId)).toEqual(['1']);
+        live.write(pcm16(dialogue.audio.samples.subarray((first.endMs * 16000) / 1000, (until * 16000) / 1000)));
+        expect(live.current(second.startMs, until)).toBe('2');
+        // Asked again (nothing learnt): the same answer, and the commit still founds speaker "2".
+        expect(live.current(second.startMs, until)).toBe('2');
+        live.write(pcm16(dialogue.audio.samples.subarray((until * 16000) / 1000, (second.endMs * 16000) / 1000)));
+        expect(live.commit(second.startMs, second.endMs).map((p) => p.speakerId)).toEqual(['2']);
+      },
+      60_000,
+    );
 
-    it.skipIf(!engine.openLive)('two sessions at once label as each does alone', () => {
-      const alone = runLive(engine.openLive!(), dialogue.audio.samples, dialogue.utterances).turns;
-      // Interleaved, call by call, with a second session hearing jfk over the same engine (and its shared model).
-      const a = engine.openLive!();
-      const b = engine.openLive!();
-      const jfkPcm = pcm16(jfk.audio.samples);
-      let heard = 0;
-      const other: Array<string | null> = [];
-      const together = runLive(
-        {
-          write: (pcm) => {
-            a.write(pcm);
-            b.write(jfkPcm.subarray(heard % jfkPcm.length, (heard % jfkPcm.length) + pcm.length));
-            heard += pcm.length;
+    it.skipIf(!engine.openLive)(
+      'two sessions at once label as each does alone',
+      () => {
+        const alone = runLive(engine.openLive!(), dialogue.audio.samples, dialogue.utterances).turns;
+        // Interleaved, call by call, with a second session hearing jfk over the same engine (and its shared model).
+        const a = engine.openLive!();
+        const b = engine.openLive!();
+        const jfkPcm = pcm16(jfk.audio.samples);
+        let heard = 0;
+        const other: Array<string | null> = [];
+        const together = runLive(
+          {
+            write: (pcm) => {
+              a.write(pcm);
+              b.write(jfkPcm.subarray(heard % jfkPcm.length, (heard % jfkPcm.length) + pcm.length));
+              heard += pcm.length;
+            },
+            current: (f, t) => {
+              other.push(b.current(Math.max(0, t - 2000), t));
+              return a.current(f, t);
+            },
+            commit: (f, t) => a.commit(f, t),
+            corrections: () => a.corrections?.() ?? [],
           },
-          current: (f, t) => (other.push(b.current(Math.max(0, t - 2000), t)), a.current(f, t)),
-          commit: (f, t) => a.commit(f, t),
-          corrections: () => a.corrections?.() ?? [],
-        },
-        dialogue.audio.samples,
-        dialogue.utterances,
-      ).turns;
-      expect(together).toEqual(alone);
-      expect(other.filter((x) => x !== null).length).toBeGreaterThan(5);
-    }, 120_000);
+          dialogue.audio.samples,
+          dialogue.utterances,
+        ).turns;
+        expect(together).toEqual(alone);
+        expect(other.filter((x) => x !== null).length).toBeGreaterThan(5);
+      },
+      120_000,
+    );
   });

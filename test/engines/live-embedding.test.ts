@@ -93,12 +93,37 @@ describe('neural live diarizer: clustering rules', () => {
     ]);
   });
 
-  it('change points: none inside one voice, one at the change (within a 250 ms hop)', () => {
-    const one = Float32Array.from(tone(0.1, 4000), (x) => x / 32768);
-    expect(splitAtEmbeddingChanges(one, embed, 0.5)).toEqual([[0, one.length]]);
-    const two = Float32Array.from([...tone(0.1, 1600), ...tone(0.3, 2400)], (x) => x / 32768);
-    const cuts = splitAtEmbeddingChanges(two, embed, 0.5);
+  it('change points: none inside one voice, one at the change (within a 250 ms hop), none nearer than 1 s to an edge', () => {
+    // Windows of 1 s every 250 ms over [0, 4000): voice `a` before `changeMs`, voice `b` after.
+    const windows = (a: number, b: number, changeMs: number) =>
+      Array.from({ length: 13 }, (_, k) => {
+        const at = k * 250;
+        const aMs = Math.max(0, Math.min(1000, changeMs - at));
+        const samples = Float32Array.from([...tone(a, aMs), ...tone(b, 1000 - aMs)], (x) => x / 32768);
+        return { atMs: at, embedding: embed(samples) };
+      });
+    expect(splitAtEmbeddingChanges(windows(0.1, 0.1, 0), 0, 4000, 0.5)).toEqual([[0, 4000]]);
+    const cuts = splitAtEmbeddingChanges(windows(0.1, 0.3, 1600), 0, 4000, 0.5);
     expect(cuts).toHaveLength(2);
-    expect(Math.abs(cuts[0]![1] - 1600 * 16)).toBeLessThanOrEqual(250 * 16);
+    expect(Math.abs(cuts[0]![1] - 1600)).toBeLessThanOrEqual(250);
+    // A change 0.5 s from the start: cut no nearer the edge than 1 s (a full window before the point).
+    expect(splitAtEmbeddingChanges(windows(0.1, 0.3, 500), 0, 4000, 0.5)).toEqual([
+      [0, 1000],
+      [1000, 4000],
+    ]);
+  });
+
+  it('a long utterance never committed keeps memory bounded (audio and windows)', () => {
+    const d = new EmbeddingLiveDiarizer(embed);
+    d.write(tone(0.1, 2000));
+    d.current(0, 2000);
+    const early = d.heldBytes;
+    for (let ms = 2000; ms < 120_000; ms += 500) {
+      d.write(tone(0.1, 500));
+      d.current(0, ms + 500);
+    }
+    // 30 s of audio held at most, so at most 117 windows (counted at 192 dimensions before any speaker is known).
+    expect(d.heldBytes).toBeLessThan(early + 120 * (192 * 4 + 64));
+    expect(d.heldBytes).toBeGreaterThan(early);
   });
 });

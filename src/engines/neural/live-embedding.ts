@@ -23,7 +23,7 @@
 
 import { LiveAudioBuffer } from '../streaming/live-audio-buffer.js';
 import type { LiveDiarization, SpeakerCorrection, SpeakerPiece } from '../types.js';
-import { splitAtEmbeddingChanges } from './speaker-changes.js';
+import { type EmbeddedWindow, HOP_MS, splitAtEmbeddingChanges, WINDOW_MS } from './speaker-changes.js';
 
 /** A speaker embedding of 16 kHz samples (any length norm), or null when the audio is too short for the model. */
 export type Embed = (samples: Float32Array) => Float32Array | null;
@@ -96,6 +96,8 @@ export class EmbeddingLiveDiarizer implements LiveDiarization {
   private readonly voices: Voice[] = [];
   private tentative: Tentative[] = [];
   private revised: SpeakerCorrection[] = [];
+  /** Window embeddings of the held audio by grid index (window [k * HOP_MS, k * HOP_MS + WINDOW_MS)). */
+  private readonly windows = new Map<number, Float32Array | null>();
 
   constructor(
     private readonly embed: Embed,
@@ -109,7 +111,7 @@ export class EmbeddingLiveDiarizer implements LiveDiarization {
   /** Bytes held: the audio buffer, the centroids and the tentative pieces (bounded whatever the session's length). */
   get heldBytes(): number {
     const dim = this.voices[0]?.sum.length ?? 192;
-    return this.audio.byteLength + (this.voices.length + this.tentative.length) * (dim * 4 + 64);
+    return this.audio.byteLength + (this.voices.length + this.tentative.length + this.windows.size) * (dim * 4 + 64);
   }
 
   write(pcm: Int16Array): void {
@@ -120,6 +122,8 @@ export class EmbeddingLiveDiarizer implements LiveDiarization {
     const from = Math.max(fromMs, toMs - LOOKBACK_MS);
     const { samples, startMs } = this.audio.slice(from, toMs);
     if (samples.length < MIN_JUDGED_MS * SAMPLES_PER_MS) return this.voices.length === 1 ? (this.voices[0] as Voice).id : null;
+    // The utterance's windows so far, embedded now so that the final finds most of them ready.
+    if (this.options.split === 'windows') this.windowsIn(fromMs, toMs);
     const piece = { startMs, endMs: startMs + samples.length / SAMPLES_PER_MS, embedding: this.embedding(samples) };
     return this.match([...this.voices], [piece]).at(-1)?.speakerId ?? null;
   }
@@ -131,6 +135,7 @@ export class EmbeddingLiveDiarizer implements LiveDiarization {
     const out = this.match(this.voices, pieces, true);
     this.revise(earlier);
     this.audio.release(toMs);
+    for (const k of this.windows.keys()) if (k * HOP_MS < toMs) this.windows.delete(k);
     return out;
   }
 
@@ -150,15 +155,34 @@ export class EmbeddingLiveDiarizer implements LiveDiarization {
   private pieces(fromMs: number, toMs: number): Piece[] {
     const { samples, startMs } = this.audio.slice(fromMs, toMs);
     if (samples.length < MIN_JUDGED_MS * SAMPLES_PER_MS) return [];
+    const endMs = startMs + samples.length / SAMPLES_PER_MS;
     const ranges: Array<[number, number]> =
       this.options.split === 'windows'
-        ? splitAtEmbeddingChanges(samples, (x) => this.embedding(x), this.options.changeBelow)
-        : [[0, samples.length]];
-    return ranges.map(([a, b]) => ({
-      startMs: startMs + a / SAMPLES_PER_MS,
-      endMs: startMs + b / SAMPLES_PER_MS,
-      embedding: this.embedding(samples.subarray(a, b)),
+        ? splitAtEmbeddingChanges(this.windowsIn(startMs, endMs), startMs, endMs, this.options.changeBelow)
+        : [[startMs, endMs]];
+    return ranges.map(([from, to]) => ({
+      startMs: from,
+      endMs: to,
+      embedding: this.embedding(
+        samples.subarray(Math.round((from - startMs) * SAMPLES_PER_MS), Math.round((to - startMs) * SAMPLES_PER_MS)),
+      ),
     }));
+  }
+
+  /** The grid windows inside [fromMs, toMs) with their embeddings, each embedded once (kept until its audio is released). */
+  private windowsIn(fromMs: number, toMs: number): EmbeddedWindow[] {
+    // Windows of audio no longer held (an utterance longer than the buffer) go: memory stays bounded.
+    const held = this.audio.heldFromMs;
+    for (const k of this.windows.keys()) if (k * HOP_MS < held) this.windows.delete(k);
+    const out: EmbeddedWindow[] = [];
+    for (let k = Math.ceil(Math.max(fromMs, held) / HOP_MS); k * HOP_MS + WINDOW_MS <= toMs; k++) {
+      if (!this.windows.has(k)) {
+        const { samples } = this.audio.slice(k * HOP_MS, k * HOP_MS + WINDOW_MS);
+        this.windows.set(k, samples.length === WINDOW_MS * SAMPLES_PER_MS ? this.embedding(samples) : null);
+      }
+      out.push({ atMs: k * HOP_MS, embedding: this.windows.get(k) ?? null });
+    }
+    return out;
   }
 
   private closest(voices: readonly Voice[], e: Float32Array): { voice: Voice | null; sim: number } {

@@ -15,6 +15,11 @@ export class LiveAudioBuffer {
     this.samples = new Float32Array(maxMs * SAMPLES_PER_MS);
   }
 
+  /** Session time of the oldest sample held. */
+  get heldFromMs(): number {
+    return this.startMs;
+  }
+
   get byteLength(): number {
     return this.samples.byteLength;
   }

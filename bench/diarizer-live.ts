@@ -45,12 +45,15 @@ export function applyCorrection(turns: SpeakerTurn[], c: SpeakerCorrection): Spe
   });
 }
 
-/** One live session over `samples` committing at `utterances`: its turns and corrections. */
-export function runLive(
+/**
+ * One live session over `samples` committing at `utterances`: its turns and corrections. It
+ * yields to the event loop after each chunk, as a session does between audio messages.
+ */
+export async function runLive(
   live: LiveDiarization,
   samples: Float32Array,
   utterances: readonly SpeechSegment[],
-): { turns: SpeakerTurn[]; corrections: number } {
+): Promise<{ turns: SpeakerTurn[]; corrections: number }> {
   const pcm = Int16Array.from(samples, (v) => Math.max(-32768, Math.min(32767, Math.round(v * 32767))));
   let turns: SpeakerTurn[] = [];
   let corrections = 0;
@@ -75,6 +78,7 @@ export function runLive(
       live.current(u.startMs, nowMs);
       lastInterim = nowMs;
     }
+    await new Promise((r) => setImmediate(r));
   }
   return { turns, corrections };
 }
@@ -82,14 +86,14 @@ export function runLive(
 export async function liveAccuracy(engines: Diarizer[], recs: Recording[], vad: VoiceActivityDetector): Promise<LiveRow[]> {
   const rows: LiveRow[] = [];
   for (const engine of engines.filter((e) => e.openLive))
-    runLive(engine.openLive!(), new Float32Array(RATE), [{ startMs: 0, endMs: 1000 }]);
+    await runLive(engine.openLive!(), new Float32Array(RATE), [{ startMs: 0, endMs: 1000 }]);
   for (const rec of recs) {
     const utterances = await vad.segments(rec.audio);
     const durationMs = (rec.audio.samples.length / RATE) * 1000;
     for (const engine of engines) {
       if (!engine.openLive) continue;
       const cpu = process.cpuUsage();
-      const { turns, corrections } = runLive(engine.openLive(), rec.audio.samples, utterances);
+      const { turns, corrections } = await runLive(engine.openLive(), rec.audio.samples, utterances);
       const used = process.cpuUsage(cpu);
       rows.push({
         engine: engine.id,

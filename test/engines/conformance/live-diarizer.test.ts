@@ -49,8 +49,8 @@ if (haveAudio)
   forEachEngine(set, (engine) => {
     it.skipIf(!engine.openLive)(
       'dialogue A live: speakers "1" then "2", every phrase to its own voice, in order',
-      () => {
-        const { turns } = runLive(engine.openLive!(), dialogue.audio.samples, dialogue.utterances);
+      async () => {
+        const { turns } = await runLive(engine.openLive!(), dialogue.audio.samples, dialogue.utterances);
         expect(new Set(turns.map((t) => t.speakerId))).toEqual(new Set(['1', '2']));
         expect(turns[0]!.speakerId).toBe('1');
         for (const [i, t] of turns.entries()) if (i > 0) expect(t.startMs).toBeGreaterThanOrEqual(turns[i - 1]!.endMs);
@@ -68,8 +68,8 @@ if (haveAudio)
 
     it.skipIf(!engine.openLive)(
       'one speaker (jfk, several utterances) stays one speaker',
-      () => {
-        const { turns } = runLive(engine.openLive!(), jfk.audio.samples, jfk.utterances);
+      async () => {
+        const { turns } = await runLive(engine.openLive!(), jfk.audio.samples, jfk.utterances);
         expect(jfk.utterances.length).toBeGreaterThan(1);
         expect(new Set(turns.map((t) => t.speakerId))).toEqual(new Set(['1']));
       },
@@ -96,30 +96,32 @@ if (haveAudio)
 
     it.skipIf(!engine.openLive)(
       'two sessions at once label as each does alone',
-      () => {
-        const alone = runLive(engine.openLive!(), dialogue.audio.samples, dialogue.utterances).turns;
+      async () => {
+        const alone = (await runLive(engine.openLive!(), dialogue.audio.samples, dialogue.utterances)).turns;
         // Interleaved, call by call, with a second session hearing jfk over the same engine (and its shared model).
         const a = engine.openLive!();
         const b = engine.openLive!();
         const jfkPcm = pcm16(jfk.audio.samples);
         let heard = 0;
         const other: Array<string | null> = [];
-        const together = runLive(
-          {
-            write: (pcm) => {
-              a.write(pcm);
-              b.write(jfkPcm.subarray(heard % jfkPcm.length, (heard % jfkPcm.length) + pcm.length));
-              heard += pcm.length;
+        const together = (
+          await runLive(
+            {
+              write: (pcm) => {
+                a.write(pcm);
+                b.write(jfkPcm.subarray(heard % jfkPcm.length, (heard % jfkPcm.length) + pcm.length));
+                heard += pcm.length;
+              },
+              current: (f, t) => {
+                other.push(b.current(Math.max(0, t - 2000), t));
+                return a.current(f, t);
+              },
+              commit: (f, t) => a.commit(f, t),
+              corrections: () => a.corrections?.() ?? [],
             },
-            current: (f, t) => {
-              other.push(b.current(Math.max(0, t - 2000), t));
-              return a.current(f, t);
-            },
-            commit: (f, t) => a.commit(f, t),
-            corrections: () => a.corrections?.() ?? [],
-          },
-          dialogue.audio.samples,
-          dialogue.utterances,
+            dialogue.audio.samples,
+            dialogue.utterances,
+          )
         ).turns;
         expect(together).toEqual(alone);
         expect(other.filter((x) => x !== null).length).toBeGreaterThan(5);

@@ -1,6 +1,7 @@
 /**
- * bench:diarizer — accuracy of every diarizer installed here (bench/diarizer-accuracy.ts), then
- * memory of file diarization as the recording grows.
+ * bench:diarizer — accuracy of every diarizer installed here (bench/diarizer-accuracy.ts), the
+ * same recordings fed to the live diarizers as a session feeds them (bench/diarizer-live.ts),
+ * then memory of file diarization as the recording grows.
  *
  * A recording of N minutes (jfk and the two-voice stereo mix, tiled) is written as 16 kHz PCM
  * to a temporary file, then diarized in a child process two ways, each measured alone:
@@ -19,6 +20,7 @@ import { CATALOG } from '../src/engines/catalog.js';
 import type { Diarizer, VoiceActivityDetector } from '../src/engines/types.js';
 import { PcmFile } from '../src/processing/pcm-file.js';
 import { accuracy, diarizers, printAccuracy, recordings } from './diarizer-accuracy.js';
+import { liveAccuracy, printLive } from './diarizer-live.js';
 
 const SHARED = process.env.PARLEY_SHARED_AUDIO ?? '/work/shared/audio';
 const ff = { ffmpegPath: 'ffmpeg' };
@@ -58,7 +60,10 @@ async function accuracyPart(): Promise<void> {
   } as never)) as VoiceActivityDetector;
   console.log(`bench:diarizer accuracy  load ${load()}`);
   for (const u of unavailable) console.log(`not measured: ${u}`);
-  printAccuracy(await accuracy(engines, await recordings(vad)));
+  const recs = await recordings(vad);
+  printAccuracy(await accuracy(engines, recs));
+  console.log(`(load after: ${load()})`);
+  printLive(await liveAccuracy(engines, recs, vad));
   console.log(`(load after: ${load()})\n`);
   for (const e of engines) await e.close?.();
 }

@@ -176,7 +176,7 @@ export function requirementsOf(need: Need): Requirement[] {
       if (need.streaming) out.push(flag('streaming', 'streaming', 'streaming'));
       break;
     case 'diarizer':
-      // The neural diarizer labels whole recordings only: a live session takes the next one that can.
+      // A diarizer without a live mode labels whole recordings only: a live session takes the next one that can.
       if (need.live) out.push({ name: 'streaming', label: 'live labelling', met: (e) => typeof (e as Diarizer).openLive === 'function' });
       break;
     case 'tts': {

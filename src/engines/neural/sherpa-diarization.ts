@@ -9,6 +9,7 @@
  */
 import type { EngineFactory } from '../registry.js';
 import type { Diarizer, SpeakerTurn } from '../types.js';
+import { type Embed, EmbeddingLiveDiarizer } from './live-embedding.js';
 import { loadSherpa, modelFolder, pickFile, type SherpaModule } from './sherpa-common.js';
 
 type RawTurn = { start: number; end: number; speaker: number };
@@ -54,6 +55,9 @@ export function createSherpaDiarizer(
     minDurationOff: 0.5,
   });
   let busy: Promise<unknown> = Promise.resolve(); // setConfig + process must not interleave
+  // One thread: live pieces are short (a 1 s window takes ~10 ms), and in bench:diarizer two
+  // threads spent 3-4x the CPU for the same labels (the thread pool spinning between calls).
+  const embed = sharedEmbedder(sherpa, embedding, 1);
   return {
     id: 'neural/sherpa-diarization',
     kind: 'diarizer',
@@ -69,6 +73,34 @@ export function createSherpaDiarizer(
       });
       busy = run.catch(() => {});
       return run;
+    },
+    /** Live sessions: the same embedding model, one extractor for every session (live-embedding.ts). */
+    openLive() {
+      return new EmbeddingLiveDiarizer(embed.load());
+    },
+  };
+}
+
+/**
+ * sherpa-onnx's SpeakerEmbeddingExtractor on the diarizer's embedding model, loaded when the
+ * first live session opens (about 2 s; a failure there is the session's start failure, not a
+ * later labelling one) and shared by all of them: each call has its own stream, and calls run
+ * one at a time on the event loop. Imports never load it.
+ */
+function sharedEmbedder(sherpa: SherpaModule, model: string, threads: number): { load(): Embed } {
+  // biome-ignore lint/suspicious/noExplicitAny: sherpa-onnx-node ships no types
+  let extractor: any = null;
+  const embed: Embed = (samples) => {
+    const stream = extractor.createStream();
+    stream.acceptWaveform({ sampleRate: 16000, samples });
+    stream.inputFinished();
+    if (!extractor.isReady(stream)) return null;
+    return extractor.compute(stream, false) as Float32Array;
+  };
+  return {
+    load() {
+      extractor ??= new sherpa.SpeakerEmbeddingExtractor({ model, numThreads: threads, debug: 0 });
+      return embed;
     },
   };
 }

@@ -22,14 +22,14 @@
  * ΔBIC compares log-determinants, so it does not change under one affine transform of all
  * features: the recording-wide cepstral normalization of the file diarizer is not needed here.
  */
+import { LiveAudioBuffer } from '../../streaming/live-audio-buffer.js';
 import type { LiveDiarization, SpeakerCorrection, SpeakerPiece } from '../../types.js';
 import { mfcc } from './features.js';
 import { pitchTrack } from './pitch.js';
 import { splitAtSpeakerChanges } from './segmentation.js';
 import { DEFAULT_TUNING, dissimilarity, type ProfileTuning, VoiceProfile } from './voice-profile.js';
 
-const SAMPLE_RATE = 16000;
-const SAMPLES_PER_MS = SAMPLE_RATE / 1000;
+const SAMPLES_PER_MS = 16;
 const MS_PER_FRAME = 10;
 /** Audio kept for the utterance in progress (a longer utterance is judged on its last part). */
 const MAX_BUFFER_MS = 30_000;
@@ -57,10 +57,7 @@ interface Tentative {
 }
 
 export class OnlineDiarizer implements LiveDiarization {
-  /** Samples from `bufferStartMs` on. */
-  private buffer = new Float32Array(MAX_BUFFER_MS * SAMPLES_PER_MS);
-  private length = 0;
-  private bufferStartMs = 0;
+  private readonly audio = new LiveAudioBuffer(MAX_BUFFER_MS);
   private readonly voices: Voice[] = [];
   private tentative: Tentative[] = [];
   private revised: SpeakerCorrection[] = [];
@@ -73,23 +70,11 @@ export class OnlineDiarizer implements LiveDiarization {
 
   /** Bytes held: the audio buffer and the voices (bounded whatever the session's length). */
   get heldBytes(): number {
-    return this.buffer.byteLength + (this.voices.length + this.tentative.length) * 4096;
+    return this.audio.byteLength + (this.voices.length + this.tentative.length) * 4096;
   }
 
   write(pcm: Int16Array): void {
-    let src = pcm;
-    // Past the cap, the oldest audio goes (a very long utterance is judged on its last part).
-    const overflow = this.length + src.length - this.buffer.length;
-    if (src.length >= this.buffer.length) {
-      this.bufferStartMs += overflow / SAMPLES_PER_MS;
-      this.length = 0;
-      src = src.subarray(src.length - this.buffer.length);
-    } else if (overflow > 0) {
-      this.buffer.copyWithin(0, overflow, this.length);
-      this.length -= overflow;
-      this.bufferStartMs += overflow / SAMPLES_PER_MS;
-    }
-    for (let i = 0; i < src.length; i++) this.buffer[this.length++] = (src[i] as number) / 32768;
+    this.audio.write(pcm);
   }
 
   current(fromMs: number, toMs: number): string | null {
@@ -105,7 +90,7 @@ export class OnlineDiarizer implements LiveDiarization {
     this.tentative = [];
     const out = this.match(this.voices, pieces, true);
     this.revise(earlier);
-    this.release(toMs);
+    this.audio.release(toMs);
     return out;
   }
 
@@ -153,28 +138,16 @@ export class OnlineDiarizer implements LiveDiarization {
     voices[voices.indexOf(v)] = { id: v.id, profile: v.profile.merge(profile) };
   }
 
-  /** Drops the audio before `ms` (it belongs to finished utterances). */
-  private release(ms: number): void {
-    const drop = Math.min(this.length, Math.max(0, Math.round((ms - this.bufferStartMs) * SAMPLES_PER_MS)));
-    if (drop <= 0) return;
-    this.buffer.copyWithin(0, drop, this.length);
-    this.length -= drop;
-    this.bufferStartMs += drop / SAMPLES_PER_MS;
-  }
-
   /** [fromMs, toMs) of the buffer cut at speaker changes, each piece with its voice profile. */
   private pieces(fromMs: number, toMs: number): Array<{ startMs: number; endMs: number; profile: VoiceProfile }> {
-    const a = Math.max(0, Math.round((fromMs - this.bufferStartMs) * SAMPLES_PER_MS));
-    const b = Math.min(this.length, Math.round((toMs - this.bufferStartMs) * SAMPLES_PER_MS));
-    if (b - a < MIN_JUDGED_FRAMES * 160) return [];
-    const samples = this.buffer.subarray(a, b);
+    const { samples, startMs } = this.audio.slice(fromMs, toMs);
+    if (samples.length < MIN_JUDGED_FRAMES * 160) return [];
     const features = mfcc(samples);
     if (features.frames === 0) return [];
     const f0 = pitchTrack(samples, features.frames);
-    const startMs = this.bufferStartMs + a / SAMPLES_PER_MS;
     return splitAtSpeakerChanges(features, f0, 0, features.frames, this.tuning).map(([from, to]) => ({
       startMs: startMs + from * MS_PER_FRAME,
-      endMs: to === features.frames ? startMs + (b - a) / SAMPLES_PER_MS : startMs + to * MS_PER_FRAME,
+      endMs: to === features.frames ? startMs + samples.length / SAMPLES_PER_MS : startMs + to * MS_PER_FRAME,
       profile: VoiceProfile.of(features, f0, from, to),
     }));
   }

@@ -14,8 +14,11 @@ import type { SearchStore } from './store.js';
 export class LiveSearchIndex {
   /** The tail of each task's write chain. */
   private readonly chains = new Map<string, Promise<void>>();
-  /** Each running session's finals (time and speaker), which its translations share. */
-  private readonly finals = new Map<string, Map<number, { startMs: number; endMs: number; speakerId: string | null }>>();
+  /** Each running session's finals (time, speaker, language), which its translations and corrections share. */
+  private readonly finals = new Map<
+    string,
+    Map<number, { startMs: number; endMs: number; speakerId: string | null; language: string | null }>
+  >();
 
   constructor(
     private readonly store: SearchStore,
@@ -29,7 +32,10 @@ export class LiveSearchIndex {
       const startMs = startMsOf(o);
       const endMs = Math.max(startMs, o.end_ms);
       const finals = this.finals.get(e.task_id) ?? new Map();
-      this.finals.set(e.task_id, finals.set(o.sid, { startMs, endMs, speakerId: o.speaker_id }));
+      this.finals.set(
+        e.task_id,
+        finals.set(o.sid, { startMs, endMs, speakerId: o.speaker_id, language: o.detected_language ?? o.language }),
+      );
       this.enqueue(e.task_id, () =>
         this.store.indexLive(e.task_id, {
           sid: o.sid,
@@ -44,7 +50,7 @@ export class LiveSearchIndex {
       const t = e.data;
       const final = this.finals.get(e.task_id)?.get(t.sid) ?? { startMs: 0, endMs: 0, speakerId: null };
       this.enqueue(e.task_id, () =>
-        this.store.indexLive(e.task_id, { sid: t.sid, text: t.text, language: t.language, ...final }, { language: t.language }),
+        this.store.indexLive(e.task_id, { sid: t.sid, text: t.text, ...final, language: t.language }, { language: t.language }),
       );
     } else if (e.event === 'sentence_corrected') {
       // A correction replaces the sentence's entries: the old words are no longer found.
@@ -53,10 +59,11 @@ export class LiveSearchIndex {
         startMs: startMsOf({ start_time: c.start_time }),
         endMs: startMsOf({ start_time: c.start_time }),
         speakerId: c.speaker_id,
+        language: null,
       };
-      this.enqueue(e.task_id, () => this.store.indexLive(e.task_id, { sid: c.sid, text: c.text, language: null, ...final }));
+      this.enqueue(e.task_id, () => this.store.indexLive(e.task_id, { sid: c.sid, text: c.text, ...final }));
       for (const [language, text] of Object.entries(c.translations))
-        this.enqueue(e.task_id, () => this.store.indexLive(e.task_id, { sid: c.sid, text, language, ...final }, { language }));
+        this.enqueue(e.task_id, () => this.store.indexLive(e.task_id, { sid: c.sid, text, ...final, language }, { language }));
     } else if (e.event === 'status' && e.data.status === 'ended') {
       this.finals.delete(e.task_id);
     }

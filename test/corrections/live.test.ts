@@ -187,24 +187,31 @@ describe.skipIf(clips.length === 0).each(backends())('corrections while live (%s
     const streaming = streamPcm(host, pcmOf(clips.slice(0, 2).map((c) => c.path)), 4);
     const final = await host.next((m) => m.data?.action === 'result' && m.data.origin.is_final && m.data.origin.text.trim() !== '', 60_000);
     const sid = final.data.origin.sid as number;
-    host.send(vt('correct_sentence', { sid, text: 'He was a fine young man.' }));
+    host.send(vt('correct_sentence', { sid, text: 'He was a splendid young man.' }));
     const corrected = await host.next((m) => m.data?.action === 'sentence_corrected', 30_000);
-    expect(corrected.data).toMatchObject({ sid, revision: 1, text: 'He was a fine young man.' });
+    expect(corrected.data).toMatchObject({ sid, revision: 1, text: 'He was a splendid young man.' });
     const seen = await subtitles.next((e) => e.event === 'sentence_corrected', 20_000);
     const { action: _action, ...payload } = corrected.data;
     expect(seen.data).toEqual(payload);
     expect(seen.id).toMatch(/^\d+$/);
     const origin = subtitles.events.find((e) => e.event === 'origin' && e.data.sid === sid && e.data.is_final)!;
     expect(Number(seen.id)).toBeGreaterThan(Number(origin.id));
+    // The live search index has the corrected words within 2 s, before the session ends.
+    const found = async () =>
+      ((await api(t.url, 'GET', '/api/v1/search?q=splendid', { key: k.key })).body.data as Array<{ task_id: string; sid: number }>).some(
+        (h) => h.task_id === taskId && h.sid === sid,
+      );
+    await expect.poll(found, { timeout: 2000, interval: 100 }).toBe(true);
+
     // The same text again: the sender is answered with the revision as it is; no audience hears of it.
-    host.send(vt('correct_sentence', { sid, text: 'He was a fine young man.' }));
+    host.send(vt('correct_sentence', { sid, text: 'He was a splendid young man.' }));
     const same = await host.next((m) => m.data?.action === 'sentence_corrected', 30_000);
-    expect(same.data).toMatchObject({ sid, revision: 1, text: 'He was a fine young man.' });
+    expect(same.data).toMatchObject({ sid, revision: 1, text: 'He was a splendid young man.' });
 
     // A late joiner's replay: the sentence, then its correction.
     const late = await openSubtitles(t.url, taskId, token);
     const replayed = await late.next((e) => e.event === 'sentence_corrected', 10_000);
-    expect(replayed.data.text).toBe('He was a fine young man.');
+    expect(replayed.data.text).toBe('He was a splendid young man.');
     const at = (e: { event: string; data: any }) => late.events.indexOf(e as never);
     expect(at(late.events.find((e) => e.event === 'origin' && e.data.sid === sid && e.data.is_final)!)).toBeLessThan(at(replayed));
 
@@ -216,6 +223,6 @@ describe.skipIf(clips.length === 0).each(backends())('corrections while live (%s
     subtitles.close();
     late.close();
     const txt = await (await fetch(`${t.url}/api/v1/tasks/${taskId}/transcript/export`, { headers: { 'x-api-key': k.key } })).text();
-    expect(txt).toContain('He was a fine young man.');
+    expect(txt).toContain('He was a splendid young man.');
   }, 180_000);
 });

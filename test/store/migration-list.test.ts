@@ -30,6 +30,8 @@ const HISTORY = [
   '0520_broadcast_catch_ups',
   '0600_live_recordings',
   '0700_auth_epoch',
+  '0701_billing_epoch',
+  '0800_sentence_revisions',
 ];
 
 describe('the migration list', () => {

@@ -1,6 +1,6 @@
 /**
  * The broadcast viewer caption stream (GET /broadcast/{token}/text, server-sent events) as a
- * channel of the AsyncAPI document (src/realtime/asyncapi.ts, served at /asyncapi.json): each
+ * channel of the AsyncAPI document (src/asyncapi.ts, served at /asyncapi.json): each
  * event a viewer can receive, with its payload schema (the same schemas the OpenAPI document
  * and the contract check use: viewer-stream.ts VIEWER_EVENTS).
  */

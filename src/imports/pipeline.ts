@@ -34,7 +34,11 @@ import type { TaskService } from '../tasks/service.js';
 import type { TaskStore } from '../tasks/store.js';
 import { eventData } from '../webhooks/events.js';
 import type { WebhookService } from '../webhooks/service.js';
+import { errorCode, generalMessage, ImportFailure, NotMoved, notMoved } from './failures.js';
 import { type ProgressEvent, progressData, progressTopic } from './progress.js';
+
+export { generalMessage } from './failures.js';
+
 import type { ImportRecord, ImportStage, ImportStatus, ImportStore } from './store.js';
 
 export const IMPORT_JOB = 'import.process';
@@ -67,23 +71,6 @@ const WINDOWS: Record<ImportStage, [number, number]> = {
   translating: [75, 92],
   summarizing: [92, 99],
 };
-
-/** The text of an import's error_message: the registry's general description of the code. */
-export function generalMessage(code: string): string {
-  return (ERRORS as Record<string, { message: string }>)[code]?.message ?? ERRORS.internal_error.message;
-}
-
-/** Thrown inside an outcome transaction to roll it back: another caller moved the import first. */
-class NotMoved extends Error {}
-
-class ImportFailure extends Error {
-  constructor(
-    readonly code: ErrorCode,
-    detail: string,
-  ) {
-    super(detail);
-  }
-}
 
 export class ImportPipeline {
   constructor(private readonly d: PipelineDeps) {}
@@ -386,16 +373,4 @@ export class ImportPipeline {
   private async publish(importId: string, e: ProgressEvent): Promise<void> {
     await this.d.bus.publish(progressTopic(importId), e).catch((err: unknown) => this.d.logger.warn({ err }, 'progress not published'));
   }
-}
-
-function notMoved(err: unknown): false {
-  if (err instanceof NotMoved) return false;
-  throw err;
-}
-
-function errorCode(err: unknown): ErrorCode {
-  if (err instanceof ImportFailure) return err.code;
-  if (err instanceof EngineError) return err.code;
-  if (err instanceof AppError) return err.code;
-  return 'internal_error';
 }

@@ -5,9 +5,9 @@
 import { existsSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { decodeToPcm } from '../../src/engines/audio/ffmpeg.js';
+import { DecoderPool } from '../../src/engines/builtin/pocketsphinx/decoder-pool.js';
 import {
   type DecoderOptions,
-  DecoderPool,
   decoderArguments,
   MODEL_DIR,
   modelsInstalled,

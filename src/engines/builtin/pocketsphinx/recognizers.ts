@@ -13,7 +13,7 @@ import type {
   SpeechSegment,
   VoiceActivityDetector,
 } from '../../types.js';
-import type { DecoderPool } from './native.js';
+import type { DecoderPool } from './decoder-pool.js';
 import { decodeUtterance, RATE, SEGMENT_PAD_MS, toInt16 } from './utterance.js';
 import { vocabularyFor } from './vocabulary.js';
 

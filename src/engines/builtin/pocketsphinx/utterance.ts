@@ -5,7 +5,8 @@
  */
 import { copyRange } from '../../audio/chunks.js';
 import type { Word } from '../../types.js';
-import type { PsDecoder, PsWord } from './native.js';
+import type { DecoderPool } from './decoder-pool.js';
+import type { PsDecoder, PsWord, Vocabulary } from './native.js';
 
 export const RATE = 16_000;
 const FRAME_MS = 10;
@@ -74,4 +75,21 @@ export class AudioTail {
     const sample = Math.round((ms * RATE) / 1000);
     while (this.chunks.length && this.first + this.chunks[0]!.length <= sample) this.first += this.chunks.shift()!.length;
   }
+}
+
+/** Decodes `pcm` on a decoder of the pool's file configuration, taken for this utterance only. */
+export async function decodeOnPool(pool: DecoderPool, pcm: Int16Array, offsetMs: number, vocabulary: Vocabulary): Promise<Word[]> {
+  if (pcm.length === 0) return [];
+  const decoder = await pool.acquire('file', undefined, vocabulary);
+  try {
+    return await decodeUtterance(decoder, pcm, offsetMs);
+  } finally {
+    pool.release(decoder);
+  }
+}
+
+/** A stretch of speech the VAD found, in ms from the stream's start. */
+export interface Speech {
+  startMs: number;
+  endMs: number;
 }

@@ -17,6 +17,7 @@ const FEATURES = [
   'account',
   'billing',
   'broadcasts',
+  'corrections',
   'glossary',
   'imports',
   'keys',

@@ -4,6 +4,7 @@
  */
 import { join } from 'node:path';
 import type { Config } from '../config.js';
+import { CorrectionStore } from '../corrections/store.js';
 import { glossaryLimits } from '../glossary/limits.js';
 import { registerGlossaryRoutes } from '../glossary/routes.js';
 import type { Authenticator } from '../platform/auth/types.js';
@@ -12,7 +13,7 @@ import { createRealtimePorts, type HostedAudiences, type RealtimeWiring } from '
 import { registerRealtime } from '../realtime/server.js';
 import type { SubtitlesModule } from '../subtitles/module.js';
 
-export type RealtimeBackends = Omit<RealtimeWiring, 'settings' | 'glossaryLimits' | 'templates'> & {
+export type RealtimeBackends = Omit<RealtimeWiring, 'settings' | 'glossaryLimits' | 'templates' | 'corrections'> & {
   summaryTemplates: RealtimeWiring['templates'];
 };
 
@@ -65,6 +66,7 @@ export function registerRealtimeRole(
         templates: summaryTemplates,
         glossaryLimits: glossaryLimits(config),
         audio,
+        corrections: new CorrectionStore(database, now),
       }),
       // Broadcasts subscribe to the host's session stream through the audiences port (src/realtime never imports them).
       audiences,

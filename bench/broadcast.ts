@@ -110,7 +110,8 @@ async function measure(which: 'parley' | 'bare') {
     return { rss: all.reduce((n, m) => n + m.rss, 0), heap: all.reduce((n, m) => n + m.heap, 0) };
   };
   const before = await memory();
-  const groups = Math.max(PROCESSES, Math.ceil(VIEWERS / PER_CLIENT));
+  // A multiple of the server processes, so each server gets the same share of viewers.
+  const groups = PROCESSES * Math.max(1, Math.ceil(VIEWERS / PROCESSES / PER_CLIENT));
   const clients = Array.from({ length: groups }, (_, g) => {
     const count = Math.floor(VIEWERS / groups) + (g < VIEWERS % groups ? 1 : 0);
     return new Child<ClientCmd, ClientMsg>(['--clients', urls[g % PROCESSES] as string, String(count)]);

@@ -52,6 +52,43 @@ describe('broadcast viewer fan-out (sqlite)', () => {
     for (const v of [all, es, fr]) v.close();
   });
 
+  it('audio goes to the listeners of its language only; a sentence error where its sentence goes', async () => {
+    const esAudio = await openViewer(t, b.token, '?lang=es&tts=true');
+    const allAudio = await openViewer(t, b.token, '?tts=true');
+    const esQuiet = await openViewer(t, b.token, '?lang=es');
+    for (const v of [esAudio, allAudio, esQuiet]) await v.next((e) => e.event === 'connected');
+    for (const language of ['es', 'fr']) {
+      void publish(
+        'tts_ready',
+        { sid: 9, language, transcript: 't', text: 't', audio: 'AAAA', format: 'mp3', duration_ms: 100, boundaries: [] },
+        false,
+      );
+    }
+    void publish(
+      'error',
+      {
+        error_code: 'translation_failed',
+        severity: 'warning',
+        message: 'm',
+        context: 'c',
+        sid: 9,
+        translation_language: 'fr',
+        timestamp: '2026-11-27T00:00:00.000Z',
+      },
+      false,
+    );
+    void publish('translation', { sid: 9, language: 'es', text: 'es9', speaker_id: null, speaker_label: null, is_final: true });
+    for (const v of [esAudio, allAudio, esQuiet]) await v.next((e) => e.event === 'translation' && e.data.text === 'es9');
+    const audio = (v: ViewerClient) => v.events.filter((e) => e.event === 'tts_ready').map((e) => e.data.language);
+    const errors = (v: ViewerClient) => v.events.filter((e) => e.event === 'error').map((e) => e.data.translation_language);
+    expect(audio(esAudio)).toEqual(['es']);
+    expect(audio(allAudio)).toEqual(['es', 'fr']);
+    expect(audio(esQuiet)).toEqual([]);
+    expect(errors(allAudio)).toEqual(['fr']);
+    expect(errors(esAudio)).toEqual([]);
+    for (const v of [esAudio, allAudio, esQuiet]) v.close();
+  });
+
   it('a viewer that stops reading is cut by its own backlog; the others get every caption', async () => {
     await publish('resumed', {});
     const fast = await openViewer(t, b.token, '?lang=es');

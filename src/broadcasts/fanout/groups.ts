@@ -5,12 +5,19 @@
  * end of the tick each group's frames are joined into one buffer and that one buffer is
  * written to each of its viewers: one write a viewer a tick, no per-viewer object or JSON.
  */
+import type { SseStream } from '../../platform/http/sse.js';
 import type { ViewerEvent } from '../viewer-events.js';
-import type { RoomViewer } from './viewer.js';
 
-export class Group {
+/** What a group needs of a viewer (GroupMember, viewer.ts): its place in the group and its stream. */
+export interface GroupMember {
+  group: Group | null;
+  index: number;
+  sse: Pick<SseStream, 'sendEncoded'> | null;
+}
+
+export class Group<V extends GroupMember = GroupMember> {
   /** Seated viewers; a viewer knows its index, so leaving is a swap with the last one. */
-  readonly viewers: RoomViewer[] = [];
+  readonly viewers: V[] = [];
   /** Frames of this tick not written yet, and whether every one of them is an interim caption. */
   pending: Buffer[] = [];
   pendingInterim = true;
@@ -20,15 +27,15 @@ export class Group {
     readonly listens: boolean,
   ) {}
 
-  add(v: RoomViewer): void {
+  add(v: V): void {
     v.group = this;
     v.index = this.viewers.length;
     this.viewers.push(v);
   }
 
-  remove(v: RoomViewer): void {
+  remove(v: V): void {
     if (v.group !== this) return;
-    const last = this.viewers.pop() as RoomViewer;
+    const last = this.viewers.pop() as V;
     if (last !== v) {
       this.viewers[v.index] = last;
       last.index = v.index;
@@ -64,7 +71,7 @@ export function groupKey(lang: string | null, listens: boolean): string {
 
 /**
  * Whether an event goes to seated viewers by group and, if so, which groups get it (the same
- * rules as RoomViewer.frame for an admitted viewer); null: framed per viewer (rare events).
+ * rules as GroupMember.frame for an admitted viewer); null: framed per viewer (rare events).
  */
 export function groupAudience(e: ViewerEvent): ((g: Group) => boolean) | null {
   const language = e.data.language as string | undefined;

@@ -16,7 +16,7 @@ import { CAPTIONS, type RoomViewer, type ViewerItem } from './viewer.js';
 const STATE_MS = 1_000;
 
 export class ViewerRoom {
-  private readonly groups = new Map<string, Group>();
+  private readonly groups = new Map<string, Group<RoomViewer>>();
   /** Viewers joining or queued: framed one by one. */
   private readonly unseated = new Set<RoomViewer>();
   private scheduled = false;
@@ -65,7 +65,7 @@ export class ViewerRoom {
     const key = groupKey(v.lang, v.listens);
     let g = this.groups.get(key);
     if (!g) {
-      g = new Group(v.lang, v.listens);
+      g = new Group<RoomViewer>(v.lang, v.listens);
       this.groups.set(key, g);
     }
     g.add(v);

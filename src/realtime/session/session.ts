@@ -10,20 +10,20 @@ import type { Logger } from 'pino';
 import type { Glossary } from '../../glossary/index.js';
 import type { Principal } from '../../platform/auth/types.js';
 import { AppError } from '../../platform/errors/app-error.js';
-import { isInterim, isTransient, type SessionEvent, type SessionStatus } from '../../stream/events.js';
+import { isTransient, type SessionEvent, type SessionStatus } from '../../stream/events.js';
 import { containerMismatch } from '../audio-intake.js';
 import type { FinishKind } from '../finalize.js';
 import type { RealtimeLimits } from '../limits.js';
 import type { OwnerState } from '../live/snapshot.js';
 import type { HostedAudience, RealtimePorts } from '../ports.js';
-import { CLOSE, eventMessage, ownerMessage } from '../protocol.js';
+import { CLOSE, eventMessage } from '../protocol.js';
 import type { Recording } from '../recording.js';
 import type { EndedReason, Resumable, ResumeDirectory } from '../resume.js';
 import type { SessionTts } from '../session-tts.js';
 import { SilenceWatch } from '../silence.js';
 import type { TtsSettings } from '../tts-settings.js';
 import { type Effect, isIdle, isLive, type LifecycleEvent, type LifecycleState, publicState, type Step, step } from './lifecycle.js';
-import { NO_SOCKET, type SessionSocket } from './socket.js';
+import { NO_SOCKET, type SessionSocket, sendSessionEvent } from './socket.js';
 import { sessionSpeech } from './speech.js';
 
 const ws = { variant: 'websocket' as const };
@@ -164,13 +164,7 @@ export class LiveSession implements Resumable {
 
   /** Attaches the socket to the session stream: every event reaches it as it reaches every other subscriber. */
   subscribe(rec: Recording): void {
-    this.detach = rec.events.attach((e) => this.sendEvent(e));
-  }
-
-  /** A session event to the socket as the spec frames it (interims may be dropped for a slow client). */
-  sendEvent(e: SessionEvent, droppable = isInterim(e)): void {
-    const frame = ownerMessage(e);
-    if (frame) this.socket.send(frame, droppable);
+    this.detach = rec.events.attach((e) => sendSessionEvent(this.socket, e));
   }
 
   /** Where the recording's own messages (errors, finalization events) go: this session's socket, whichever it is now. */

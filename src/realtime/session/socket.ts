@@ -4,6 +4,8 @@
  * attaches the new socket (session/registry.ts).
  */
 import type { AppError } from '../../platform/errors/app-error.js';
+import { isInterim, type SessionEvent } from '../../stream/events.js';
+import { ownerMessage } from '../protocol.js';
 
 export interface SessionSocket {
   /** Queued for the client (interims may be dropped by a slow client's outbox). */
@@ -33,3 +35,9 @@ export const NO_SOCKET: SessionSocket = {
   closedWithin: async () => {},
   released: () => {},
 };
+
+/** A session event to a socket as the spec frames it (interims may be dropped for a slow client). */
+export function sendSessionEvent(socket: SessionSocket, e: SessionEvent, droppable = isInterim(e)): void {
+  const frame = ownerMessage(e);
+  if (frame) socket.send(frame, droppable);
+}

@@ -7,6 +7,7 @@ import type { SessionEvent } from '../../stream/events.js';
 import type { Recording } from '../recording.js';
 import { publicState } from './lifecycle.js';
 import type { LiveSession } from './session.js';
+import { sendSessionEvent } from './socket.js';
 
 export function welcome(session: LiveSession, rec: Recording, gap: SessionEvent[]): void {
   rec.owner = () => session.ownerState();
@@ -29,6 +30,6 @@ export function welcome(session: LiveSession, rec: Recording, gap: SessionEvent[
     // The grace of the next drop, as session_started said (this process's setting).
     resume_grace_seconds: session.deps.limits.disconnectGraceMs / 1000,
   });
-  for (const e of gap) session.sendEvent(e, false);
+  for (const e of gap) sendSessionEvent(session.socket, e, false);
   session.subscribe(rec);
 }

@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { SseStream } from '../../src/platform/http/sse.js';
 import type { SessionEvent } from '../../src/stream/events.js';
+import { wireOrigin } from '../../src/stream/wire.js';
 import { connect, event, jfkPcm, startLiveApp, startSession, streamPcm, vt } from '../realtime/support.js';
 import { api, createPgSchema, dropPgSchema, type TestApp } from '../support/app.js';
 import { testRedisUrl } from '../support/services.js';
@@ -28,7 +29,11 @@ function transcript(events: Got[]): string[] {
     );
 }
 
-const asGot = (events: SessionEvent[]): Got[] => events.map((e) => ({ event: e.event, data: e.data }));
+/** Stream events as the owner's WebSocket frames them (src/stream/wire.ts: a result's start_ms becomes start_time mm:ss). */
+const asGot = (events: SessionEvent[]): Got[] =>
+  events.map((e) =>
+    e.event === 'result' ? { event: e.event, data: { ...e.data, origin: wireOrigin(e.data.origin) } } : { event: e.event, data: e.data },
+  );
 
 describe.skipIf(!redisUrl || !pg)('session stream across two instances (PostgreSQL + Redis)', () => {
   const cleanup: (() => unknown)[] = [];

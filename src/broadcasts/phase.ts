@@ -1,7 +1,7 @@
 /**
  * The broadcast's phase as its viewers see it (spec "Broadcast phase and flow"), as a pure
  * function of the host's actions. The host's recording has its own state (started, paused:
- * src/realtime/state.ts); the broadcast adds the phase (standby: only the host sees results;
+ * src/realtime/session/lifecycle.ts); the broadcast adds the phase (standby: only the host sees results;
  * live: viewers do), whether the host is connected (a drop freezes the broadcast), and the
  * end. Each step returns the next state and the events every viewer is sent, in order.
  */

@@ -25,47 +25,19 @@ export function registerRealtimeRole(
   audiences: HostedAudiences,
   subtitles: SubtitlesModule,
 ): void {
-  const {
-    logger,
-    database,
-    now,
-    bus,
-    streams,
-    engines,
-    blobs,
-    tasks,
-    reprocessor,
-    billing,
-    limits,
-    tickets,
-    keys,
-    authenticator,
-    summaryTemplates,
-    audio,
-  } = backends;
+  const { logger, now, database, summaryTemplates, ...rest } = backends;
   const rt = config.realtime;
   registerGlossaryRoutes(http, { auth, limits: glossaryLimits(config) });
   registerRealtime(http, {
     ports: {
       ...createRealtimePorts({
-        settings: { ...rt, tempDir: join(config.platform.dataDir, 'tmp', 'realtime') },
+        ...rest,
         logger,
-        database,
         now,
-        bus,
-        streams,
-        engines,
-        blobs,
-        tasks,
-        reprocessor,
-        billing,
-        limits,
-        tickets,
-        keys,
-        authenticator,
+        database,
+        settings: { ...rt, tempDir: join(config.platform.dataDir, 'tmp', 'realtime') },
         templates: summaryTemplates,
         glossaryLimits: glossaryLimits(config),
-        audio,
         corrections: new CorrectionStore(database, now),
       }),
       // Broadcasts subscribe to the host's session stream through the audiences port (src/realtime never imports them).

@@ -16,106 +16,22 @@
  * (catch-up/keeper.ts), once for the broadcast.
  */
 import { randomUUID } from 'node:crypto';
-import type { Logger } from 'pino';
-import type { Synthesizer } from '../engines/types.js';
-import { type ActivePlan, PlanService } from '../plans/service.js';
 import type { Principal } from '../platform/auth/types.js';
 import { AppError } from '../platform/errors/app-error.js';
-import { type ResultOrigin, type SentenceCorrected, type SessionEvent, startMsOf } from '../stream/events.js';
-import type { SentenceErrorData } from '../stream/sentence-errors.js';
-import { clock } from '../stream/wire.js';
-import { speakerLabel } from '../tasks/format.js';
-import { type CatchUpDeps, CatchUpKeeper } from './catch-up/keeper.js';
-import { type BroadcastStart, MAX_STANDBY_MESSAGE, validateBroadcastStart } from './host-start.js';
+import { CatchUpKeeper } from './catch-up/keeper.js';
+import { HostCaptions } from './host-captions.js';
+import type { BroadcastHostDeps, BroadcastSession, SessionTranslate } from './host-deps.js';
+import { type BroadcastStart, hostText, translationsOf } from './host-start.js';
 import { InterimTranslations } from './interim-translations.js';
 import { type BroadcastState, captionsFlow, type HostAction, initialState, step, type ViewerSignal } from './phase.js';
-import type { RuleContext } from './rules.js';
-import type { ViewerSeats } from './seats.js';
-import { HostSinks, type HostSinksDeps } from './sinks/host-sinks.js';
-import type { Broadcast, BroadcastStore } from './store.js';
-import { viewerCorrection } from './viewer-corrections.js';
-import { sentenceErrorEvent, type ViewerEvent } from './viewer-events.js';
+import { HostSinks } from './sinks/host-sinks.js';
+import type { Broadcast } from './store.js';
+import type { ViewerEvent } from './viewer-events.js';
 import { ViewerSpeech } from './viewer-speech.js';
 
 const ws = { variant: 'websocket' as const };
 
-export interface BroadcastHostDeps {
-  store: BroadcastStore;
-  seats: ViewerSeats;
-  /** Sends an event to every viewer of the broadcast, on every node. */
-  publish(broadcastId: string, event: ViewerEvent): Promise<void>;
-  /** Host text (announcements, standby messages) in another language; null when no engine serves the pair. */
-  translate(text: string, from: string, to: string): Promise<string | null>;
-  /** The synthesizer serving `language` here (viewers' tts_ready audio), or null. */
-  synthesizer(language: string, voice?: string | null): Synthesizer | null;
-  /** How often the sentence being spoken is translated for viewers (interim translations). */
-  interimTranslationMs: number;
-  /** Catch-up summaries for late joiners (absent: the deployment turned them off). */
-  catchUp?: CatchUpDeps;
-  activePlan(accountId: string): Promise<ActivePlan>;
-  /** Calls `handler` when the broadcast is revoked (REST, any node). */
-  onRevoked(broadcastId: string, handler: () => void): Promise<() => void>;
-  rules: Pick<RuleContext, 'voices'>;
-  /** Caption sinks (YouTube Live, Zoom): fed the live finals on this node. */
-  sinks: HostSinksDeps;
-  /** How long a frozen broadcast waits for its host before it ends. */
-  hostWaitMs: number;
-  /** How long this process holds the broadcast without renewing (renewed every third; host-lease.ts). */
-  hostLeaseMs: number;
-  now: () => Date;
-  logger: Logger;
-}
-
-/** Text into another language through the recording's translator with its session glossary (what its finals get). */
-export type SessionTranslate = (text: string, from: string, to: string) => Promise<string>;
-
-/** The live session a broadcast subscribes to on the host's node (src/realtime/ports.ts AudienceSession, wired in src/app.ts). */
-export interface BroadcastSession {
-  taskId: string;
-  /** This node's listeners of the session stream; returns the detach function. */
-  subscribe(listener: (event: SessionEvent) => void): () => void;
-  translate: SessionTranslate;
-}
-
-/** The regular start fields a broadcast's recording runs with (validated by src/realtime/start.ts). */
-export type StartData = Record<string, unknown>;
-
-export type Prepared = { ok: true; host: BroadcastHost; startData: StartData } | { ok: false; error: AppError };
-
-/**
- * Checks a `start` of type broadcast: its own fields, the plan (403 plan_feature_not_allowed:
- * plan-bound unlimited keys cannot broadcast), and the channel the token names, which must
- * be the caller's and usable. The recording's settings come from the channel.
- */
-export async function prepareBroadcast(deps: BroadcastHostDeps, principal: Principal, data: StartData): Promise<Prepared> {
-  const checked = validateBroadcastStart(data, deps.rules);
-  if (!checked.ok) return checked;
-  try {
-    PlanService.assertFeature(await deps.activePlan(principal.accountId), 'broadcast', 'type');
-  } catch (err) {
-    if (err instanceof AppError) return { ok: false, error: new AppError(err.code, { ...ws, details: err.details ?? undefined }) };
-    throw err;
-  }
-  const channel = await deps.store.findByToken(checked.start.token);
-  if (!channel || channel.accountId !== principal.accountId) {
-    return { ok: false, error: new AppError('broadcast_token_invalid', { ...ws, details: { field: 'broadcast_token' } }) };
-  }
-  if (channel.status === 'revoked') return { ok: false, error: new AppError('broadcast_token_revoked', ws) };
-  if (channel.status === 'ended') return { ok: false, error: new AppError('broadcast_session_ended', ws) };
-  const s = checked.start;
-  const startData: StartData = {
-    type: 'transcribe',
-    transcription_languages: channel.transcriptionLanguages,
-    translation_languages: channel.translationLanguages,
-    realtime_translation: true,
-    audio_format: s.audioFormat,
-    recognition_mode: channel.speakerDiarization ? 'multi_speaker' : 'single',
-    name: channel.name ? [...channel.name].slice(0, 60).join('') : undefined,
-    summary_template: s.summaryTemplate ?? channel.summaryTemplate ?? undefined,
-    summary_language: channel.summaryLanguage,
-  };
-  return { ok: true, host: new BroadcastHost(deps, principal, channel, s), startData };
-}
+export type { BroadcastHostDeps, BroadcastSession, SessionTranslate } from './host-deps.js';
 
 export class BroadcastHost {
   private state: BroadcastState;
@@ -128,15 +44,13 @@ export class BroadcastHost {
   private waitTimer: NodeJS.Timeout | null = null;
   /** Set when this host's recording must not end the broadcast (the host dropped, or it was revoked). */
   private keepBroadcast = false;
-  /** Final sentences of the current recording (text, speaker, when spoken), for translations' speaker fields, tts_ready's transcript and caption sinks' times. */
-  private readonly finals = new Map<number, { text: string; speakerId: string | null; at: Date }>();
   /** The broadcast's caption sinks, while its recording runs here. */
   readonly sinks: HostSinks;
-  /** Speaker display names of the current recording (renames and merges). */
-  private labels: Record<string, string> = {};
   /** Spoken translations: one synthesis per final sentence per language, for every viewer. */
   readonly speech: ViewerSpeech;
   private readonly interims: InterimTranslations;
+  /** What viewers read of the recording: captions, their translations, speakers and corrections (host-captions.ts). */
+  private readonly captions: HostCaptions;
   /** The recording's own translator (its session glossary applies), given at attach: interims translate as finals do. */
   private sessionTranslate: SessionTranslate | null = null;
   /** The catch-up summary of what was said live (null when the deployment has none). */
@@ -173,7 +87,7 @@ export class BroadcastHost {
       translate: (text, from, to) => (this.sessionTranslate ? this.sessionTranslate(text, from, to) : Promise.resolve(null)),
       live,
       intervalMs: deps.interimTranslationMs,
-      publish: (t) => this.publish({ event: 'translation', data: { ...t, ...this.speaker(t.sid), is_final: false } }),
+      publish: (t) => this.publish({ event: 'translation', data: { ...t, ...this.captions.speaker(t.sid), is_final: false } }),
     });
     this.catchUp = deps.catchUp
       ? new CatchUpKeeper(deps.catchUp, {
@@ -184,6 +98,18 @@ export class BroadcastHost {
           holds: () => !this.superseded,
         })
       : null;
+    this.captions = new HostCaptions({
+      state: () => this.state,
+      diarized: channel.speakerDiarization,
+      publish: (e) => this.publish(e),
+      msFromGoLive: (ms) => this.msFromGoLive(ms),
+      recordingStart: () => this.recordingStart,
+      interims: this.interims,
+      sinks: this.sinks,
+      speech: this.speech,
+      catchUp: this.catchUp,
+      now: deps.now,
+    });
   }
 
   get id(): string {
@@ -293,7 +219,7 @@ export class BroadcastHost {
       await this.signal([{ event: 'phase_changed', phase: 'live' }, { event: 'recording_started' }]);
     }
     if (this.state.phase === 'standby') await this.sendStandby();
-    return session.subscribe((e) => this.fromRecording(e.event, e.data as unknown as Record<string, unknown>));
+    return session.subscribe((e) => this.captions.fromRecording(e.event, e.data as unknown as Record<string, unknown>));
   }
 
   /** What `session_started` adds for a broadcast. */
@@ -309,109 +235,9 @@ export class BroadcastHost {
     };
   }
 
-  /**
-   * An event of the recording's session stream. Results, translations and sentence errors
-   * reach viewers only while captions flow (live); a final translation is also spoken once for every tts
-   * viewer; the sentence being spoken is translated for viewers (interim translations).
-   * Speaker edits reach viewers of a multi-speaker broadcast once it went live.
-   */
+  /** An event of the recording's session stream (host-captions.ts decides what viewers get). */
   fromRecording(action: string, payload: Record<string, unknown>): void {
-    if (action === 'speaker_renamed' || action === 'speaker_reassigned' || action === 'speakers_merged') {
-      this.speakerEdit(action, payload);
-      return;
-    }
-    // Sentence corrections (viewer-corrections.ts).
-    if (action === 'sentence_corrected') {
-      this.corrected(payload as unknown as SentenceCorrected);
-      return;
-    }
-    if (!captionsFlow(this.state)) return;
-    if (action === 'sentence_error') {
-      const e = payload as unknown as SentenceErrorData;
-      void this.publish(sentenceErrorEvent({ code: e.error_code, ...e }, e.sid, e.translation_language, this.deps.now()));
-    } else if (action === 'result') {
-      const o = payload.origin as ResultOrigin;
-      const startMs = startMsOf(o);
-      const diarized = this.channel.speakerDiarization;
-      const data: Record<string, unknown> = {
-        sid: o.sid,
-        text: o.text,
-        speaker_label: diarized ? speakerLabel(this.labels, o.speaker_id) : null,
-        start_time: clock(this.msFromGoLive(startMs)),
-        is_final: o.is_final,
-      };
-      if (diarized) data.speaker_id = o.speaker_id;
-      if (o.is_final && o.text === '')
-        this.interims.finalOrigin(o.sid); // withdrawn: no caption
-      else if (o.is_final) {
-        const at = new Date(this.recordingStart + startMs);
-        this.finals.set(o.sid, { text: o.text, speakerId: o.speaker_id, at });
-        if (this.finals.size > 100) this.finals.delete(this.finals.keys().next().value as number);
-        this.interims.finalOrigin(o.sid);
-        this.sinks.caption(null, { text: o.text, at });
-        this.catchUp?.add(this.msFromGoLive(startMs), o.text);
-      }
-      void this.publish({ event: 'origin', data });
-      if (!o.is_final) this.interims.interim(o.sid, o.text);
-    } else if (action === 'translation') {
-      const t = payload as { sid: number; language: string; text: string; is_final: boolean };
-      void this.publish({
-        event: 'translation',
-        data: { sid: t.sid, language: t.language, text: t.text, ...this.speaker(t.sid), is_final: t.is_final },
-      });
-      if (t.is_final) {
-        const origin = this.finals.get(t.sid);
-        this.speech.add({ sid: t.sid, language: t.language, transcript: origin?.text ?? '', text: t.text });
-        this.sinks.caption(t.language, { text: t.text, at: origin?.at ?? this.deps.now() });
-      }
-    }
-  }
-
-  /** speaker_id and speaker_label of a sentence (multi-speaker mode; null otherwise). */
-  private speaker(sid: number): { speaker_id: string | null; speaker_label: string | null } {
-    if (!this.channel.speakerDiarization) return { speaker_id: null, speaker_label: null };
-    const id = this.finals.get(sid)?.speakerId ?? null;
-    return { speaker_id: id, speaker_label: speakerLabel(this.labels, id) };
-  }
-
-  /** A speaker edit (REST or the host's actions): labels follow it; viewers of a live multi-speaker broadcast get it. */
-  private speakerEdit(action: string, d: Record<string, unknown>): void {
-    if (action === 'speaker_renamed') {
-      const id = String(d.speaker_id);
-      if (d.new_label === id) delete this.labels[id];
-      else this.labels[id] = String(d.new_label);
-    } else if (action === 'speakers_merged') {
-      delete this.labels[String(d.source_speaker_id)];
-      this.labels[String(d.target_speaker_id)] = String(d.target_speaker_label);
-      for (const sid of (d.affected_sids as number[]) ?? []) {
-        const f = this.finals.get(sid);
-        if (f) f.speakerId = String(d.target_speaker_id);
-      }
-    } else {
-      const f = this.finals.get(Number(d.sid));
-      if (f) f.speakerId = String(d.new_speaker_id);
-    }
-    // Standby sentences never reached viewers; single-speaker broadcasts have no speakers to show.
-    if (!this.channel.speakerDiarization || this.state.phase !== 'live' || this.state.ended) return;
-    void this.publish({ event: action, data: d });
-  }
-
-  /** A sentence corrected (docs/corrections.md): viewers of the live phase and the caption sinks get the new text. */
-  private corrected(c: SentenceCorrected): void {
-    const final = this.finals.get(c.sid);
-    // Only sentences viewers saw (said while captions flowed) are corrected on their screens.
-    if (!final || this.state.phase !== 'live' || this.state.ended) return;
-    final.text = c.text;
-    void this.publish(
-      viewerCorrection(
-        c,
-        this.speaker(c.sid),
-        clock(this.msFromGoLive(startMsOf({ start_time: c.start_time }))),
-        this.channel.speakerDiarization,
-      ),
-    );
-    this.sinks.caption(null, { text: c.text, at: this.deps.now() });
-    for (const [language, text] of Object.entries(c.translations)) this.sinks.caption(language, { text, at: this.deps.now() });
+    this.captions.fromRecording(action, payload);
   }
 
   /**
@@ -554,27 +380,4 @@ export class BroadcastHost {
     this.offRevoked();
     if (this.waitTimer) clearTimeout(this.waitTimer);
   }
-}
-
-function hostText(value: unknown, field: string): string {
-  if (typeof value !== 'string' || value.trim() === '' || [...value.trim()].length > MAX_STANDBY_MESSAGE) {
-    throw new AppError('invalid_parameter', {
-      ...ws,
-      message: `${field} must be a text of 1 to ${MAX_STANDBY_MESSAGE} characters.`,
-      details: { field },
-    });
-  }
-  return value.trim();
-}
-
-function translationsOf(value: unknown): Record<string, string> {
-  if (value === undefined || value === null) return {};
-  if (typeof value !== 'object' || Array.isArray(value) || Object.values(value).some((v) => typeof v !== 'string')) {
-    throw new AppError('invalid_parameter', {
-      ...ws,
-      message: 'translations must map a language to a text.',
-      details: { field: 'translations' },
-    });
-  }
-  return value as Record<string, string>;
 }

@@ -93,3 +93,28 @@ function check(data: Record<string, unknown>, ctx: Pick<RuleContext, 'voices'>):
   }
   return { token, audioFormat: af as BroadcastStart['audioFormat'], phase, standbyMessage, ttsConfig, summaryTemplate };
 }
+
+/** A host text (announcement, standby message): 1 to MAX_STANDBY_MESSAGE characters, trimmed. */
+export function hostText(value: unknown, field: string): string {
+  if (typeof value !== 'string' || value.trim() === '' || [...value.trim()].length > MAX_STANDBY_MESSAGE) {
+    throw new AppError('invalid_parameter', {
+      ...ws,
+      message: `${field} must be a text of 1 to ${MAX_STANDBY_MESSAGE} characters.`,
+      details: { field },
+    });
+  }
+  return value.trim();
+}
+
+/** Given translations of a host text: a map of language to text. */
+export function translationsOf(value: unknown): Record<string, string> {
+  if (value === undefined || value === null) return {};
+  if (typeof value !== 'object' || Array.isArray(value) || Object.values(value).some((v) => typeof v !== 'string')) {
+    throw new AppError('invalid_parameter', {
+      ...ws,
+      message: 'translations must map a language to a text.',
+      details: { field: 'translations' },
+    });
+  }
+  return value as Record<string, string>;
+}

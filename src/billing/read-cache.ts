@@ -13,7 +13,7 @@
  * itself, so nothing is cached there (several api processes share the database and a cache
  * without a cheap, exact invalidation would answer for a state it cannot verify).
  */
-import type SQLiteDatabase from 'better-sqlite3';
+import type { SqliteConnection, SqliteStatement } from '../store/database.js';
 
 /** What a plan's limits count (see LimitsCalculator.evaluate). */
 export interface LimitMinutesQuery {
@@ -49,13 +49,13 @@ interface Entry {
 
 export class BillingReadCache {
   private readonly entries = new Map<string, Entry>();
-  private epochStatement: SQLiteDatabase.Statement | undefined;
+  private epochStatement: SqliteStatement | undefined;
   /** Epochs read in this turn of the event loop (see epoch()). */
   private readonly turnEpochs = new Map<string, number>();
   private turnEnds = false;
 
   constructor(
-    private readonly sqlite: SQLiteDatabase.Database,
+    private readonly sqlite: SqliteConnection,
     private readonly maxEntries = 20_000,
   ) {}
 

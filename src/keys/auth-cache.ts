@@ -12,17 +12,17 @@
  * itself, so lookups are not cached there (LISTEN/NOTIFY invalidation would be the way).
  * Unknown keys are never cached (a new key must work at once; guessing is not made cheaper).
  */
-import type SQLiteDatabase from 'better-sqlite3';
+import type { SqliteConnection, SqliteStatement } from '../store/database.js';
 import type { KeyForAuth } from './tables.js';
 
 export class KeyLookupCache {
   private readonly entries = new Map<string, { row: KeyForAuth; epoch: number }>();
-  private epochStatement: SQLiteDatabase.Statement | undefined;
+  private epochStatement: SqliteStatement | undefined;
   /** The epoch read in this turn of the event loop (see epoch()). */
   private turnEpoch: number | undefined;
 
   constructor(
-    private readonly sqlite: SQLiteDatabase.Database,
+    private readonly sqlite: SqliteConnection,
     private readonly maxEntries = 10_000,
   ) {}
 

@@ -77,6 +77,14 @@ export function openDatabase(options: OpenOptions): Database {
  * statement is used by one query at a time: Kysely runs SQLite queries one after another
  * on its single connection. SQLite re-prepares a cached statement itself after a schema change.
  */
+/**
+ * The SQLite connection and its prepared statements, for the few reads that go around Kysely
+ * on SQLite only (the key and billing read caches: src/keys/auth-cache.ts,
+ * src/billing/read-cache.ts). The store owns the driver; features name these types.
+ */
+export type SqliteConnection = SQLiteDatabase.Database;
+export type SqliteStatement = SQLiteDatabase.Statement;
+
 function withStatementCache(sqlite: SQLiteDatabase.Database, max = 500) {
   const cache = new Map<string, SQLiteDatabase.Statement>();
   return {

@@ -49,4 +49,6 @@ export interface BroadcastSession {
   /** This node's listeners of the session stream; returns the detach function. */
   subscribe(listener: (event: SessionEvent) => void): () => void;
   translate: SessionTranslate;
+  /** Milliseconds of audio recorded so far (the timeline of the results' times). */
+  recordedMs(): number;
 }

@@ -39,6 +39,10 @@ export class BroadcastHost {
   private liveSince: number | null = null;
   /** Wall-clock time of the current recording's audio position 0. */
   private recordingStart = 0;
+  /** The current recording, while attached (its audio position at go-live anchors caption times). */
+  private recording: BroadcastSession | null = null;
+  /** The current recording's audio position when the broadcast went live during it (null: live before it began). */
+  private liveAtMs: number | null = null;
   private resumed = false;
   private offRevoked: () => void = () => {};
   private waitTimer: NodeJS.Timeout | null = null;
@@ -200,6 +204,8 @@ export class BroadcastHost {
   async attach(session: BroadcastSession, onRevoked: () => void, onLost: (error: AppError) => void): Promise<() => void> {
     this.onLost = onLost;
     this.sessionTranslate = session.translate;
+    this.recording = session;
+    this.liveAtMs = null;
     this.recordingStart = this.deps.now().getTime();
     await this.deps.store.setTask(this.id, session.taskId);
     await this.sinks.start();
@@ -253,6 +259,9 @@ export class BroadcastHost {
   /** broadcast_go_live: standby -> live. Answers the host with phase_changed. */
   async goLive(): Promise<Record<string, unknown>> {
     await this.apply({ kind: 'go_live' });
+    // Captions count from here on the recording's own timeline (audio may arrive faster or
+    // slower than the wall clock: a client catching up after a stall, a test at 4x).
+    this.liveAtMs = this.recording?.recordedMs() ?? null;
     const now = this.deps.now();
     await this.deps.store.setPhase(this.id, 'live', now);
     this.liveSince ??= now.getTime();
@@ -357,6 +366,8 @@ export class BroadcastHost {
 
   /** ms from the recording's start -> ms from going live (viewers count from 00:00 at go-live). */
   private msFromGoLive(recordingMs: number): number {
+    if (this.liveAtMs !== null) return Math.max(0, recordingMs - this.liveAtMs);
+    // Live before this recording began (a host who returned): its audio position 0 is its start on the wall clock.
     const at = this.recordingStart + recordingMs;
     return Math.max(0, at - (this.liveSince ?? at));
   }

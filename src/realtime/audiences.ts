@@ -25,6 +25,8 @@ export interface AudienceSession {
   subscribe(listener: (event: SessionEvent) => void): () => void;
   /** Text into another language through the session's translator and glossary (as its finals). */
   translate(text: string, from: string, to: string): Promise<string>;
+  /** Milliseconds of audio recorded so far: the session's timeline, on which its results' times lie. */
+  recordedMs(): number;
 }
 
 export interface HostedAudience {

@@ -129,7 +129,12 @@ async function begin(session: LiveSession, opening: OpeningHost, sent: Record<st
     session.claimed = null;
     // The broadcast subscribes to the session stream; phase rules decide what reaches its viewers.
     const toViewers = await host.attach(
-      { taskId: rec.taskId, subscribe: (l) => rec.events.attach(l), translate: (text, from, to) => rec.translateText(text, from, to) },
+      {
+        taskId: rec.taskId,
+        subscribe: (l) => rec.events.attach(l),
+        translate: (text, from, to) => rec.translateText(text, from, to),
+        recordedMs: () => rec.durationMs,
+      },
       () => session.broadcastRevoked(),
       (error) => session.broadcastLost(error),
     );

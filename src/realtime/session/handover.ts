@@ -3,9 +3,8 @@
  * its last audio and state stored), or another process took its recording over while this one
  * still ran it (this process stalled past its lease and the grace).
  */
-import { isTransient } from '../../stream/events.js';
 import type { Recording } from '../recording.js';
-import { GAP_MAX, type LiveSession } from './session.js';
+import { collectGap, type LiveSession } from './session.js';
 
 /**
  * Parks the session's recording for the process that resumes it; the socket, if still open,
@@ -23,9 +22,7 @@ export async function handOff(session: LiveSession, graceMs: number): Promise<bo
   session.detach();
   session.detach = () => {};
   session.gapOff();
-  session.gapOff = rec.events.attach((e) => {
-    if (!isTransient(e) && gap.length < GAP_MAX) gap.push(e);
-  });
+  session.gapOff = collectGap(rec, gap);
   rec.owner = () => ({ ...owner, gap });
   const began = Date.now();
   let parked = false;

@@ -27,8 +27,13 @@ import { NO_SOCKET, type SessionSocket, sendSessionEvent } from './socket.js';
 import { sessionSpeech } from './speech.js';
 
 const ws = { variant: 'websocket' as const };
-/** Session events kept while the client is away (finals, translations, statuses; interims are dropped). */
-export const GAP_MAX = 2000;
+const GAP_MAX = 2000;
+/** Keeps into `gap` what a client away misses: finals, translations, statuses (interims dropped), at most GAP_MAX. */
+export function collectGap(rec: Recording, gap: SessionEvent[]): () => void {
+  return rec.events.attach((e) => {
+    if (!isTransient(e) && gap.length < GAP_MAX) gap.push(e);
+  });
+}
 
 /** Every port a session uses, given once. */
 export interface SessionDeps {
@@ -273,9 +278,7 @@ export class LiveSession implements Resumable {
         if (!rec) return;
         const gap: SessionEvent[] = [];
         this.gap = gap;
-        this.gapOff = rec.events.attach((e) => {
-          if (!isTransient(e) && gap.length < GAP_MAX) gap.push(e);
-        });
+        this.gapOff = collectGap(rec, gap);
         return;
       }
       case 'arm_grace':

@@ -16,6 +16,12 @@ import { isEnd, isTransient, type SessionEvent, type SessionEventBody } from './
 
 /** Finals a late joiner gets (each with its translations). */
 export const REPLAY_FINALS = 50;
+/**
+ * Translations are checked against the finals a subscriber got (orphans dropped) until it got
+ * this many finals: a translation goes out within a few sentences of its final, so no orphan
+ * can come later, and the set of sids a subscriber keeps stays small.
+ */
+export const ORPHAN_CHECK_FINALS = 4 * REPLAY_FINALS;
 /** The replay buffer is forgotten this long after the session's last event... */
 export const REPLAY_TTL_SECONDS = 2 * 60 * 60;
 /** ...and this long after its end (late joiners still learn that it ended). */
@@ -161,8 +167,10 @@ export class SessionStreams {
    * is live; with `replay` (default) the retained latest finals (with their translations and
    * the status and speaker events among them) come first, then live events, without a gap
    * between the two. After the session ended, the replay ends with `status: ended` (within
-   * REPLAY_TTL_AFTER_END_SECONDS). `onEvent` runs synchronously on the bus's delivery: put
-   * an Outbox in front of anything slow.
+   * REPLAY_TTL_AFTER_END_SECONDS). A translation is delivered only after its own final
+   * (OrphanFilter): the retained log is cut by count, wherever the publishes in flight
+   * happen to stand when it is read. `onEvent` runs synchronously on the bus's delivery:
+   * put an Outbox in front of anything slow.
    */
   async subscribe(taskId: string, onEvent: SessionListener, options: { replay?: boolean } = {}): Promise<SessionSubscription> {
     let last = 0;
@@ -174,6 +182,7 @@ export class SessionStreams {
     const ended = new Promise<void>((r) => {
       markEnded = r;
     });
+    const orphans = new OrphanFilter();
     const deliver = (e: SessionEvent, live: boolean) => {
       if (closed || e.seq <= last) return;
       if (live) {
@@ -181,6 +190,8 @@ export class SessionStreams {
         lastLive = e.seq;
       }
       last = e.seq;
+      // Counted as delivered (no gap), but never shown without its sentence.
+      if (orphans.drops(e)) return;
       try {
         onEvent(e);
       } catch (err) {
@@ -220,5 +231,30 @@ export class SessionStreams {
       ended,
       close,
     };
+  }
+}
+
+/**
+ * Drops the translations whose final a subscriber did not get. The retained log keeps the
+ * latest N events, so where it is read decides where it starts: with publishes still in flight
+ * (Redis: each one a MULTI of its own, the read lands between any two), between a final and
+ * its translation, between two languages' translations of one sentence, or after a final whose
+ * translation is published a few sentences later (translations lag behind finals). Each left a
+ * late joiner a translation of a sentence it never saw. The same holds for the first live
+ * events of a subscriber whose replay was empty (a failed read, `replay: false`). The check ends
+ * after ORPHAN_CHECK_FINALS finals: nothing published before the subscriber's start comes that late.
+ */
+class OrphanFilter {
+  private finals: Set<number> | null = new Set();
+
+  drops(e: SessionEvent): boolean {
+    const finals = this.finals;
+    if (!finals) return false;
+    if (e.event === 'result' && e.data.origin.is_final) {
+      finals.add(e.data.origin.sid);
+      if (finals.size >= ORPHAN_CHECK_FINALS) this.finals = null;
+      return false;
+    }
+    return e.event === 'translation' && !finals.has(e.data.sid);
   }
 }

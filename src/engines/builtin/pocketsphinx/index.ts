@@ -14,7 +14,7 @@ import { PocketSphinxStreamingRecognizer } from './streaming.js';
  * main pool so that live streams holding every decoder of it never wait for their own
  * finals. Two: finals are short and this machine class has two cores.
  */
-const FINAL_DECODERS = 2;
+export const FINAL_DECODERS = 2;
 
 interface Shared {
   pool: DecoderPool;

@@ -11,7 +11,7 @@ import { speakerTopic } from '../../src/bus/topics.js';
 import type { EventBus } from '../../src/bus/types.js';
 import { createLogger } from '../../src/platform/logging.js';
 import type { SessionEvent, SessionEventBody } from '../../src/stream/events.js';
-import { REPLAY_FINALS, type SessionSubscription, SessionStreams } from '../../src/stream/session-streams.js';
+import { REPLAY_FINALS, SessionStreams, type SessionSubscription } from '../../src/stream/session-streams.js';
 import { busPairFactories } from '../support/buses.js';
 import { sentence, until } from './support.js';
 

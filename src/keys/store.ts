@@ -16,11 +16,19 @@ export class KeyStore {
   /** Lookups by key hash, checked against the auth epoch on every use (SQLite only: auth-cache.ts). */
   private readonly lookups: KeyLookupCache | undefined;
 
+  /**
+   * PostgreSQL with caching on: the lookup also reads the account's billing epoch (one more
+   * indexed row in the same statement), so GET /me/plan and the like cost one round trip when
+   * the billing reads are cached (src/billing/read-cache.ts). The key itself is read every time.
+   */
+  private readonly withBillingEpoch: boolean;
+
   constructor(
     private readonly database: Database,
     options: { cacheLookups?: boolean } = {},
   ) {
     if (options.cacheLookups !== false && database.sqlite) this.lookups = new KeyLookupCache(database.sqlite);
+    this.withBillingEpoch = options.cacheLookups !== false && database.dialect === 'postgres';
   }
 
   private get db() {
@@ -74,14 +82,21 @@ export class KeyStore {
   }
 
   private async readForAuth(keyHash: string): Promise<KeyForAuth | null> {
-    this.authQuery ??= precompile<'hash'>((param) =>
-      this.db
+    this.authQuery ??= precompile<'hash'>((param) => {
+      const lookup = this.db
         .selectFrom('api_keys')
         .innerJoin('accounts', 'accounts.id', 'api_keys.account_id')
         .selectAll('api_keys')
         .select(['accounts.blocked as account_blocked', 'accounts.user_disabled as account_user_disabled'])
-        .where('api_keys.key_hash', '=', param('hash')),
-    );
+        .where('api_keys.key_hash', '=', param('hash'));
+      // The billing epoch belongs to billing (migration 0702); it is read here so that the
+      // request's one statement also tells billing whether its cached reads still hold.
+      return this.withBillingEpoch
+        ? lookup
+            .leftJoin('billing_epoch', 'billing_epoch.account_id', 'api_keys.account_id')
+            .select((eb) => eb.fn.coalesce('billing_epoch.epoch', eb.lit(0)).as('billing_epoch'))
+        : lookup;
+    });
     const r = await this.db.executeQuery<KeyForAuth>(this.authQuery({ hash: keyHash }));
     return r.rows[0] ?? null;
   }

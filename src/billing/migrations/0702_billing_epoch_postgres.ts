@@ -19,14 +19,14 @@ export const billingEpochPostgresMigration: Migration = {
       .addColumn('account_id', 'text', (c) => c.primaryKey())
       .addColumn('epoch', 'bigint', (c) => c.notNull())
       .execute();
-    // Unqualified names resolve through the writer's search_path, which is the schema the
-    // tables are in (tests and deployments give each connection its schema).
+    // The function keeps the search_path it was created with (the schema of these tables), so a
+    // writer whose own search_path differs (psql naming the schema) still bumps the right table.
     const bump = (row: 'NEW' | 'OLD') =>
       `INSERT INTO billing_epoch (account_id, epoch) VALUES (${row}.account_id, 1)
          ON CONFLICT (account_id) DO UPDATE SET epoch = billing_epoch.epoch + 1;`;
     await sql
       .raw(
-        `CREATE FUNCTION parley_billing_epoch_bump() RETURNS trigger LANGUAGE plpgsql AS $$
+        `CREATE FUNCTION parley_billing_epoch_bump() RETURNS trigger LANGUAGE plpgsql SET search_path FROM CURRENT AS $$
          BEGIN
            IF TG_OP <> 'INSERT' THEN ${bump('OLD')} END IF;
            -- An update that moves a row to another account moves both accounts' counters.

@@ -8,6 +8,7 @@
 
 import { billingMigration } from './billing/migrations/0002_billing.js';
 import { billingEpochMigration } from './billing/migrations/0701_billing_epoch.js';
+import { billingEpochPostgresMigration } from './billing/migrations/0702_billing_epoch_postgres.js';
 import type { BillingTables } from './billing/tables.js';
 import { broadcastsMigration } from './broadcasts/migrations/0500_broadcasts.js';
 import { broadcastHostsMigration } from './broadcasts/migrations/0501_broadcast_hosts.js';
@@ -91,6 +92,7 @@ export const MIGRATIONS: Migration[] = [
   liveRecordingsMigration,
   authEpochMigration,
   billingEpochMigration,
+  billingEpochPostgresMigration,
   sentenceRevisionsMigration,
 ];
 

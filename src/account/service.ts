@@ -49,12 +49,17 @@ export interface UsageView {
 export class AccountService {
   constructor(private readonly deps: { billing: BillingService; plans: PlanService; limits: LimitsCalculator; now: () => Date }) {}
 
-  async plan(principal: Principal): Promise<PlanView> {
+  /**
+   * `principal` is this request's own (GET /me/plan): on PostgreSQL its key lookup also read the
+   * account's billing epoch, which lets the cached billing reads answer with no further round trip.
+   */
+  async plan(principal: Principal & { billingEpoch?: number }): Promise<PlanView> {
     const now = this.deps.now();
-    const { plan, policy, available } = await this.deps.billing.standing(principal);
+    const epoch = principal.billingEpoch;
+    const { plan, policy, available } = await this.deps.billing.standing(principal, epoch);
     if (plan.mode === 'credit') return { mode: 'credit', plan: null, available_credit: available };
     if (plan.mode === 'unlimited') return { mode: 'unlimited', plan: null, features: { all: true }, expired_at: plan.expiresAt };
-    const report = await this.deps.limits.evaluate(principal.accountId, plan, now, policy);
+    const report = await this.deps.limits.evaluate(principal.accountId, plan, now, policy, epoch);
     const lists = featureLists(plan.plan);
     return {
       mode: 'unlimited',

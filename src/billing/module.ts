@@ -36,8 +36,10 @@ export function createBillingModule(d: {
   onCharged?: (usageType: string, points: number) => void;
 }): BillingModule {
   const now = d.now ?? (() => new Date());
-  // Billing reads in memory on SQLite (read-cache.ts); a plan change by this process drops the epochs read in this turn.
-  const readCache = d.config.platform.keyCache && d.database.sqlite ? new BillingReadCache(d.database.sqlite) : undefined;
+  // Billing reads in memory behind the billing epoch (read-cache.ts): on SQLite read by the
+  // cache, on PostgreSQL by each request's key lookup. A plan change by this process drops the
+  // epochs read in this turn (SQLite).
+  const readCache = d.config.platform.keyCache ? new BillingReadCache(d.database.sqlite) : undefined;
   const plans = new PlanService(d.database, { catalogue: d.config.plans.catalogue, now, afterWrite: () => readCache?.written() });
   const billing = new BillingService({
     database: d.database,

@@ -3,15 +3,18 @@
  * plan, the balances and the minute counts on each request), without ever trusting a stale
  * one. Each entry remembers the account's billing epoch it was read at (a per-account counter
  * that triggers bump on every change to the account's plan, credit lots or charges, by any
- * process on the same database file: migration 0701) and the instant until which time alone
+ * process on the same database: migrations 0701 and 0702) and the instant until which time alone
  * cannot change it (the next lot expiry, the next charge leaving the rolling window...). The
- * epoch is read through a prepared statement before every use, so a top-up, a spend, a refund
+ * epoch is checked before every use, so a top-up, a spend, a refund
  * or a plan change made anywhere shows on the very next read; it is read before the database
  * read it guards, so a change in between is seen the next time.
  *
- * SQLite only: on PostgreSQL the epoch would cost a network round trip, as much as the read
- * itself, so nothing is cached there (several api processes share the database and a cache
- * without a cheap, exact invalidation would answer for a state it cannot verify).
+ * On SQLite the epoch is read here (a prepared statement, microseconds). On PostgreSQL that
+ * read would cost a round trip of its own, as much as the reads it guards, so the epoch comes
+ * with the request's key lookup instead (the same statement, src/keys/store.ts, migration 0702)
+ * and a caller passes it in; a read without one (a live session's per-minute check, whose
+ * principal outlives its request) goes to the database. Either way the epoch is read before the
+ * data it guards and after the request started, so nothing committed before a request is missed.
  */
 import type { SqliteConnection, SqliteStatement } from '../store/database.js';
 
@@ -27,6 +30,8 @@ export interface LimitMinutesQuery {
   nowMs: number;
   /** The rolling window's length (how long a charge counts in it). */
   windowMs: number;
+  /** The account's billing epoch read by this request (PostgreSQL), when the caller has one. */
+  epoch?: number;
 }
 
 export interface LimitMinutes {
@@ -55,7 +60,8 @@ export class BillingReadCache {
   private turnEnds = false;
 
   constructor(
-    private readonly sqlite: SqliteConnection,
+    /** SQLite: where epochs are read; none (PostgreSQL): only epochs callers pass are used. */
+    private readonly sqlite: SqliteConnection | undefined,
     private readonly maxEntries = 20_000,
   ) {}
 
@@ -67,7 +73,8 @@ export class BillingReadCache {
    * as simultaneous with it (the key cache does the same, src/keys/auth-cache.ts); a write
    * made through this process drops the readings at once (`written`).
    */
-  epoch(accountId: string): number {
+  epoch(accountId: string): number | undefined {
+    if (!this.sqlite) return undefined;
     const known = this.turnEpochs.get(accountId);
     if (known !== undefined) return known;
     this.epochStatement ??= this.sqlite.prepare('SELECT epoch FROM billing_epoch WHERE account_id = ?').pluck();
@@ -91,9 +98,12 @@ export class BillingReadCache {
   /**
    * The value cached under `key` for the account when its epoch has not moved and time has not
    * run past its validity; otherwise `read()`, kept for next time. A read that fails is not kept.
+   * `knownEpoch`: the account's epoch read by this request (PostgreSQL's key lookup); without it
+   * and without SQLite there is no epoch to trust, and the read goes to the database.
    */
-  async through<T>(accountId: string, key: string, nowMs: number, read: () => Promise<Fresh<T>>): Promise<T> {
-    const epoch = this.epoch(accountId);
+  async through<T>(accountId: string, key: string, nowMs: number, read: () => Promise<Fresh<T>>, knownEpoch?: number): Promise<T> {
+    const epoch = knownEpoch ?? this.epoch(accountId);
+    if (epoch === undefined) return (await read()).value;
     const entry = this.entries.get(key);
     if (entry && entry.epoch === epoch && nowMs < entry.validUntilMs) return entry.value as T;
     const fresh = await read();

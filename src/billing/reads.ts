@@ -92,7 +92,7 @@ export type PlanAndBalances = {
 export class BillingReads {
   constructor(
     protected readonly database: Database,
-    /** The plan, balances and minute counts kept in memory, SQLite only (read-cache.ts). */
+    /** The plan, balances and minute counts kept in memory behind the billing epoch (read-cache.ts). */
     private readonly cache?: BillingReadCache,
   ) {}
 
@@ -201,11 +201,19 @@ export class BillingReads {
     return this.planAndBalancesQuery;
   }
 
-  /** The plan assignment row and the key's and the account pool's unexpired balances (cached on SQLite). */
-  async planAndBalances(accountId: string, keyId: string, now: Date): Promise<PlanAndBalances> {
+  /**
+   * The plan assignment row and the key's and the account pool's unexpired balances, cached
+   * behind the billing epoch: on SQLite always, on PostgreSQL when `epoch` (read by this
+   * request's key lookup) is given.
+   */
+  async planAndBalances(accountId: string, keyId: string, now: Date, epoch?: number): Promise<PlanAndBalances> {
     if (!this.cache) return (await this.readPlanAndBalances(accountId, keyId, now)).value;
-    return this.cache.through(accountId, `p\u0000${accountId}\u0000${keyId}`, now.getTime(), () =>
-      this.readPlanAndBalances(accountId, keyId, now),
+    return this.cache.through(
+      accountId,
+      `p\u0000${accountId}\u0000${keyId}`,
+      now.getTime(),
+      () => this.readPlanAndBalances(accountId, keyId, now),
+      epoch,
     );
   }
 
@@ -268,15 +276,17 @@ export class BillingReads {
   }
 
   /**
-   * The minute counts of a plan's limits in one statement. Cached on SQLite until a charge or
-   * a refund of the account (its epoch), the end of the plan day, the oldest counted charge
-   * leaving the rolling window, or the instant of a charge stamped later than now (another
-   * process's clock) would change them.
+   * The minute counts of a plan's limits in one statement. Cached (on SQLite, and on PostgreSQL
+   * when the query carries the request's epoch) until a charge or a refund of the account (its
+   * epoch), the end of the plan day, the oldest counted charge leaving the rolling window, or
+   * the instant of a charge stamped later than now (another process's clock) would change them.
    */
   async limitMinutes(accountId: string, q: LimitMinutesQuery, now: Date): Promise<LimitMinutes> {
-    if (!this.cache) return (await this.readLimitMinutes(accountId, q, false)).value;
+    if (!this.cache || (q.epoch === undefined && this.database.dialect !== 'sqlite')) {
+      return (await this.readLimitMinutes(accountId, q, false)).value;
+    }
     const key = `m\u0000${accountId}\u0000${q.day[0]}\u0000${q.rolling ? q.windowMs : ''}\u0000${q.totalFrom ?? ''}`;
-    return this.cache.through(accountId, key, now.getTime(), () => this.readLimitMinutes(accountId, q, true));
+    return this.cache.through(accountId, key, now.getTime(), () => this.readLimitMinutes(accountId, q, true), q.epoch);
   }
 
   private limitBoundsQuery?: ReturnType<typeof precompile<'account' | 'from' | 'until'>>;

@@ -162,14 +162,19 @@ export class BillingService {
     return fromMilli(await this.store.availableMilli(principal.accountId, principal.keyId, p.allowAccountPool, this.now()));
   }
 
-  /** Plan in force, key settings and the key's available credit, in one statement (plus the key's settings). */
-  async standing(principal: Principal): Promise<Standing> {
+  /**
+   * Plan in force, key settings and the key's available credit, in one statement (plus the key's
+   * settings). `epoch`: the account's billing epoch read by this request's key lookup
+   * (PostgreSQL), which lets the cached read answer; only a caller serving that very request
+   * passes it (see read-cache.ts).
+   */
+  async standing(principal: Principal, epoch?: number): Promise<Standing> {
     const now = this.now();
     // The Authenticator usually attached the key's settings: then this is one statement.
     const attached = (principal as Principal & { policy?: KeyPolicy }).policy;
     const [snap, policy] = attached
-      ? [await this.store.planAndBalances(principal.accountId, principal.keyId, now), attached]
-      : await Promise.all([this.store.planAndBalances(principal.accountId, principal.keyId, now), this.policy(principal.keyId)]);
+      ? [await this.store.planAndBalances(principal.accountId, principal.keyId, now, epoch), attached]
+      : await Promise.all([this.store.planAndBalances(principal.accountId, principal.keyId, now, epoch), this.policy(principal.keyId)]);
     return {
       plan: this.plans.fromRow(snap.plan, now),
       policy,

@@ -69,7 +69,17 @@ export interface BillingDrawsTable {
   milli: number;
 }
 
+/**
+ * A counter per account that triggers move on every change to its plan, credit lots or charges
+ * (migrations 0701 on SQLite, 0702 on PostgreSQL): what the billing read cache checks.
+ */
+export interface BillingEpochTable {
+  account_id: string;
+  epoch: number;
+}
+
 export interface BillingTables {
+  billing_epoch: BillingEpochTable;
   billing_accounts: BillingAccountsTable;
   credit_lots: CreditLotsTable;
   usage_records: UsageRecordsTable;

@@ -14,6 +14,12 @@ import type { KeyForAuth, KeyStore } from './store.js';
 export interface KeyPrincipal extends Principal {
   /** The key's billing settings, read in the same query (saves billing a second read). */
   policy: KeyPolicy;
+  /**
+   * PostgreSQL: the account's billing epoch read in the same query, at this request's start.
+   * Only a handler of this very request may use it (see BillingReads: a principal kept longer,
+   * e.g. by a live session, would carry an epoch that no longer says anything).
+   */
+  billingEpoch?: number;
 }
 
 export function policyOf(row: {
@@ -50,7 +56,13 @@ export class KeyAuthenticator implements Authenticator {
     }
     if (!row || row.deleted_at !== null) throw new AppError('auth_invalid_api_key');
     this.check(row, input.ip);
-    return { accountId: row.account_id, keyId: row.id, policy: policyOf(row) };
+    const epoch = row.billing_epoch;
+    return {
+      accountId: row.account_id,
+      keyId: row.id,
+      policy: policyOf(row),
+      billingEpoch: epoch === undefined || epoch === null ? undefined : Number(epoch),
+    };
   }
 
   /** The checks that apply to a key again at WebSocket start (the ticket's key). */

@@ -1,8 +1,9 @@
 /** Store operations for accounts and API keys (the only SQL of this feature). */
 import { randomUUID } from 'node:crypto';
-import type { CompiledQuery, Selectable, Updateable } from 'kysely';
+import { type CompiledQuery, type Expression, type Selectable, type SqlBool, sql, type Updateable } from 'kysely';
 import type { Database, Executor } from '../store/database.js';
 import { precompile } from '../store/precompiled.js';
+import { KeyLookupBatch } from './auth-batch.js';
 import { KeyLookupCache } from './auth-cache.js';
 import type { AccountsTable, ApiKeysTable, KeyForAuth, KeyRow } from './tables.js';
 
@@ -12,15 +13,28 @@ export type KeyPatch = Omit<Updateable<ApiKeysTable>, 'id' | 'account_id' | 'key
 
 export class KeyStore {
   private authQuery: ((values: { hash: string }) => CompiledQuery) | undefined;
+  private authBatchQuery: ((values: { hashes: string[] }) => CompiledQuery) | undefined;
+
+  /** PostgreSQL: the lookups of requests that arrive together, in one statement (auth-batch.ts). */
+  private readonly batch: KeyLookupBatch | undefined;
 
   /** Lookups by key hash, checked against the auth epoch on every use (SQLite only: auth-cache.ts). */
   private readonly lookups: KeyLookupCache | undefined;
+
+  /**
+   * PostgreSQL with caching on: the lookup also reads the account's billing epoch (one more
+   * indexed row in the same statement), so GET /me/plan and the like cost one round trip when
+   * the billing reads are cached (src/billing/read-cache.ts). The key itself is read every time.
+   */
+  private readonly withBillingEpoch: boolean;
 
   constructor(
     private readonly database: Database,
     options: { cacheLookups?: boolean } = {},
   ) {
     if (options.cacheLookups !== false && database.sqlite) this.lookups = new KeyLookupCache(database.sqlite);
+    this.withBillingEpoch = options.cacheLookups !== false && database.dialect === 'postgres';
+    if (database.dialect === 'postgres') this.batch = new KeyLookupBatch((hashes) => this.readManyForAuth(hashes));
   }
 
   private get db() {
@@ -60,10 +74,12 @@ export class KeyStore {
 
   /**
    * The key with this hash and its account's flags, deleted keys included (the caller decides).
-   * Runs on every authenticated request, so the statement is compiled once, and on SQLite
-   * a found key is kept while the auth epoch stays the same (auth-cache.ts).
+   * Runs on every authenticated request, so the statement is compiled once; on SQLite a found
+   * key is kept while the auth epoch stays the same (auth-cache.ts), on PostgreSQL the lookups of
+   * requests that arrive together are one statement (auth-batch.ts), read after each of them began.
    */
   async findForAuth(keyHash: string): Promise<KeyForAuth | null> {
+    if (this.batch) return this.batch.get(keyHash);
     if (!this.lookups) return this.readForAuth(keyHash);
     const epoch = this.lookups.epoch();
     const cached = this.lookups.get(keyHash, epoch);
@@ -73,17 +89,34 @@ export class KeyStore {
     return row;
   }
 
+  /** The key and its account's flags (and, PostgreSQL, the account's billing epoch). */
+  private authLookup(match: Expression<SqlBool>) {
+    const lookup = this.db
+      .selectFrom('api_keys')
+      .innerJoin('accounts', 'accounts.id', 'api_keys.account_id')
+      .selectAll('api_keys')
+      .select(['accounts.blocked as account_blocked', 'accounts.user_disabled as account_user_disabled'])
+      .where(match);
+    // The billing epoch belongs to billing (migration 0702); it is read here so that the
+    // request's one statement also tells billing whether its cached reads still hold.
+    return this.withBillingEpoch
+      ? lookup
+          .leftJoin('billing_epoch', 'billing_epoch.account_id', 'api_keys.account_id')
+          .select((eb) => eb.fn.coalesce('billing_epoch.epoch', eb.lit(0)).as('billing_epoch'))
+      : lookup;
+  }
+
   private async readForAuth(keyHash: string): Promise<KeyForAuth | null> {
-    this.authQuery ??= precompile<'hash'>((param) =>
-      this.db
-        .selectFrom('api_keys')
-        .innerJoin('accounts', 'accounts.id', 'api_keys.account_id')
-        .selectAll('api_keys')
-        .select(['accounts.blocked as account_blocked', 'accounts.user_disabled as account_user_disabled'])
-        .where('api_keys.key_hash', '=', param('hash')),
-    );
+    this.authQuery ??= precompile<'hash'>((param) => this.authLookup(sql<boolean>`api_keys.key_hash = ${param('hash')}`));
     const r = await this.db.executeQuery<KeyForAuth>(this.authQuery({ hash: keyHash }));
     return r.rows[0] ?? null;
+  }
+
+  private async readManyForAuth(hashes: string[]): Promise<KeyForAuth[]> {
+    this.authBatchQuery ??= precompile<'hashes'>((param) =>
+      this.authLookup(sql<boolean>`api_keys.key_hash = any(${param('hashes')}::text[])`),
+    );
+    return (await this.db.executeQuery<KeyForAuth>(this.authBatchQuery({ hashes }))).rows;
   }
 
   /** A key that is not deleted. */

@@ -49,4 +49,9 @@ export type KeyRow = Selectable<ApiKeysTable>;
 export interface KeyForAuth extends KeyRow {
   account_blocked: number;
   account_user_disabled: number;
+  /**
+   * PostgreSQL only: the account's billing epoch (migration 0702) read in the same statement,
+   * so the billing read cache can answer this request without a round trip of its own.
+   */
+  billing_epoch?: number | null;
 }

@@ -87,12 +87,17 @@ export class LimitsCalculator {
     this.deps.sessions = sessions;
   }
 
-  /** The limits of a plan-bound unlimited authorization at `now`. */
+  /**
+   * The limits of a plan-bound unlimited authorization at `now`. `epoch`: the account's billing
+   * epoch read by the request being served (PostgreSQL), so the minute counts may come from the
+   * read cache; callers outside one request pass none.
+   */
   async evaluate(
     accountId: string,
     plan: Extract<ActivePlan, { mode: 'unlimited-plan' }>,
     now: Date,
     key?: KeyPolicy,
+    epoch?: number,
   ): Promise<LimitsReport> {
     const l = plan.plan.limits;
     const nowMs = now.getTime();
@@ -108,6 +113,7 @@ export class LimitsCalculator {
         totalFrom: l.auth_total_limit_minutes === null ? null : plan.grantedAt,
         nowMs,
         windowMs,
+        epoch,
       },
       now,
     );

@@ -4,8 +4,11 @@
  * (on PostgreSQL also one Redis), as two api processes do: what one of them writes (a top-up,
  * a spend, a refund, a plan change, a revoked key) the other answers on the very next request;
  * and what only time changes (a lot expiring, a charge leaving the rolling window, a charge
- * stamped ahead by another process's clock) shows as soon as the clock gets there.
+ * stamped ahead by another process's clock) shows as soon as the clock gets there. On
+ * PostgreSQL the reads are cached too, behind the account's epoch read with the key (one round
+ * trip a request), and only for the request that read it.
  */
+import { type RawBuilder, sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api, backends, startTestApp, type TestApp } from '../support/app.js';
 import { type Clock, clock, realKey } from './support.js';
@@ -106,5 +109,56 @@ describe.each(backends())('billing reads seen across processes (%s)', (backend) 
     const later = (await plan(k.key)).limits;
     expect(later.rolling_used_minutes).toBe(0);
     expect(later.daily_used_minutes).toBe(0);
+  });
+
+  it('a change written by hand in SQL (an operator, another tool) shows at once', async () => {
+    const k = await realKey(first);
+    const db = second.app.deps.database.db;
+    await first.app.deps.billing.grantCredit({ accountId: k.accountId, points: 10, pool: 'account' });
+    expect((await plan(k.key)).available_credit).toBe(10);
+    await sql`update credit_lots set remaining_milli = 4000 where account_id = ${k.accountId}`.execute(db);
+    expect((await plan(k.key)).available_credit).toBe(4);
+    await first.app.deps.plans.setPlan(k.accountId, 'unlimited');
+    expect((await plan(k.key)).mode).toBe('unlimited');
+    await sql`delete from account_plans where account_id = ${k.accountId}`.execute(db);
+    expect(await plan(k.key)).toEqual({ mode: 'credit', plan: null, available_credit: 4 });
+  });
+
+  it('a principal kept past its request (a live session) never answers from an old epoch', async () => {
+    const k = await realKey(first);
+    await first.app.deps.billing.grantCredit({ accountId: k.accountId, points: 10, pool: 'account' });
+    const kept = await first.app.deps.authenticator.authenticate({ apiKey: k.key, ip: '127.0.0.1' });
+    expect((await first.app.deps.billing.standing(kept)).available).toBe(10);
+    expect((await plan(k.key)).available_credit).toBe(10);
+    await second.app.deps.billing.chargeOneOff(k, { type: 'summary', points: 3, idempotencyKey: `kept:${k.keyId}` });
+    expect((await first.app.deps.billing.standing(kept)).available).toBe(7);
+    expect((await plan(k.key)).available_credit).toBe(7);
+  });
+
+  // What shows that PostgreSQL answers from memory: a change that moves no epoch (triggers off,
+  // as a superuser's bulk load can do) is not seen until something moves the epoch.
+  it.runIf(backend === 'postgres')('on PostgreSQL the plan, balances and minutes are cached behind the epoch', async () => {
+    const k = await realKey(first);
+    const db = second.app.deps.database.db;
+    const quietly = (statement: RawBuilder<unknown>) =>
+      db.transaction().execute(async (trx) => {
+        await sql`set local session_replication_role = replica`.execute(trx);
+        await statement.execute(trx);
+      });
+    await first.app.deps.billing.grantCredit({ accountId: k.accountId, points: 10, pool: 'account' });
+    expect((await plan(k.key)).available_credit).toBe(10);
+    await quietly(sql`update credit_lots set remaining_milli = 4000 where account_id = ${k.accountId}`);
+    expect((await plan(k.key)).available_credit).toBe(10);
+    await second.app.deps.billing.grantCredit({ accountId: k.accountId, points: 1, pool: 'account' });
+    expect((await plan(k.key)).available_credit).toBe(5);
+
+    await second.app.deps.plans.setPlan(k.accountId, 'unlimited-plan');
+    const rec = await second.app.deps.billing.startUsage(k, { type: 'recording' });
+    await second.app.deps.billing.charge(rec.id, { idempotencyKey: 'm0', points: 1, minutes: 2 });
+    expect((await plan(k.key)).limits.daily_used_minutes).toBe(2);
+    await quietly(sql`update billing_charges set minutes = 5 where account_id = ${k.accountId}`);
+    expect((await plan(k.key)).limits.daily_used_minutes).toBe(2);
+    await second.app.deps.billing.charge(rec.id, { idempotencyKey: 'm1', points: 1, minutes: 1 });
+    expect((await plan(k.key)).limits.daily_used_minutes).toBe(6);
   });
 });

@@ -112,6 +112,22 @@ describe.each(backends())('API keys and authentication (%s)', (backend) => {
     expectAuthError(await me(k.api_key), 401, 'auth_key_expired');
   });
 
+  it('requests arriving together each get their own key (PostgreSQL reads them in one statement)', async () => {
+    const named = await Promise.all(['a', 'b', 'c', 'd'].map((name) => keys().createKey({ name })));
+    const disabled = await keys().createKey({ name: 'off' });
+    await keys().updateKey(disabled.key_id, { disabled: true });
+    const deleted = await keys().createKey({ name: 'gone' });
+    await keys().deleteKey(deleted.key_id);
+    const unknown = `svc_${'Y'.repeat(32)}`;
+    // Each valid key twice (two requests for one key share its row), all sent at once.
+    const sent = [...named, ...named].map((k) => me(k.api_key));
+    const [off, gone, none, ...answers] = await Promise.all([me(disabled.api_key), me(deleted.api_key), me(unknown), ...sent]);
+    expectAuthError(off, 401, 'auth_key_disabled');
+    expectAuthError(gone, 401, 'auth_invalid_api_key');
+    expectAuthError(none, 401, 'auth_invalid_api_key');
+    expect(answers.map((r) => [r.status, r.body.data.name])).toEqual([...named, ...named].map((k) => [200, k.name]));
+  });
+
   it('auth_account_blocked and auth_user_disabled are 403', async () => {
     const k = await keys().createKey({});
     await keys().setAccountFlags(k.account_id, { blocked: true });

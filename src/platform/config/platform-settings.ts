@@ -45,7 +45,7 @@ export const platformSettings = defineSection({
   ),
   keyCache: settings.bool(
     'PARLEY_KEY_CACHE',
-    "Keep API key lookups, and each account's plan, balances and plan-limit minute counts, in memory on SQLite, checked on every request against counters that any change to a key, an account, a plan, a credit lot or a charge moves (a change still takes effect on the next request). Off: database reads on every request. PostgreSQL never caches them.",
+    "Keep each account's plan, balances and plan-limit minute counts (and, on SQLite, API key lookups) in memory, checked on every request against counters that any change to a key, an account, a plan, a credit lot or a charge moves, so a change still takes effect on the next request; on PostgreSQL the account's counter is read with the key, in the request's one statement. Off: database reads on every request.",
     true,
   ),
   trustProxy: settings.bool('PARLEY_TRUST_PROXY', 'Believe X-Forwarded-For for the client address (only behind your own proxy).', false),

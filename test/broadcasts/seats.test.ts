@@ -8,23 +8,17 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, describe, expect, it } from 'vitest';
 import { presenceSeats, type ViewerSeats } from '../../src/broadcasts/seats.js';
-import { InMemoryPresence } from '../../src/presence/in-memory.js';
-import { RedisPresence } from '../../src/presence/redis.js';
-import type { Presence } from '../../src/presence/types.js';
-import { testRedisUrl } from '../support/services.js';
+import { presencePairFactories } from '../support/presences.js';
 
-const redisUrl = testRedisUrl();
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-const kinds: Array<[string, () => Presence[]]> = [['in-process', () => [new InMemoryPresence()]]];
-if (redisUrl) kinds.push(['redis, two instances', () => [new RedisPresence(redisUrl), new RedisPresence(redisUrl)]]);
-
-describe.each(kinds)('viewer seats (%s)', (_name, make) => {
+// In memory (one object), and on Redis as two instances (two connections) sharing one room.
+describe.each(presencePairFactories())('viewer seats ($name)', ({ make }) => {
   const presences = make();
-  const all: ViewerSeats[] = presences.map(presenceSeats);
+  const all: ViewerSeats[] = presences.map((p) => presenceSeats(p));
   const at = (i: number) => all[i % all.length]!;
   afterAll(async () => {
-    for (const p of presences) await p.close();
+    for (const p of new Set(presences)) await p.close();
   });
   const LEASE = 60_000;
 

@@ -75,4 +75,3 @@ export function presenceSeats(presence: Presence): ViewerSeats {
     counts: (broadcastId) => presence.count(group(broadcastId)).then((c) => ({ viewers: c.holders, queued: c.waiting })),
   };
 }
-

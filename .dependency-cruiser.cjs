@@ -48,14 +48,6 @@ const CONCRETE_BACKENDS = [
   '^node_modules/(ioredis|bullmq|pg|better-sqlite3|@aws-sdk)/',
 ];
 
-/**
- * The one exception, named with what removes it: broadcast viewer seats and subtitle audiences
- * each keep their own Redis client for their leased counts (Lua scripts on sorted sets). Issue
- * 29's "one presence interface" (src/presence/: in-memory and Redis, chosen in app.ts beside the
- * bus) replaces both; until then these two files may import ioredis. Nothing else is excepted.
- */
-const TEMPORARY_OWN_REDIS_CLIENTS = '^src/(broadcasts/seats|subtitles/audience)\\.ts$';
-
 module.exports = {
   forbidden: [
     {
@@ -119,7 +111,7 @@ module.exports = {
       name: 'feature-imports-concrete-backend',
       severity: 'error',
       comment: 'Features get interfaces (EventBus, BlobStore, JobQueue, Presence ...); app.ts picks the implementation.',
-      from: { path: FEATURE, pathNot: TEMPORARY_OWN_REDIS_CLIENTS },
+      from: { path: FEATURE },
       to: { path: CONCRETE_BACKENDS },
     },
   ],

@@ -33,6 +33,9 @@ import { createHttpServer } from './platform/http/server.js';
 import { createLogger } from './platform/logging.js';
 import { InMemoryRateLimiter, type RateLimiter } from './platform/rate-limit.js';
 import { RedisRateLimiter } from './platform/redis-rate-limit.js';
+import { InMemoryPresence } from './presence/in-memory.js';
+import { RedisPresence } from './presence/redis.js';
+import type { Presence } from './presence/types.js';
 import { reprocessQueue } from './processing/reprocess.js';
 import { registerAsyncApiRoutes } from './realtime/asyncapi-routes.js';
 import { registerRetranslateRoutes } from './retranslate/routes.js';
@@ -82,8 +85,9 @@ export async function buildApp(config: Config, overrides: BuildOverrides = {}): 
   const build = buildString();
   const roles = config.platform.roles;
 
-  // Backends. Redis, when configured, carries pub/sub, rate limits and jobs (BullMQ) across
-  // processes; without it jobs live in the database (PARLEY_JOB_QUEUE picks explicitly).
+  // Backends. Redis, when configured, carries pub/sub, rate limits, presence (leased counts:
+  // broadcast seats, subtitle audiences) and jobs (BullMQ) across processes; without it jobs
+  // live in the database (PARLEY_JOB_QUEUE picks explicitly).
   const redisUrl = config.platform.redisUrl;
   let bus: EventBus = overrides.bus ?? new InProcessBus();
   let rateLimiter: RateLimiter = new InMemoryRateLimiter();
@@ -93,6 +97,9 @@ export async function buildApp(config: Config, overrides: BuildOverrides = {}): 
     bus = redisBus;
     rateLimiter = new RedisRateLimiter(redisUrl);
   }
+  // Presence is Redis's whenever Redis is configured, even beside an injected bus: the counts
+  // must hold across every process that shares the deployment's Redis.
+  const presence: Presence = redisUrl ? new RedisPresence(redisUrl) : new InMemoryPresence();
   const jobs = await openJobQueue(config, database, logger.child({ component: 'jobs' }), now);
   // Live sessions as event streams: the publisher where a recording runs, subscriptions anywhere (src/stream).
   // Search over the task library (src/search): triggers keep the index; live finals reach it
@@ -166,14 +173,14 @@ export async function buildApp(config: Config, overrides: BuildOverrides = {}): 
   });
   // One broadcasts module for both sides: viewers (api role) and hosts (realtime role) share its seats.
   const broadcasts = createBroadcastsModule(
-    broadcastsDeps(config, { database, bus, rateLimiter, plans, summaryTemplates, engines, redisUrl, now, logger }),
+    broadcastsDeps(config, { database, bus, rateLimiter, plans, summaryTemplates, engines, presence, now, logger }),
   );
   const subtitles = createSubtitlesModule({
     database,
     bus,
     streams,
     rateLimiter,
-    redisUrl,
+    presence,
     maxViewers: config.subtitles.maxViewers,
     sourceSeats: { percent: config.subtitles.sourceSeatPercent, min: config.subtitles.sourceSeatsMin },
     recheckSeconds: config.subtitles.recheckSeconds,
@@ -326,7 +333,7 @@ export async function buildApp(config: Config, overrides: BuildOverrides = {}): 
       if (!overrides.bus) await bus.close(); // an injected bus belongs to whoever shares it
       await (rateLimiter as { close?: () => Promise<void> }).close?.();
       await broadcasts.close();
-      await subtitles.close();
+      await presence.close();
       await engines.close();
       blobs.close?.();
       await database.close();

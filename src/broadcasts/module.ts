@@ -12,6 +12,7 @@ import { SSE_HEARTBEAT_MS } from '../platform/http/sse.js';
 import type { HttpApp } from '../platform/http/types.js';
 import type { RateLimiter } from '../platform/rate-limit.js';
 import { exponentialBackoff } from '../platform/retry.js';
+import type { Presence } from '../presence/types.js';
 import type { Database } from '../store/database.js';
 import { postWebhook } from '../webhooks/sender.js';
 import { type ChannelLimits, ViewerGuard } from './abuse.js';
@@ -25,7 +26,7 @@ import { startHostSweep } from './host-lease.js';
 import { type Prepared, prepareBroadcast } from './host-prepare.js';
 import { registerBroadcastRoutes } from './routes.js';
 import type { RuleContext } from './rules.js';
-import { InMemorySeats, RedisSeats, type ViewerSeats } from './seats.js';
+import { presenceSeats, type ViewerSeats } from './seats.js';
 import { BroadcastService } from './service.js';
 import { registerSinkRoutes } from './sinks/routes.js';
 import { SinkService } from './sinks/service.js';
@@ -86,8 +87,8 @@ export interface BroadcastsModuleDeps {
   sinkDelivery: { allowPrivate: boolean; attempts: number; retryBaseMs: number; timeoutMs: number };
   /** Per-source limits: the channel ceilings (abuse.ts) and each source's share of seats (viewer-stream.ts). */
   sourceLimits: ChannelLimits & { seats: SourceShareRule };
-  /** Seats are counted in Redis when the deployment has it (every process counts together). */
-  redisUrl?: string;
+  /** Leased counts shared by every process (src/presence): the viewer seats and their queue. */
+  presence: Presence;
   now: () => Date;
   logger: Logger;
 }
@@ -103,7 +104,7 @@ function notReplayed(event: ViewerEvent): boolean {
 export function createBroadcastsModule(d: BroadcastsModuleDeps): BroadcastsModule {
   const store = new BroadcastStore(d.database);
   const catchUps = new CatchUpStore(d.database);
-  const seats: ViewerSeats = d.redisUrl ? new RedisSeats(d.redisUrl) : new InMemorySeats();
+  const seats: ViewerSeats = presenceSeats(d.presence);
   const broadcasts = new BroadcastService({
     counts: (id) => seats.counts(id),
     store,
@@ -214,9 +215,9 @@ export function createBroadcastsModule(d: BroadcastsModuleDeps): BroadcastsModul
     catchUpReader: new CatchUpReader(catchUps),
     host,
     hosting: { prepare: (principal, data) => prepareBroadcast(host, principal, data) },
+    // The presence belongs to the composition root, which closes it.
     close: async () => {
       stopSweep();
-      await seats.close();
     },
   };
 }

@@ -9,6 +9,7 @@ import type { Config } from '../config.js';
 import type { EngineRegistry } from '../engines/registry.js';
 import type { PlanService } from '../plans/service.js';
 import type { RateLimiter } from '../platform/rate-limit.js';
+import type { Presence } from '../presence/types.js';
 import type { Database } from '../store/database.js';
 import type { SummaryTemplateCatalogue } from '../summary-templates/catalogue.js';
 import { synthesizerFor, voicesFor } from '../tts/voice-choice.js';
@@ -20,14 +21,15 @@ export interface BroadcastsBackends {
   plans: PlanService;
   summaryTemplates: SummaryTemplateCatalogue;
   engines: EngineRegistry;
-  redisUrl: string | undefined;
+  /** The leased counts backend picked beside the bus (src/app.ts). */
+  presence: Presence;
   now: () => Date;
   logger: Logger;
 }
 
 export function broadcastsDeps(
   config: Config,
-  { database, bus, rateLimiter, plans, summaryTemplates, engines, redisUrl, now, logger }: BroadcastsBackends,
+  { database, bus, rateLimiter, plans, summaryTemplates, engines, presence, now, logger }: BroadcastsBackends,
 ): BroadcastsModuleDeps {
   return {
     database,
@@ -71,7 +73,7 @@ export function broadcastsDeps(
       wrongPerChannel: config.broadcasts.wrongPasswordsPerChannel,
       seats: { percent: config.broadcasts.sourceSeatPercent, min: config.broadcasts.sourceSeatsMin },
     },
-    redisUrl,
+    presence,
     now,
     logger: logger.child({ component: 'broadcasts' }),
   };

@@ -1,8 +1,9 @@
 /**
  * Floating subtitles, built once in the composition root: the access service (tokens,
- * shares) over its store, the audience counter (Redis when the deployment has one, so the
- * limit and each source's share of it hold across realtime processes), and the two route sets: REST access on the api
- * role, the subtitle SSE on the realtime role.
+ * shares) over its store, the audience counter (over the presence port: Redis when the
+ * deployment has one, so the limit and each source's share of it hold across realtime
+ * processes), and the two route sets: REST access on the api role, the subtitle SSE on the
+ * realtime role.
  */
 
 import { sessionTopic } from '../bus/topics.js';
@@ -12,11 +13,12 @@ import type { Authenticator } from '../platform/auth/types.js';
 import type { SourceShareRule } from '../platform/http/source-share.js';
 import type { HttpApp } from '../platform/http/types.js';
 import type { RateLimiter } from '../platform/rate-limit.js';
+import type { Presence } from '../presence/types.js';
 import type { Database } from '../store/database.js';
 import { isEnd } from '../stream/events.js';
 import type { SessionStreams } from '../stream/session-streams.js';
 import type { TaskRecord } from '../tasks/store.js';
-import { type AudienceCounter, InMemoryAudience, RedisAudience } from './audience.js';
+import { type AudienceCounter, presenceAudience } from './audience.js';
 import { registerSubtitleFeedRoute } from './feed-route.js';
 import { registerSubtitleRoutes } from './routes.js';
 import { SubtitleService } from './service.js';
@@ -27,7 +29,6 @@ export interface SubtitlesModule {
   audience: AudienceCounter;
   registerApi(app: HttpApp, auth: Authenticator): void;
   registerRealtime(app: HttpApp): void;
-  close(): Promise<void>;
 }
 
 export function createSubtitlesModule(deps: {
@@ -36,7 +37,8 @@ export function createSubtitlesModule(deps: {
   /** The live sessions' event streams (src/stream). */
   streams: SessionStreams;
   rateLimiter: RateLimiter;
-  redisUrl: string | undefined;
+  /** Leased counts shared by every process (src/presence): the audience seats. */
+  presence: Presence;
   maxViewers: number;
   /** What one source (address, feed token) may hold of a recording's audience seats. */
   sourceSeats: SourceShareRule;
@@ -47,7 +49,7 @@ export function createSubtitlesModule(deps: {
   activePlan(accountId: string): Promise<ActivePlan>;
   now: () => Date;
 }): SubtitlesModule {
-  const audience: AudienceCounter = deps.redisUrl ? new RedisAudience(deps.redisUrl) : new InMemoryAudience();
+  const audience: AudienceCounter = presenceAudience(deps.presence);
   const service = new SubtitleService({
     store: new SubtitleStore(deps.database),
     getTask: deps.getTask,
@@ -87,9 +89,6 @@ export function createSubtitlesModule(deps: {
           };
         },
       });
-    },
-    async close() {
-      await audience.close?.();
     },
   };
 }

@@ -65,6 +65,10 @@ describe('dependency rules', () => {
         'src/bus/redis.ts': 'export const b = 1;\n',
         'src/realtime/recording.ts': "import { h } from '../broadcasts/host.js';\nexport const x = h;\n",
         'src/broadcasts/host.ts': 'export const h = 1;\n',
+        // Presence (issue 29): seats and audiences get the port; the mechanism knows no feature.
+        'src/broadcasts/seats.ts': "import { p } from '../presence/redis.js';\nexport const s = p;\n",
+        'src/presence/redis.ts': 'export const p = 1;\n',
+        'src/presence/in-memory.ts': "import { h } from '../broadcasts/host.js';\nexport const m = h;\n",
         'src/keys/a.ts': "import { b } from './b.js';\nexport const a = () => b;\n",
         'src/keys/b.ts': "import { a } from './a.js';\nexport const b = () => a;\n",
       };
@@ -72,7 +76,15 @@ describe('dependency rules', () => {
         await mkdir(dirname(join(dir, path)), { recursive: true });
         await writeFile(join(dir, path), text);
       }
-      const broken = new Set((await violations(dir)).map((v) => v.rule.name));
+      const found = await violations(dir);
+      const broken = new Set(found.map((v) => v.rule.name));
+      // No feature file is excepted any more (the seats' and audiences' own Redis clients are gone).
+      expect(found.map(describeRule)).toEqual(
+        expect.arrayContaining([
+          'feature-imports-concrete-backend: src/broadcasts/seats.ts -> src/presence/redis.ts',
+          'mechanism-imports-feature: src/presence/in-memory.ts -> src/broadcasts/host.ts',
+        ]),
+      );
       expect([...broken].sort()).toEqual(
         [
           'engine-imports-feature-http-or-store',

@@ -1,6 +1,6 @@
 /**
  * No module-level state in the mechanisms (issue 29): engines, platform, store, bus, jobs,
- * storage and stream keep what changes in objects that the composition root builds (an engine
+ * storage, stream and presence keep what changes in objects that the composition root builds (an engine
  * registry's shared resources, a server's open streams), so two registries or servers in one
  * process never see each other's. A top-level `let` or a top-level Map/Set/WeakMap fails this
  * test unless it is one of the process-wide facts below, each with its reason.
@@ -10,7 +10,7 @@ import { join, relative, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 const root = resolve(import.meta.dirname, '../..');
-const FOLDERS = ['engines', 'platform', 'store', 'bus', 'jobs', 'storage', 'stream'];
+const FOLDERS = ['engines', 'platform', 'store', 'bus', 'jobs', 'storage', 'stream', 'presence'];
 
 /** file -> names allowed at module level, and why they are the process's, not an instance's. */
 const PROCESS_WIDE: Record<string, { names: string[]; why: string }> = {

@@ -1,25 +1,24 @@
 /**
  * Viewer seats: at most max viewers seated, the rest queued first come first served and
  * admitted in order as seats free; leases lapse when not renewed; a share key (a source's
- * address, a viewer token) holds at most its limit of seats and places. The same behaviour in
- * process and on Redis, where two instances (two connections) share one room.
+ * address, a viewer token) holds at most its limit of seats and places. The same behaviour on
+ * both presence backends: in process, and on Redis, where two instances (two connections, as two
+ * processes) share one room.
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, describe, expect, it } from 'vitest';
-import { InMemorySeats, RedisSeats, type ViewerSeats } from '../../src/broadcasts/seats.js';
-import { testRedisUrl } from '../support/services.js';
+import { presenceSeats, type ViewerSeats } from '../../src/broadcasts/seats.js';
+import { presencePairFactories } from '../support/presences.js';
 
-const redisUrl = testRedisUrl();
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-const kinds: Array<[string, () => ViewerSeats[]]> = [['in-process', () => [new InMemorySeats()]]];
-if (redisUrl) kinds.push(['redis, two instances', () => [new RedisSeats(redisUrl), new RedisSeats(redisUrl)]]);
-
-describe.each(kinds)('viewer seats (%s)', (_name, make) => {
-  const all = make();
+// In memory (one object), and on Redis as two instances (two connections) sharing one room.
+describe.each(presencePairFactories())('viewer seats ($name)', ({ make }) => {
+  const presences = make();
+  const all: ViewerSeats[] = presences.map((p) => presenceSeats(p));
   const at = (i: number) => all[i % all.length]!;
   afterAll(async () => {
-    for (const s of all) await s.close();
+    for (const p of new Set(presences)) await p.close();
   });
   const LEASE = 60_000;
 

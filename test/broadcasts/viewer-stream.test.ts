@@ -3,16 +3,21 @@
  * (PocketSphinx, Apertium): connected, standby, phase_changed, recording_started, origin and
  * translation (lang filter), late-joiner replay of finals only, paused/resumed/ended; every
  * connection error; the queue at max_viewers with admission; revoke while watching. The
- * connection errors, kick and revoke are read through the typed client (src/client).
+ * connection errors, kick and revoke are read through the typed client (src/client). In
+ * process, and with REDIS_URL on Redis (the bus and the seats' presence are then Redis's).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ParleyError, type SseStream } from '../../src/client/index.js';
 import { nodeClient } from '../../src/client/node.js';
 import { connect, event, jfkPcm, type Msg, startLiveApp, streamPcm, vt, waitFor } from '../realtime/support.js';
 import { api, type TestApp } from '../support/app.js';
+import { testRedisUrl } from '../support/services.js';
 import { expectError, newBroadcast, onAir, openViewer, realKey, type ViewerClient } from './support.js';
 
 const pcm = jfkPcm();
+const redisUrl = testRedisUrl();
+const kinds: Array<[string, Record<string, string>]> = [['in-process', {}]];
+if (redisUrl) kinds.push(['redis', { REDIS_URL: redisUrl }]);
 
 /** Reads a client SSE stream event by event: `next(name)` skips to the next event so named. */
 function reader<E>(stream: SseStream<E>) {
@@ -40,12 +45,12 @@ async function until(cond: () => Promise<boolean>, timeoutMs = 10_000): Promise<
   }
 }
 
-describe('broadcast viewer stream (sqlite, real host)', () => {
+describe.each(kinds)('broadcast viewer stream (sqlite, %s, real host)', (_name, backendEnv) => {
   let t: TestApp;
   let key: string;
   beforeAll(async () => {
     // Viewers from many addresses (X-Forwarded-For): one address holds only its share of seats and queue places.
-    t = await startLiveApp('sqlite', { env: { PARLEY_TRUST_PROXY: '1' } });
+    t = await startLiveApp('sqlite', { env: { PARLEY_TRUST_PROXY: '1', ...backendEnv } });
     const k = await realKey(t);
     key = k.key;
     await t.app.deps.billing.grantCredit({ accountId: k.accountId, points: 100, pool: 'account' });

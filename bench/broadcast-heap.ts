@@ -44,7 +44,8 @@ function kindsOf(file: string): Kinds {
   const bytes = new Map<string, number>();
   for (let i = 0; i < snap.nodes.length; i += width) {
     const type = types[snap.nodes[i + typeAt] as number] ?? '?';
-    const name = type === 'string' || type === 'concatenated string' || type === 'sliced string' ? '' : snap.strings[snap.nodes[i + nameAt] as number];
+    const name =
+      type === 'string' || type === 'concatenated string' || type === 'sliced string' ? '' : snap.strings[snap.nodes[i + nameAt] as number];
     const key = `${type}:${(name ?? '').slice(0, 60)}`;
     count.set(key, (count.get(key) ?? 0) + 1);
     bytes.set(key, (bytes.get(key) ?? 0) + (snap.nodes[i + sizeAt] as number));
@@ -98,7 +99,9 @@ async function main(): Promise<void> {
     .slice(0, TOP);
   let total = 0;
   for (const r of [...after.bytes.keys()]) total += (after.bytes.get(r) ?? 0) - (before.bytes.get(r) ?? 0);
-  console.log(`heap snapshot difference: ${(total / VIEWERS).toFixed(0)} bytes per viewer; the largest kinds (objects and bytes per viewer):`);
+  console.log(
+    `heap snapshot difference: ${(total / VIEWERS).toFixed(0)} bytes per viewer; the largest kinds (objects and bytes per viewer):`,
+  );
   for (const r of rows) console.log(`  ${r.b.toFixed(0).padStart(6)} B  ${r.n.toFixed(2).padStart(6)}  ${r.k}`);
   clients.send({ kind: 'stop' });
   await handle({ kind: 'stop' });

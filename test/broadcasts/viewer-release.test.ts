@@ -47,7 +47,7 @@ describe('a viewer stream ends cleanly and leaves nothing behind (sqlite)', () =
 
   const streamsCounted = async () => {
     const values = (await t.app.deps.metrics.httpRequests.get()).values;
-    return values.find((v) => v.labels.route === ROUTE && v.labels.status === 200)?.value ?? 0;
+    return values.find((v) => v.labels.route === ROUTE && String(v.labels.status) === '200')?.value ?? 0;
   };
   const seated = async (id: string) => (await api(t.url, 'GET', `/api/v1/broadcasts/${id}`, { key })).body.data.viewer_count as number;
   const openStreams = () => t.app.http.sseStreams?.size ?? 0;

@@ -68,6 +68,7 @@ async function main(): Promise<void> {
   handle = await serveParley({ viewers: VIEWERS, processes: 1, redisUrl: '' }, (m: ServerMsg) => {
     if (m.kind === 'ready') url = m.url;
   });
+  console.log(`server ready at ${url}; heap snapshot before...`);
   const dir = tmpdir();
   const beforeFile = join(dir, `parley-heap-before-${process.pid}.heapsnapshot`);
   const afterFile = join(dir, `parley-heap-after-${process.pid}.heapsnapshot`);
@@ -79,6 +80,7 @@ async function main(): Promise<void> {
   });
   const connected = await new Promise<ClientMsg>((r) => clients.once('message', (m: ClientMsg) => r(m)));
   if (connected.kind !== 'connected') throw new Error(JSON.stringify(connected));
+  console.log(`${VIEWERS} viewers connected; heap snapshot after...`);
   const m1 = await settle();
   writeHeapSnapshot(afterFile);
   const before = kindsOf(beforeFile);

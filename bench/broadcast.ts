@@ -12,7 +12,11 @@
  * servers' RSS (and heap) after a GC, once all viewers are connected and the events ran, minus
  * the same before any viewer connected, over N.
  *
- *   npm run -s bench:broadcast [-- --viewers 10000 --seconds 20 --processes 1]
+ *   npm run -s bench:broadcast [-- --viewers 10000 --seconds 20 --processes 1 --baseline DIR]
+ *
+ * `--baseline DIR`: also measures the Parley of another checkout (e.g. the commit before a
+ * change, `git archive <commit> | tar -x -C DIR` with node_modules linked), between the bare
+ * broadcaster and this one, with the same clients: old and new side by side in one run.
  *
  * `--processes P`: P server processes of each kind, the viewers spread evenly over them. Parley's
  * share one database and the Redis bus and seats (REDIS_URL, default redis://127.0.0.1:6379/13),
@@ -25,6 +29,7 @@
  */
 import { type ChildProcess, fork } from 'node:child_process';
 import { loadavg } from 'node:os';
+import { join as joinPath, resolve as resolvePath } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
   BUCKET_MS,
@@ -46,6 +51,7 @@ const arg = (name: string, fallback: number) => Number(argOf(name) ?? fallback);
 const VIEWERS = arg('viewers', Number(process.env.BENCH_VIEWERS ?? 10_000));
 const SECONDS = arg('seconds', 20);
 const PROCESSES = arg('processes', 1);
+const BASELINE = argOf('baseline');
 const REDIS_URL = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379/13';
 /** Viewers connecting at once, per client process. */
 const CONNECT_WIDTH = 100;
@@ -56,8 +62,8 @@ const PER_CLIENT = 18_000;
 class Child<In extends { kind: string }, Out extends { kind: string }> {
   private readonly waiting: Array<(m: Out) => void> = [];
   readonly proc: ChildProcess;
-  constructor(args: string[]) {
-    this.proc = fork(fileURLToPath(import.meta.url), args, {
+  constructor(args: string[], script = fileURLToPath(import.meta.url)) {
+    this.proc = fork(script, args, {
       execArgv: ['--import', 'tsx', '--expose-gc'],
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     });
@@ -93,15 +99,17 @@ function pct(histogram: number[], total: number, p: number): number {
   return Number.NaN;
 }
 
-async function measure(which: 'parley' | 'bare') {
+async function measure(which: 'parley' | 'bare', checkout?: string) {
   const serverArgs = ['--serve', which, '--viewers', String(VIEWERS), '--processes', String(PROCESSES)];
-  const first = new Child<ServerCmd, ServerMsg>(serverArgs);
+  // The servers of a baseline run from their own checkout (its bench/broadcast.ts serves its own app).
+  const script = checkout ? joinPath(resolvePath(checkout), 'bench', 'broadcast.ts') : undefined;
+  const first = new Child<ServerCmd, ServerMsg>(serverArgs, script);
   const ready = await first.next('ready');
   const servers = [first];
   const urls = [ready.url];
   for (let i = 1; i < PROCESSES; i++) {
     const extra = which === 'parley' ? ['--data', ready.dataDir ?? '', '--token', ready.token ?? ''] : [];
-    const s = new Child<ServerCmd, ServerMsg>([...serverArgs, ...extra]);
+    const s = new Child<ServerCmd, ServerMsg>([...serverArgs, ...extra], script);
     urls.push((await s.next('ready')).url);
     servers.push(s);
   }
@@ -136,7 +144,7 @@ async function measure(which: 'parley' | 'bare') {
   }
   const delivered = results.reduce((n, r) => n + r.received, 0);
   return {
-    which,
+    which: checkout ? 'old' : which,
     connectSeconds,
     delivered,
     expected: expected * VIEWERS,
@@ -181,15 +189,22 @@ async function main(): Promise<void> {
   );
   console.log(`  load average before: ${load()} (2 cores shared with other work: timings on a busy machine mean little)`);
   const bare = await measure('bare');
+  const old = BASELINE ? await measure('parley', BASELINE) : null;
   const parley = await measure('parley');
   const kb = (n: number) => (n / 1024).toFixed(1);
-  for (const r of [bare, parley]) {
+  if (old) console.log(`  old = the Parley of ${BASELINE}`);
+  for (const r of old ? [bare, old, parley] : [bare, parley]) {
     console.log(
       `  ${r.which.padEnd(6)}  delivered ${r.delivered}/${r.expected}  delay p50 ${r.p50.toFixed(2)} ms  p99 ${r.p99.toFixed(2)} ms  ` +
         `memory per viewer: RSS ${kb(r.rssPerViewer)} KB, heap ${kb(r.heapPerViewer)} KB  (connected in ${r.connectSeconds.toFixed(1)} s)`,
     );
   }
   const verdict = (ok: boolean) => (ok ? 'met' : 'MISSED');
+  if (old) {
+    console.log(
+      `  old/bare: p99 ${(old.p99 / bare.p99).toFixed(2)}, p50 ${(old.p50 / bare.p50).toFixed(2)}, connect ${(old.connectSeconds / bare.connectSeconds).toFixed(2)}`,
+    );
+  }
   const p99 = parley.p99 / bare.p99;
   const p50 = parley.p50 / bare.p50;
   const connect = parley.connectSeconds / bare.connectSeconds;

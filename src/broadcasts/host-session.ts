@@ -258,12 +258,15 @@ export class BroadcastHost {
 
   /** broadcast_go_live: standby -> live. Answers the host with phase_changed. */
   async goLive(): Promise<Record<string, unknown>> {
+    const allowed = step(this.state, { kind: 'go_live' });
+    if ('error' in allowed) throw allowed.error;
+    // Written before viewers are told: a viewer admitted on the news reads (and its room shares) the live row.
+    const now = this.deps.now();
+    await this.deps.store.setPhase(this.id, 'live', now);
     await this.apply({ kind: 'go_live' });
     // Captions count from here on the recording's own timeline (audio may arrive faster or
     // slower than the wall clock: a client catching up after a stall, a test at 4x).
     this.liveAtMs = this.recording?.recordedMs() ?? null;
-    const now = this.deps.now();
-    await this.deps.store.setPhase(this.id, 'live', now);
     this.liveSince ??= now.getTime();
     return { phase: 'live' };
   }

@@ -238,10 +238,8 @@ export function registerBroadcasts(app: HttpApp, m: BroadcastsModule, auth: Auth
       seats: m.seats,
       heartbeatMs: SSE_HEARTBEAT_MS,
       leaseMs: SEAT_LEASE_MS,
-      async stillAdmitted(id, viewerToken) {
-        const now = await m.store.get(id);
-        return now !== null && (await m.viewers.admits(now, viewerToken));
-      },
+      read: (id) => m.store.get(id),
+      admits: (b, viewerToken) => m.viewers.admits(b, viewerToken),
       logger: app.log,
     }),
     counter: new ViewerCounter(m.store),

@@ -208,7 +208,8 @@ async function openViewerStream(deps: ViewerStreamDeps, request: FastifyRequest<
   const source = sourceOf(request.ip);
   await deps.guard.assertSourceAllowed(source);
   const token = request.params.token;
-  const found = CHANNEL_TOKEN.test(token) ? await deps.store.findByToken(token) : null;
+  // A broadcast with viewers on this process is known by its room (its row read once for all joiners): no read per viewer.
+  const found = CHANNEL_TOKEN.test(token) ? ((await deps.fanout.admissionFacts(token)) ?? (await deps.store.findByToken(token))) : null;
   if (!found) {
     await deps.guard.countUnknown(source);
     throw new AppError('broadcast_session_not_found', { details: { reason: 'unknown_token' } });
@@ -264,7 +265,7 @@ async function openViewerStream(deps: ViewerStreamDeps, request: FastifyRequest<
 
   // The viewer joins this process's room of the broadcast (fanout/): one bus subscription for all its viewers.
   const viewer = new RoomViewer(viewerId, lang, listens, displayLanguage(hint), share.keys, viewerToken, first.admitted);
-  const room = await deps.fanout.join(b.id, b.maxViewers, viewer);
+  const room = await deps.fanout.join(b, viewer);
   let initial: ViewerItem[];
   try {
     initial = await initialItems(deps, b, room, viewer, catchUpOf);
@@ -273,10 +274,9 @@ async function openViewerStream(deps: ViewerStreamDeps, request: FastifyRequest<
     await deps.seats.leave(b.id, viewerId, share.keys);
     throw err;
   }
-  // The request is settled as the stream opens (its log line and metrics), so nothing keeps it for the stream's life.
   // Headers, connected and the initial items leave in one write (corked until they are all queued).
   reply.raw.cork();
-  const sse = openSse(request, reply, { settleRequest: true, headersWithFirstFrame: true });
+  const sse = openSse(request, reply, { headersWithFirstFrame: true });
   try {
     const phase = b.phase === 'live' || b.phase === 'paused' ? 'live' : 'standby';
     sse.send('connected', {
@@ -334,7 +334,7 @@ function watchQueue(
         await deps.counter.count(b.id, next.viewers);
         sse.send('admitted', { message: w.msg('admitted') });
         room.seat(viewer);
-        const catchUp = await w.catchUpOf((await deps.store.get(b.id)) ?? b);
+        const catchUp = await w.catchUpOf((await deps.fanout.row(room)) ?? b);
         if (catchUp) sse.send(catchUp.event, sharedJson(catchUp.data), catchUp.id);
       } else if (next.position !== lastPosition) {
         lastPosition = next.position;
@@ -358,10 +358,11 @@ async function initialItems(
   viewer: RoomViewer,
   catchUpOf: (b: Broadcast) => Promise<CatchUpEvent | null>,
 ): Promise<ViewerItem[]> {
-  const { log, current } = await room.joinState(async () => ({
-    log: (await deps.bus.retained(viewerTopic(b.id))) as ViewerEvent[],
-    current: (await deps.store.get(b.id)) ?? b,
-  }));
+  const [log, row] = await Promise.all([
+    room.joinState(async () => (await deps.bus.retained(viewerTopic(b.id))) as ViewerEvent[]),
+    deps.fanout.row(room),
+  ]);
+  const current = row ?? b;
   const items: ViewerItem[] = [];
   if (current.status === 'revoked') throw new AppError('broadcast_token_revoked');
   if (current.status === 'ended') throw new AppError('broadcast_session_ended');

@@ -33,25 +33,29 @@ export function webSocketTransport(ws: WebSocket, highWater = WS_HIGH_WATER_BYTE
   };
 }
 
-export function responseTransport(res: ServerResponse): Transport<Frame> {
-  return {
-    write(frame: Frame) {
-      if (res.writableEnded || res.destroyed) return true;
-      return res.write(frame);
-    },
-    onDrain(cb) {
-      if (res.writableEnded || res.destroyed) {
-        // Writes are no-ops now, so the waiter can go on (next turn: never a microtask spin).
-        setImmediate(cb);
-        return;
-      }
-      const done = () => {
-        res.off('drain', done);
-        res.off('close', done);
-        cb();
-      };
-      res.on('drain', done);
-      res.on('close', done);
-    },
-  };
+/** An SSE response as a transport (a class: one per open stream, its methods shared). */
+export class ResponseTransport implements Transport<Frame> {
+  constructor(private readonly res: ServerResponse) {}
+
+  write(frame: Frame): boolean {
+    const res = this.res;
+    if (res.writableEnded || res.destroyed) return true;
+    return res.write(frame);
+  }
+
+  onDrain(cb: () => void): void {
+    const res = this.res;
+    if (res.writableEnded || res.destroyed) {
+      // Writes are no-ops now, so the waiter can go on (next turn: never a microtask spin).
+      setImmediate(cb);
+      return;
+    }
+    const done = () => {
+      res.off('drain', done);
+      res.off('close', done);
+      cb();
+    };
+    res.on('drain', done);
+    res.on('close', done);
+  }
 }

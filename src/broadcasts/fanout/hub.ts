@@ -11,6 +11,7 @@ import { AppError, toErrorObject } from '../../platform/errors/app-error.js';
 import type { SseStream } from '../../platform/http/sse.js';
 import { BROADCAST_REVOKED_TOPIC } from '../events.js';
 import type { ViewerSeats } from '../seats.js';
+import type { Broadcast } from '../store.js';
 import { viewerTopic } from '../viewer-events.js';
 import { ViewerRoom } from './room.js';
 import type { RoomViewer } from './viewer.js';
@@ -21,13 +22,17 @@ export interface ViewerFanoutDeps {
   /** Heartbeat period (spec: 15 s) and the seat lease each heartbeat renews. */
   heartbeatMs: number;
   leaseMs: number;
-  /** May this viewer still read the broadcast (after its access changed)? */
-  stillAdmitted(broadcastId: string, viewerToken: string | undefined): Promise<boolean>;
+  /** The broadcast's row (read once per room for its joining viewers: ViewerRoom.row). */
+  read(broadcastId: string): Promise<Broadcast | null>;
+  /** May this viewer token read the broadcast as it is now (re-checked after its access changed)? */
+  admits(b: Broadcast, viewerToken: string | undefined): Promise<boolean>;
   logger?: Pick<Logger, 'warn'>;
 }
 
 export class ViewerFanout {
   private readonly rooms = new Map<string, ViewerRoom>();
+  /** Rooms by the share token their viewers came with: a viewer of a room here needs no lookup of the token. */
+  private readonly byToken = new Map<string, ViewerRoom>();
   /** The live subscriptions: each room's (and ready), and the revoke topic's. */
   private readonly ready = new WeakMap<ViewerRoom, Promise<void>>();
   private revokes: Promise<unknown> | null = null;
@@ -40,13 +45,39 @@ export class ViewerFanout {
     return this.rooms.get(broadcastId)?.size ?? 0;
   }
 
+  /**
+   * The broadcast a share token names, when this process has a room of it whose shared row is
+   * active (ViewerRoom.row: at most one read per room a second, none per viewer); null: look it
+   * up (no room here, or the room's broadcast is no longer active: the token may name another now).
+   */
+  async admissionFacts(token: string): Promise<Broadcast | null> {
+    const room = this.byToken.get(token);
+    if (!room || room.closed) return null;
+    try {
+      // Shared only once the room's subscription is live, so no change announced after the read is missed.
+      await this.ready.get(room);
+      const row = await this.row(room);
+      return row?.status === 'active' && row.token === token ? row : null;
+    } catch {
+      return null;
+    }
+  }
+
+  /** The room's broadcast as its joining viewers share it (read after its subscription is live). */
+  row(room: ViewerRoom): Promise<Broadcast | null> {
+    return room.row(() => this.d.read(room.broadcastId));
+  }
+
   /** Adds a joining viewer; resolves once the room's subscription is live (events from then on reach it). */
-  async join(broadcastId: string, maxViewers: number, v: RoomViewer): Promise<ViewerRoom> {
+  async join(broadcast: { id: string; token: string; maxViewers: number }, v: RoomViewer): Promise<ViewerRoom> {
+    const broadcastId = broadcast.id;
     let room = this.rooms.get(broadcastId);
     if (!room) {
-      const r = new ViewerRoom(broadcastId, maxViewers, (changed) => void this.recheckAccess(changed));
+      const r = new ViewerRoom(broadcastId, broadcast.maxViewers, (changed) => void this.recheckAccess(changed));
       room = r;
       this.rooms.set(broadcastId, r);
+      this.byToken.set(broadcast.token, r);
+      r.token = broadcast.token;
       this.ready.set(
         r,
         this.d.bus
@@ -64,7 +95,7 @@ export class ViewerFanout {
       await Promise.all([this.ready.get(room), this.revokes]);
     } catch (err) {
       this.leave(room, v);
-      if (this.rooms.get(broadcastId) === room) this.rooms.delete(broadcastId);
+      this.forget(room);
       this.revokes = null;
       throw err;
     }
@@ -85,12 +116,17 @@ export class ViewerFanout {
   leave(room: ViewerRoom, v: RoomViewer): void {
     room.remove(v);
     if (room.size > 0) return;
-    if (this.rooms.get(room.broadcastId) === room) this.rooms.delete(room.broadcastId);
+    this.forget(room);
     room.close();
     if (this.rooms.size === 0 && this.heartbeat) {
       clearInterval(this.heartbeat);
       this.heartbeat = null;
     }
+  }
+
+  private forget(room: ViewerRoom): void {
+    if (this.rooms.get(room.broadcastId) === room) this.rooms.delete(room.broadcastId);
+    if (room.token !== null && this.byToken.get(room.token) === room) this.byToken.delete(room.token);
   }
 
   private revoked(broadcastId: string): void {
@@ -99,11 +135,18 @@ export class ViewerFanout {
     room.toEach({ event: '__end', data: { ...toErrorObject(new AppError('broadcast_token_revoked', { variant: 'sse' })) } });
   }
 
-  /** The host changed the access: viewers whose token no longer opens it are kicked. */
+  /** The host changed the access: viewers whose token no longer opens it are kicked (the row read once for all). */
   private async recheckAccess(room: ViewerRoom): Promise<void> {
+    let now: Broadcast | null;
+    try {
+      now = await this.d.read(room.broadcastId);
+    } catch (err) {
+      this.d.logger?.warn({ err }, 'access re-check failed');
+      return;
+    }
     for (const v of room.viewers()) {
       try {
-        if (!(await this.d.stillAdmitted(room.broadcastId, v.viewerToken))) v.deliver({ event: '__kick', data: {} });
+        if (now === null || !(await this.d.admits(now, v.viewerToken))) v.deliver({ event: '__kick', data: {} });
       } catch (err) {
         this.d.logger?.warn({ err }, 'access re-check failed');
       }

@@ -8,12 +8,26 @@
  * are written, so every viewer sees the events in the order they were published.
  */
 import { encodeSseFrame } from '../../platform/http/sse.js';
+import type { Broadcast } from '../store.js';
 import type { ViewerEvent } from '../viewer-events.js';
 import { Group, groupAudience, groupKey } from './groups.js';
 import { CAPTIONS, type RoomViewer, type ViewerItem } from './viewer.js';
 
 /** How long joining viewers share one read of the room's state when no event comes. */
 const STATE_MS = 1_000;
+/**
+ * How long joining viewers share one read of the broadcast's row when no state event comes: a
+ * host writes some changes just after announcing them (go-live, the end), and a bus message
+ * may be lost, so a row is never trusted longer than this.
+ */
+export const FACTS_MS = 1_000;
+
+interface Facts {
+  at: number;
+  /** The room's epoch when the read began: a state event since makes it stale. */
+  epoch: number;
+  row: Promise<Broadcast | null>;
+}
 
 export class ViewerRoom {
   private readonly groups = new Map<string, Group<RoomViewer>>();
@@ -21,8 +35,14 @@ export class ViewerRoom {
   private readonly unseated = new Set<RoomViewer>();
   private scheduled = false;
   private count = 0;
-  /** What joining viewers read (retained log, broadcast row): shared until an event comes or it ages. */
+  /** What joining viewers read of the bus (the retained log): shared until an event comes or it ages. */
   private state: { at: number; value: Promise<unknown> } | null = null;
+  /** The broadcast's row (its admission facts: status, phase, access, languages, max_viewers) as read for joiners. */
+  private facts: Facts | null = null;
+  /** Counts the state events (anything but captions, audio and corrections): a row read before one is not reused. */
+  private epoch = 0;
+  /** The share token its viewers came with (the hub's index of rooms by token). */
+  token: string | null = null;
   /** The unsubscribe of the room's bus subscription, once live. */
   off: (() => void) | null = null;
   closed = false;
@@ -107,10 +127,37 @@ export class ViewerRoom {
     return this.state.value as Promise<T>;
   }
 
+  /**
+   * The broadcast's row for admitting viewers, read once for all the viewers joining within
+   * FACTS_MS and with no state event between (each viewer no longer reads it: one read per room,
+   * not per viewer). Only a read begun after the room's subscription was live may be shared
+   * (the hub's `row`), so any change announced since is seen; a row that is not active is not shared.
+   */
+  row(read: () => Promise<Broadcast | null>, now = Date.now()): Promise<Broadcast | null> {
+    const f = this.facts;
+    if (f && f.epoch === this.epoch && now - f.at <= FACTS_MS) return f.row;
+    const entry: Facts = { at: now, epoch: this.epoch, row: read() };
+    this.facts = entry;
+    const forget = () => {
+      if (this.facts === entry) this.facts = null;
+    };
+    entry.row.then((r) => {
+      if (r?.status !== 'active') forget();
+    }, forget);
+    return entry.row;
+  }
+
+  /** Something a viewer is admitted by may have changed: the next joiner reads the row again. */
+  private stateChanged(): void {
+    this.epoch++;
+    this.facts = null;
+  }
+
   onEvent(e: ViewerEvent): void {
     this.state = null;
     if (this.closed) return;
     if (e.event === 'access_changed') {
+      this.stateChanged();
       this.onAccessChanged(this);
       return;
     }
@@ -134,6 +181,8 @@ export class ViewerRoom {
   /** One item framed per viewer for everyone, after the captions already queued. */
   toEach(item: ViewerItem): void {
     this.state = null;
+    // Every event framed per viewer is a state event (phase, end, revoke, max_viewers, speakers...).
+    this.stateChanged();
     this.flush();
     for (const v of this.viewers()) v.deliver(item);
   }

@@ -9,8 +9,8 @@
  */
 import type { ServerResponse } from 'node:http';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { Outbox, type OutboxPolicy, type OutboxStats, SUBSCRIBER_POLICY } from '../../stream/outbox.js';
-import { responseTransport } from '../../stream/transports.js';
+import { type Frame, Outbox, type OutboxPolicy, type OutboxStats, SUBSCRIBER_POLICY } from '../../stream/outbox.js';
+import { ResponseTransport } from '../../stream/transports.js';
 
 /** The spec's SSE heartbeat: a comment line every 15 seconds. */
 export const SSE_HEARTBEAT_MS = 15_000;
@@ -68,13 +68,6 @@ export function closeAllSse(server: { sseStreams?: Set<SseStream> }): void {
 export interface SseOptions {
   heartbeatMs?: number;
   /**
-   * Settle the request as the stream opens: Fastify's onResponse hooks (request log line,
-   * request metrics) run now, with the stream's status, instead of when it ends, so the
-   * framework's request and reply objects are not kept alive for hours by a long stream
-   * (broadcast viewers: thousands of them). The stream's own duration is still observed.
-   */
-  settleRequest?: boolean;
-  /**
    * The caller writes its first frames at once, so the headers go with them in one write
    * instead of a write of their own (thousands of viewers arriving: one syscall each, not two).
    */
@@ -118,18 +111,10 @@ export function encodeSseFrame(event: string, data: unknown, id?: string | numbe
   return Buffer.from(frameOf(event, data, id));
 }
 
-/** Fastify's finish listener (reply.js `onResFinished`): it runs the onResponse hooks and holds the reply until it does. */
-const FASTIFY_FINISH = 'onResFinished';
-
-function settleNow(res: ServerResponse): void {
-  for (const listener of res.listeners('finish')) {
-    if (typeof listener !== 'function' || listener.name !== FASTIFY_FINISH) continue;
-    // It removes itself (from 'finish' and 'error') and runs the hooks.
-    (listener as (err?: Error) => void).call(res);
-  }
-}
-
 export function openSse(request: FastifyRequest, reply: FastifyReply, options: SseOptions = {}): SseStream {
+  // Fastify's public route to a raw response: from here the handler writes it. Fastify still
+  // runs the onResponse hooks (log line, request metrics) when the response finishes, as it
+  // documents for hijacked replies: a stream is answered (and counted) when it ends.
   reply.hijack();
   const res = reply.raw;
   const headers: Record<string, string | number | string[]> = {};
@@ -143,88 +128,117 @@ export function openSse(request: FastifyRequest, reply: FastifyReply, options: S
     'X-Request-Id': request.id,
   });
   if (!options.headersWithFirstFrame) res.flushHeaders?.();
-  if (options.settleRequest) settleNow(res);
-  let closed = false;
-  /** close() was called: nothing more is accepted; what waits is still written (up to CLOSE_FLUSH_MS). */
-  let closing = false;
-  let resolveDone!: () => void;
-  const done = new Promise<void>((r) => {
-    resolveDone = r;
-  });
-  const transport = responseTransport(res);
-  // Too slow for the policy: nothing more can be written in order, so the connection is cut.
-  const outbox = new Outbox(transport, options.policy ?? SUBSCRIBER_POLICY, () => {
-    res.destroy();
-    finish();
-  });
-  const heartbeat = options.heartbeatMs ? setInterval(() => stream.comment('heartbeat'), options.heartbeatMs) : undefined;
-  heartbeat?.unref();
-  const finish = () => {
-    if (closed) return;
-    closed = true;
-    outbox.close();
-    if (heartbeat) clearInterval(heartbeat);
-    resolveDone();
-  };
-  request.raw.on('close', finish);
-  res.on('close', finish);
-  const open = request.server.sseStreams;
-  if (open) void done.then(() => open.delete(stream));
+  const stream = new ResponseStream(res, options.policy ?? SUBSCRIBER_POLICY, request.server);
+  if (options.heartbeatMs) stream.beat(options.heartbeatMs);
+  request.raw.on('close', stream.gone);
+  res.on('close', stream.gone);
   const observer = request.server.sseObserver;
   if (observer) {
-    const route = request.routeOptions.url ?? '(unmatched)';
-    const openedAt = performance.now();
-    observer.opened(route, request.method, options.status ?? 200);
-    void done.then(() => observer.closed(route, (performance.now() - openedAt) / 1000));
+    stream.observed = { observer, route: request.routeOptions.url ?? '(unmatched)', openedAt: performance.now() };
+    observer.opened(stream.observed.route, request.method, options.status ?? 200);
+  }
+  request.server.sseStreams?.add(stream);
+  return stream;
+}
+
+/**
+ * One open stream. A class, not closures: a broadcast node holds tens of thousands of these,
+ * and methods on the prototype cost nothing per stream (two functions of its own remain: the
+ * close listener and the slow-consumer cut).
+ */
+class ResponseStream implements SseStream {
+  /** The connection is gone (or cut): nothing more is written. */
+  private finished = false;
+  /** close() was called: nothing more is accepted; what waits is still written (up to CLOSE_FLUSH_MS). */
+  private closing = false;
+  private resolveDone!: () => void;
+  readonly done = new Promise<void>((r) => {
+    this.resolveDone = r;
+  });
+  private readonly transport: ResponseTransport;
+  private readonly outbox: Outbox<Frame>;
+  private heartbeat: NodeJS.Timeout | undefined;
+  /** Metrics of streams (sseObserver), when the server has them. */
+  observed: { observer: SseStreamObserver; route: string; openedAt: number } | null = null;
+  /** The request's and the response's 'close' listener. */
+  readonly gone = () => this.finish();
+
+  constructor(
+    private readonly res: ServerResponse,
+    policy: OutboxPolicy,
+    private readonly server: { sseStreams?: Set<SseStream> },
+  ) {
+    this.transport = new ResponseTransport(res);
+    // Too slow for the policy: nothing more can be written in order, so the connection is cut.
+    this.outbox = new Outbox<Frame>(this.transport, policy, () => this.cut());
   }
 
-  const stream: SseStream = {
-    send(event, data, id, opts) {
-      if (closed || closing) return false;
-      return outbox.offer(frameOf(event, data, id), opts?.interim ?? false) && !outbox.congested;
-    },
-    sendEncoded(frames, opts) {
-      if (closed || closing) return false;
-      return outbox.offer(frames, opts?.interim ?? false) && !outbox.congested;
-    },
-    comment(text) {
-      // A heartbeat only matters on an idle connection; a busy or blocked one skips it.
-      if (!closed && !closing && !outbox.congested) outbox.offer(`: ${text.replace(/\n/g, ' ')}\n\n`);
-    },
-    async drained() {
-      while (!closed && outbox.congested) await new Promise<void>((r) => transport.onDrain(r));
-    },
-    close() {
-      if (closed || closing) return;
-      closing = true;
-      if (!outbox.congested) {
-        res.end();
-        finish();
-        return;
-      }
-      // The frames already accepted (e.g. the final event) still go out; a client that does not
-      // read them in time is cut off.
-      const cut = setTimeout(() => {
-        res.destroy();
-        finish();
-      }, CLOSE_FLUSH_MS);
-      cut.unref();
-      void stream.drained().then(() => {
-        clearTimeout(cut);
-        if (!closed) res.end();
-        finish();
-      });
-    },
-    get closed() {
-      return closed || closing;
-    },
-    get stats() {
-      return outbox.stats;
-    },
-    done,
-  };
-  open?.add(stream);
-  return stream;
+  beat(ms: number): void {
+    this.heartbeat = setInterval(() => this.comment('heartbeat'), ms);
+    this.heartbeat.unref();
+  }
+
+  send(event: string, data: unknown, id?: string | number, opts?: { interim?: boolean }): boolean {
+    if (this.finished || this.closing) return false;
+    return this.outbox.offer(frameOf(event, data, id), opts?.interim ?? false) && !this.outbox.congested;
+  }
+
+  sendEncoded(frames: Uint8Array, opts?: { interim?: boolean }): boolean {
+    if (this.finished || this.closing) return false;
+    return this.outbox.offer(frames, opts?.interim ?? false) && !this.outbox.congested;
+  }
+
+  comment(text: string): void {
+    // A heartbeat only matters on an idle connection; a busy or blocked one skips it.
+    if (!this.finished && !this.closing && !this.outbox.congested) this.outbox.offer(`: ${text.replace(/\n/g, ' ')}\n\n`);
+  }
+
+  async drained(): Promise<void> {
+    while (!this.finished && this.outbox.congested) await new Promise<void>((r) => this.transport.onDrain(r));
+  }
+
+  close(): void {
+    if (this.finished || this.closing) return;
+    this.closing = true;
+    if (!this.outbox.congested) {
+      this.res.end();
+      this.finish();
+      return;
+    }
+    // The frames already accepted (e.g. the final event) still go out; a client that does not
+    // read them in time is cut off.
+    const cut = setTimeout(() => this.cut(), CLOSE_FLUSH_MS);
+    cut.unref();
+    void this.drained().then(() => {
+      clearTimeout(cut);
+      if (!this.finished) this.res.end();
+      this.finish();
+    });
+  }
+
+  get closed(): boolean {
+    return this.finished || this.closing;
+  }
+
+  get stats(): OutboxStats {
+    return this.outbox.stats;
+  }
+
+  private cut(): void {
+    this.res.destroy();
+    this.finish();
+  }
+
+  private finish(): void {
+    if (this.finished) return;
+    this.finished = true;
+    this.outbox.close();
+    if (this.heartbeat) clearInterval(this.heartbeat);
+    this.server.sseStreams?.delete(this);
+    const o = this.observed;
+    if (o) o.observer.closed(o.route, (performance.now() - o.openedAt) / 1000);
+    this.resolveDone();
+  }
 }
 
 /** What `streamToSse` sends for one item of a source. */

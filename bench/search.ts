@@ -115,7 +115,7 @@ export async function benchSearch(o: {
       return `${servers[k]!.name}: ~${hits} hits p50 ${percentile(sorted, 50).toFixed(1).padStart(7)} p95 ${percentile(sorted, 95).toFixed(1).padStart(7)} ms`;
     });
     const same = o.baseline ? ` | first page alike ${samePage}/${RUNS + 5}` : '';
-    console.log(`  ${name.padEnd(26)} ${cells.join(' | ')}${same}`);
+    console.log(`  ${name.padEnd(26)} ${cells.join(' | ')}${same} | load ${loadavg()[0]!.toFixed(1)}`);
   }
   const p95s = all.map((samples) => percentile(samples.sort((a, b) => a - b), 95));
   for (const [k, server] of servers.entries()) {

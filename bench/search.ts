@@ -99,7 +99,10 @@ export async function benchSearch(o: {
       for (const k of order) {
         const start = performance.now();
         const res = await fetch(`${servers[k]!.base}/api/v1/search?${query(i)}`, { headers: { 'x-api-key': o.key } });
-        const body = (await res.json()) as { data?: { task_id: string; field: string; sid: number | null; language: string | null }[]; meta?: { total: number } };
+        const body = (await res.json()) as {
+          data?: { task_id: string; field: string; sid: number | null; language: string | null }[];
+          meta?: { total: number };
+        };
         const ms = performance.now() - start;
         if (res.status !== 200) throw new Error(`${servers[k]!.name} search answered ${res.status}: ${JSON.stringify(body)}`);
         if (i >= 5) samples[k]!.push(ms); // the first runs warm caches
@@ -117,7 +120,12 @@ export async function benchSearch(o: {
     const same = o.baseline ? ` | first page alike ${samePage}/${RUNS + 5}` : '';
     console.log(`  ${name.padEnd(26)} ${cells.join(' | ')}${same} | load ${loadavg()[0]!.toFixed(1)}`);
   }
-  const p95s = all.map((samples) => percentile(samples.sort((a, b) => a - b), 95));
+  const p95s = all.map((samples) =>
+    percentile(
+      samples.sort((a, b) => a - b),
+      95,
+    ),
+  );
   for (const [k, server] of servers.entries()) {
     console.log(
       `  ${server.name}: all ${all[k]!.length} searches p50 ${percentile(all[k]!, 50).toFixed(1)} ms  p95 ${p95s[k]!.toFixed(1)} ms (target < ${SEARCH_P95_TARGET_MS} ms: ${p95s[k]! < SEARCH_P95_TARGET_MS ? 'met' : 'MISSED'})`,

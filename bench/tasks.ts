@@ -1,7 +1,7 @@
 import { loadavg } from 'node:os';
+import type { TaskModule } from '../src/tasks/module.js';
 import { type BaselineApp, startBaselineApp } from './baseline.js';
 import { benchSearch, SEARCH_P95_TARGET_MS } from './search.js';
-import type { TaskModule } from '../src/tasks/module.js';
 import { benchBackendName, startBenchApp } from './support.js';
 
 const TASKS = 10_000;
@@ -114,7 +114,9 @@ async function main(): Promise<void> {
     }
     const searchP95 = await benchSearch({ base, key: KEY, tasks: mod, ids, baseline });
     if (SEARCH_ONLY) {
-      console.log(`\nSearch p95 < ${SEARCH_P95_TARGET_MS} ms: ${searchP95.toFixed(1)} ms, ${searchP95 < SEARCH_P95_TARGET_MS ? 'met' : 'MISSED'}.`);
+      console.log(
+        `\nSearch p95 < ${SEARCH_P95_TARGET_MS} ms: ${searchP95.toFixed(1)} ms, ${searchP95 < SEARCH_P95_TARGET_MS ? 'met' : 'MISSED'}.`,
+      );
       return;
     }
 

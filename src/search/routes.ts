@@ -9,8 +9,8 @@ import type { Authenticator } from '../platform/auth/types.js';
 import { API_KEY, documentedInput, errors, IsoTime, Nullable, PageMeta, Uuid } from '../platform/http/api-doc.js';
 import type { HttpApp } from '../platform/http/types.js';
 import { MAX_QUERY_CHARS } from './query.js';
-import { RANKED_MATCHES } from './store.js';
 import { PER_PAGE, type SearchService, searchRequest } from './service.js';
+import { RANKED_MATCHES } from './store.js';
 
 const Hit = Type.Object({
   task_id: Uuid(),
@@ -59,8 +59,7 @@ export function registerSearchRoutes(app: HttpApp, deps: { auth: Authenticator; 
         tags: ['search'],
         security: API_KEY,
         summary: 'Search the task library: titles, transcripts, translations, summaries, speaker names',
-        description:
-          `Words must all occur (whole words, case-insensitive); "quoted words" are a phrase; word* is a prefix. Best matches first (a title above a speaker name above text), then newest task; when more than ${RANKED_MATCHES} entries match, the newest ${RANKED_MATCHES} are ranked (meta.total_capped). Filters narrow the hits: type, language (en also matches en-US; titles and speaker names have none), from/to (the task's creation time; a date is a whole UTC day, to is inclusive of it), speaker (original id or display label). Live sessions are searchable within about a second of each final.`,
+        description: `Words must all occur (whole words, case-insensitive); "quoted words" are a phrase; word* is a prefix. Best matches first (a title above a speaker name above text), then newest task; when more than ${RANKED_MATCHES} entries match, the newest ${RANKED_MATCHES} are ranked (meta.total_capped). Filters narrow the hits: type, language (en also matches en-US; titles and speaker names have none), from/to (the task's creation time; a date is a whole UTC day, to is inclusive of it), speaker (original id or display label). Live sessions are searchable within about a second of each final.`,
         querystring: Type.Object({
           q: Type.String({ minLength: 1, maxLength: MAX_QUERY_CHARS, description: 'What to find' }),
           type: Type.Optional(

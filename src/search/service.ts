@@ -93,7 +93,13 @@ export class SearchService {
 
   async search(principal: Principal, req: SearchRequest) {
     const terms = parseQuery(req.q);
-    const { rows, total, capped } = await this.store.search(principal.accountId, terms, req.filters, req.perPage, (req.page - 1) * req.perPage);
+    const { rows, total, capped } = await this.store.search(
+      principal.accountId,
+      terms,
+      req.filters,
+      req.perPage,
+      (req.page - 1) * req.perPage,
+    );
     const labels = await this.store.speakerLabels([...new Set(rows.map((r) => r.taskId))]);
     const data: SearchHit[] = [];
     for (const r of rows) {

@@ -78,7 +78,13 @@ interface Candidate {
 export class SearchStore {
   constructor(private readonly database: Database) {}
 
-  async search(accountId: string, terms: readonly SearchTerm[], filters: SearchFilters, limit: number, offset: number): Promise<SearchPage> {
+  async search(
+    accountId: string,
+    terms: readonly SearchTerm[],
+    filters: SearchFilters,
+    limit: number,
+    offset: number,
+  ): Promise<SearchPage> {
     const found = await this.candidates(accountId, terms, filters);
     // Candidates come newest first: the one past the bound only says that more match.
     const capped = found.length > RANKED_MATCHES;

@@ -1,10 +1,16 @@
 import { loadavg } from 'node:os';
+import type { TaskModule } from '../src/tasks/module.js';
+import { type BaselineApp, startBaselineApp } from './baseline.js';
 import { benchSearch, SEARCH_P95_TARGET_MS } from './search.js';
 import { benchBackendName, startBenchApp } from './support.js';
 
 const TASKS = 10_000;
 const LIST_RUNS = 200;
 const EXPORT_RUNS = 5;
+/** A git revision whose search is timed beside this code's on the same data (bench/baseline.ts). */
+const SEARCH_BASELINE = process.env.BENCH_SEARCH_BASELINE;
+/** Only the search part (after seeding): BENCH_SEARCH_ONLY=1. */
+const SEARCH_ONLY = process.env.BENCH_SEARCH_ONLY === '1';
 
 function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? Number.NaN;
@@ -16,6 +22,51 @@ async function timed(fn: () => Promise<void>): Promise<number> {
   return performance.now() - t0;
 }
 
+/** The task list's latency, printed; the rows for the targets' summary. */
+async function listLatency(base: string, key: string, mod: TaskModule, accountId: string, ids: readonly string[]) {
+  /** `beforeEach` runs untimed before each request (a write, to measure the list just after one). */
+  const list = async (query: string, beforeEach?: (i: number) => Promise<unknown>) => {
+    const samples: number[] = [];
+    let count = 0;
+    let body = new ArrayBuffer(0);
+    for (let i = 0; i < LIST_RUNS + 10; i++) {
+      await beforeEach?.(i);
+      const ms = await timed(async () => {
+        const r = await fetch(`${base}/api/v1/tasks${query}`, { headers: { 'x-api-key': key } });
+        body = await r.arrayBuffer();
+      });
+      // Counted outside the timing: parsing 4 MB of JSON is the client's cost, not the service's.
+      if (i === 0) count = (JSON.parse(Buffer.from(body).toString('utf8')) as { data: { tasks: unknown[] } }).data.tasks.length;
+      if (i >= 10) samples.push(ms); // first runs warm caches and JIT
+    }
+    samples.sort((a, b) => a - b);
+    return { count, p50: percentile(samples, 50), p99: percentile(samples, 99) };
+  };
+  const hundred = ids
+    .slice(0, 100)
+    .map((id) => `task_ids[]=${id}`)
+    .join('&');
+  const rows: [string, Awaited<ReturnType<typeof list>>][] = [
+    ['GET /tasks (completed, default)', await list('')],
+    ['GET /tasks?status=all', await list('?status=all')],
+    ['GET /tasks?status=active', await list('?status=active')],
+    ['GET /tasks?status=all&task_ids[]x100', await list(`?status=all&${hundred}`)],
+    // Every write bumps the account's list version, so this list is rendered anew each time.
+    ['GET /tasks just after a write (rendered)', await list('', (i) => mod.store.setPinned(accountId, [ids[1]!], i % 2 === 0))],
+  ];
+  console.log(`\nList latency (request to last byte), ${TASKS} tasks in one account (${LIST_RUNS} sequential requests each):`);
+  console.log(
+    `  load average ${loadavg()
+      .map((x) => x.toFixed(2))
+      .join(' ')}`,
+  );
+  for (const [name, r] of rows) {
+    console.log(`  ${name.padEnd(40)} ${String(r.count).padStart(6)} tasks  p50 ${r.p50.toFixed(1)} ms  p99 ${r.p99.toFixed(1)} ms`);
+  }
+
+  return rows;
+}
+
 async function main(): Promise<void> {
   const bench = await startBenchApp();
   const { app } = bench;
@@ -25,6 +76,7 @@ async function main(): Promise<void> {
   const principal = { accountId: created.account_id, keyId: created.key_id };
   const base = bench.url;
   const backend = benchBackendName();
+  let baseline: BaselineApp | undefined;
 
   try {
     console.log(`backend ${backend}; seeding ${TASKS} tasks in one account...`);
@@ -54,47 +106,19 @@ async function main(): Promise<void> {
     );
     console.log(`seeded in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
 
-    /** `beforeEach` runs untimed before each request (a write, to measure the list just after one). */
-    const list = async (query: string, beforeEach?: (i: number) => Promise<unknown>) => {
-      const samples: number[] = [];
-      let count = 0;
-      let body = new ArrayBuffer(0);
-      for (let i = 0; i < LIST_RUNS + 10; i++) {
-        await beforeEach?.(i);
-        const ms = await timed(async () => {
-          const r = await fetch(`${base}/api/v1/tasks${query}`, { headers: { 'x-api-key': KEY } });
-          body = await r.arrayBuffer();
-        });
-        // Counted outside the timing: parsing 4 MB of JSON is the client's cost, not the service's.
-        if (i === 0) count = (JSON.parse(Buffer.from(body).toString('utf8')) as { data: { tasks: unknown[] } }).data.tasks.length;
-        if (i >= 10) samples.push(ms); // first runs warm caches and JIT
-      }
-      samples.sort((a, b) => a - b);
-      return { count, p50: percentile(samples, 50), p99: percentile(samples, 99) };
-    };
-    const hundred = ids
-      .slice(0, 100)
-      .map((id) => `task_ids[]=${id}`)
-      .join('&');
-    const rows: [string, Awaited<ReturnType<typeof list>>][] = [
-      ['GET /tasks (completed, default)', await list('')],
-      ['GET /tasks?status=all', await list('?status=all')],
-      ['GET /tasks?status=active', await list('?status=active')],
-      ['GET /tasks?status=all&task_ids[]x100', await list(`?status=all&${hundred}`)],
-      // Every write bumps the account's list version, so this list is rendered anew each time.
-      ['GET /tasks just after a write (rendered)', await list('', (i) => mod.store.setPinned(principal.accountId, [ids[1]!], i % 2 === 0))],
-    ];
-    console.log(`\nList latency (request to last byte), ${TASKS} tasks in one account (${LIST_RUNS} sequential requests each):`);
-    console.log(
-      `  load average ${loadavg()
-        .map((x) => x.toFixed(2))
-        .join(' ')}`,
-    );
-    for (const [name, r] of rows) {
-      console.log(`  ${name.padEnd(40)} ${String(r.count).padStart(6)} tasks  p50 ${r.p50.toFixed(1)} ms  p99 ${r.p99.toFixed(1)} ms`);
-    }
+    const rows = SEARCH_ONLY ? [] : await listLatency(base, KEY, mod, principal.accountId, ids);
 
-    const searchP95 = await benchSearch({ base, key: KEY, tasks: mod, ids });
+    if (SEARCH_BASELINE) {
+      baseline = await startBaselineApp(SEARCH_BASELINE, bench);
+      console.log(`\nSearch baseline: the app at ${baseline.commit} on the same data`);
+    }
+    const searchP95 = await benchSearch({ base, key: KEY, tasks: mod, ids, baseline });
+    if (SEARCH_ONLY) {
+      console.log(
+        `\nSearch p95 < ${SEARCH_P95_TARGET_MS} ms: ${searchP95.toFixed(1)} ms, ${searchP95 < SEARCH_P95_TARGET_MS ? 'met' : 'MISSED'}.`,
+      );
+      return;
+    }
 
     // A 3-hour diarized transcript: one sentence every 4 s, two translations.
     const long = await mod.store.createTask({
@@ -154,6 +178,7 @@ async function main(): Promise<void> {
       `Search p95 < ${SEARCH_P95_TARGET_MS} ms: ${searchP95.toFixed(1)} ms, ${searchP95 < SEARCH_P95_TARGET_MS ? 'met' : 'MISSED'}.`,
     );
   } finally {
+    await baseline?.close();
     await bench.close();
   }
 }

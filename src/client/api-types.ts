@@ -749,6 +749,8 @@ export interface Operations {
           last_page: number;
           per_page: number;
           total: number;
+          /** true when more than 1000 entries match: the newest 1000 of them are ranked and paged, and total is 1000 */
+          total_capped: boolean;
         };
       };
     };

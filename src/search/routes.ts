@@ -10,6 +10,7 @@ import { API_KEY, documentedInput, errors, IsoTime, Nullable, PageMeta, Uuid } f
 import type { HttpApp } from '../platform/http/types.js';
 import { MAX_QUERY_CHARS } from './query.js';
 import { PER_PAGE, type SearchService, searchRequest } from './service.js';
+import { RANKED_MATCHES } from './store.js';
 
 const Hit = Type.Object({
   task_id: Uuid(),
@@ -39,6 +40,14 @@ const Hit = Type.Object({
   }),
 });
 
+// The paged lists' meta, and whether `total` stopped at the bound of matches ranked.
+const SearchMeta = Type.Object({
+  ...PageMeta.properties,
+  total_capped: Type.Boolean({
+    description: `true when more than ${RANKED_MATCHES} entries match: the newest ${RANKED_MATCHES} of them are ranked and paged, and total is ${RANKED_MATCHES}`,
+  }),
+});
+
 export function registerSearchRoutes(app: HttpApp, deps: { auth: Authenticator; search: SearchService }): void {
   app.get(
     '/api/v1/search',
@@ -50,8 +59,7 @@ export function registerSearchRoutes(app: HttpApp, deps: { auth: Authenticator; 
         tags: ['search'],
         security: API_KEY,
         summary: 'Search the task library: titles, transcripts, translations, summaries, speaker names',
-        description:
-          'Words must all occur (whole words, case-insensitive); "quoted words" are a phrase; word* is a prefix. Best matches first (a title above a speaker name above text), then newest task. Filters narrow the hits: type, language (en also matches en-US; titles and speaker names have none), from/to (the task\'s creation time; a date is a whole UTC day, to is inclusive of it), speaker (original id or display label). Live sessions are searchable within about a second of each final.',
+        description: `Words must all occur (whole words, case-insensitive); "quoted words" are a phrase; word* is a prefix. Best matches first (a title above a speaker name above text), then newest task; when more than ${RANKED_MATCHES} entries match, the newest ${RANKED_MATCHES} are ranked (meta.total_capped). Filters narrow the hits: type, language (en also matches en-US; titles and speaker names have none), from/to (the task's creation time; a date is a whole UTC day, to is inclusive of it), speaker (original id or display label). Live sessions are searchable within about a second of each final.`,
         querystring: Type.Object({
           q: Type.String({ minLength: 1, maxLength: MAX_QUERY_CHARS, description: 'What to find' }),
           type: Type.Optional(
@@ -65,7 +73,7 @@ export function registerSearchRoutes(app: HttpApp, deps: { auth: Authenticator; 
           per_page: Type.Optional(Type.Integer({ minimum: PER_PAGE.min, maximum: PER_PAGE.max, default: PER_PAGE.fallback })),
         }),
         response: {
-          200: Type.Object({ data: Type.Array(Hit), meta: PageMeta }),
+          200: Type.Object({ data: Type.Array(Hit), meta: SearchMeta }),
           ...errors([], { auth: true, input: true }),
         },
       },

@@ -93,7 +93,13 @@ export class SearchService {
 
   async search(principal: Principal, req: SearchRequest) {
     const terms = parseQuery(req.q);
-    const { rows, total } = await this.store.search(principal.accountId, terms, req.filters, req.perPage, (req.page - 1) * req.perPage);
+    const { rows, total, capped } = await this.store.search(
+      principal.accountId,
+      terms,
+      req.filters,
+      req.perPage,
+      (req.page - 1) * req.perPage,
+    );
     const labels = await this.store.speakerLabels([...new Set(rows.map((r) => r.taskId))]);
     const data: SearchHit[] = [];
     for (const r of rows) {
@@ -123,7 +129,14 @@ export class SearchService {
     }
     return {
       data,
-      meta: { current_page: req.page, last_page: Math.max(1, Math.ceil(total / req.perPage)), per_page: req.perPage, total },
+      meta: {
+        current_page: req.page,
+        last_page: Math.max(1, Math.ceil(total / req.perPage)),
+        per_page: req.perPage,
+        total,
+        // Parley's addition to the paged lists' meta: `total` is the bound, more entries match.
+        total_capped: capped,
+      },
     };
   }
 }

@@ -3,6 +3,12 @@
  * not a stored sentence yet (live-index.ts). SQLite asks FTS5 and ranks by bm25; PostgreSQL
  * asks the GIN index over `tsv` and ranks by ts_rank. Both weight a match by where it is
  * (a title above a speaker name above text), then the most recently written entry first.
+ *
+ * Only a bounded set of matches is ranked: the newest RANKED_MATCHES entries that match (and
+ * pass the filters), taken in index order without scoring the rest. A word in tens of
+ * thousands of sentences would otherwise cost a score and a sort for every one of them, and
+ * a count over them all, on each page; a query with fewer matches is ranked exactly as if
+ * every match were scored. Snippets are made for the returned page only (service.ts).
  */
 import { type RawBuilder, sql } from 'kysely';
 import { parseJson } from '../store/columns.js';
@@ -10,6 +16,9 @@ import type { Database } from '../store/database.js';
 import type { TaskType } from '../tasks/status.js';
 import { type SearchTerm, toFts5, toTsquery } from './query.js';
 import type { SearchField } from './tables.js';
+
+/** The most matches ranked for one query (the newest ones); `total` stops there. */
+export const RANKED_MATCHES = 1000;
 
 export interface SearchFilters {
   type?: TaskType;
@@ -38,6 +47,14 @@ export interface SearchRow {
   durationMs: number;
 }
 
+export interface SearchPage {
+  rows: SearchRow[];
+  /** Matches ranked: all of them, or RANKED_MATCHES when `capped`. */
+  total: number;
+  /** More entries match than were ranked (the oldest are left out). */
+  capped: boolean;
+}
+
 export interface LiveSentence {
   sid: number;
   text: string;
@@ -48,42 +65,80 @@ export interface LiveSentence {
 }
 
 // How much a match counts by where it is.
-const WEIGHT = sql`(case e.kind when 'title' then 3.0 when 'speaker' then 2.0 when 'summary' then 1.2 else 1.0 end)`;
+const weight = (kind: RawBuilder<unknown>) =>
+  sql`(case ${kind} when 'title' then 3.0 when 'speaker' then 2.0 when 'summary' then 1.2 else 1.0 end)`;
 
 const n = (v: unknown) => (v === null || v === undefined ? null : Number(v));
+
+interface Candidate {
+  id: number;
+  score: number;
+}
 
 export class SearchStore {
   constructor(private readonly database: Database) {}
 
-  async search(accountId: string, terms: readonly SearchTerm[], filters: SearchFilters, limit: number, offset: number) {
+  async search(
+    accountId: string,
+    terms: readonly SearchTerm[],
+    filters: SearchFilters,
+    limit: number,
+    offset: number,
+  ): Promise<SearchPage> {
+    const found = await this.candidates(accountId, terms, filters);
+    // Candidates come newest first: the one past the bound only says that more match.
+    const capped = found.length > RANKED_MATCHES;
+    const ranked = found.slice(0, RANKED_MATCHES).sort((a, b) => b.score - a.score || b.id - a.id);
+    const ids = ranked.slice(offset, offset + limit).map((c) => c.id);
+    return { rows: await this.entries(ids), total: ranked.length, capped };
+  }
+
+  /**
+   * The newest RANKED_MATCHES + 1 matching entries (id and weighted score), in index order:
+   * FTS5 walks its doclist backwards and scores only the rows it returns; PostgreSQL takes the
+   * newest ids first and scores those alone. Tasks are joined only when a filter needs them.
+   */
+  private async candidates(accountId: string, terms: readonly SearchTerm[], filters: SearchFilters): Promise<Candidate[]> {
     const pg = this.database.dialect === 'postgres';
     const where = sql.join([sql`e.account_id = ${accountId}`, ...this.filterSql(filters, pg)], sql` and `);
-    // Tasks are joined for ranking only when a filter needs them; otherwise only for the page.
     const taskFilter = filters.type || filters.createdFrom || filters.createdTo;
-    const from = taskFilter ? sql`join tasks t on t.task_id = e.task_id` : sql``;
-    let ranked: RawBuilder<unknown>;
-    let count: RawBuilder<{ n: number | string }>;
+    const bound = RANKED_MATCHES + 1;
+    let query: RawBuilder<{ id: number | string; score: number | string }>;
     if (pg) {
       const q = sql`to_tsquery('simple', ${toTsquery(terms)})`;
-      ranked = sql`select e.id, ts_rank(e.tsv, ${q}) * ${WEIGHT} as score from search_entries e ${from}
-        where e.tsv @@ ${q} and ${where} order by score desc, e.id desc limit ${limit} offset ${offset}`;
-      count = sql`select count(*) as n from search_entries e ${from} where e.tsv @@ ${q} and ${where}`;
+      const from = taskFilter ? sql`join tasks t on t.task_id = e.task_id` : sql``;
+      // ts_rank in the outer query: scored after the limit, for the candidates only.
+      query = sql`select c.id, ts_rank(c.tsv, ${q}) * ${weight(sql`c.kind`)} as score from (
+          select e.id, e.kind, e.tsv from search_entries e ${from}
+          where e.tsv @@ ${q} and ${where} order by e.id desc limit ${bound}) c
+        order by c.id desc`;
     } else {
-      const match = toFts5(terms);
-      const fts = sql`search_fts join search_entries e on e.id = search_fts.rowid ${from}`;
-      // bm25 is lower for better matches.
-      ranked = sql`select e.id, -bm25(search_fts) * ${WEIGHT} as score from ${fts}
-        where search_fts match ${match} and ${where} order by score desc, e.id desc limit ${limit} offset ${offset}`;
-      count = sql`select count(*) as n from ${fts} where search_fts match ${match} and ${where}`;
+      // CROSS JOIN keeps FTS5 the outer loop, so its rowid order stands and the limit stops
+      // the walk (bm25, lower for better matches, is computed for the rows returned only).
+      const from = taskFilter ? sql`cross join tasks t on t.task_id = e.task_id` : sql``;
+      query = sql`select e.id, -bm25(search_fts) * ${weight(sql`e.kind`)} as score
+        from search_fts cross join search_entries e on e.id = search_fts.rowid ${from}
+        where search_fts match ${toFts5(terms)} and ${where}
+        order by search_fts.rowid desc limit ${bound}`;
     }
-    const page = sql<Record<string, unknown>>`select e.task_id, e.kind, e.sid, e.language, e.speaker_id, e.start_ms, e.end_ms, e.body,
-        t.title, t.type, t.type_source, t.created_at, t.duration_ms
-      from (${ranked}) r join search_entries e on e.id = r.id join tasks t on t.task_id = e.task_id
-      order by r.score desc, r.id desc`;
-    const db = this.database.db;
-    const rows = (await page.execute(db)).rows;
-    const total = (await count.execute(db)).rows[0];
-    return { rows: rows.map(toRow), total: Number(total?.n ?? 0) };
+    const rows = (await query.execute(this.database.db)).rows;
+    return rows.map((r) => ({ id: Number(r.id), score: Number(r.score) }));
+  }
+
+  /** The entries with their tasks, in the order of `ids` (one gone since it was ranked is left out). */
+  private async entries(ids: readonly number[]): Promise<SearchRow[]> {
+    if (ids.length === 0) return [];
+    const rows = (
+      await sql<Record<string, unknown>>`select e.id, e.task_id, e.kind, e.sid, e.language, e.speaker_id, e.start_ms, e.end_ms, e.body,
+          t.title, t.type, t.type_source, t.created_at, t.duration_ms
+        from search_entries e join tasks t on t.task_id = e.task_id
+        where e.id in (${sql.join(ids)})`.execute(this.database.db)
+    ).rows;
+    const byId = new Map(rows.map((r) => [Number(r.id), r]));
+    return ids.flatMap((id) => {
+      const r = byId.get(id);
+      return r ? [toRow(r)] : [];
+    });
   }
 
   private filterSql(f: SearchFilters, pg: boolean): RawBuilder<unknown>[] {

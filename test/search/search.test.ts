@@ -5,6 +5,7 @@
  * through the task store and service, as live sessions, imports and edits make them.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { RANKED_MATCHES } from '../../src/search/store.js';
 import { api, backends } from '../support/app.js';
 import { type SeedOptions, seedTask, startTaskApp, type TaskTestApp } from '../tasks/harness.js';
 
@@ -36,7 +37,7 @@ describe.each(backends())('search (%s)', (backend) => {
     });
     const res = await a.search('q=budget');
     expect(res.status).toBe(200);
-    expect(res.body.meta).toEqual({ current_page: 1, last_page: 1, per_page: 20, total: 1 });
+    expect(res.body.meta).toEqual({ current_page: 1, last_page: 1, per_page: 20, total: 1, total_capped: false });
     const [hit] = res.body.data;
     expect(hit).toMatchObject({
       task_id: task.taskId,
@@ -184,12 +185,42 @@ describe.each(backends())('search (%s)', (backend) => {
     for (let i = 0; i < 5; i++) await a.seed({ title: `Standup ${i}`, createdAt: new Date(Date.UTC(2026, 0, 1 + i)) });
     const p1 = await a.search('q=standup&per_page=2');
     const p3 = await a.search('q=standup&per_page=2&page=3');
-    expect(p1.body.meta).toEqual({ current_page: 1, last_page: 3, per_page: 2, total: 5 });
+    expect(p1.body.meta).toEqual({ current_page: 1, last_page: 3, per_page: 2, total: 5, total_capped: false });
     expect(p1.body.data.map((h: { title: string }) => h.title)).toEqual(['Standup 4', 'Standup 3']);
     expect(p3.body.data.map((h: { title: string }) => h.title)).toEqual(['Standup 0']);
     const past = await a.search('q=standup&per_page=2&page=4');
     expect(past.status).toBe(200);
-    expect(past.body).toEqual({ data: [], meta: { current_page: 4, last_page: 3, per_page: 2, total: 5 } });
+    expect(past.body).toEqual({ data: [], meta: { current_page: 4, last_page: 3, per_page: 2, total: 5, total_capped: false } });
+  });
+
+  it('ranks the newest 1,000 matches of a word found more often, says the total is capped, and pages through them', async () => {
+    const a = await account();
+    const count = RANKED_MATCHES + 5;
+    await a.seed({
+      title: 'Many',
+      sentences: Array.from({ length: count }, (_, i) => ({
+        sid: i + 1,
+        // Sentence 701 says the word three times: the best match; the others tie and go newest first.
+        origin: i === 700 ? 'Common common common word.' : `Common word number ${i + 1}.`,
+        startMs: i * 1000,
+        endMs: i * 1000 + 900,
+      })),
+    });
+    const first = await a.search('q=common&per_page=50');
+    expect(first.body.meta).toEqual({ current_page: 1, last_page: 20, per_page: 50, total: RANKED_MATCHES, total_capped: true });
+    expect(first.body.data.slice(0, 3).map((h: { sid: number }) => h.sid)).toEqual([701, count, count - 1]);
+    const sids: number[] = [];
+    for (let page = 1; page <= 20; page++) {
+      const res = await a.search(`q=common&per_page=50&page=${page}`);
+      sids.push(...res.body.data.map((h: { sid: number }) => h.sid));
+    }
+    // Each ranked entry once; the five oldest matches are the ones left out.
+    expect(new Set(sids).size).toBe(RANKED_MATCHES);
+    expect(Math.min(...sids)).toBe(6);
+    expect((await a.search('q=common&per_page=50&page=21')).body.data).toEqual([]);
+    // A query with fewer matches than the bound is counted and ranked whole.
+    const narrow = await a.search('q=common+number+1*');
+    expect(narrow.body.meta).toMatchObject({ total: 117, total_capped: false });
   });
 
   it('stays true on every write: rename, edit, retranslation, speaker rename, reprocessing, deletion', async () => {
@@ -289,7 +320,10 @@ describe.each(backends())('search (%s)', (backend) => {
     const a = await account();
     const b = await account();
     await a.seed({ title: 'Confidential merger' });
-    expect((await b.search('q=merger')).body).toEqual({ data: [], meta: { current_page: 1, last_page: 1, per_page: 20, total: 0 } });
+    expect((await b.search('q=merger')).body).toEqual({
+      data: [],
+      meta: { current_page: 1, last_page: 1, per_page: 20, total: 0, total_capped: false },
+    });
     expect((await a.search('q=merger')).body.meta.total).toBe(1);
   });
 

@@ -93,7 +93,10 @@ export function LibrarySearch() {
       {result ? (
         <section aria-label="Search results">
           <p class="muted" role="status">
-            {meta?.total ? `${meta.total} hit${meta.total === 1 ? '' : 's'} for “${result.q}”` : `Nothing found for “${result.q}”.`}
+            {/* A capped total is the newest matches ranked: more were found, hence the "+". */}
+            {meta?.total
+              ? `${meta.total}${meta.total_capped ? '+' : ''} hit${meta.total === 1 ? '' : 's'} for “${result.q}”`
+              : `Nothing found for “${result.q}”.`}
           </p>
           <ol class="hits">
             {result.data.map((h, i) => (

@@ -6,9 +6,11 @@ hands a batch job back to the queue when live work is waiting, so a long import 
 request by at most one window instead of its whole length. The job keeps its original sequence
 number, so it resumes ahead of later batch jobs.
 
-Live jobs with the same `batch_key` (drafts the decoder treats alike, see batched.py) that wait
-together are run as one group by the first one's `group_work`: up to `max_group` at once. Such
-drafts queue after other live work (finals) and before batch work (DRAFT_RANK).
+Live jobs with the same `batch_key` (drafts, or finals, the decoder treats alike, see batched.py)
+that wait together are run as one group by the first one's `group_work`: up to `max_group` at
+once. Drafts queue after other live work (finals) and before batch work (DRAFT_RANK). A final
+(`final=True`) runs through its `group_work` even alone, so its result does not depend on
+whether others waited with it.
 
 Batch jobs may hold at most `batch_workers` workers (default W - 1 when W > 1), so with two or
 more workers one is always free for live work and a live request never waits for a window.
@@ -48,13 +50,17 @@ class Job:
         batch_key: Any = None,
         payload: Any = None,
         group_work: Callable[[list[Any]], list[Any]] | None = None,
+        final: bool = False,
     ):
         self.priority = priority
         # Jobs with the same key may run as one group: group_work(payloads) -> results, in order.
         self.batch_key = batch_key if group_work is not None else None
         self.payload = payload
         self.group_work = group_work
-        self.rank = DRAFT_RANK if self.batch_key is not None and priority == "live" else PRIORITIES[priority]
+        # A batchable final: queued with live work, decoded by group_work even when alone.
+        self.final = final and self.batch_key is not None
+        draft = self.batch_key is not None and not self.final
+        self.rank = DRAFT_RANK if draft and priority == "live" else PRIORITIES[priority]
         self.work = work
         self.steps: Generator[None, None, Any] | None = None
         self.done = threading.Event()
@@ -112,7 +118,7 @@ class Scheduler:
                 self.running_batch += not is_live(rank)
             requeued = False
             try:
-                if mates:
+                if mates or (job.final and not job.cancelled):
                     self.run_group([job, *mates])
                 else:
                     requeued = self.advance(job, rank, seq)

@@ -42,6 +42,7 @@ from faster_whisper.transcribe import (
 MAX_BATCH = 8
 SAMPLE_RATE = 16000
 FRAMES_PER_SECOND = 100
+MAX_WINDOW_S = 30
 # faster-whisper drops a segment as silence when both thresholds are crossed (its defaults).
 NO_SPEECH_THRESHOLD = 0.6
 LOG_PROB_THRESHOLD = -1.0
@@ -63,6 +64,8 @@ def batch_key(request) -> tuple | None:
         request.window_pad is not None and request.language is not None
         and not request.candidates and not request.temperature and not request.vad_filter
         and (is_draft(request) or request.window_fallback == "full")
+        # One window each: longer audio takes the sequential path, window by window.
+        and len(request.audio) <= MAX_WINDOW_S * SAMPLE_RATE
     )
     if not batchable:
         return None

@@ -200,6 +200,27 @@ class GroupTest(unittest.TestCase):
         self.assertEqual((groups[-1], alone.result), (["f3"], "f3!"))  # not its own sequential work
         self.assertNotIn("f3:done", rec.events)
 
+    def test_a_final_alone_waits_final_gather_s_for_finals_that_arrive_just_after_it(self):
+        groups: list[list[str]] = []
+
+        def group_work(payloads):
+            groups.append(list(payloads))
+            return list(payloads)
+
+        def final(name):
+            return Job("live", Recorder().job(name, 1), batch_key="k", payload=name, group_work=group_work, final=True)
+
+        scheduler = Scheduler(workers=1, max_queued=20, final_gather_s=0.3)
+        first = scheduler.submit(final("f1"))
+        wait_until(lambda: not scheduler.heap)  # the idle worker took it and waits for mates
+        later = [scheduler.submit(final(n)) for n in ("f2", "f3")]
+        wait_all(first, *later)
+        self.assertEqual(groups, [["f1", "f2", "f3"]])
+        started = time.monotonic()
+        wait_all(scheduler.submit(final("f4")))  # nobody comes: it runs after the gather time
+        self.assertGreaterEqual(time.monotonic() - started, 0.3)
+        self.assertEqual(groups[-1], ["f4"])
+
     def test_a_failing_group_fails_each_of_its_jobs_and_the_worker_lives_on(self):
         gate = threading.Event()
 

@@ -170,7 +170,13 @@ describe.skipIf(!haveSharedAudio())(
           return remote.transcribe(audio, options);
         },
       };
-      const live = new StreamingOverFile(held, vad, { intervalMs: 2000, maxUtteranceMs: 15_000, tentativeTail: true, energyGate: false });
+      const live = new StreamingOverFile(held, vad, {
+        intervalMs: 2000,
+        maxUtteranceMs: 15_000,
+        tentativeTail: true,
+        tailGuardMs: 0,
+        energyGate: false,
+      });
       const results: SttResult[] = [];
       const errors: Error[] = [];
       const s = await live.open({ language: 'en-US', interimResults: true, onResult: (r) => results.push(r), onError: (e) => errors.push(e) });
@@ -186,6 +192,7 @@ describe.skipIf(!haveSharedAudio())(
       expect(errors).toEqual([]);
       const final = results.find((r) => r.isFinal);
       expect(final).toBeDefined();
+      expect(final!.endMs).toBeLessThan(4000); // the VAD ended it while the pass was held, not end()
       expect(results[0]?.isFinal).toBe(false);
       expect(results[0]?.text).toMatch(/\w/);
       expect(results[0]?.startMs).toBe(final?.startMs);

@@ -85,11 +85,14 @@ def decode_batch(model, requests: list) -> list[tuple[list[Segment], float, bool
     frames = min(3000, max(f.shape[-1] for f in features) + int(first.window_pad * FRAMES_PER_SECOND))
     stacked = np.stack([pad_or_trim(f, frames) for f in features])
     durations = [len(r.audio) / SAMPLE_RATE for r in requests]
+    prompt = first.prompt or None
+    if final and prompt:
+        prompt = " " + prompt.strip()  # tokenized as the sequential path does (leading space)
     options = TranscriptionOptions(
         beam_size=first.beam_size, best_of=1, patience=1, length_penalty=1, repetition_penalty=1, no_repeat_ngram_size=0,
         log_prob_threshold=LOG_PROB_THRESHOLD, no_speech_threshold=NO_SPEECH_THRESHOLD,
         compression_ratio_threshold=COMPRESSION_RATIO_THRESHOLD, condition_on_previous_text=False,
-        prompt_reset_on_temperature=0.5, temperatures=[0.0], initial_prompt=first.prompt or None, prefix=None,
+        prompt_reset_on_temperature=0.5, temperatures=[0.0], initial_prompt=prompt, prefix=None,
         suppress_blank=True, suppress_tokens=get_suppressed_tokens(tokenizer, [-1]), without_timestamps=not final,
         max_initial_timestamp=0.0,
         word_timestamps=first.word_timestamps, prepend_punctuations="\"'“¿([{-",

@@ -179,7 +179,12 @@ describe.skipIf(!haveSharedAudio())(
       });
       const results: SttResult[] = [];
       const errors: Error[] = [];
-      const s = await live.open({ language: 'en-US', interimResults: true, onResult: (r) => results.push(r), onError: (e) => errors.push(e) });
+      const s = await live.open({
+        language: 'en-US',
+        interimResults: true,
+        onResult: (r) => results.push(r),
+        onError: (e) => errors.push(e),
+      });
       // "And so my fellow Americans" (0-2.6 s), then 2 s of silence: the VAD ends the utterance.
       const pcm = new Int16Array(16000 * 4.6);
       pcm.set(int16(jfk.samples.subarray(0, 16000 * 2.6)));

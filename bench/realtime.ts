@@ -343,6 +343,10 @@ async function scan(mode: Mode, base: string, key: string, pid: number, baseline
     await session(base, key, false, mode);
     let best: { n: number; perSession: number } | null = null;
     let failedInRow = 0;
+    // Every session of every level streams the same recording: their finals should be one text
+    // (issue 27: "five repeated live runs give the same finals"; levels 1 and 4 are five sessions).
+    const finalTexts = new Set<string>();
+    let sessions = 0;
     for (const n of LEVELS ?? levelsUpTo(MAX_N)) {
       let peak = await rssBytes(pid);
       const before = peak;
@@ -361,6 +365,8 @@ async function scan(mode: Mode, base: string, key: string, pid: number, baseline
       const onlyByFinal = results.flatMap((r) => r.onlyByFinal).sort((a, b) => a - b);
       const errors = results.flatMap((r) => r.errors).filter((e) => e !== 'stt_silence_warning');
       const lags = results.flatMap((r) => r.finalLags).sort((a, b) => a - b);
+      for (const r of results) finalTexts.add(r.finalText.join(' '));
+      sessions += results.length;
       const played = Array.from({ length: PASSES }, () => JFK_TEXT).join(' ');
       const wers = results.map((r) => wordErrorRate(played, r.finalText.join(' ')));
       const p95 = percentile(lat, 95);
@@ -377,6 +383,7 @@ async function scan(mode: Mode, base: string, key: string, pid: number, baseline
       failedInRow = 0;
       best = { n, perSession };
     }
+    console.log(`${mode}: ${finalTexts.size} distinct final text(s) over the ${sessions} sessions of all levels`);
     if (best) {
       console.log(
         `${mode}: largest N with interim p95 < ${TARGET_P95_MS} ms: ${best.n}, ${(best.n / cpus().length).toFixed(2)} sessions per core (memory ${mb(best.perSession)} MB per session, PocketSphinx decoders included)`,

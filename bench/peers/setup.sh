@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs the two live Whisper servers that `npm run bench:peers` compares Parley with, each in
-# its own venv under .venv/ (gitignored). For the benchmark only: Parley's setup never runs this.
+# its own venv under .venv/ (gitignored; PARLEY_PEERS_VENV_DIR: elsewhere). For the benchmark only: Parley's setup never runs this.
 #
 #   .venv/peers-whisperlivekit  whisperlivekit 0.2.26 (+ faster-whisper 1.2.1, torch 2.13.0 CPU)
 #   .venv/peers-whisperlive     whisper-live 0.10.0   (+ faster-whisper 1.2.0 as it pins, torch 2.13.0 CPU)
@@ -17,8 +17,11 @@
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/../.." && pwd)"
 PYTHON="${PYTHON:-python3}"
-WLK="$ROOT/.venv/peers-whisperlivekit"
-WL="$ROOT/.venv/peers-whisperlive"
+# PARLEY_PEERS_VENV_DIR: another folder for the two venvs (bench/peers/systems.ts reads it too),
+# e.g. in a worktree whose .venv is a link to another checkout's installed copy.
+VENVS="${PARLEY_PEERS_VENV_DIR:-$ROOT/.venv}"
+WLK="$VENVS/peers-whisperlivekit"
+WL="$VENVS/peers-whisperlive"
 CONSTRAINTS="$(mktemp)"
 trap 'rm -f "$CONSTRAINTS"' EXIT
 echo "torch==2.13.0" >"$CONSTRAINTS"

@@ -16,9 +16,11 @@ import { firstStartKey, freePort, localServerEnv, startServer } from '../../test
 import type { Protocol } from './protocols.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');
+/** Where bench/peers/setup.sh put the peers' venvs (PARLEY_PEERS_VENV_DIR, default .venv). */
+const VENV_DIR = process.env.PARLEY_PEERS_VENV_DIR ?? join(ROOT, '.venv');
 export const VENVS = {
-  whisperlivekit: join(ROOT, '.venv', 'peers-whisperlivekit'),
-  whisperlive: join(ROOT, '.venv', 'peers-whisperlive'),
+  whisperlivekit: join(VENV_DIR, 'peers-whisperlivekit'),
+  whisperlive: join(VENV_DIR, 'peers-whisperlive'),
 };
 export const THREADS = 2;
 

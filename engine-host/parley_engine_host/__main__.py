@@ -32,6 +32,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                         help="workers batch jobs may hold (default: workers - 1, at least 1)")
     parser.add_argument("--draft-model-dir", type=Path, default=None,
                         help="a smaller Whisper model for live drafts (batchable interim passes) in the languages it serves")
+    parser.add_argument("--final-gather-ms", type=float,
+                        default=float(os.environ.get("PARLEY_ENGINE_HOST_FINAL_GATHER_MS", "40")),
+                        help="a live final with no other final waiting waits this long for some to batch with")
     parser.add_argument("--compute-type", default="int8", help="CTranslate2 compute type (int8, float32, ...)")
     parser.add_argument("--max-body-mb", type=float, default=256, help="largest request body accepted (413 above)")
     parser.add_argument("--max-queued", type=int, default=256, help="queued requests before 503")
@@ -88,7 +91,8 @@ def main(argv: list[str] | None = None) -> None:
             fail("%s", error)
         log.info("loaded speech model %s from %s in %.2f s (voices %s)", speaker.name, args.tts_model_dir,
                  time.monotonic() - started, ",".join(speaker.voices))
-    scheduler = Scheduler(workers=args.workers, max_queued=args.max_queued, batch_workers=args.batch_workers)
+    scheduler = Scheduler(workers=args.workers, max_queued=args.max_queued, batch_workers=args.batch_workers,
+                          final_gather_s=max(0.0, args.final_gather_ms) / 1000)
     server = EngineServer((args.host, args.port), recognizer, scheduler, int(args.max_body_mb * 1024 * 1024), draft, speaker)
     ready = {"event": "ready", "port": server.server_address[1], "model": recognizer.name if recognizer else None,
              "languages": recognizer.languages if recognizer else [], "draft_model": draft.name if draft else None,

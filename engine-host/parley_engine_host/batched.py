@@ -8,6 +8,15 @@ sessions' interims fresh. Drafts that can share a batch are those the decoder tr
 same language, prompt, hot words and pad (`batch_key`); each window is padded with silence to
 the longest one's length plus the pad.
 
+Live finals in a fitted window (beam search, `window_fallback=full`) are batched the same way,
+among themselves: when several sessions' utterances end together, their finals (0.3-0.6 s each
+on 2 cores) otherwise wait for each other one by one. A final is decoded through this path even
+alone, so its text does not depend on whether others waited with it; finals share a batch only
+when their audio lengths fall in the same FINAL_BUCKET_S bucket (the padding a shorter one gains
+stays small). Where the sequential path would go on, the final is decoded again as there: in the
+30 s window when its text loops, sequentially with the temperature ladder when it fails
+faster-whisper's thresholds (see recognizer.py, transcribe_batch).
+
 faster-whisper's own batched pipeline does this for the 30 s chunks of one file; its
 `forward` is used here over windows of different sessions instead (the decode, the split into
 segments and the word times are faster-whisper's, pinned in requirements.txt).
@@ -25,6 +34,7 @@ from faster_whisper.transcribe import (
     Segment,
     TranscriptionOptions,
     Word,
+    get_compression_ratio,
     get_suppressed_tokens,
 )
 
@@ -32,37 +42,59 @@ from faster_whisper.transcribe import (
 MAX_BATCH = 8
 SAMPLE_RATE = 16000
 FRAMES_PER_SECOND = 100
+MAX_WINDOW_S = 30
 # faster-whisper drops a segment as silence when both thresholds are crossed (its defaults).
 NO_SPEECH_THRESHOLD = 0.6
 LOG_PROB_THRESHOLD = -1.0
+COMPRESSION_RATIO_THRESHOLD = 2.4
+# Finals whose audio lengths fall in the same bucket of this many seconds may share a batch.
+FINAL_BUCKET_S = 2.0
+
+
+def is_draft(request) -> bool:
+    """A live draft: greedy, its loops trimmed (the final redoes it)."""
+    return request.beam_size == 1 and request.window_fallback == "trim"
 
 
 def batch_key(request) -> tuple | None:
-    """Requests with the same key can share a batch; None: this one is decoded alone."""
+    """Live requests with the same key can share a batch; None: this one is decoded alone.
+    Drafts and finals (fitted window, 30 s fallback) never share one (beam size and fallback
+    are in the key); finals only with others of about the same length (FINAL_BUCKET_S)."""
     batchable = (
-        request.beam_size == 1 and request.window_pad is not None and request.language is not None
+        request.window_pad is not None and request.language is not None
         and not request.candidates and not request.temperature and not request.vad_filter
-        and request.window_fallback == "trim"
+        and (is_draft(request) or request.window_fallback == "full")
+        # One window each: longer audio takes the sequential path, window by window.
+        and len(request.audio) <= MAX_WINDOW_S * SAMPLE_RATE
     )
     if not batchable:
         return None
-    return (request.language, request.prompt or "", request.hotwords or "", request.window_pad, request.word_timestamps)
+    bucket = None if is_draft(request) else int(len(request.audio) / SAMPLE_RATE / FINAL_BUCKET_S)
+    return (request.beam_size, request.window_fallback, bucket, request.language, request.prompt or "",
+            request.hotwords or "", request.window_pad, request.word_timestamps)
 
 
-def decode_batch(model, requests: list) -> list[tuple[list[Segment], float]]:
-    """Each request's segments and duration (seconds), decoded in one batch (same batch_key)."""
+def decode_batch(model, requests: list) -> list[tuple[list[Segment], float, bool]]:
+    """Each request's segments, duration (seconds) and whether faster-whisper's sequential
+    path would have retried it at a higher temperature, decoded in one batch (same batch_key).
+    Drafts decode without timestamp tokens (cheaper); finals with them, as the sequential path."""
     first = requests[0]
+    final = not is_draft(first)
     tokenizer = Tokenizer(model.hf_tokenizer, model.model.is_multilingual, task="transcribe", language=first.language)
     features = [model.feature_extractor(r.audio)[..., :-1] for r in requests]
     frames = min(3000, max(f.shape[-1] for f in features) + int(first.window_pad * FRAMES_PER_SECOND))
     stacked = np.stack([pad_or_trim(f, frames) for f in features])
     durations = [len(r.audio) / SAMPLE_RATE for r in requests]
+    prompt = first.prompt or None
+    if final and prompt:
+        prompt = " " + prompt.strip()  # tokenized as the sequential path does (leading space)
     options = TranscriptionOptions(
-        beam_size=1, best_of=1, patience=1, length_penalty=1, repetition_penalty=1, no_repeat_ngram_size=0,
+        beam_size=first.beam_size, best_of=1, patience=1, length_penalty=1, repetition_penalty=1, no_repeat_ngram_size=0,
         log_prob_threshold=LOG_PROB_THRESHOLD, no_speech_threshold=NO_SPEECH_THRESHOLD,
-        compression_ratio_threshold=2.4, condition_on_previous_text=False, prompt_reset_on_temperature=0.5,
-        temperatures=[0.0], initial_prompt=first.prompt or None, prefix=None, suppress_blank=True,
-        suppress_tokens=get_suppressed_tokens(tokenizer, [-1]), without_timestamps=True, max_initial_timestamp=0.0,
+        compression_ratio_threshold=COMPRESSION_RATIO_THRESHOLD, condition_on_previous_text=False,
+        prompt_reset_on_temperature=0.5, temperatures=[0.0], initial_prompt=prompt, prefix=None,
+        suppress_blank=True, suppress_tokens=get_suppressed_tokens(tokenizer, [-1]), without_timestamps=not final,
+        max_initial_timestamp=0.0,
         word_timestamps=first.word_timestamps, prepend_punctuations="\"'“¿([{-",
         append_punctuations="\"'.。,，!！?？:：”)]}、", multilingual=False,
         # A fitted window may loop (see recognizer.py): bounded as there, by the longest audio.
@@ -72,7 +104,20 @@ def decode_batch(model, requests: list) -> list[tuple[list[Segment], float]]:
     pipeline = BatchedInferencePipeline(model)
     chunks = [{"offset": 0.0, "duration": d, "segments": []} for d in durations]
     outputs = pipeline.forward(stacked, tokenizer, chunks, options)
-    return [(to_segments(parts), duration) for parts, duration in zip(outputs, durations)]
+    return [(to_segments(parts), duration, needs_fallback(parts)) for parts, duration in zip(outputs, durations)]
+
+
+def needs_fallback(parts: list[dict[str, Any]]) -> bool:
+    """faster-whisper's rule for retrying a window at a higher temperature (generate_with_fallback):
+    too repetitive or too improbable, unless it is silence."""
+    if not parts:
+        return False
+    first = parts[0]  # avg_logprob and no_speech_prob are the window's, the same on every part
+    text = "".join(p["text"] for p in parts).strip()
+    improbable = first["avg_logprob"] < LOG_PROB_THRESHOLD
+    if improbable and first["no_speech_prob"] > NO_SPEECH_THRESHOLD:
+        return False  # silence
+    return improbable or get_compression_ratio(text) > COMPRESSION_RATIO_THRESHOLD
 
 
 def to_segments(parts: list[dict[str, Any]]) -> list[Segment]:

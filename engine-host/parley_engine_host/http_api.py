@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from . import multipart
-from .batched import batch_key
+from .batched import batch_key, is_draft
 from .recognizer import BadAudio, Recognizer, Request, read_audio
 from .scheduler import PRIORITIES, Job, QueueFull, Scheduler
 from .speech import SAMPLE_RATE, Speaker
@@ -133,19 +133,21 @@ class Handler(BaseHTTPRequestHandler):
             window_fallback=one_of(form.get("window_fallback"), "window_fallback", WINDOW_FALLBACKS, "full"),
         )
         priority = self.priority(form)
-        # Live drafts the decoder treats alike may be decoded in one batch with others waiting.
+        # Live drafts (and live finals) the decoder treats alike may be decoded in one batch
+        # with others waiting.
         key = batch_key(request) if priority == "live" else None
+        final = key is not None and not is_draft(request)
         recognizer = self.server.recognizer
         draft = self.server.draft_recognizer
         # draft_model=off: a draft of audio the draft model may not hear (Parley's energy-gated
         # utterances, loud speech the VAD missed) is decoded by the main model, batched apart.
         use_draft_model = flag(form.get("draft_model"), "draft_model", True)
-        if key is not None and draft is not None and use_draft_model and request.language in draft.languages:
+        if key is not None and not final and draft is not None and use_draft_model and request.language in draft.languages:
             recognizer = draft
         if key is not None:
             key = (recognizer.name, *key)
         result = self.run(priority, lambda: recognizer.transcribe(request),
-                          batch_key=key, payload=request, group_work=recognizer.transcribe_batch)
+                          batch_key=key, payload=request, group_work=recognizer.transcribe_batch, final=final)
         if response_format == "text":
             self.send_bytes(200, (result["text"] + "\n").encode(), "text/plain; charset=utf-8")
         elif response_format == "json":

@@ -19,7 +19,7 @@ import numpy as np
 from faster_whisper import WhisperModel, decode_audio
 from faster_whisper.audio import pad_or_trim as _pad_or_trim
 
-from .batched import decode_batch
+from .batched import decode_batch, is_draft
 from .languages import name_of
 
 SAMPLE_RATE = 16000
@@ -189,6 +189,15 @@ def trimmed(segments: list, keep: int) -> list:
     return out
 
 
+def run_to_end(steps: Generator[None, None, Any]) -> Any:
+    """The return value of a job generator, run without yielding (inside a group's work)."""
+    while True:
+        try:
+            next(steps)
+        except StopIteration as stop:
+            return stop.value
+
+
 class Recognizer:
     def __init__(self, model: WhisperModel, name: str):
         self.model = model
@@ -231,13 +240,25 @@ class Recognizer:
         return self.verbose(segments, info.language, probability, info.duration, request.word_timestamps)
 
     def transcribe_batch(self, requests: list[Request]) -> list[dict[str, Any]]:
-        """Drafts with the same batched.batch_key, decoded together (a loop is trimmed)."""
+        """Live requests with the same batched.batch_key, decoded together. A draft's loop is
+        trimmed. A final is decoded again where the sequential path would differ: in the 30 s
+        window when its text loops, sequentially (with the temperature ladder) when it fails
+        faster-whisper's thresholds."""
         results = []
-        for request, (segments, duration) in zip(requests, decode_batch(self.model, requests)):
+        for request, (segments, duration, retry) in zip(requests, decode_batch(self.model, requests)):
             kept = without_invented(segments)
             repeat = loop_start([w for s in kept for w in s.text.split()])
-            if repeat is not None:
-                kept = trimmed(kept, repeat)
+            if is_draft(request):
+                if repeat is not None:
+                    kept = trimmed(kept, repeat)
+            elif repeat is not None:  # as transcribe() does with a final whose fitted text loops
+                kept, info = run_to_end(self.decode(request, request.language, None))
+                results.append(self.verbose(kept, info.language, info.language_probability, info.duration,
+                                            request.word_timestamps))
+                continue
+            elif retry:  # hard audio: the sequential path, temperature ladder and all
+                results.append(run_to_end(self.transcribe(request)))
+                continue
             results.append(self.verbose(kept, request.language, 1.0, duration, request.word_timestamps))
         return results
 

@@ -6,9 +6,13 @@ hands a batch job back to the queue when live work is waiting, so a long import 
 request by at most one window instead of its whole length. The job keeps its original sequence
 number, so it resumes ahead of later batch jobs.
 
-Live jobs with the same `batch_key` (drafts the decoder treats alike, see batched.py) that wait
-together are run as one group by the first one's `group_work`: up to `max_group` at once. Such
-drafts queue after other live work (finals) and before batch work (DRAFT_RANK).
+Live jobs with the same `batch_key` (drafts, or finals, the decoder treats alike, see batched.py)
+that wait together are run as one group by the first one's `group_work`: up to `max_group` at
+once. Drafts queue after other live work (finals) and before batch work (DRAFT_RANK). A final
+(`final=True`) runs through its `group_work` even alone, so its result does not depend on
+whether others waited with it. A final that finds no mate waiting waits `final_gather_s` for
+one: finals of sessions whose utterances end together arrive a few milliseconds apart (each
+after its stream's draft came back), and an idle worker would otherwise take the first alone.
 
 Batch jobs may hold at most `batch_workers` workers (default W - 1 when W > 1), so with two or
 more workers one is always free for live work and a live request never waits for a window.
@@ -19,6 +23,7 @@ from __future__ import annotations
 import heapq
 import itertools
 import threading
+import time
 from collections.abc import Callable, Generator
 from typing import Any
 
@@ -48,13 +53,17 @@ class Job:
         batch_key: Any = None,
         payload: Any = None,
         group_work: Callable[[list[Any]], list[Any]] | None = None,
+        final: bool = False,
     ):
         self.priority = priority
         # Jobs with the same key may run as one group: group_work(payloads) -> results, in order.
         self.batch_key = batch_key if group_work is not None else None
         self.payload = payload
         self.group_work = group_work
-        self.rank = DRAFT_RANK if self.batch_key is not None and priority == "live" else PRIORITIES[priority]
+        # A batchable final: queued with live work, decoded by group_work even when alone.
+        self.final = final and self.batch_key is not None
+        draft = self.batch_key is not None and not self.final
+        self.rank = DRAFT_RANK if draft and priority == "live" else PRIORITIES[priority]
         self.work = work
         self.steps: Generator[None, None, Any] | None = None
         self.done = threading.Event()
@@ -64,9 +73,11 @@ class Job:
 
 
 class Scheduler:
-    def __init__(self, workers: int, max_queued: int, batch_workers: int | None = None, max_group: int = 8):
+    def __init__(self, workers: int, max_queued: int, batch_workers: int | None = None, max_group: int = 8,
+                 final_gather_s: float = 0.0):
         self.max_queued = max_queued
         self.max_group = max_group
+        self.final_gather_s = final_gather_s
         self.batch_limit = batch_workers if batch_workers else max(1, workers - 1)
         self.running_batch = 0
         self.heap: list[tuple[int, int, Job]] = []
@@ -85,7 +96,7 @@ class Scheduler:
             if len(self.heap) >= self.max_queued:
                 raise QueueFull(f"{len(self.heap)} requests already queued")
             heapq.heappush(self.heap, (job.rank, next(self.sequence), job))
-            self.lock.notify()
+            self.lock.notify_all()  # an idle worker, or one gathering mates for a final
         return job
 
     def depth(self) -> dict[str, Any]:
@@ -108,11 +119,16 @@ class Scheduler:
                     self.lock.wait()
                 rank, seq, job = heapq.heappop(self.heap)
                 mates = self.take_mates(job)
+                if job.final and not mates and not job.cancelled and self.final_gather_s > 0:
+                    deadline = time.monotonic() + self.final_gather_s
+                    while (left := deadline - time.monotonic()) > 0:
+                        self.lock.wait(left)  # lets submit() queue the mates
+                    mates = self.take_mates(job)
                 self.running += 1
                 self.running_batch += not is_live(rank)
             requeued = False
             try:
-                if mates:
+                if mates or (job.final and not job.cancelled):
                     self.run_group([job, *mates])
                 else:
                     requeued = self.advance(job, rank, seq)

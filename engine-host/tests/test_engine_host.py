@@ -187,11 +187,13 @@ class EngineHostTest(unittest.TestCase):
         # "Blueberry" and "Grasshopper" as the VAD cuts them from multiple_keywords.wav: in a
         # fitted window base decodes "Blueberry Blueberry" and "Grass Grass Helper" (beam 5).
         keywords = wav_16k_mono(audio_file("multiple_keywords.wav"))
+        # priority live: a final goes through the batched decoder (batched.py), batch: the sequential one.
         for (start, end), word in (((13.524, 14.7), "blueberry"), ((27.732, 29.132), "grasshopper")):
-            for fallback in ("full", "trim"):
+            for fallback, priority in (("full", "batch"), ("full", "live"), ("trim", "batch")):
                 status, _, body = self.host.post_form("/v1/audio/transcriptions", {
                     "response_format": "verbose_json", "timestamp_granularities[]": "word", "language": "en",
-                    "window_pad": "5", "beam_size": "5", "window_fallback": fallback}, cut(keywords, start, end))
+                    "window_pad": "5", "beam_size": "5", "window_fallback": fallback, "priority": priority},
+                    cut(keywords, start, end))
                 self.assertEqual(status, 200, body)
                 result = json.loads(body)
                 words = [w.strip(".,!?").lower() for w in result["text"].split()]
@@ -202,6 +204,34 @@ class EngineHostTest(unittest.TestCase):
         status, _, body = self.host.post_form("/v1/audio/transcriptions", {"window_fallback": "never"}, self.jfk)
         self.assertEqual(status, 400, body)
         self.assertEqual(json.loads(body)["error"]["param"], "window_fallback")
+
+    def test_live_finals_sent_at_once_get_the_text_and_words_of_one_alone(self):
+        # What Parley sends for a live final of 2 s and more: beam 5, fitted window, 30 s fallback.
+        fields = {"response_format": "verbose_json", "timestamp_granularities[]": "word", "language": "en",
+                  "priority": "live", "window_pad": "5", "window_fallback": "full"}
+
+        def final() -> dict:
+            status, _, body = self.host.post_form("/v1/audio/transcriptions", fields, self.jfk)
+            self.assertEqual(status, 200, body)
+            return json.loads(body)
+
+        alone = final()
+        self.assertLessEqual(word_error_rate(JFK_TEXT, alone["text"]), 0.05, alone["text"])
+        self.assertEqual(len(alone["words"]), len(alone["text"].split()), alone)
+        self.assertTrue(all(0 <= w["start"] <= w["end"] <= 11.1 for w in alone["words"]))
+        # An import holds the worker, so the four finals wait together and share a batch (the
+        # grouping itself: test_scheduler); each gets what it gets alone, in any batch.
+        blocker = threading.Thread(target=lambda: self.host.post_form(
+            "/v1/audio/transcriptions", {"language": "en"}, self.jfk))
+        blocker.start()
+        results: list[dict] = []
+        threads = [threading.Thread(target=lambda: results.append(final())) for _ in range(4)]
+        for t in threads:
+            t.start()
+        for t in [blocker, *threads]:
+            t.join(180)
+        self.assertEqual([r["text"] for r in results], [alone["text"]] * 4)
+        self.assertEqual([[w["word"] for w in r["words"]] for r in results], [[w["word"] for w in alone["words"]]] * 4)
 
     def test_verbose_json_has_segments_words_and_language(self):
         status, _, body = self.host.post_form("/v1/audio/transcriptions", {

@@ -175,6 +175,52 @@ class GroupTest(unittest.TestCase):
         wait_all(blocker, *jobs)
         self.assertEqual(rec.done_order(), ["x", "final", "draft", "import"])
 
+    def test_finals_group_among_themselves_before_drafts_and_run_their_group_work_even_alone(self):
+        rec, gate = Recorder(), threading.Event()
+        groups: list[list[str]] = []
+
+        def group_work(payloads):
+            groups.append(list(payloads))
+            return [f"{p}!" for p in payloads]
+
+        def job(name, key, final):
+            return Job("live", rec.job(name, 1), batch_key=key, payload=name, group_work=group_work, final=final)
+
+        scheduler = Scheduler(workers=1, max_queued=20)
+        blocker = scheduler.submit(Job("live", rec.job("x", 1, gate=gate)))
+        wait_until(lambda: scheduler.depth()["running"] == 1)
+        jobs = [scheduler.submit(job(n, k, f)) for n, k, f in
+                [("d1", "draft", False), ("f1", "final", True), ("d2", "draft", False), ("f2", "final", True)]]
+        gate.set()
+        wait_all(blocker, *jobs)
+        # The finals were queued after the drafts but go first, as one group; then the drafts.
+        self.assertEqual(groups, [["f1", "f2"], ["d1", "d2"]])
+        alone = scheduler.submit(job("f3", "final", True))
+        wait_all(alone)
+        self.assertEqual((groups[-1], alone.result), (["f3"], "f3!"))  # not its own sequential work
+        self.assertNotIn("f3:done", rec.events)
+
+    def test_a_final_alone_waits_final_gather_s_for_finals_that_arrive_just_after_it(self):
+        groups: list[list[str]] = []
+
+        def group_work(payloads):
+            groups.append(list(payloads))
+            return list(payloads)
+
+        def final(name):
+            return Job("live", Recorder().job(name, 1), batch_key="k", payload=name, group_work=group_work, final=True)
+
+        scheduler = Scheduler(workers=1, max_queued=20, final_gather_s=0.3)
+        first = scheduler.submit(final("f1"))
+        wait_until(lambda: not scheduler.heap)  # the idle worker took it and waits for mates
+        later = [scheduler.submit(final(n)) for n in ("f2", "f3")]
+        wait_all(first, *later)
+        self.assertEqual(groups, [["f1", "f2", "f3"]])
+        started = time.monotonic()
+        wait_all(scheduler.submit(final("f4")))  # nobody comes: it runs after the gather time
+        self.assertGreaterEqual(time.monotonic() - started, 0.3)
+        self.assertEqual(groups[-1], ["f4"])
+
     def test_a_failing_group_fails_each_of_its_jobs_and_the_worker_lives_on(self):
         gate = threading.Event()
 

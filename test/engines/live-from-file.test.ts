@@ -155,6 +155,54 @@ describe.skipIf(!haveSharedAudio())(
       expect(finals.map((f) => f.text).join(' ')).toMatch(/\w/);
     }, 60_000);
 
+    it('an interim pass still running when its utterance ends shows its words, before the final', async () => {
+      // The first draft is held until the utterance has ended (as when a loaded engine host is
+      // slow): its words must still be shown, not wait for the final queued behind it.
+      let release: () => void = () => {};
+      const gate = new Promise<void>((r) => {
+        release = r;
+      });
+      let drafts = 0;
+      const held: FileRecognizer = {
+        ...remote,
+        transcribe: async (audio, options) => {
+          if (options.draft && drafts++ === 0) await gate;
+          return remote.transcribe(audio, options);
+        },
+      };
+      const live = new StreamingOverFile(held, vad, {
+        intervalMs: 2000,
+        maxUtteranceMs: 15_000,
+        tentativeTail: true,
+        tailGuardMs: 0,
+        energyGate: false,
+      });
+      const results: SttResult[] = [];
+      const errors: Error[] = [];
+      const s = await live.open({
+        language: 'en-US',
+        interimResults: true,
+        onResult: (r) => results.push(r),
+        onError: (e) => errors.push(e),
+      });
+      // "And so my fellow Americans" (0-2.6 s), then 2 s of silence: the VAD ends the utterance.
+      const pcm = new Int16Array(16000 * 4.6);
+      pcm.set(int16(jfk.samples.subarray(0, 16000 * 2.6)));
+      for (let i = 0; i < pcm.length; i += 1600) s.write(pcm.subarray(i, i + 1600));
+      await new Promise((r) => setTimeout(r, 100));
+      expect(results).toEqual([]); // the final waits behind the held pass (one in flight)
+      expect(drafts).toBe(1);
+      release();
+      await s.end();
+      expect(errors).toEqual([]);
+      const final = results.find((r) => r.isFinal);
+      expect(final).toBeDefined();
+      expect(final!.endMs).toBeLessThan(4000); // the VAD ended it while the pass was held, not end()
+      expect(results[0]?.isFinal).toBe(false);
+      expect(results[0]?.text).toMatch(/\w/);
+      expect(results[0]?.startMs).toBe(final?.startMs);
+    }, 60_000);
+
     it('a failing pass is reported as a typed EngineError; abort is immediate and idempotent', async () => {
       const failing = createOpenAiTranscription({ baseUrl: server.url, model: 'whisper-1', timeoutMs: 20_000, retries: 0 });
       const live = new StreamingOverFile(failing, vad, { intervalMs: 500, maxUtteranceMs: 15_000 });

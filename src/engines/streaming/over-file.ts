@@ -288,7 +288,9 @@ class OverFileStream implements RecognizerStream {
       const started = performance.now();
       const t = await this.transcribe(audio, true, mainModel);
       this.lastDraftMs = performance.now() - started;
-      if (this.utterance !== u) return; // closed meanwhile: its final is next
+      // Closed while this pass ran: its interim is still sent. The final waits behind this pass
+      // (one in flight), and under load it waits for other sessions' finals too; the words at
+      // an utterance's end would otherwise show only with it (docs/whisper.md, "Finals batched").
       const words = t.text.trim().split(/\s+/).filter(Boolean);
       // LocalAgreement over what follows the stable words: the words this pass and the one
       // before agree on there become stable too; the stable words themselves never change.

@@ -82,7 +82,7 @@ export class Recording {
     });
   }
 
-  /** The session glossary (`config`): applies from the next result on, and to recognition from the next utterance. */
+  /** The session glossary now (the start's, or the last `config`'s: setGlossary). */
   get glossary(): Glossary | null {
     return this.sessionGlossary;
   }

@@ -113,6 +113,23 @@ export class Recording {
     return this.parts.recognition.activeLanguage;
   }
 
+  /** Conversation (start_speaking): the speaker who speaks now; recognition follows through switchLanguage. */
+  setActiveSpeaker(speakerId: string): void {
+    const talk = this.parts.recognition.talk;
+    if (talk) talk.active = speakerId;
+  }
+
+  /** Conversation (set_speaker_language): a speaker's language from now on (the snapshot carries it). */
+  setSpeakerLanguage(speakerId: string, language: string): void {
+    const speaker = this.parts.recognition.talk?.speakers.find((sp) => sp.speakerId === speakerId);
+    if (speaker) speaker.language = language;
+  }
+
+  /** set_tts turned TTS on or off mid-session: the start says so from now on (the per-minute plan check, the snapshot). */
+  setTtsEnabled(enabled: boolean): void {
+    this.start.ttsEnabled = enabled;
+  }
+
   get sentences(): SentenceInput[] {
     return this.parts.transcript.sentences;
   }

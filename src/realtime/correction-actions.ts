@@ -81,7 +81,12 @@ export function correctSentenceAction(c: ActionContext, data: Data): Promise<voi
     const before = versionOf(rec, sentence.sid, sentence.origin);
     // The same text again changes nothing: only the sender is answered (as REST answers it).
     if (input.text === sentence.origin) {
-      c.send(eventMessage('sentence_corrected', wireCorrected(correctedEvent(rec.taskId, sentence, current, 'correction', before.origin, before))));
+      c.send(
+        eventMessage(
+          'sentence_corrected',
+          wireCorrected(correctedEvent(rec.taskId, sentence, current, 'correction', before.origin, before)),
+        ),
+      );
       return;
     }
     const translatable = rec.start.type !== 'record';

@@ -6,7 +6,14 @@
  * the REST corrections' answer and the broadcast subscriber (src/broadcasts/host-captions.ts,
  * from go-live) format with these.
  */
-import { type ResultOrigin, type ResultStart, type SentenceCorrected, type SessionEventBody, startMsOf, type WireSentenceCorrected } from './events.js';
+import {
+  type ResultOrigin,
+  type ResultStart,
+  type SentenceCorrected,
+  type SessionEventBody,
+  startMsOf,
+  type WireSentenceCorrected,
+} from './events.js';
 
 /** mm:ss of a time in milliseconds (minutes past 99 as they are). */
 export function clock(ms: number): string {

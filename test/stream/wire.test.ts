@@ -100,7 +100,7 @@ describe('session events at the client edge', () => {
     });
   });
 
-  it('carries a corrected sentence\'s start in ms and shows it as mm:ss, last, to the owner, the subtitles and REST', () => {
+  it("carries a corrected sentence's start in ms and shows it as mm:ss, last, to the owner, the subtitles and REST", () => {
     const version = { origin: 'ask not what', translations: { es: 'no preguntes' }, translationErrors: null };
     const inStream = correctedEvent('t-1', { sid: 3, startMs: 72_640, speakerId: null }, 1, 'correction', 'ask not', version);
     expect(inStream.start_ms).toBe(72_640);
@@ -128,6 +128,9 @@ describe('session events at the client edge', () => {
     // An older node's event (mm:ss only) reads and shows the same.
     const older = { ...shown, kind: 'correction' } as SentenceCorrected;
     expect(startMsOf(older)).toBe(72_000);
-    expect(JSON.parse(ownerMessage({ event: 'sentence_corrected', data: older })!).data).toEqual({ action: 'sentence_corrected', ...shown });
+    expect(JSON.parse(ownerMessage({ event: 'sentence_corrected', data: older })!).data).toEqual({
+      action: 'sentence_corrected',
+      ...shown,
+    });
   });
 });

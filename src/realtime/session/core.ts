@@ -24,7 +24,7 @@ import type { TtsSettings } from '../tts-settings.js';
 import { collectGap } from './gap.js';
 import { Hosting } from './hosting.js';
 import { isIdle, isLive, type LifecycleEvent, type LifecycleState, publicState, type Step } from './lifecycle.js';
-import { NO_SOCKET, type SessionSocket, sendSessionEvent } from './socket.js';
+import { type SessionSocket, sendSessionEvent } from './socket.js';
 import { sessionSpeech } from './speech.js';
 
 const ws = { variant: 'websocket' as const };

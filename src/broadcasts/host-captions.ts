@@ -136,9 +136,7 @@ export class HostCaptions {
     // Only sentences viewers saw (said while captions flowed) are corrected on their screens.
     if (!final || this.host.state().phase !== 'live' || this.host.state().ended) return;
     final.text = c.text;
-    void this.host.publish(
-      viewerCorrection(c, this.speaker(c.sid), clock(this.host.msFromGoLive(startMsOf({ start_time: c.start_time }))), this.host.diarized),
-    );
+    void this.host.publish(viewerCorrection(c, this.speaker(c.sid), clock(this.host.msFromGoLive(startMsOf(c))), this.host.diarized));
     this.host.sinks.caption(null, { text: c.text, at: this.host.now() });
     for (const [language, text] of Object.entries(c.translations)) this.host.sinks.caption(language, { text, at: this.host.now() });
   }

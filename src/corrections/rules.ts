@@ -77,7 +77,6 @@ export function correctedEvent(
   previous: string,
   now: SentenceVersion,
 ): SentenceCorrected {
-  const s = Math.floor(sentence.startMs / 1000);
   return {
     task_id: taskId,
     sid: sentence.sid,
@@ -88,6 +87,7 @@ export function correctedEvent(
     translations: { ...(now.translations ?? {}) },
     translation_errors: { ...(now.translationErrors ?? {}) },
     speaker_id: sentence.speakerId ?? null,
-    start_time: `${String(Math.floor(s / 60)).padStart(2, '0')}:${String(s % 60).padStart(2, '0')}`,
+    // Milliseconds until the edge that shows it (src/stream/wire.ts wireCorrected: mm:ss start_time).
+    start_ms: sentence.startMs,
   };
 }

@@ -16,7 +16,8 @@ import type { EngineRegistry } from '../engines/registry.js';
 import type { Principal } from '../platform/auth/types.js';
 import { AppError } from '../platform/errors/app-error.js';
 import { chargeRetranslation } from '../retranslate/service.js';
-import type { SentenceCorrected } from '../stream/events.js';
+import type { WireSentenceCorrected } from '../stream/events.js';
+import { wireCorrected } from '../stream/wire.js';
 import type { TaskService } from '../tasks/service.js';
 import type { SentenceRecord, TaskRecord } from '../tasks/store.js';
 import { assertRevision, correctedEvent, parseCorrection, parseRevision, type SentenceVersion } from './rules.js';
@@ -34,7 +35,8 @@ export interface CorrectionDeps {
   logger: Logger;
 }
 
-export interface CorrectionResult extends SentenceCorrected {
+/** The REST answer: the event as clients read it (mm:ss start_time), plus the charge. */
+export interface CorrectionResult extends WireSentenceCorrected {
   /** Points charged for the retranslation (0 for an undo, or a sentence without translations). */
   charged: number;
 }
@@ -74,7 +76,7 @@ export class CorrectionService {
     const before = versionOf(sentence);
     // The same text again changes nothing and costs nothing.
     if (input.text === sentence.origin)
-      return { ...correctedEvent(task.taskId, sentence, current, 'correction', before.origin, before), charged: 0 };
+      return { ...wireCorrected(correctedEvent(task.taskId, sentence, current, 'correction', before.origin, before)), charged: 0 };
 
     const targets =
       task.type === 'record' ? [] : targetLanguages(task.translationLanguages, sentence.translations, sentence.translationErrors);
@@ -97,7 +99,7 @@ export class CorrectionService {
       // Nothing could be translated: the text is corrected, the retranslation is not billed.
       if (charge && Object.keys(t.translations).length === 0) await this.refund(charge.usageId);
       const charged = charge && Object.keys(t.translations).length > 0 ? charge.charged : 0;
-      return { ...correctedEvent(task.taskId, sentence, revision, 'correction', before.origin, version), charged };
+      return { ...wireCorrected(correctedEvent(task.taskId, sentence, revision, 'correction', before.origin, version)), charged };
     } catch (err) {
       if (charge) await this.refund(charge.usageId);
       throw err;
@@ -112,7 +114,7 @@ export class CorrectionService {
     const plan = planUndo(history, expected);
     const revision = await this.deps.store.write(task.taskId, sid, { ...plan, recognized: versionOf(sentence), updateSentence: true });
     if (revision === null) throw new AppError('sentence_revision_conflict', { details: { revision: plan.current + 1 } });
-    return { ...correctedEvent(task.taskId, sentence, revision, 'undo', sentence.origin, plan.version), charged: 0 };
+    return { ...wireCorrected(correctedEvent(task.taskId, sentence, revision, 'undo', sentence.origin, plan.version)), charged: 0 };
   }
 
   /** GET .../sentences/{sid}/revisions: the sentence's history, oldest first. */

@@ -67,7 +67,7 @@ export async function startSpeakingAction(c: ConversationContext, data: Data): P
   if (!rec) return;
   const speaker = speakerOf(c, rec, data, 'start_speaking');
   if (!speaker) return;
-  rec.talk.active = speaker.speakerId;
+  rec.setActiveSpeaker(speaker.speakerId);
   await rec.switchLanguage(speaker.language);
   c.send(statusOf(rec, 'speaking'));
 }
@@ -129,7 +129,7 @@ export async function setSpeakerLanguageAction(c: ConversationContext, data: Dat
     );
     return;
   }
-  speaker.language = language;
+  rec.setSpeakerLanguage(speaker.speakerId, language);
   if (rec.talk.active === speaker.speakerId && rec.language !== language) await rec.switchLanguage(language);
   c.send(
     eventMessage('speaker_language_set', {

@@ -19,6 +19,7 @@ import {
 import { planUndo } from '../corrections/service.js';
 import { targetLanguages, translateCorrection } from '../corrections/translate.js';
 import { AppError } from '../platform/errors/app-error.js';
+import { wireCorrected } from '../stream/wire.js';
 import type { SentenceInput } from '../tasks/store.js';
 import { eventMessage } from './protocol.js';
 import type { Recording } from './recording.js';
@@ -80,7 +81,12 @@ export function correctSentenceAction(c: ActionContext, data: Data): Promise<voi
     const before = versionOf(rec, sentence.sid, sentence.origin);
     // The same text again changes nothing: only the sender is answered (as REST answers it).
     if (input.text === sentence.origin) {
-      c.send(eventMessage('sentence_corrected', { ...correctedEvent(rec.taskId, sentence, current, 'correction', before.origin, before) }));
+      c.send(
+        eventMessage(
+          'sentence_corrected',
+          wireCorrected(correctedEvent(rec.taskId, sentence, current, 'correction', before.origin, before)),
+        ),
+      );
       return;
     }
     const translatable = rec.start.type !== 'record';

@@ -7,7 +7,7 @@
 import { AppError, toErrorObject } from '../platform/errors/app-error.js';
 import { jsonBoundsProblem } from '../platform/json-bounds.js';
 import type { SessionEventBody } from '../stream/events.js';
-import { forOwner, wireOrigin } from '../stream/wire.js';
+import { forOwner, wireCorrected, wireOrigin } from '../stream/wire.js';
 
 export type MessageType = 'health' | 'voice-translation' | 'error';
 
@@ -65,6 +65,7 @@ export function eventMessage(action: string, payload: object): string {
 export function ownerMessage(e: SessionEventBody): string | null {
   if (!forOwner(e)) return null;
   if (e.event === 'result') return eventMessage('result', { ...e.data, origin: wireOrigin(e.data.origin) });
+  if (e.event === 'sentence_corrected') return eventMessage(e.event, wireCorrected(e.data));
   return eventMessage(e.event, e.data);
 }
 

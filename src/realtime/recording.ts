@@ -16,13 +16,12 @@
 import { randomUUID } from 'node:crypto';
 import type { Glossary } from '../glossary/index.js';
 import type { Principal } from '../platform/auth/types.js';
-import type { AppError } from '../platform/errors/app-error.js';
 import type { SessionPublisher } from '../stream/session-streams.js';
 import type { SpeakerEditPlan, SpeakerSnapshot } from '../tasks/speaker-rules.js';
 import type { SentenceInput, TranslationInput } from '../tasks/store.js';
 import type { ChannelSet } from './channels.js';
 import { type FinishKind, finalizeRecording, summaryRequestOf } from './finalize.js';
-import type { OwnerState, RecordingSnapshot } from './live/snapshot.js';
+import type { RecordingSnapshot } from './live/snapshot.js';
 import type { EndState, LiveRow } from './live/store.js';
 import { type Parts, streamLanes, wireParts } from './recording/parts.js';
 import type { Talk } from './recording/recognition.js';
@@ -36,21 +35,10 @@ export type { CloseMode, CloseOutcome, RecordingDeps, RecordingOptions, SessionS
 export class Recording {
   readonly sessionId: string;
   taskId = '';
-  /** Set by the connection before begin(): the live_recordings row keeps its hash (a resume on any process finds it). */
-  resumeToken: string | null = null;
-  /** What the owning connection adds to the snapshot (snapshot.ts). */
-  owner: () => OwnerState = () => ({ rawStart: {}, status: 'started', gap: [], tts: this.start.tts });
-  /** How the row ends when the recording is finalized (a late resume is told why). */
-  endState: EndState = 'ended';
-  /** Credit or a plan limit ended the recording: the connection stops it. */
-  onMustEnd: (err: AppError) => void = () => {};
-  /** A result with text arrived (the silence watch restarts). */
-  onSpeech: () => void = () => {};
-  /**
-   * Another process took this recording over (it stalled past its lease and the grace): the
-   * connection lets it go without finalizing it (that process continues or finishes it).
-   */
-  onLost: () => void = () => {};
+  /** The live_recordings row keeps its hash: a resume on any process finds the recording (null: not resumable). */
+  readonly resumeToken: string | null;
+  /** The owner's hooks, given once: the session reports through them to whichever socket it has when they fire. */
+  private readonly hooks: Required<Omit<RecordingOptions, 'glossary' | 'resumeToken'>>;
   /**
    * Resolves once finish() has the last finals and translations out (the recognizer flushed),
    * before storage and processing: a broadcast ends for its viewers then, after its last sentence.
@@ -75,28 +63,32 @@ export class Recording {
   ) {
     this.sessionId = sessionId;
     this.asked = start.summary;
+    this.resumeToken = options.resumeToken ?? null;
+    this.sessionGlossary = options.glossary ?? null;
+    this.hooks = {
+      // Without an owner (a recording only finished here: live/orphans.ts) the snapshot has the start's state.
+      owner: options.owner ?? (() => ({ rawStart: {}, status: 'started', gap: [], tts: this.start.tts })),
+      onMustEnd: options.onMustEnd ?? (() => {}),
+      onSpeech: options.onSpeech ?? (() => {}),
+      onLost: options.onLost ?? (() => {}),
+    };
     this.parts = wireParts(deps, principal, start, {
       publish: (event) => void this.events.publish(event),
       glossary: () => this.sessionGlossary,
-      speech: () => this.onSpeech(),
-      mustEnd: (err) => this.onMustEnd(err),
-      lost: () => this.onLost(),
+      speech: () => this.hooks.onSpeech(),
+      mustEnd: (err) => this.hooks.onMustEnd(err),
+      lost: () => this.hooks.onLost(),
       snapshot: () => this.snapshot(),
     });
-    if (options.glossary !== undefined) this.sessionGlossary = options.glossary;
-    if (options.resumeToken !== undefined) this.resumeToken = options.resumeToken;
-    if (options.owner) this.owner = options.owner;
-    if (options.onMustEnd) this.onMustEnd = options.onMustEnd;
-    if (options.onSpeech) this.onSpeech = options.onSpeech;
-    if (options.onLost) this.onLost = options.onLost;
   }
 
-  /** The session glossary (`config`): applies from the next result on, and to recognition from the next utterance. */
+  /** The session glossary now (the start's, or the last `config`'s: setGlossary). */
   get glossary(): Glossary | null {
     return this.sessionGlossary;
   }
 
-  set glossary(glossary: Glossary | null) {
+  /** `config` sent a glossary: it applies from the next result on, and to recognition from the next utterance. */
+  setGlossary(glossary: Glossary | null): void {
     this.sessionGlossary = glossary;
     this.parts.recognition.refreshTerms();
   }
@@ -106,17 +98,9 @@ export class Recording {
     return this.parts.recognition.language;
   }
 
-  set language(language: string) {
-    this.parts.recognition.language = language;
-  }
-
   /** multi_channel: one recognizer per channel (channels.ts). */
   get channels(): ChannelSet | null {
     return this.parts.recognition.channels;
-  }
-
-  set channels(channels: ChannelSet | null) {
-    this.parts.recognition.channels = channels;
   }
 
   /** Conversation recordings: the two speakers (languages may change) and who speaks now (conversation-actions.ts). */
@@ -127,6 +111,23 @@ export class Recording {
   /** The language the conversation speaks now (the active speaker's). */
   get activeLanguage(): string {
     return this.parts.recognition.activeLanguage;
+  }
+
+  /** Conversation (start_speaking): the speaker who speaks now; recognition follows through switchLanguage. */
+  setActiveSpeaker(speakerId: string): void {
+    const talk = this.parts.recognition.talk;
+    if (talk) talk.active = speakerId;
+  }
+
+  /** Conversation (set_speaker_language): a speaker's language from now on (the snapshot carries it). */
+  setSpeakerLanguage(speakerId: string, language: string): void {
+    const speaker = this.parts.recognition.talk?.speakers.find((sp) => sp.speakerId === speakerId);
+    if (speaker) speaker.language = language;
+  }
+
+  /** set_tts turned TTS on or off mid-session: the start says so from now on (the per-minute plan check, the snapshot). */
+  setTtsEnabled(enabled: boolean): void {
+    this.start.ttsEnabled = enabled;
   }
 
   get sentences(): SentenceInput[] {
@@ -143,25 +144,13 @@ export class Recording {
     return this.parts.transcript.speakerLabels;
   }
 
-  set speakerLabels(labels: Record<string, string>) {
-    this.parts.transcript.speakerLabels = labels;
-  }
-
   /** Speakers whose last sentence was reassigned away (they still exist). */
   get keptSpeakers(): string[] {
     return this.parts.transcript.keptSpeakers;
   }
 
-  set keptSpeakers(kept: string[]) {
-    this.parts.transcript.keptSpeakers = kept;
-  }
-
   get usageId(): string {
     return this.parts.meter.usageId;
-  }
-
-  set usageId(usageId: string) {
-    this.parts.meter.usageId = usageId;
   }
 
   get durationMs(): number {
@@ -177,12 +166,12 @@ export class Recording {
   }
 
   /** `set_summary`: also written to the sidecar, so a recording recovered after a crash keeps it. */
-  set summary(summary: SessionSummary | null) {
+  setSummary(summary: SessionSummary | null): void {
     this.asked = summary;
     if (this.parts.tape.recording) this.writeSidecar();
   }
 
-  /** The session's event stream (after begin()); the connection attaches the owner's socket to it. */
+  /** The session's event stream (after begin()); the session attaches its socket to it. */
   get events(): SessionPublisher {
     if (!this.publisher) throw new Error('the recording has not begun');
     return this.publisher;
@@ -232,7 +221,7 @@ export class Recording {
     this.parts.transcript.restore(snap);
     this.parts.translation.restore(snap);
     this.parts.recognition.restore(snap);
-    this.summary = snap.summary;
+    this.setSummary(snap.summary);
     this.sessionGlossary = snap.glossary;
     this.publisher = await this.deps.streams.publisher(this.taskId, streamLanes(this.start), snap.seq);
     await this.parts.tape.resume(this.taskId, this.deps.blobs);
@@ -296,7 +285,7 @@ export class Recording {
   snapshot(): RecordingSnapshot {
     return {
       v: 1,
-      ...this.owner(),
+      ...this.hooks.owner(),
       sessionId: this.sessionId,
       start: this.start,
       summary: this.summary,
@@ -326,7 +315,7 @@ export class Recording {
     }
     switch (how.mode) {
       case 'finish':
-        return this.finalize(how.kind);
+        return this.finalize(how.kind, how.endState ?? 'ended');
       case 'park':
         return this.handOver(how.graceMs);
       case 'discard':
@@ -350,7 +339,8 @@ export class Recording {
     this.parts.transcript.sortBySid();
   }
 
-  private async finalize(kind: FinishKind): Promise<'completed' | 'failed'> {
+  /** `endState`: how the row ends (a late resume is told why: grace_expired or ended). */
+  private async finalize(kind: FinishKind, endState: EndState): Promise<'completed' | 'failed'> {
     await this.parts.fleet.close();
     // No audio is never charged, whoever ended the recording (a force-fail keeps its user_forced outcome).
     await this.parts.meter.close(this.parts.tape.pcmBytes === 0);
@@ -359,7 +349,7 @@ export class Recording {
       return await finalizeRecording(this, wav, kind);
     } finally {
       this.parts.tape.drop();
-      await this.parts.fleet.end(this.taskId, this.endState);
+      await this.parts.fleet.end(this.taskId, endState);
       // The last event of the stream, after the last final and translation.
       this.publisher?.end();
     }
@@ -377,8 +367,8 @@ export class Recording {
   }
 
   /** close `finish`: ends recognition, then stores audio, transcript, translations and summary (finalize.ts). */
-  async finish(kind: FinishKind = 'normal'): Promise<'completed' | 'failed'> {
-    return (await this.close({ mode: 'finish', kind })) as 'completed' | 'failed';
+  async finish(kind: FinishKind = 'normal', endState: EndState = 'ended'): Promise<'completed' | 'failed'> {
+    return (await this.close({ mode: 'finish', kind, endState })) as 'completed' | 'failed';
   }
 
   /** close `park`: hands the recording to another process. False: it is still here, to be finished. */

@@ -73,7 +73,7 @@ export function setSummaryAction(c: ActionContext, data: Data): void {
     c.sendError(parsed);
     return;
   }
-  rec.summary = parsed.summary;
+  rec.setSummary(parsed.summary);
   const s = parsed.summary;
   c.send(
     eventMessage('summary_updated', {

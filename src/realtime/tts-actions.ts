@@ -101,7 +101,7 @@ export async function setTtsAction(c: TtsContext, data: Data): Promise<void> {
   }
   // Turned on mid-session: the plan must include it (and the per-minute check then watches it).
   if (next.enabled && !rec.start.ttsEnabled) await c.ports.assertPlanFeature(c.principal, 'tts', 'tts_enabled');
-  rec.start.ttsEnabled = next.enabled;
+  rec.setTtsEnabled(next.enabled);
   const speech = c.speech ?? c.makeSpeech(rec, next);
   speech.settings = next;
   c.send(eventMessage('tts_updated', ttsJson(next)));

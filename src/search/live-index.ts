@@ -56,8 +56,8 @@ export class LiveSearchIndex {
       // A correction replaces the sentence's entries: the old words are no longer found.
       const c = e.data;
       const final = this.finals.get(e.task_id)?.get(c.sid) ?? {
-        startMs: startMsOf({ start_time: c.start_time }),
-        endMs: startMsOf({ start_time: c.start_time }),
+        startMs: startMsOf(c),
+        endMs: startMsOf(c),
         speakerId: c.speaker_id,
         language: null,
       };

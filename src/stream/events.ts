@@ -46,10 +46,10 @@ export type ChannelEvent =
     };
 
 /**
- * Where a result starts. In the stream: `start_ms`, milliseconds from the recording's start;
- * the edges that serialize for a client (wire.ts) format it as the spec's mm:ss `start_time`.
- * Events published by a node from before this field (a rolling upgrade: the bus's retained
- * log, a resume's gap) carry `start_time` only; startMsOf reads both.
+ * Where a result (or a corrected sentence) starts. In the stream: `start_ms`, milliseconds from
+ * the recording's start; the edges that serialize for a client (wire.ts) format it as the
+ * spec's mm:ss `start_time`. Events published by a node from before this field (a rolling
+ * upgrade: the bus's retained log, a resume's gap) carry `start_time` only; startMsOf reads both.
  */
 export type ResultStart = { start_ms: number; start_time?: never } | { start_time: string; start_ms?: never };
 
@@ -92,8 +92,8 @@ export interface TranslationData {
  */
 export type SessionStatus = 'started' | 'paused' | 'stopping' | 'uploading' | 'processing' | 'ended';
 
-/** The event of a correction or undo (`sentence_corrected`, src/corrections), and the REST answer's body. */
-export interface SentenceCorrected {
+/** What a correction or undo changed (src/corrections): the `sentence_corrected` event's fields but its start. */
+export interface CorrectionFields {
   task_id: string;
   sid: number;
   /** The sentence's revision after the change (0 is the text as recognized). */
@@ -106,9 +106,16 @@ export interface SentenceCorrected {
   /** Languages whose translation failed (key present: translated but failed). */
   translation_errors: Record<string, string>;
   speaker_id: string | null;
-  /** mm:ss from the recording's start. */
-  start_time: string;
 }
+
+/**
+ * The event of a correction or undo in the stream (`sentence_corrected`): the sentence's start
+ * as `start_ms`, formatted as mm:ss `start_time` at the edges (wire.ts wireCorrected), as results are.
+ */
+export type SentenceCorrected = CorrectionFields & ResultStart;
+
+/** `sentence_corrected` as clients read it (the owner's WebSocket, floating subtitles, the REST answer's body). */
+export type WireSentenceCorrected = CorrectionFields & { start_time: string };
 
 export type SessionEventBody =
   | { event: 'result'; data: ResultData }

@@ -19,7 +19,7 @@
  * can tell a replayed event from one it already has.
  */
 import { type SessionEvent, startMsOf } from '../stream/events.js';
-import { clock } from '../stream/wire.js';
+import { clock, wireCorrected } from '../stream/wire.js';
 
 export interface SubtitleEvent {
   event: string;
@@ -58,8 +58,9 @@ export function toSubtitleEvent(e: SessionEvent): SubtitleEvent | null {
     case 'channel_added':
     case 'channel_removed':
     case 'channel_language_set':
-    case 'sentence_corrected':
       return { event: e.event, id: e.seq, data: { ...e.data } };
+    case 'sentence_corrected':
+      return { event: e.event, id: e.seq, data: { ...wireCorrected(e.data) } };
     case 'status':
       if (e.data.status === 'paused') return { event: 'paused', data: { message: 'The recording is paused.' } };
       if (e.data.status === 'started' && e.seq > 1) return { event: 'resumed', data: { message: 'The recording resumed.' } };

@@ -190,6 +190,9 @@ describe.skipIf(clips.length === 0).each(backends())('corrections while live (%s
     host.send(vt('correct_sentence', { sid, text: 'He was a splendid young man.' }));
     const corrected = await host.next((m) => m.data?.action === 'sentence_corrected', 30_000);
     expect(corrected.data).toMatchObject({ sid, revision: 1, text: 'He was a splendid young man.' });
+    // The start as the result showed it (mm:ss, formatted at the edge; no stream field leaks out).
+    expect(corrected.data.start_time).toBe(final.data.origin.start_time);
+    expect(corrected.data).not.toHaveProperty('start_ms');
     const seen = await subtitles.next((e) => e.event === 'sentence_corrected', 20_000);
     const { action: _action, ...payload } = corrected.data;
     expect(seen.data).toEqual(payload);

@@ -25,8 +25,8 @@ export function orphanFinisher(deps: Omit<RecordingDeps, 'emit' | 'error'>, task
       snap.start,
       snap.sessionId,
     );
-    rec.endState = 'grace_expired';
     await rec.continueFrom(row, snap, false);
-    await rec.finish('normal');
+    // Its client did not come back within the grace: a late resume is told so.
+    await rec.finish('normal', 'grace_expired');
   };
 }

@@ -21,10 +21,7 @@ export function ttsContext(session: LiveSession): TtsContext {
   return {
     running: session.running ? session.recording : null,
     speech: session.speech,
-    makeSpeech: (rec, settings) => {
-      session.speech = session.makeSpeech(rec, settings);
-      return session.speech;
-    },
+    makeSpeech: (rec, settings) => session.startSpeech(rec, settings),
     principal: session.deps.principal,
     ports: session.deps.ports,
     send: (text) => session.socket.send(text),
@@ -40,10 +37,7 @@ export function actionContext(session: LiveSession): ActionContext {
     rawStart: session.rawStart,
     principal: session.deps.principal,
     ports: session.deps.ports,
-    setGlossary: (g) => {
-      session.glossary = g;
-      if (session.recording) session.recording.glossary = g;
-    },
+    setGlossary: (g) => session.setGlossary(g),
     send: (text) => session.socket.send(text),
     sendError: (err) => session.socket.sendError(err),
   };

@@ -9,9 +9,7 @@ import { unknownTemplate } from '../actions.js';
 import { channelError } from '../channel-spec.js';
 import type { LiveFleet } from '../live/fleet.js';
 import type { HostedAudience } from '../ports.js';
-import { Recording } from '../recording.js';
 import { validateStart } from '../start.js';
-import { letGo } from './handover.js';
 import type { SessionRegistry } from './registry.js';
 import type { LiveSession } from './session.js';
 import { welcome } from './welcome.js';
@@ -88,29 +86,15 @@ async function begin(session: LiveSession, opening: OpeningHost, sent: Record<st
   const start = host ? { ...checked.start, type: 'broadcast' as const } : checked.start;
   await ports.admit(principal, start);
   await host?.claim();
-  session.claimed = host;
-  const rec = new Recording(
-    {
-      ...ports.recording,
-      emit: (action, payload) => session.emit(action, payload),
-      // Sentence-level errors also reach the session stream (sentence_error), where the broadcast reads them.
-      error: (err) => session.socket.sendError(err),
-    },
-    principal,
-    start,
-  );
-  rec.glossary = session.glossary;
-  rec.onMustEnd = () => session.drive({ kind: 'end' });
+  session.claim(host);
   // A broadcast host reconnects with its broadcast token instead (the audiences port).
   const token = host ? null : (resume?.issue() ?? null);
-  rec.resumeToken = token;
-  rec.owner = () => session.ownerState();
-  rec.onLost = () => letGo(session, rec);
+  const rec = session.newRecording(start, token);
   try {
     await rec.begin();
   } catch (err) {
     await rec.abandon();
-    session.claimed = null;
+    session.claim(null);
     await host?.release();
     throw err;
   }
@@ -118,34 +102,10 @@ async function begin(session: LiveSession, opening: OpeningHost, sent: Record<st
   // The client left while the recording was being set up: nothing was recorded, it ends at once.
   if (session.drive({ kind: 'started' }).state.kind !== 'running') return true;
   socket.stopIdleClose();
-  session.speech = start.tts ? session.makeSpeech(rec, start.tts) : null;
-  session.token = token;
-  session.rawStart = data;
-  // The session's events reach this client as they reach every other subscriber.
-  session.subscribe(rec);
-  if (host) {
-    const toClient = session.detach;
-    session.broadcast = host;
-    session.claimed = null;
-    // The broadcast subscribes to the session stream; phase rules decide what reaches its viewers.
-    const toViewers = await host.attach(
-      {
-        taskId: rec.taskId,
-        subscribe: (l) => rec.events.attach(l),
-        translate: (text, from, to) => rec.translateText(text, from, to),
-        recordedMs: () => rec.durationMs,
-      },
-      () => session.broadcastRevoked(),
-      (error) => session.broadcastLost(error),
-    );
-    session.detach = () => {
-      toClient();
-      toViewers();
-    };
-  }
   // Broadcasts are exempt from the silence auto-end (spec).
-  session.silence = host ? null : session.watchSilence(checked.start.silenceTimeoutSeconds);
-  rec.onSpeech = () => session.silence?.speech();
+  session.run({ token, rawStart: data, tts: start.tts, silenceSeconds: host ? null : checked.start.silenceTimeoutSeconds });
+  // The broadcast subscribes to the session stream; phase rules decide what reaches its viewers.
+  if (host) await session.hostBroadcast(host);
   session.emit('session_started', {
     session_id: rec.sessionId,
     task_id: rec.taskId,
@@ -191,21 +151,13 @@ async function resume(session: LiveSession, host: OpeningHost, token: unknown): 
 
 /** The recording is taken over from another process (or the store, its process dead) and goes on in this session. */
 async function fromFleet(session: LiveSession, fleet: LiveFleet, token: string): Promise<boolean> {
-  const { ports, principal } = session.deps;
-  const located = await fleet.locate(token, principal);
+  const located = await fleet.locate(token, session.deps.principal);
   if (located instanceof AppError) {
     session.socket.sendError(located);
     return false;
   }
   const { row, snap } = located;
-  const rec = new Recording(
-    { ...ports.recording, emit: (action, payload) => session.emit(action, payload), error: (err) => session.socket.sendError(err) },
-    principal,
-    snap.start,
-    snap.sessionId,
-  );
-  rec.resumeToken = token;
-  rec.onLost = () => letGo(session, rec);
+  const rec = session.newRecording(snap.start, token, snap.sessionId);
   try {
     await rec.continueFrom(row, snap, true);
   } catch (err) {
@@ -214,13 +166,10 @@ async function fromFleet(session: LiveSession, fleet: LiveFleet, token: string):
     await fleet.giveBack(row.task_id);
     throw err;
   }
-  session.own(rec);
-  session.rawStart = snap.rawStart;
-  session.glossary = snap.glossary;
-  session.token = token;
+  session.own(rec, { rawStart: snap.rawStart, glossary: snap.glossary, token });
   session.drive({ kind: 'started', paused: snap.status === 'paused', resumed: true });
   welcome(session, rec, snap.gap);
   // In-session TTS as it was on the other process (set_tts and tts_mode changes kept).
-  if (snap.tts) session.speech = session.makeSpeech(rec, snap.tts);
+  if (snap.tts) session.startSpeech(rec, snap.tts);
   return true;
 }

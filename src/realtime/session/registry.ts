@@ -32,13 +32,8 @@ export class SessionRegistry {
   attach(session: LiveSession, socket: SessionSocket): void {
     const rec = session.recording;
     if (!rec) return;
-    const gap = session.gap ?? [];
-    const previous = session.socket;
     // Stops the grace and the silence watch; a previous socket still open is closed with 4010.
-    session.drive({ kind: 'socket_attached' });
-    previous.released();
-    session.gap = null;
-    session.socket = socket;
+    const gap = session.takeOver(socket);
     welcome(session, rec, gap);
     // The new client left during its resume: the session waits for it again.
     if (socket.gone) session.socketLost();

@@ -10,13 +10,9 @@ import type { LiveSession } from './session.js';
 import { sendSessionEvent } from './socket.js';
 
 export function welcome(session: LiveSession, rec: Recording, gap: SessionEvent[]): void {
-  rec.owner = () => session.ownerState();
-  rec.onMustEnd = () => session.drive({ kind: 'end' });
   session.socket.stopIdleClose();
-  session.silence = session.watchSilence(rec.start.silenceTimeoutSeconds);
-  // Paused, or the client already left again (away: the count stops).
-  if (session.life.kind !== 'running') session.silence.pause();
-  rec.onSpeech = () => session.silence?.speech();
+  // Paused, or the client already left again (away): the count stands still (session.watch).
+  session.watch(rec.start.silenceTimeoutSeconds);
   session.emit('resume_ok', {
     session_id: rec.sessionId,
     task_id: rec.taskId,

@@ -47,6 +47,17 @@ function session(socket: SessionSocket): LiveSession {
   );
 }
 
+/** The same session, holding a resume token as a started recording would have given it. */
+function withToken(s: LiveSession, token: string): LiveSession {
+  class Holding extends LiveSession {
+    constructor() {
+      super(s.deps, s.socket);
+      this.token = token;
+    }
+  }
+  return new Holding();
+}
+
 describe('LiveSession without a recording', () => {
   it('audio and control actions before a start are refused with session_not_started, the session stays connected', () => {
     const { socket, seen } = recordingSocket();
@@ -84,8 +95,8 @@ describe('LiveSession without a recording', () => {
 
   it('the registry finds sessions by resume token and task only while they have them', () => {
     const a = session(recordingSocket().socket);
-    const b = session(recordingSocket().socket);
-    b.token = 'tok-b';
+    // The token is the session's own (set when its recording starts): a session that holds one, without a recording.
+    const b = withToken(session(recordingSocket().socket), 'tok-b');
     const registry = new SessionRegistry(() => [a, b]);
     expect(registry.byToken('tok-b')).toBe(b);
     expect(registry.byToken('tok-a')).toBeUndefined();

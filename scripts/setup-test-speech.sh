@@ -19,6 +19,10 @@ PACKAGES=(
   "asterisk-core-sounds-fr-g722 1.6.1-1 7add61d5e42279ecff1bbdf842a5a946ac3644fac9a0fe44384731aa7270c8e0 fr_CA_f_June fr"
 )
 want="$(printf '%s\n' "${PACKAGES[@]}" | sha256sum | cut -d' ' -f1)"
+mkdir -p "$dest"
+# Two test files may ask for it at once: one fetches, the other waits and finds it done.
+exec 9>"$dest/.lock"
+flock 9
 if [ -f "$dest/.parley-pins" ] && [ "$(cat "$dest/.parley-pins")" = "$want" ]; then
   exit 0
 fi
@@ -26,7 +30,6 @@ fi
 started=$(date +%s)
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
-mkdir -p "$dest"
 for entry in "${PACKAGES[@]}"; do
   read -r name version sha folder ours <<<"$entry"
   echo "setup-test-speech: $name $version (Debian, ~12 MB)"

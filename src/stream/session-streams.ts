@@ -255,6 +255,7 @@ class OrphanFilter {
       if (finals.size >= ORPHAN_CHECK_FINALS) this.finals = null;
       return false;
     }
-    return e.event === 'translation' && !finals.has(e.data.sid);
+    // An interim translation belongs to a sentence still being said: never an orphan.
+    return e.event === 'translation' && e.data.is_final && !finals.has(e.data.sid);
   }
 }

@@ -49,6 +49,11 @@ LOG_PROB_THRESHOLD = -1.0
 COMPRESSION_RATIO_THRESHOLD = 2.4
 # Finals whose audio lengths fall in the same bucket of this many seconds may share a batch.
 FINAL_BUCKET_S = 2.0
+# Finals shorter than this take the sequential path: Parley sends fitted-window finals only for
+# utterances of 2 s and more (PARLEY_WHISPER_FITTED_FINAL_MIN_S); on a ~1.4 s single word
+# ("Grasshopper" in multiple_keywords.wav) the batched path's retry gave "Grass-HHHHHHHH" where
+# the sequential one's loop check takes the 30 s window (test_engine_host).
+MIN_BATCHED_FINAL_S = 2.0
 
 
 def is_draft(request) -> bool:
@@ -63,7 +68,8 @@ def batch_key(request) -> tuple | None:
     batchable = (
         request.window_pad is not None and request.language is not None
         and not request.candidates and not request.temperature and not request.vad_filter
-        and (is_draft(request) or request.window_fallback == "full")
+        and (is_draft(request) or (request.window_fallback == "full"
+                                   and len(request.audio) >= MIN_BATCHED_FINAL_S * SAMPLE_RATE))
         # One window each: longer audio takes the sequential path, window by window.
         and len(request.audio) <= MAX_WINDOW_S * SAMPLE_RATE
     )

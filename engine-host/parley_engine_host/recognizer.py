@@ -172,6 +172,26 @@ def loop_start(words: list[str]) -> int | None:
     return None
 
 
+LETTER_LOOP = re.compile(r"([^\W\d_])\1{4,}")
+
+
+def segments_loop_start(segments: list) -> int | None:
+    """loop_start over the segments' words (by whitespace, as `trimmed` counts them). A loop
+    inside one hyphenated word ("Grass-H-H-H-H-", base on a 1.4 s "Grasshopper" in a fitted
+    window on some CPUs) counts too: it starts at the word that holds it."""
+    words = [w for s in segments for w in s.text.split()]
+    repeat = loop_start(words)
+    if repeat is not None:
+        return repeat
+    parts = [(part, i) for i, w in enumerate(words) for part in w.split("-")]
+    repeat = loop_start([part for part, _ in parts])
+    if repeat is not None:
+        return parts[repeat][1]
+    # A letter looping inside a word ("Grass-HHHHHHHH", the same 1.4 s at temperature 0.4): no
+    # word has five of one letter in a row (digits do: "100000" is left alone).
+    return next((i for i, w in enumerate(words) if LETTER_LOOP.search(w)), None)
+
+
 def trimmed(segments: list, keep: int) -> list:
     """The segments cut to their first `keep` words (by whitespace), word times cut alike."""
     out = []
@@ -230,7 +250,7 @@ class Recognizer:
             yield
         segments, info = yield from self.decode(request, language, request.window_pad)
         if request.window_pad is not None:
-            repeat = loop_start([w for s in segments for w in s.text.split()])
+            repeat = segments_loop_start(segments)
             if repeat is not None and request.window_fallback == "full":
                 segments, info = yield from self.decode(request, language, None)
             elif repeat is not None:
@@ -247,7 +267,7 @@ class Recognizer:
         results = []
         for request, (segments, duration, retry) in zip(requests, decode_batch(self.model, requests)):
             kept = without_invented(segments)
-            repeat = loop_start([w for s in kept for w in s.text.split()])
+            repeat = segments_loop_start(kept)
             if is_draft(request):
                 if repeat is not None:
                     kept = trimmed(kept, repeat)

@@ -33,7 +33,7 @@ describe.skipIf(!haveSharedAudio()).each(backends())('live sessions killed with 
         await until(() => cl.messages.some((m) => m.data?.action === 'session_started'), 30_000, 'session_started');
         const taskId = cl.messages.find((m) => m.data?.action === 'session_started')!.data.task_id as string;
         const pcm = jfkPcm();
-        await sendPcmFrames(cl.ws, pcm, 4);
+        await sendPcmFrames(cl.ws, pcm);
         await until(() => cl.messages.some((m) => m.data?.action === 'result' && m.data.origin?.is_final), 30_000, 'a final');
         if (point === 'recording') {
           first.child.kill('SIGKILL');

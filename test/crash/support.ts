@@ -36,14 +36,6 @@ export async function crashSite(backend: Backend, extra: Record<string, string> 
     PARLEY_WEBHOOK_RETRY_SCALE: '0.01',
     PARLEY_WS_RECOVER_AFTER_SECONDS: '1',
     PARLEY_STARTER_CREDIT: '500',
-    // The built-in engines (PocketSphinx, Apertium, the extractive summarizer): these suites test
-    // what survives a kill, not recognition, and start ~50 servers. With the neural engines CI
-    // installs, each start loaded Whisper and the Japanese voices in engine hosts of their own and
-    // the local LLM wrote every summary (whisper.test.ts kills Whisper's engine host with its server).
-    PARLEY_WHISPER: 'off',
-    PARLEY_JAPANESE_TTS: 'off',
-    PARLEY_NEURAL_TTS: 'off',
-    PARLEY_LLAMA: 'off',
     // The server process works in the test's own schema (its search_path, set at connection).
     ...(schema ? { DATABASE_URL: withSearchPath(process.env.DATABASE_URL!, schema) } : {}),
     ...extra,
@@ -113,14 +105,10 @@ export async function liveClient(base: string, key: string) {
   return { ws, messages, send };
 }
 
-/**
- * Sends 16 kHz s16le PCM as binary frames every 100 ms, `speed` times real time (a frame holds
- * `speed` x 100 ms). The connection takes 4x with a 30 s burst (src/realtime/limits.ts).
- */
-export async function sendPcmFrames(ws: WebSocket, pcm: Buffer, speed = 2): Promise<void> {
-  const frame = 3200 * speed;
-  for (let i = 0; i < pcm.length; i += frame) {
-    ws.send(pcm.subarray(i, i + frame));
+/** Sends 16 kHz s16le PCM as binary frames of 200 ms every 100 ms: twice real time. */
+export async function sendPcmFrames(ws: WebSocket, pcm: Buffer): Promise<void> {
+  for (let i = 0; i < pcm.length; i += 6400) {
+    ws.send(pcm.subarray(i, i + 6400));
     await new Promise((r) => setTimeout(r, 100));
   }
 }

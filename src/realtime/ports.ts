@@ -26,7 +26,6 @@ import { translateTask } from '../processing/translate.js';
 import { chargeRetranslation } from '../retranslate/service.js';
 import type { BlobStore } from '../storage/types.js';
 import type { Database } from '../store/database.js';
-import type { SessionEvent } from '../stream/events.js';
 import type { SessionStreams } from '../stream/session-streams.js';
 import type { SummaryTemplateCatalogue } from '../summary-templates/catalogue.js';
 import { SESSION_FORCE_END_TOPIC, type TaskReprocessor, type TaskService } from '../tasks/service.js';

@@ -143,9 +143,14 @@ def build_campplus_embedding(dist: Path, member: str, dest: Path, origin: str, f
     network.eval()
     target = dest / file_name
     with torch.no_grad():
-        # Traced on 1 s of 80-dim fbank frames; batch and frame axes stay dynamic.
+        # Traced on 1 s of 80-dim fbank frames; batch and frame axes stay dynamic. No constant
+        # folding: folding fuses each BatchNorm into its Conv, computing 132 new weight tensors
+        # whose last bits depend on the CPU's kernels (the file built on an AMD EPYC and on an
+        # Intel Xeon differed). Unfolded, every weight is a bit copy of the package's, so the
+        # file is the same on every machine; onnxruntime fuses them itself when it loads it.
         torch.onnx.export(
             network, (torch.zeros(1, 100, 80),), str(target), dynamo=False, opset_version=13,
+            do_constant_folding=False,
             input_names=["x"], output_names=["embedding"],
             dynamic_axes={"x": {0: "N", 1: "T"}, "embedding": {0: "N"}},
         )

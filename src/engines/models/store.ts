@@ -110,8 +110,9 @@ export async function verifyModel(modelsDir: string, m: ModelEntry): Promise<Ver
     // Files taken as they are or built by a Python recipe are pinned file by file (the Piper
     // build rewrites the files it took, which were checked before it did).
     if (m.pypi && m.pypi.build !== 'piper-to-sherpa')
-      for (const [f, { sha256 }] of Object.entries(m.pypi.files))
-        if (entry.files[f] !== sha256) problems.push(`installed file ${f} is not the catalogue's ${sha256}`);
+      for (const [f, { sha256, formerSha256 = [] }] of Object.entries(m.pypi.files))
+        if (entry.files[f] !== sha256 && !formerSha256.includes(entry.files[f] ?? ''))
+          problems.push(`installed file ${f} is not the catalogue's ${sha256}`);
   } else if (m.sha256 && entry.sha256 !== m.sha256) problems.push(`download sha256 ${entry.sha256} is not the published ${m.sha256}`);
   const now = await hashTree(dir);
   for (const [f, h] of Object.entries(entry.files)) {

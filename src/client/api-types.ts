@@ -652,6 +652,8 @@ export interface Operations {
         speaker_id: string;
         /** Current display name (Parley) */
         speaker_label?: string;
+        /** The language it was recognized in, one of the transcription languages (BCP 47; Parley) */
+        language?: string;
       };
       init_summary: {
         text: string;

@@ -1,6 +1,7 @@
 /**
- * Speech in a finished recording to transcript sentences: the file recognizer of the first
- * transcription language (told the glossary's terms), speakers from the diarizer for
+ * Speech in a finished recording to transcript sentences: the file recognizer of the
+ * transcription language (told the glossary's terms; with several languages, one that tells
+ * them apart recognizes each window in the one spoken there, see `chooseRecognizer`), speakers from the diarizer for
  * `multi_speaker`, the glossary's fuzzy correction and terminology applied to every
  * sentence, which is then made readable (src/engines/text/readable.ts). The transcript is rebuilt
  * from scratch (one transaction), so running it again after a crash gives the same result.
@@ -14,6 +15,7 @@ import type { EngineRegistry } from '../engines/registry.js';
 import { readableText } from '../engines/text/readable.js';
 import type { FileRecognizer, FileTranscriptSegment, SpeakerTurn } from '../engines/types.js';
 import { applyGlossary, type Glossary, termHints } from '../glossary/index.js';
+import { baseLanguage } from '../languages.js';
 import type { SentenceInput, TaskStore } from '../tasks/store.js';
 import { type PcmFile, quietestCutMs } from './pcm-file.js';
 
@@ -39,11 +41,7 @@ export interface RecognizeOptions {
 
 /** Returns the number of sentences written. */
 export async function recognizeIntoTask(deps: RecognizeDeps, taskId: string, audio: PcmFile, o: RecognizeOptions): Promise<number> {
-  const language = o.languages[0];
-  if (!language) throw new EngineError('stt_start_failed', 'no transcription language');
-  const stt = deps.engines.select({ kind: 'file-stt', language });
-  if (!stt.ok) throw new EngineError('stt_init_failed', stt.refusal.message);
-  const recognizer = stt.engine;
+  const { recognizer, candidates } = chooseRecognizer(deps, o.languages);
   let turns: SpeakerTurn[] | null = null;
   if (o.recognitionMode === 'multi_speaker') {
     const diarizer = deps.engines.select({ kind: 'diarizer' });
@@ -56,39 +54,68 @@ export async function recognizeIntoTask(deps: RecognizeDeps, taskId: string, aud
         throw new EngineError('diarization_failed', err instanceof Error ? err.message : String(err), { engineId: diarizer.engine.id });
       });
   }
-  const segments = await recognizeInWindows(recognizer, audio, language, o);
+  const segments = await recognizeInWindows(recognizer, audio, candidates, o);
   const sentences: SentenceInput[] = [];
-  for (const seg of turns ? segments.flatMap((x) => splitAtTurns(x, turns)) : segments) {
-    if (!seg.text.trim()) continue;
-    const glossary = o.glossary;
-    // Readable text (capitals, glossary terms as written, punctuation from pauses) is what is stored and exported.
-    const origin = readableText({ text: seg.text, words: seg.words, isFinal: true }, language, {
-      rewrite: glossary ? (t) => applyGlossary(t, language, glossary) : undefined,
-    });
-    sentences.push({
-      sid: sentences.length + 1, // ids start at 1, like live sessions
-      origin,
-      startMs: seg.startMs,
-      endMs: seg.endMs,
-      language,
-      speakerId: seg.speakerId ?? (turns ? speakerAt(turns, seg.startMs, seg.endMs) : null),
-    });
+  for (const { language, ...whole } of segments) {
+    for (const seg of turns ? splitAtTurns(whole, turns) : [whole]) {
+      if (!seg.text.trim()) continue;
+      const glossary = o.glossary;
+      // Readable text (capitals, glossary terms as written, punctuation from pauses) is what is stored and exported.
+      const origin = readableText({ text: seg.text, words: seg.words, isFinal: true }, language, {
+        rewrite: glossary ? (t) => applyGlossary(t, language, glossary) : undefined,
+      });
+      sentences.push({
+        sid: sentences.length + 1, // ids start at 1, like live sessions
+        origin,
+        startMs: seg.startMs,
+        endMs: seg.endMs,
+        language,
+        speakerId: seg.speakerId ?? (turns ? speakerAt(turns, seg.startMs, seg.endMs) : null),
+      });
+    }
   }
   await deps.tasks.resetTranscript(taskId);
   if (sentences.length) await deps.tasks.appendSentences(taskId, sentences);
   return sentences.length;
 }
 
-/** Segments of the whole recording, window by window, with times from its start. */
+/**
+ * The recognizer, and the languages it chooses among. With several transcription languages the
+ * recording may be in any of them (imports refuse multi_language, so one language is spoken at
+ * a time): a recognizer that serves them all and tells them apart (`languageDetection`, e.g.
+ * Whisper) recognizes each window in the one it hears. Where none can, the first language's
+ * recognizer hears it all in the first language, as before, and the log says why.
+ */
+function chooseRecognizer(deps: RecognizeDeps, languages: readonly string[]): { recognizer: FileRecognizer; candidates: string[] } {
+  const language = languages[0];
+  if (!language) throw new EngineError('stt_start_failed', 'no transcription language');
+  if (languages.length > 1) {
+    const detecting = deps.engines.select({ kind: 'file-stt', language, languages });
+    if (detecting.ok) return { recognizer: detecting.engine, candidates: [...languages] };
+    deps.logger.warn(
+      { languages, reason: detecting.refusal.message },
+      `no recognizer tells these languages apart: recognized in ${language}`,
+    );
+  }
+  const stt = deps.engines.select({ kind: 'file-stt', language });
+  if (!stt.ok) throw new EngineError('stt_init_failed', stt.refusal.message);
+  return { recognizer: stt.engine, candidates: [language] };
+}
+
+/**
+ * Segments of the whole recording, window by window, with times from its start, each with the
+ * language its window was recognized in (the first candidate, or the one detected among them).
+ */
 async function recognizeInWindows(
   recognizer: FileRecognizer,
   audio: PcmFile,
-  language: string,
+  candidates: string[],
   o: RecognizeOptions,
-): Promise<FileTranscriptSegment[]> {
+): Promise<(FileTranscriptSegment & { language: string })[]> {
+  const language = candidates[0]!;
   const total = audio.durationMs;
   const windowMs = o.windowMs ?? WINDOW_MS;
-  const out: FileTranscriptSegment[] = [];
+  const out: (FileTranscriptSegment & { language: string })[] = [];
   let start = 0;
   while (start < total) {
     o.signal?.throwIfAborted();
@@ -102,14 +129,21 @@ async function recognizeInWindows(
     const offset = start;
     const t = await recognizer.transcribe(pcm, {
       language,
+      ...(candidates.length > 1 ? { languages: candidates } : {}),
       // Glossary terms are favoured in recognition, for this import only.
       terms: o.glossary ? termHints(language, o.glossary) : undefined,
       signal: o.signal,
       onProgress: (f) => o.onProgress?.((offset + f * length) / total),
     });
+    // The language heard, as the caller wrote it (en-US, not the recognizer's en).
+    const heard =
+      candidates.length > 1
+        ? (candidates.find((c) => c === t.language) ?? candidates.find((c) => baseLanguage(c) === baseLanguage(t.language)) ?? language)
+        : language;
     for (const seg of t.segments) {
       out.push({
         ...seg,
+        language: heard,
         startMs: seg.startMs + offset,
         endMs: seg.endMs + offset,
         words: seg.words.map((w) => ({ ...w, startMs: w.startMs + offset, endMs: w.endMs + offset })),

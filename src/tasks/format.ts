@@ -69,7 +69,7 @@ export function speakerLabel(labels: Record<string, string>, speakerId: string |
 
 /**
  * A history sentence. `speaker_id` is the original id (what reassign takes); Parley adds
- * `speaker_label`, the current display name, when the sentence has a speaker.
+ * `speaker_label`, the current display name, when the sentence has a speaker, and `language`.
  */
 export function sentenceShape(s: SentenceRecord, labels: Record<string, string>): Record<string, unknown> {
   const out: Record<string, unknown> = {
@@ -80,6 +80,8 @@ export function sentenceShape(s: SentenceRecord, labels: Record<string, string>)
     speaker_id: s.speakerId ?? '',
   };
   if (s.speakerId !== null) out.speaker_label = speakerLabel(labels, s.speakerId);
+  // Which of the transcription languages was heard (multi_language sessions, imports among several).
+  if (s.language) out.language = s.language;
   // Key present only for languages translated-but-failed (spec "Sentence").
   if (s.translationErrors && Object.keys(s.translationErrors).length) out.translation_errors = s.translationErrors;
   return out;

@@ -43,6 +43,9 @@ export const Sentence = Type.Object({
   start_time: Type.String({ description: 'mm:ss' }),
   speaker_id: Type.String({ description: 'Original speaker id; empty without diarization' }),
   speaker_label: Type.Optional(Type.String({ description: 'Current display name (Parley)' })),
+  language: Type.Optional(
+    Type.String({ description: 'The language it was recognized in, one of the transcription languages (BCP 47; Parley)' }),
+  ),
 });
 
 export const SummaryPayload = Type.Object(

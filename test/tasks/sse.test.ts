@@ -18,7 +18,7 @@ describe.each(backends())('task SSE: history and audio (%s)', (backend) => {
         transcriptionLanguages: ['en-US'],
         translationLanguages: ['fr', 'de'],
         sentences: [
-          { sid: 1, origin: 'Hello', startMs: 0, endMs: 1000, speakerId: '1' },
+          { sid: 1, origin: 'Hello', startMs: 0, endMs: 1000, speakerId: '1', language: 'en-US' },
           { sid: 2, origin: 'World', startMs: 75_000, endMs: 76_000, speakerId: '2' },
         ],
       });
@@ -69,6 +69,7 @@ describe.each(backends())('task SSE: history and audio (%s)', (backend) => {
         start_time: '00:00',
         speaker_id: '1',
         speaker_label: '1',
+        language: 'en-US', // the language it was recognized in, where the recording says (Parley)
       });
       // translation_errors appears only for translated-but-failed languages; labels are current.
       expect(r.events[3]!.data).toEqual({

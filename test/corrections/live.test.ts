@@ -104,11 +104,12 @@ describe.skipIf(clips.length === 0).each(backends())('corrections while live (%s
       expect(second.data).toMatchObject({ sid, revision: 3, kind: 'correction', text: final2 });
 
       // The broadcast viewer: the three changes in order, with the Spanish text, no new caption.
-      const seenBy = async (next: (pred: (e: { event: string; data: any }) => boolean, ms?: number) => Promise<{ data: any }>) => {
+      type Seen = { event: string; data: Record<string, unknown> };
+      const seenBy = async (next: (pred: (e: Seen) => boolean, ms?: number) => Promise<Seen>) => {
         const out: Array<[number, string, string]> = [];
         for (let i = 0; i < 3; i++) {
           const e = await next((x) => x.event === 'sentence_corrected', 20_000);
-          out.push([e.data.revision, e.data.kind, e.data.text]);
+          out.push([e.data.revision as number, e.data.kind as string, e.data.text as string]);
         }
         return out;
       };
@@ -215,7 +216,7 @@ describe.skipIf(clips.length === 0).each(backends())('corrections while live (%s
     const late = await openSubtitles(t.url, taskId, token);
     const replayed = await late.next((e) => e.event === 'sentence_corrected', 10_000);
     expect(replayed.data.text).toBe('He was a splendid young man.');
-    const at = (e: { event: string; data: any }) => late.events.indexOf(e as never);
+    const at = (e: { event: string; data: unknown }) => late.events.indexOf(e as never);
     expect(at(late.events.find((e) => e.event === 'origin' && e.data.sid === sid && e.data.is_final)!)).toBeLessThan(at(replayed));
 
     await streaming;

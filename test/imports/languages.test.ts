@@ -11,7 +11,7 @@ import { wordErrorRate } from '../../src/engines/quality/wer.js';
 import { EngineRegistry } from '../../src/engines/registry.js';
 import { pcmToWav } from '../../src/engines/remote/wav.js';
 import { startTestApp, type TestApp } from '../support/app.js';
-import { haveSharedAudio, JFK, JFK_TEXT } from '../support/audio.js';
+import { convert, haveSharedAudio, JFK, JFK_TEXT } from '../support/audio.js';
 import { speechClip } from '../support/speech.js';
 import { whisperContext, whisperMissing } from '../support/whisper.js';
 import { readSse } from '../tasks/harness.js';
@@ -65,7 +65,7 @@ describe.skipIf(whisperMissing() !== null)('imports in one of several languages 
   it.skipIf(!haveSharedAudio())(
     'jfk listed as fr-FR, en-US (English second): recognized in English, not in French',
     async () => {
-      const sentences = await importSentences(t, { path: JFK }, ['fr-FR', 'en-US']);
+      const sentences = await importSentences(t, { path: convert(JFK, 'wav') }, ['fr-FR', 'en-US']);
       for (const s of sentences) expect(s.language).toBe('en-US');
       expect(wordErrorRate(JFK_TEXT, textOf(sentences)), textOf(sentences)).toBeLessThanOrEqual(0.1);
     },
@@ -80,10 +80,24 @@ describe.skipIf(!haveSharedAudio())('imports in one of several languages (built-
   }, 60_000);
   afterAll(() => t?.close());
 
-  it('no recognizer tells en-US from es-ES: recognized in the first language, the import completes', async () => {
-    const sentences = await importSentences(t, { path: JFK }, ['en-US', 'es-ES']);
+  // A language no recognizer here serves is refused at upload (422 validation_failed): shown below.
+  it('no recognizer tells en-GB from en-US: recognized in the first language, the import completes', async () => {
+    const sentences = await importSentences(t, { path: convert(JFK, 'wav') }, ['en-GB', 'en-US']);
     expect(sentences.length).toBeGreaterThan(0);
-    for (const s of sentences) expect(s.language).toBe('en-US');
+    for (const s of sentences) expect(s.language).toBe('en-GB');
     expect(textOf(sentences).toLowerCase()).toContain('country');
   }, 300_000);
+
+  it('a language no recognizer serves is refused at upload: 422 validation_failed naming it', async () => {
+    const key = await fundedKey(t);
+    const res = await upload(t.url, key.api_key, {
+      file: { path: convert(JFK, 'wav') },
+      fields: { transcription_languages: JSON.stringify(['en-US', 'es-ES']) },
+    });
+    expect(res.status).toBe(422);
+    expect(res.body.data).toMatchObject({
+      error_code: 'validation_failed',
+      details: { field: 'transcription_languages', language: 'es-ES' },
+    });
+  });
 });

@@ -64,7 +64,13 @@ class Child<In extends { kind: string }, Out extends { kind: string }> {
   readonly proc: ChildProcess;
   constructor(args: string[], script = fileURLToPath(import.meta.url)) {
     this.proc = fork(script, args, {
-      execArgv: ['--import', 'tsx', '--expose-gc'],
+      // BENCH_CPU_PROF=DIR: every child writes a V8 CPU profile there (find the server's by its size).
+      execArgv: [
+        '--import',
+        'tsx',
+        '--expose-gc',
+        ...(process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : []),
+      ],
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     });
     this.proc.on('message', (m: Out) => this.waiting.shift()?.(m));

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sweepHosts } from '../../src/broadcasts/host-lease.js';
 import { broadcastTaskRouting } from '../../src/broadcasts/routing.js';
 import { BroadcastStore } from '../../src/broadcasts/store.js';
+import { ViewerCounter } from '../../src/broadcasts/viewer-counter.js';
 import { createLogger } from '../../src/platform/logging.js';
 import { backends, type TestApp } from '../support/app.js';
 import { clock, newBroadcast, realKey, startBroadcastApp } from './support.js';
@@ -131,5 +132,31 @@ describe.each(backends())('broadcast host lifecycle in the store (%s)', (backend
     const b = await newBroadcast(t, key);
     for (const current of [1, 2, 3, 2, 1, 2]) await store.countViewer(b.id, current);
     expect(await store.get(b.id)).toMatchObject({ totalViewers: 6, peakViewers: 3 });
+  });
+
+  it('a crowd of admissions is counted exactly, in a few writes; each admission resolves once written', async () => {
+    const b = await newBroadcast(t, key);
+    let writes = 0;
+    const counter = new ViewerCounter({
+      countViewer: (id, current, added) => {
+        writes++;
+        return store.countViewer(id, current, added);
+      },
+    });
+    // 500 admissions one event-loop turn apart, as a crowd's requests come (one per I/O callback).
+    const admitted: Promise<void>[] = [];
+    for (let i = 1; i <= 500; i++) {
+      admitted.push(counter.count(b.id, i));
+      await new Promise((r) => setImmediate(r));
+    }
+    await Promise.all(admitted);
+    expect(await store.get(b.id)).toMatchObject({ totalViewers: 500, peakViewers: 500 });
+    expect(writes).toBeLessThan(50);
+    // After a quiet spell an admission is written at once, alone.
+    await new Promise((r) => setTimeout(r, 100));
+    const before = writes;
+    await counter.count(b.id, 3);
+    expect(writes).toBe(before + 1);
+    expect(await store.get(b.id)).toMatchObject({ totalViewers: 501, peakViewers: 500 });
   });
 });

@@ -11,7 +11,7 @@
 import type { BroadcastStore } from './store.js';
 
 /** How long after a write the admissions that arrived during it wait for more to join them. */
-export const GATHER_MS = 20;
+export const GATHER_MS = 5;
 
 interface Pending {
   added: number;

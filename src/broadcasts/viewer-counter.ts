@@ -39,9 +39,7 @@ export class ViewerCounter {
   }
 
   private async write(broadcastId: string): Promise<void> {
-    for (let first = true; ; first = false) {
-      // After a write the slot stays taken for GATHER_MS: admissions of a crowd gather for the next one.
-      if (!first) await new Promise((r) => setTimeout(r, GATHER_MS));
+    for (;;) {
       const p = this.pending.get(broadcastId);
       if (!p) {
         this.pending.delete(broadcastId);
@@ -54,6 +52,8 @@ export class ViewerCounter {
       } catch (err) {
         for (const w of p.waiters) w.reject(err);
       }
+      // The slot stays taken for GATHER_MS: admissions of a crowd gather for the next write.
+      await new Promise((r) => setTimeout(r, GATHER_MS));
     }
   }
 }

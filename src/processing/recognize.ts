@@ -1,9 +1,9 @@
 /**
  * Speech in a finished recording to transcript sentences: the file recognizer of the
  * transcription language (told the glossary's terms; with several languages, one that tells
- * them apart recognizes each window in the one spoken there, see `chooseRecognizer`), speakers from the diarizer for
- * `multi_speaker`, the glossary's fuzzy correction and terminology applied to every
- * sentence, which is then made readable (src/engines/text/readable.ts). The transcript is rebuilt
+ * them apart recognizes each window in the one spoken there, see `chooseRecognizer`),
+ * speakers from the diarizer for `multi_speaker`, the glossary's fuzzy correction and
+ * terminology applied to every sentence, which is then made readable (src/engines/text/readable.ts). The transcript is rebuilt
  * from scratch (one transaction), so running it again after a crash gives the same result.
  * Long recordings are recognized in windows of about ten minutes, cut at the quietest moment
  * near each boundary, and the diarizer reads the file a region at a time, so memory stays flat.
@@ -15,7 +15,6 @@ import type { EngineRegistry } from '../engines/registry.js';
 import { readableText } from '../engines/text/readable.js';
 import type { FileRecognizer, FileTranscriptSegment, SpeakerTurn } from '../engines/types.js';
 import { applyGlossary, type Glossary, termHints } from '../glossary/index.js';
-import { baseLanguage } from '../languages.js';
 import type { SentenceInput, TaskStore } from '../tasks/store.js';
 import { type PcmFile, quietestCutMs } from './pcm-file.js';
 
@@ -135,11 +134,8 @@ async function recognizeInWindows(
       signal: o.signal,
       onProgress: (f) => o.onProgress?.((offset + f * length) / total),
     });
-    // The language heard, as the caller wrote it (en-US, not the recognizer's en).
-    const heard =
-      candidates.length > 1
-        ? (candidates.find((c) => c === t.language) ?? candidates.find((c) => baseLanguage(c) === baseLanguage(t.language)) ?? language)
-        : language;
+    // A detecting recognizer reports the candidate it heard, as the caller wrote it (FileSttOptions.languages).
+    const heard = candidates.includes(t.language) ? t.language : language;
     for (const seg of t.segments) {
       out.push({
         ...seg,

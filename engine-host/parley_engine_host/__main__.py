@@ -39,7 +39,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--max-body-mb", type=float, default=256, help="largest request body accepted (413 above)")
     parser.add_argument("--max-queued", type=int, default=256, help="queued requests before 503")
     parser.add_argument("--ignore-stdin", action="store_true", help="do not exit at stdin EOF (no parent process)")
-    parser.add_argument("--log-level", default="INFO")
+    parser.add_argument("--log-level", default=os.environ.get("PARLEY_ENGINE_HOST_LOG_LEVEL", "INFO"),
+                        help="DEBUG also logs one line per decode: what, how many at once, waited, ran")
     args = parser.parse_args(argv)
     if args.model_dir is None and args.tts_model_dir is None:
         parser.error("give --model-dir (Whisper), --tts-model-dir (Japanese speech) or both")

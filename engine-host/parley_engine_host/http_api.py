@@ -135,13 +135,21 @@ class Handler(BaseHTTPRequestHandler):
         priority = self.priority(form)
         # Live drafts (and live finals) the decoder treats alike may be decoded in one batch
         # with others waiting.
+        final = priority == "live" and request.window_pad is not None and not is_draft(request)
+        if final and self.server.scheduler.crowded():
+            # Several live sessions share the host: their finals decode greedy (beam 1), as drafts
+            # do. Same text on jfk and the LibriVox clips as beam 5 (docs/whisper.md), ~30 % less
+            # time, and the finals' lag is what falls behind first when two cores serve 4 sessions.
+            request.beam_size = 1
         key = batch_key(request) if priority == "live" else None
         final = key is not None and not is_draft(request)
         recognizer = self.server.recognizer
         draft = self.server.draft_recognizer
         # draft_model=off: a draft of audio the draft model may not hear (Parley's energy-gated
-        # utterances, loud speech the VAD missed) is decoded by the main model, batched apart.
-        use_draft_model = flag(form.get("draft_model"), "draft_model", True)
+        # utterances, loud speech the VAD missed) is decoded by the main model, batched apart;
+        # but not while the host is crowded (several sessions' drafts batched lately): such a
+        # draft would take a decode of its own each round, beside the others' one batch.
+        use_draft_model = flag(form.get("draft_model"), "draft_model", True) or self.server.scheduler.crowded()
         if key is not None and not final and draft is not None and use_draft_model and request.language in draft.languages:
             recognizer = draft
         if key is not None:

@@ -24,6 +24,11 @@ from .languages import name_of
 
 SAMPLE_RATE = 16000
 FRAMES_PER_SECOND = 100
+# A looping fitted final is decoded again with at least this much silence after it (redo_loop).
+LOOP_RETRY_PAD_S = 10
+MAX_WINDOW_S = 30
+# Inputs shorter than this get a bound on their text in the 30 s window too (decode()).
+SHORT_INPUT_S = 10
 
 # The fitted encoder window (request field `window_pad`, seconds): Whisper is trained on 30 s
 # windows and faster-whisper pads every window to 30 s, so a pass over 2 s of speech costs the
@@ -252,7 +257,7 @@ class Recognizer:
         if request.window_pad is not None:
             repeat = segments_loop_start(segments)
             if repeat is not None and request.window_fallback == "full":
-                segments, info = yield from self.decode(request, language, None)
+                segments, info = yield from self.redo_loop(request, language)
             elif repeat is not None:
                 segments = trimmed(segments, repeat)
         if probability is None:
@@ -272,7 +277,7 @@ class Recognizer:
                 if repeat is not None:
                     kept = trimmed(kept, repeat)
             elif repeat is not None:  # as transcribe() does with a final whose fitted text loops
-                kept, info = run_to_end(self.decode(request, request.language, None))
+                kept, info = run_to_end(self.redo_loop(request, request.language))
                 results.append(self.verbose(kept, info.language, info.language_probability, info.duration,
                                             request.word_timestamps))
                 continue
@@ -281,6 +286,17 @@ class Recognizer:
                 continue
             results.append(self.verbose(kept, request.language, 1.0, duration, request.word_timestamps))
         return results
+
+    def redo_loop(self, request: Request, language: str | None):
+        """A final whose fitted text loops, decoded again: first with a longer silence after the
+        audio (a 2.7 s "And so my fellow Americans" that loops at a 5 s pad ends cleanly at 8 s and
+        more, at under half the 30 s window's cost), then, if that loops too, in the 30 s window."""
+        wider = max(LOOP_RETRY_PAD_S, (request.window_pad or 0) * 2)
+        if len(request.audio) / SAMPLE_RATE + wider < MAX_WINDOW_S:
+            segments, info = yield from self.decode(request, language, wider)
+            if segments_loop_start(segments) is None:
+                return segments, info
+        return (yield from self.decode(request, language, None))
 
     def decode(self, request: Request, language: str | None, window_pad: float | None):
         """One faster-whisper pass (a sub-generator of transcribe): (kept segments, info)."""
@@ -293,10 +309,19 @@ class Recognizer:
             "vad_filter": request.vad_filter,
             "word_timestamps": request.word_timestamps,
         }
+        seconds = len(request.audio) / SAMPLE_RATE
         if window_pad is not None:
             # A fitted window may loop on a short input ("Pineapple Pineapple ..."): speech holds
             # far fewer than 8 tokens a second, so this bounds a loop's cost, not real text.
-            options["max_new_tokens"] = min(220, int(len(request.audio) / SAMPLE_RATE * 8) + 8)
+            options["max_new_tokens"] = min(220, int(seconds * 8) + 8)
+        elif seconds < SHORT_INPUT_S:
+            # Whisper's 30 s window around a short input (a live final under 2 s, a cough the
+            # energy gate let in, a stream's last 0.1 s): on near-silence the model writes ~224
+            # tokens of invented text at each of the ladder's six temperatures, 6.9 s of CPU for a
+            # 0.15 s input that ends empty anyway (1.4 s with this cap). Twice the fitted
+            # window's bound, far above real speech in any language; longer inputs (imports) keep
+            # faster-whisper's own limit.
+            options["max_new_tokens"] = int(seconds * 16) + 16
         if request.temperature:  # 0 or absent: faster-whisper's fallback ladder, as OpenAI does
             options["temperature"] = [request.temperature]
         elif request.window_fallback == "trim":

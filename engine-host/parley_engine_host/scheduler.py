@@ -13,6 +13,10 @@ once. Drafts queue after other live work (finals) and before batch work (DRAFT_R
 whether others waited with it. A final that finds no mate waiting waits `final_gather_s` for
 one: finals of sessions whose utterances end together arrive a few milliseconds apart (each
 after its stream's draft came back), and an idle worker would otherwise take the first alone.
+A lone draft waits as long while the host is crowded (a group of several ran in the last
+CROWDED_S): otherwise one session's draft that arrived while the others' batch ran is decoded
+alone right after it, the others' next drafts then wait for it, and the sessions stay out of
+step for good, two decodes a round instead of one (seen with 4 sessions: batches of 3 and 1).
 
 Batch jobs may hold at most `batch_workers` workers (default W - 1 when W > 1), so with two or
 more workers one is always free for live work and a live request never waits for a window.
@@ -23,9 +27,12 @@ from __future__ import annotations
 import heapq
 import itertools
 import threading
+import logging
 import time
 from collections.abc import Callable, Generator
 from typing import Any
+
+log = logging.getLogger("parley_engine_host")
 
 PRIORITIES = {"live": 0, "batch": 1}
 # Within live work, drafts (jobs that may be batched) queue after finals: a final is what a
@@ -35,6 +42,10 @@ DRAFT_RANK = 0.5
 
 def is_live(rank: float) -> bool:
     return rank < PRIORITIES["batch"]
+
+
+# How long after a group of several jobs ran a lone draft still waits for mates (run_worker).
+CROWDED_S = 2.0
 
 
 class QueueFull(Exception):
@@ -70,6 +81,7 @@ class Job:
         self.result: Any = None
         self.error: BaseException | None = None
         self.cancelled = False  # set by the request thread when its client disconnects
+        self.queued_at = time.monotonic()
 
 
 class Scheduler:
@@ -78,6 +90,7 @@ class Scheduler:
         self.max_queued = max_queued
         self.max_group = max_group
         self.final_gather_s = final_gather_s
+        self.crowded_until = 0.0  # monotonic time until which a lone draft gathers mates too
         self.batch_limit = batch_workers if batch_workers else max(1, workers - 1)
         self.running_batch = 0
         self.heap: list[tuple[int, int, Job]] = []
@@ -106,6 +119,10 @@ class Scheduler:
                 queued[job.priority] += not job.cancelled  # dropped when a worker reaches it
             return {"queued": queued, "running": self.running}
 
+    def crowded(self) -> bool:
+        """A group of several jobs ran in the last CROWDED_S: several live sessions share the host."""
+        return time.monotonic() < self.crowded_until
+
     def live_starved(self) -> bool:
         """Live work waits and every worker is busy (an idle worker would take it itself)."""
         with self.lock:
@@ -119,11 +136,14 @@ class Scheduler:
                     self.lock.wait()
                 rank, seq, job = heapq.heappop(self.heap)
                 mates = self.take_mates(job)
-                if job.final and not mates and not job.cancelled and self.final_gather_s > 0:
+                gather = job.final or (job.batch_key is not None and time.monotonic() < self.crowded_until)
+                if gather and not mates and not job.cancelled and self.final_gather_s > 0:
                     deadline = time.monotonic() + self.final_gather_s
                     while (left := deadline - time.monotonic()) > 0:
                         self.lock.wait(left)  # lets submit() queue the mates
                     mates = self.take_mates(job)
+                if mates:
+                    self.crowded_until = time.monotonic() + CROWDED_S
                 self.running += 1
                 self.running_batch += not is_live(rank)
             requeued = False
@@ -154,6 +174,7 @@ class Scheduler:
 
     def run_group(self, jobs: list[Job]) -> None:
         """One call of the first job's group_work for all of them; each gets its own result."""
+        started = time.monotonic()
         try:
             results = jobs[0].group_work([j.payload for j in jobs])
             for job, result in zip(jobs, results, strict=True):
@@ -163,6 +184,7 @@ class Scheduler:
                 job.error = error
         for job in jobs:
             job.done.set()
+        trace(jobs, started)
 
     def can_start(self) -> bool:
         """Called with the lock held: the head is live, or batch has a free slot."""
@@ -172,6 +194,7 @@ class Scheduler:
 
     def advance(self, job: Job, rank: float, seq: int) -> bool:
         """Run the job until it ends, or until live work waits for a batch job; True = requeue."""
+        started = time.monotonic()
         try:
             if job.steps is None:
                 job.steps = job.work()
@@ -187,4 +210,18 @@ class Scheduler:
         except BaseException as error:  # reported to the waiting request, never kills the worker
             job.error = error
         job.done.set()
+        trace([job], started)
         return False
+
+
+def trace(jobs: list[Job], started: float) -> None:
+    """--log-level debug: one line per decode (what, how many, how long it waited and ran), for tuning."""
+    if not log.isEnabledFor(logging.DEBUG):
+        return
+    now = time.monotonic()
+    first = jobs[0]
+    kind = "final" if first.final else "draft" if first.rank == DRAFT_RANK else first.priority
+    seconds = [round(len(getattr(j.payload, "audio", ())) / 16000, 1) for j in jobs]
+    waited = max(started - j.queued_at for j in jobs)
+    log.debug("decoded %s x%d audio %s s: waited up to %.0f ms, ran %.0f ms", kind, len(jobs), seconds,
+              waited * 1000, (now - started) * 1000)

@@ -455,3 +455,62 @@ class DraftModelTest(unittest.TestCase):
         status, _, body = self.host.post_form("/v1/audio/transcriptions", {
             "response_format": "verbose_json", "language": "en", "priority": "live", "window_pad": "5"}, self.jfk)
         self.assertEqual(json.loads(body)["model"], "whisper-base")
+
+
+@unittest.skipIf(skip_reason(), skip_reason())
+class CostBoundTest(unittest.TestCase):
+    """In-process (the decodes each pass asks for are watched): what a pass costs is bounded."""
+
+    @classmethod
+    def setUpClass(cls):
+        import numpy as np
+        from faster_whisper import WhisperModel
+        from parley_engine_host.recognizer import Recognizer
+
+        cls.model = WhisperModel(str(MODEL_DIR), device="cpu", compute_type="int8", cpu_threads=2)
+        cls.recognizer = Recognizer(cls.model, "base")
+        jfk = np.frombuffer(wav_16k_mono(jfk_flac())[44:], dtype="<i2").astype(np.float32) / 32768
+        cls.jfk_twice = np.concatenate([jfk, jfk])
+
+    def watch(self):
+        """Records the window pad and the text bound of every decode the recognizer runs."""
+        seen: list[tuple[float | None, int | None]] = []
+        real_decode, real_transcribe = self.recognizer.decode, self.model.transcribe
+
+        def decode(request, language, window_pad):
+            seen.append((window_pad, None))
+            return real_decode(request, language, window_pad)
+
+        def transcribe(audio, **options):
+            seen[-1] = (seen[-1][0], options.get("max_new_tokens"))
+            return real_transcribe(audio, **options)
+
+        self.recognizer.decode, self.model.transcribe = decode, transcribe
+        self.addCleanup(lambda: (delattr(self.recognizer, "decode"), delattr(self.model, "transcribe")))
+        return seen
+
+    def test_a_final_that_loops_in_its_fitted_window_is_decoded_again_with_more_silence_before_the_30_s_window(self):
+        from parley_engine_host.recognizer import Request, run_to_end
+
+        # jfk streamed twice, as the VAD cuts it: the second "And so my fellow Americans" (with
+        # 124 ms of the first "country" before it) loops at a 5 s pad and ends cleanly at 10 s.
+        audio = self.jfk_twice[int(10.876 * 16000):int(13.564 * 16000)]
+        seen = self.watch()
+        result = run_to_end(self.recognizer.transcribe(
+            Request(audio=audio, language="en", window_pad=5, window_fallback="full", word_timestamps=True)))
+        self.assertEqual(result["text"].strip().rstrip("."), "And so my fellow Americans")
+        self.assertEqual([pad for pad, _ in seen], [5, 10])
+
+    def test_a_short_input_in_the_30_s_window_has_its_text_bounded(self):
+        from parley_engine_host.recognizer import Request, run_to_end
+
+        # A stream's last 148 ms: the model invents ~224 tokens a temperature for it, then drops them.
+        seen = self.watch()
+        result = run_to_end(self.recognizer.transcribe(Request(audio=self.jfk_twice[int(21.852 * 16000):], language="en")))
+        self.assertEqual(result["text"].strip(), "")
+        self.assertEqual(seen, [(None, 18)])
+        # A recording of ten seconds and more (an import) keeps faster-whisper's own bound.
+        seen.clear()
+        result = run_to_end(self.recognizer.transcribe(Request(audio=self.jfk_twice[:16000 * 11], language="en")))
+        self.assertLess(word_error_rate(JFK_TEXT, result["text"]), 0.1)
+        self.assertEqual(seen, [(None, None)])

@@ -221,6 +221,37 @@ class GroupTest(unittest.TestCase):
         self.assertGreaterEqual(time.monotonic() - started, 0.3)
         self.assertEqual(groups[-1], ["f4"])
 
+    def test_a_lone_draft_gathers_mates_only_while_the_host_is_crowded(self):
+        groups: list[list[str]] = []
+
+        def group_work(payloads):
+            groups.append(list(payloads))
+            return list(payloads)
+
+        def draft(name):
+            return Job("live", Recorder().job(name, 1), batch_key="k", payload=name, group_work=group_work)
+
+        scheduler = Scheduler(workers=1, max_queued=20, final_gather_s=0.3)
+        # One session: its draft runs at once, alone (its own work, no group), and nothing is crowded.
+        started = time.monotonic()
+        wait_all(scheduler.submit(draft("a1")))
+        self.assertLess(time.monotonic() - started, 0.3)
+        self.assertEqual((groups, scheduler.crowded()), ([], False))
+        # Two drafts waiting together run as one group: from then on the host is crowded.
+        gate = threading.Event()
+        blocker = scheduler.submit(Job("live", Recorder().job("x", 1, gate=gate)))
+        wait_until(lambda: scheduler.depth()["running"] == 1)
+        pair = [scheduler.submit(draft(n)) for n in ("b1", "b2")]
+        gate.set()
+        wait_all(blocker, *pair)
+        self.assertEqual(groups, [["b1", "b2"]])
+        self.assertTrue(scheduler.crowded())
+        # A draft alone now waits for the other session's, which comes a little later.
+        first = scheduler.submit(draft("c1"))
+        wait_until(lambda: not scheduler.heap)
+        wait_all(first, scheduler.submit(draft("c2")))
+        self.assertEqual(groups[-1], ["c1", "c2"])
+
     def test_a_failing_group_fails_each_of_its_jobs_and_the_worker_lives_on(self):
         gate = threading.Event()
 

@@ -35,6 +35,8 @@ export { agreedPrefixLength, continuationIndex } from './word-agreement.js';
 
 const RATE = 16_000;
 const SAMPLES_PER_MS = RATE / 1000;
+/** Utterances shorter than this (ms) with no pass yet get no final (see close()). */
+const MIN_FINAL_SAMPLES = 250 * SAMPLES_PER_MS;
 
 export interface OverFileOptions {
   /** New audio (ms) an utterance must gain before the next interim pass. */
@@ -133,8 +135,6 @@ class OverFileStream implements RecognizerStream {
   private terms: readonly string[];
   private readonly energy: EnergyGate | null;
   private readonly energyCloseMs: number;
-  /** How long the last draft pass took (ms): the main model drafts only while drafts keep up. */
-  private lastDraftMs = 0;
 
   constructor(
     private readonly file: FileRecognizer,
@@ -254,6 +254,9 @@ class OverFileStream implements RecognizerStream {
     this.utterance = null;
     u.endSample = endSample;
     this.lastEnd = endSample;
+    // Too short to hold a word, and nothing shown for it: no pass (a stream's end cutting an
+    // utterance the energy gate just opened; Whisper only invents text for such input).
+    if (endSample - u.startSample < MIN_FINAL_SAMPLES && u.passedAt === 0) return;
     const audio = this.slice(u.startSample, endSample);
     this.enqueue(async () => {
       const t = await this.transcribe(audio);
@@ -282,12 +285,10 @@ class OverFileStream implements RecognizerStream {
     const audio = this.slice(u.startSample, endSample);
     this.enqueue(async () => {
       // Speech the VAD missed, the draft model misses too (jfk's shouted "ask not": "S.", ". . ."):
-      // the main model drafts it, as long as drafts come back within the interval (a busy
-      // engine gets the draft model's cheaper passes, and the final has the main model's words).
-      const mainModel = u.openedBy === 'energy' && this.lastDraftMs <= this.settings.intervalMs;
-      const started = performance.now();
-      const t = await this.transcribe(audio, true, mainModel);
-      this.lastDraftMs = performance.now() - started;
+      // the main model drafts it, every pass of the utterance (passes of two models rarely agree
+      // on a word, so switching by how long the last pass took left whole utterances to their
+      // final). A crowded engine host gives such drafts to its draft model anyway (docs/whisper.md).
+      const t = await this.transcribe(audio, true, u.openedBy === 'energy');
       // Closed while this pass ran: its interim is still sent. The final waits behind this pass
       // (one in flight), and under load it waits for other sessions' finals too; the words at
       // an utterance's end would otherwise show only with it (docs/whisper.md, "Finals batched").

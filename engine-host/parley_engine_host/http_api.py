@@ -135,12 +135,6 @@ class Handler(BaseHTTPRequestHandler):
         priority = self.priority(form)
         # Live drafts (and live finals) the decoder treats alike may be decoded in one batch
         # with others waiting.
-        final = priority == "live" and request.window_pad is not None and not is_draft(request)
-        if final and self.server.scheduler.crowded():
-            # Several live sessions share the host: their finals decode greedy (beam 1), as drafts
-            # do. Same text on jfk and the LibriVox clips as beam 5 (docs/whisper.md), ~30 % less
-            # time, and the finals' lag is what falls behind first when two cores serve 4 sessions.
-            request.beam_size = 1
         key = batch_key(request) if priority == "live" else None
         final = key is not None and not is_draft(request)
         recognizer = self.server.recognizer

@@ -72,11 +72,13 @@ export interface OverFileOptions {
 interface Utterance {
   startSample: number;
   /**
-   * Who opened it: the VAD, or the energy gate where the VAD heard nothing (then its drafts
-   * are the main model's: a small draft model does not hear such speech either).
+   * Who opened it: the VAD, or the energy gate where the VAD heard nothing.
    */
   openedBy: 'vad' | 'energy';
-  /** Whose end closes it: the VAD's once it hears speech in it, else the energy gate's. */
+  /**
+   * Whose end closes it: the VAD's once it hears speech in it, else the energy gate's (until
+   * then its drafts are the main model's: a small draft model does not hear such speech either).
+   */
   closedBy: 'vad' | 'energy';
   /** Set when the utterance is closed (its final is queued). */
   endSample?: number;
@@ -285,10 +287,11 @@ class OverFileStream implements RecognizerStream {
     const audio = this.slice(u.startSample, endSample);
     this.enqueue(async () => {
       // Speech the VAD missed, the draft model misses too (jfk's shouted "ask not": "S.", ". . ."):
-      // the main model drafts it, every pass of the utterance (passes of two models rarely agree
-      // on a word, so switching by how long the last pass took left whole utterances to their
-      // final). A crowded engine host gives such drafts to its draft model anyway (docs/whisper.md).
-      const t = await this.transcribe(audio, true, u.openedBy === 'energy');
+      // the main model drafts it until the VAD hears speech in the utterance, then the draft
+      // model (one switch at most: passes of two models rarely agree on a word, and switching
+      // back and forth by how long the last pass took left whole utterances to their final).
+      // A crowded engine host gives such drafts to its draft model anyway (docs/whisper.md).
+      const t = await this.transcribe(audio, true, u.closedBy === 'energy');
       // Closed while this pass ran: its interim is still sent. The final waits behind this pass
       // (one in flight), and under load it waits for other sessions' finals too; the words at
       // an utterance's end would otherwise show only with it (docs/whisper.md, "Finals batched").

@@ -13,9 +13,9 @@ among themselves: when several sessions' utterances end together, their finals (
 on 2 cores) otherwise wait for each other one by one. A final is decoded through this path even
 alone, so its text does not depend on whether others waited with it; finals share a batch only
 when their audio lengths fall in the same FINAL_BUCKET_S bucket (the padding a shorter one gains
-stays small). Where the sequential path would go on, the final is decoded again as there: in the
-30 s window when its text loops, sequentially with the temperature ladder when it fails
-faster-whisper's thresholds (see recognizer.py, transcribe_batch).
+stays small). Where the sequential path would go on, the final is decoded again as there: when
+its text loops or fails faster-whisper's thresholds, at a longer pad and then in the 30 s window
+(recognizer.py, `redo`).
 
 faster-whisper's own batched pipeline does this for the 30 s chunks of one file; its
 `forward` is used here over windows of different sessions instead (the decode, the split into

@@ -19,13 +19,15 @@ import numpy as np
 from faster_whisper import WhisperModel, decode_audio
 from faster_whisper.audio import pad_or_trim as _pad_or_trim
 
-from .batched import decode_batch, is_draft
+from .batched import COMPRESSION_RATIO_THRESHOLD, LOG_PROB_THRESHOLD, decode_batch, is_draft
 from .languages import name_of
 
 SAMPLE_RATE = 16000
 FRAMES_PER_SECOND = 100
-# A looping fitted final is decoded again with at least this much silence after it (redo_loop).
+# A looping fitted final is decoded again with at least this much silence after it (redo).
 LOOP_RETRY_PAD_S = 10
+# ... when it is at least this long (redo); shorter ones go to the 30 s window at once.
+LOOP_RETRY_MIN_S = 2.0
 MAX_WINDOW_S = 30
 # Inputs shorter than this get a bound on their text in the 30 s window too (decode()).
 SHORT_INPUT_S = 10
@@ -177,7 +179,9 @@ def loop_start(words: list[str]) -> int | None:
     return None
 
 
-LETTER_LOOP = re.compile(r"([^\W\d_])\1{4,}")
+# One to three letters said five or more times in a row inside a word ("Grass-HHHHHHHH",
+# "Helperurururururur"): no word has that (digits do: "100000" is left alone).
+LETTER_LOOP = re.compile(r"([^\W\d_]{1,3})\1{4,}")
 
 
 def segments_loop_start(segments: list) -> int | None:
@@ -192,9 +196,15 @@ def segments_loop_start(segments: list) -> int | None:
     repeat = loop_start([part for part, _ in parts])
     if repeat is not None:
         return parts[repeat][1]
-    # A letter looping inside a word ("Grass-HHHHHHHH", the same 1.4 s at temperature 0.4): no
-    # word has five of one letter in a row (digits do: "100000" is left alone).
+    # Letters looping inside a word ("Grass-HHHHHHHH", the same 1.4 s at temperature 0.4).
     return next((i for i, w in enumerate(words) if LETTER_LOOP.search(w)), None)
+
+
+def segments_fail(segments: list) -> bool:
+    """faster-whisper's reason to retry a window at a higher temperature, on its segments (those
+    of one window share its figures): too repetitive or too improbable. Silence was dropped."""
+    return any(s.compression_ratio > COMPRESSION_RATIO_THRESHOLD or s.avg_logprob < LOG_PROB_THRESHOLD
+               for s in segments)
 
 
 def trimmed(segments: list, keep: int) -> list:
@@ -256,8 +266,8 @@ class Recognizer:
         segments, info = yield from self.decode(request, language, request.window_pad)
         if request.window_pad is not None:
             repeat = segments_loop_start(segments)
-            if repeat is not None and request.window_fallback == "full":
-                segments, info = yield from self.redo_loop(request, language)
+            if request.window_fallback == "full" and (repeat is not None or segments_fail(segments)):
+                segments, info = yield from self.redo(request, language)
             elif repeat is not None:
                 segments = trimmed(segments, repeat)
         if probability is None:
@@ -266,9 +276,8 @@ class Recognizer:
 
     def transcribe_batch(self, requests: list[Request]) -> list[dict[str, Any]]:
         """Live requests with the same batched.batch_key, decoded together. A draft's loop is
-        trimmed. A final is decoded again where the sequential path would differ: in the 30 s
-        window when its text loops, sequentially (with the temperature ladder) when it fails
-        faster-whisper's thresholds."""
+        trimmed. A final is decoded again as the sequential path does (`redo`) when its text loops
+        or fails faster-whisper's thresholds."""
         results = []
         for request, (segments, duration, retry) in zip(requests, decode_batch(self.model, requests)):
             kept = without_invented(segments)
@@ -276,25 +285,29 @@ class Recognizer:
             if is_draft(request):
                 if repeat is not None:
                     kept = trimmed(kept, repeat)
-            elif repeat is not None:  # as transcribe() does with a final whose fitted text loops
-                kept, info = run_to_end(self.redo_loop(request, request.language))
+            elif repeat is not None or retry:  # as transcribe() does with such a final
+                kept, info = run_to_end(self.redo(request, request.language))
                 results.append(self.verbose(kept, info.language, info.language_probability, info.duration,
                                             request.word_timestamps))
-                continue
-            elif retry:  # hard audio: the sequential path, temperature ladder and all
-                results.append(run_to_end(self.transcribe(request)))
                 continue
             results.append(self.verbose(kept, request.language, 1.0, duration, request.word_timestamps))
         return results
 
-    def redo_loop(self, request: Request, language: str | None):
-        """A final whose fitted text loops, decoded again: first with a longer silence after the
-        audio (a 2.7 s "And so my fellow Americans" that loops at a 5 s pad ends cleanly at 8 s and
-        more, at under half the 30 s window's cost), then, if that loops too, in the 30 s window."""
+    def redo(self, request: Request, language: str | None):
+        """A final whose fitted text loops or fails faster-whisper's thresholds, decoded again:
+        first with a longer silence after the audio (a 2.7 s "And so my fellow Americans" that
+        loops at a 5 s pad ends cleanly at 8 s and more, at under half the 30 s window's cost),
+        then, if that fails too, in the 30 s window. A fitted window decodes at temperature 0
+        only: the ladder's samples there gave a different text each run ("Grass copper", "Grass
+        Helperururur", "Grass-HHHH" for a 1.4 s "Grasshopper"), where the 30 s window at
+        temperature 0 gives one ("Grass Helper")."""
         wider = max(LOOP_RETRY_PAD_S, (request.window_pad or 0) * 2)
-        if len(request.audio) / SAMPLE_RATE + wider < MAX_WINDOW_S:
+        seconds = len(request.audio) / SAMPLE_RATE
+        # Single words of about a second loop at every pad (5, 10, 20 s: "Helperurururur" at 10):
+        # only longer speech gets the second fitted try.
+        if LOOP_RETRY_MIN_S <= seconds and seconds + wider < MAX_WINDOW_S:
             segments, info = yield from self.decode(request, language, wider)
-            if segments_loop_start(segments) is None:
+            if segments_loop_start(segments) is None and not segments_fail(segments):
                 return segments, info
         return (yield from self.decode(request, language, None))
 
@@ -324,9 +337,10 @@ class Recognizer:
             options["max_new_tokens"] = int(seconds * 16) + 16
         if request.temperature:  # 0 or absent: faster-whisper's fallback ladder, as OpenAI does
             options["temperature"] = [request.temperature]
-        elif request.window_fallback == "trim":
-            # A draft (the final redoes it) decodes once: the ladder's retries at higher
-            # temperatures, taken on hard audio (shouted, noisy), cost a draft 3-5 passes.
+        elif window_pad is not None:
+            # A fitted window decodes once, at temperature 0. A draft (the final redoes it): the
+            # ladder's retries on hard audio (shouted, noisy) cost it 3-5 passes. A final: the
+            # ladder's samples differ from run to run; it is decoded again instead (redo).
             options["temperature"] = [0.0]
         segments_iter, info = self.model.transcribe(request.audio, **options)
         segments = []

@@ -7,7 +7,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 try:
     from faster_whisper.transcribe import Segment, Word
-    from parley_engine_host.recognizer import loop_start, trimmed, without_invented
+    from parley_engine_host.recognizer import loop_start, segments_loop_start, trimmed, without_invented
 except ImportError as error:  # faster-whisper absent: the engine host's own tests say how to set up
     raise unittest.SkipTest(f"engine host dependencies missing: {error}") from error
 
@@ -27,6 +27,12 @@ class LoopTest(unittest.TestCase):
             ("This is the multi-keyboard test for porcupine This is the multi-keyboard test for porcup", 7),
         ]:
             self.assertEqual(loop_start(text.split()), start, text)
+
+    def test_letters_looping_inside_a_word_are_a_loop_but_real_words_and_numbers_are_not(self):
+        for text, start in [("Grass-HHHHHHHH", 0), ("Grass Helperurururururururururururur", 1), ("Okay. Grass-H-H-H-H-", 1)]:
+            self.assertEqual(segments_loop_start([segment(text)]), start, text)
+        for text in ["He paid 100000 dollars.", "Mississippi bookkeeper", "Hawaii shh"]:
+            self.assertIsNone(segments_loop_start([segment(text)]), text)
 
     def test_real_sentences_are_no_loops(self):
         for text in [

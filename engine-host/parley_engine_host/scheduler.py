@@ -26,8 +26,8 @@ from __future__ import annotations
 
 import heapq
 import itertools
-import threading
 import logging
+import threading
 import time
 from collections.abc import Callable, Generator
 from typing import Any

@@ -19,7 +19,7 @@ import numpy as np
 from faster_whisper import WhisperModel, decode_audio
 from faster_whisper.audio import pad_or_trim as _pad_or_trim
 
-from .batched import COMPRESSION_RATIO_THRESHOLD, LOG_PROB_THRESHOLD, decode_batch, is_draft
+from .batched import COMPRESSION_RATIO_THRESHOLD, LOG_PROB_THRESHOLD, MAX_WINDOW_S, decode_batch, is_draft
 from .languages import name_of
 
 SAMPLE_RATE = 16000
@@ -28,7 +28,6 @@ FRAMES_PER_SECOND = 100
 LOOP_RETRY_PAD_S = 10
 # ... when it is at least this long (redo); shorter ones go to the 30 s window at once.
 LOOP_RETRY_MIN_S = 2.0
-MAX_WINDOW_S = 30
 # Inputs shorter than this get a bound on their text in the 30 s window too (decode()).
 SHORT_INPUT_S = 10
 

@@ -136,7 +136,7 @@ class Scheduler:
                     self.lock.wait()
                 rank, seq, job = heapq.heappop(self.heap)
                 mates = self.take_mates(job)
-                gather = job.final or (job.batch_key is not None and time.monotonic() < self.crowded_until)
+                gather = job.final or (job.batch_key is not None and self.crowded())
                 if gather and not mates and not job.cancelled and self.final_gather_s > 0:
                     deadline = time.monotonic() + self.final_gather_s
                     while (left := deadline - time.monotonic()) > 0:

@@ -33,6 +33,17 @@ class Recorder:
         return [e.split(":")[0] for e in self.events if e.endswith(":done")]
 
 
+def recording_group_work():
+    """A group_work that records each group it is given and returns the payloads as results."""
+    groups: list[list[str]] = []
+
+    def group_work(payloads):
+        groups.append(list(payloads))
+        return list(payloads)
+
+    return groups, group_work
+
+
 def wait_until(predicate, timeout: float = 5) -> None:
     """Poll instead of sleeping a fixed time: the machine may be loaded."""
     deadline = time.monotonic() + timeout
@@ -201,11 +212,7 @@ class GroupTest(unittest.TestCase):
         self.assertNotIn("f3:done", rec.events)
 
     def test_a_final_alone_waits_final_gather_s_for_finals_that_arrive_just_after_it(self):
-        groups: list[list[str]] = []
-
-        def group_work(payloads):
-            groups.append(list(payloads))
-            return list(payloads)
+        groups, group_work = recording_group_work()
 
         def final(name):
             return Job("live", Recorder().job(name, 1), batch_key="k", payload=name, group_work=group_work, final=True)
@@ -222,11 +229,7 @@ class GroupTest(unittest.TestCase):
         self.assertEqual(groups[-1], ["f4"])
 
     def test_a_lone_draft_gathers_mates_only_while_the_host_is_crowded(self):
-        groups: list[list[str]] = []
-
-        def group_work(payloads):
-            groups.append(list(payloads))
-            return list(payloads)
+        groups, group_work = recording_group_work()
 
         def draft(name):
             return Job("live", Recorder().job(name, 1), batch_key="k", payload=name, group_work=group_work)

@@ -120,7 +120,7 @@ class Scheduler:
             return {"queued": queued, "running": self.running}
 
     def crowded(self) -> bool:
-        """A group of several jobs ran in the last CROWDED_S: several live sessions share the host."""
+        """A group of several jobs started or ended in the last CROWDED_S: several live sessions share the host."""
         return time.monotonic() < self.crowded_until
 
     def live_starved(self) -> bool:
@@ -154,6 +154,8 @@ class Scheduler:
                     requeued = self.advance(job, rank, seq)
             finally:
                 with self.lock:
+                    if mates:  # counted from the group's end too: a group longer than CROWDED_S still crowds
+                        self.crowded_until = time.monotonic() + CROWDED_S
                     self.running -= 1
                     self.running_batch -= not is_live(rank)
                     if requeued:

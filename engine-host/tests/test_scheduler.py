@@ -4,9 +4,11 @@ import sys
 import threading
 import time
 import unittest
+from unittest import mock
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from parley_engine_host import scheduler as scheduler_module  # noqa: E402
 from parley_engine_host.scheduler import Cancelled, Job, QueueFull, Scheduler  # noqa: E402
 
 
@@ -254,6 +256,25 @@ class GroupTest(unittest.TestCase):
         wait_until(lambda: not scheduler.heap)
         wait_all(first, scheduler.submit(draft("c2")))
         self.assertEqual(groups[-1], ["c1", "c2"])
+
+    def test_a_group_longer_than_the_crowded_time_leaves_the_host_crowded_when_it_ends(self):
+        def slow_group_work(payloads):
+            time.sleep(0.4)  # longer than the (shortened) crowded time below
+            return list(payloads)
+
+        with mock.patch.object(scheduler_module, "CROWDED_S", 0.2):
+            scheduler = Scheduler(workers=1, max_queued=20)
+            gate = threading.Event()
+            blocker = scheduler.submit(Job("live", Recorder().job("x", 1, gate=gate)))
+            wait_until(lambda: scheduler.depth()["running"] == 1)
+            pair = [scheduler.submit(Job("live", Recorder().job(n, 1), batch_key="k", payload=n,
+                                         group_work=slow_group_work)) for n in ("a", "b")]
+            gate.set()
+            wait_all(blocker, *pair)
+            wait_until(lambda: scheduler.depth()["running"] == 0)  # the worker has closed the group
+            self.assertTrue(scheduler.crowded())  # counted from the group's end, not its start
+            time.sleep(0.25)
+            self.assertFalse(scheduler.crowded())
 
     def test_a_failing_group_fails_each_of_its_jobs_and_the_worker_lives_on(self):
         gate = threading.Event()

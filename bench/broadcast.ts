@@ -12,7 +12,7 @@
  * servers' RSS (and heap) after a GC, once all viewers are connected and the events ran, minus
  * the same before any viewer connected, over N.
  *
- *   npm run -s bench:broadcast [-- --viewers 10000 --seconds 20 --processes 1 --baseline DIR]
+ *   npm run -s bench:broadcast [-- --viewers 10000 --seconds 20 --processes 1 --host-apart --baseline DIR]
  *
  * `--baseline DIR`: also measures the Parley of another checkout (e.g. the commit before a
  * change, `git archive <commit> | tar -x -C DIR` with node_modules linked), between the bare
@@ -22,6 +22,10 @@
  * share one database and the Redis bus and seats (REDIS_URL, default redis://127.0.0.1:6379/13),
  * as the viewer processes of one node do (docs/capacity.md); the first one publishes. The bare
  * broadcaster's each write the same events at the same time (no bus at all).
+ *
+ * `--host-apart` (with `--processes P`): Parley's publisher is a process of its own, the host's
+ * node, holding no viewers; the viewers are on the P others, fed over Redis (docs/capacity.md's
+ * three-node run: the host on one process, viewers on two). Memory per viewer counts the P.
  *
  * Targets (issue 30): Parley's p99 within 1.10x and p50 within 1.25x of the bare broadcaster's;
  * at most 12 KB of server memory per viewer; connected within 1.5x the bare time. Everything
@@ -51,6 +55,7 @@ const arg = (name: string, fallback: number) => Number(argOf(name) ?? fallback);
 const VIEWERS = arg('viewers', Number(process.env.BENCH_VIEWERS ?? 10_000));
 const SECONDS = arg('seconds', 20);
 const PROCESSES = arg('processes', 1);
+const HOST_APART = process.argv.includes('--host-apart');
 const BASELINE = argOf('baseline');
 const REDIS_URL = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379/13';
 /** Viewers connecting at once, per client process. */
@@ -106,21 +111,24 @@ function pct(histogram: number[], total: number, p: number): number {
 }
 
 async function measure(which: 'parley' | 'bare', checkout?: string) {
-  const serverArgs = ['--serve', which, '--viewers', String(VIEWERS), '--processes', String(PROCESSES)];
+  // --host-apart: one more Parley process, the host's node, that publishes and holds no viewers.
+  const hostApart = HOST_APART && which === 'parley';
+  const serverArgs = ['--serve', which, '--viewers', String(VIEWERS), '--processes', String(PROCESSES + (hostApart ? 1 : 0))];
   // The servers of a baseline run from their own checkout (its bench/broadcast.ts serves its own app).
   const script = checkout ? joinPath(resolvePath(checkout), 'bench', 'broadcast.ts') : undefined;
   const first = new Child<ServerCmd, ServerMsg>(serverArgs, script);
   const ready = await first.next('ready');
   const servers = [first];
-  const urls = [ready.url];
-  for (let i = 1; i < PROCESSES; i++) {
+  const urls = hostApart ? [] : [ready.url];
+  for (let i = hostApart ? 0 : 1; i < PROCESSES; i++) {
     const extra = which === 'parley' ? ['--data', ready.dataDir ?? '', '--token', ready.token ?? ''] : [];
     const s = new Child<ServerCmd, ServerMsg>([...serverArgs, ...extra], script);
     urls.push((await s.next('ready')).url);
     servers.push(s);
   }
+  const viewerServers = hostApart ? servers.slice(1) : servers;
   const memory = async () => {
-    const all = await Promise.all(servers.map((s) => s.ask({ kind: 'memory' }, 'memory')));
+    const all = await Promise.all(viewerServers.map((s) => s.ask({ kind: 'memory' }, 'memory')));
     return { rss: all.reduce((n, m) => n + m.rss, 0), heap: all.reduce((n, m) => n + m.heap, 0) };
   };
   const before = await memory();
@@ -191,7 +199,7 @@ async function main(): Promise<void> {
       .map((x) => x.toFixed(2))
       .join(' ');
   console.log(
-    `bench:broadcast: ${VIEWERS} viewers on ${PROCESSES} server process(es), one final (origin + one translation) a second for ${SECONDS} s`,
+    `bench:broadcast: ${VIEWERS} viewers on ${PROCESSES} server process(es)${HOST_APART ? " (Parley's host on one more)" : ''}, one final (origin + one translation) a second for ${SECONDS} s`,
   );
   console.log(`  load average before: ${load()} (2 cores shared with other work: timings on a busy machine mean little)`);
   const bare = await measure('bare');

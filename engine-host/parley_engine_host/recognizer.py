@@ -199,6 +199,57 @@ def segments_loop_start(segments: list) -> int | None:
     return next((i for i, w in enumerate(words) if LETTER_LOOP.search(w)), None)
 
 
+# A runaway loop: the model says one phrase again and again until its token budget ends ("I'm
+# not a real real real ..." a hundred times: base in the 30 s window on a LibriVox clip with a
+# 50-term hotword list; the temperature ladder's samples differ from run to run, so only some
+# runs do it). Real speech says a phrase at most three or four times in a row ("no, no, no, no"):
+# a phrase of up to MAX_LOOP_WORDS words said RUNAWAY_REPEATS times or more in a row is kept once.
+# Unlike loop_start (a fitted window's short input, decoded again), this holds for any length.
+RUNAWAY_REPEATS = 5
+
+
+def runaway_span(words: list[str]) -> tuple[int, int] | None:
+    """[start, end) of the repeats after a runaway phrase's first saying (a cut-short last
+    repeat included), or None."""
+    norm = [re.sub(r"[^\w']", "", w.lower()) for w in words]
+    for i in range(len(norm)):
+        for n in range(1, MAX_LOOP_WORDS + 1):
+            phrase = norm[i:i + n]
+            if len(phrase) < n or not all(phrase):
+                break
+            times = 1
+            while norm[i + times * n:i + (times + 1) * n] == phrase:
+                times += 1
+            if times >= RUNAWAY_REPEATS:
+                end = i + times * n
+                # The budget may end mid-repeat: "real real rea".
+                while end < len(norm) and end - (i + times * n) < n and norm[end] and \
+                        phrase[(end - i) % n].startswith(norm[end]):
+                    end += 1
+                return i + n, end
+    return None
+
+
+def without_runaway(segments: list) -> list:
+    """The segments with each runaway phrase kept once (text and word times alike)."""
+    out = []
+    for segment in segments:
+        for _ in range(8):  # a segment with several runaways: one at a time
+            words = segment.text.split()
+            span = runaway_span(words)
+            if span is None:
+                break
+            start, end = span
+            timed = segment.words
+            if timed and len(timed) == len(words):
+                timed = timed[:start] + timed[end:]
+            last = segment.end if end < len(words) or not timed else timed[-1].end
+            segment = dataclasses.replace(segment, text=" " + " ".join(words[:start] + words[end:]), words=timed,
+                                          end=last)
+        out.append(segment)
+    return out
+
+
 def segments_fail(segments: list) -> bool:
     """faster-whisper's reason to retry a window at a higher temperature, on its segments (those
     of one window share its figures): too repetitive or too improbable. Silence was dropped."""
@@ -359,6 +410,7 @@ class Recognizer:
         return without_invented(segments), info
 
     def verbose(self, segments, language: str, probability: float, duration: float, words: bool) -> dict[str, Any]:
+        segments = without_runaway(segments)  # whatever path decoded them: no text leaves with one
         result: dict[str, Any] = {
             "task": "transcribe",
             "model": self.name,

@@ -7,7 +7,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 try:
     from faster_whisper.transcribe import Segment, Word
-    from parley_engine_host.recognizer import loop_start, segments_loop_start, trimmed, without_invented
+    from parley_engine_host.recognizer import (loop_start, segments_loop_start, trimmed, without_invented,
+                                                without_runaway)
 except ImportError as error:  # faster-whisper absent: the engine host's own tests say how to set up
     raise unittest.SkipTest(f"engine host dependencies missing: {error}") from error
 
@@ -46,6 +47,21 @@ class LoopTest(unittest.TestCase):
         self.assertEqual([s.text.strip() for s in cut], ["Okay.", "Grass Helper"])
         self.assertEqual([w.word for w in cut[1].words], ["Grass", "Helper"])
         self.assertEqual(cut[1].end, cut[1].words[-1].end)
+
+
+class RunawayTest(unittest.TestCase):
+    def test_a_phrase_said_five_times_or_more_is_kept_once_with_its_word_times(self):
+        looped = "I'm not a real " + "real " * 100 + "rea"
+        kept = without_runaway([segment(looped, *[0.9] * len(looped.split()))])
+        self.assertEqual(kept[0].text.strip(), "I'm not a real")
+        self.assertEqual([w.word for w in kept[0].words], ["I'm", "not", "a", "real"])
+        self.assertEqual(kept[0].end, kept[0].words[-1].end)
+        phrase = without_runaway([segment("we will go on " + "we will go on " * 6 + "and on")])
+        self.assertEqual(phrase[0].text.strip(), "we will go on and on")
+
+    def test_real_repeats_are_left_alone(self):
+        for text in ["No, no, no, no, stop.", "very very good", "ha ha ha ha", "one two one two one two"]:
+            self.assertEqual(without_runaway([segment(text)])[0].text.strip(), text, text)
 
 
 class InventedTest(unittest.TestCase):

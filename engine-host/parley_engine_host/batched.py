@@ -113,17 +113,21 @@ def decode_batch(model, requests: list) -> list[tuple[list[Segment], float, bool
     return [(to_segments(parts), duration, needs_fallback(parts)) for parts, duration in zip(outputs, durations)]
 
 
+def fails_thresholds(avg_logprob: float, compression_ratio: float) -> bool:
+    """faster-whisper's reason to retry a window at a higher temperature (generate_with_fallback):
+    too improbable or too repetitive. The one rule of the batched and the sequential paths."""
+    return avg_logprob < LOG_PROB_THRESHOLD or compression_ratio > COMPRESSION_RATIO_THRESHOLD
+
+
 def needs_fallback(parts: list[dict[str, Any]]) -> bool:
-    """faster-whisper's rule for retrying a window at a higher temperature (generate_with_fallback):
-    too repetitive or too improbable, unless it is silence."""
+    """fails_thresholds on a batched window, unless it is silence."""
     if not parts:
         return False
     first = parts[0]  # avg_logprob and no_speech_prob are the window's, the same on every part
-    text = "".join(p["text"] for p in parts).strip()
-    improbable = first["avg_logprob"] < LOG_PROB_THRESHOLD
-    if improbable and first["no_speech_prob"] > NO_SPEECH_THRESHOLD:
+    if first["avg_logprob"] < LOG_PROB_THRESHOLD and first["no_speech_prob"] > NO_SPEECH_THRESHOLD:
         return False  # silence
-    return improbable or get_compression_ratio(text) > COMPRESSION_RATIO_THRESHOLD
+    text = "".join(p["text"] for p in parts).strip()
+    return fails_thresholds(first["avg_logprob"], get_compression_ratio(text))
 
 
 def to_segments(parts: list[dict[str, Any]]) -> list[Segment]:

@@ -19,7 +19,7 @@ import numpy as np
 from faster_whisper import WhisperModel, decode_audio
 from faster_whisper.audio import pad_or_trim as _pad_or_trim
 
-from .batched import COMPRESSION_RATIO_THRESHOLD, LOG_PROB_THRESHOLD, MAX_WINDOW_S, decode_batch, is_draft
+from .batched import MAX_WINDOW_S, decode_batch, fails_thresholds, is_draft
 from .languages import name_of
 
 SAMPLE_RATE = 16000
@@ -158,10 +158,15 @@ def without_invented(segments: list) -> list:
 MAX_LOOP_WORDS = 4
 
 
+def normalized(words: list[str]) -> list[str]:
+    """Words as the loop checks compare them: lower case, punctuation but apostrophes removed."""
+    return [re.sub(r"[^\w']", "", w.lower()) for w in words]
+
+
 def loop_start(words: list[str]) -> int | None:
     """Index of the word where the text starts repeating itself, or None. The repeat's last
     word may be cut short ("Grass Helper Grass Hel"): the output stops mid-loop."""
-    norm = [re.sub(r"[^\w']", "", w.lower()) for w in words]
+    norm = normalized(words)
 
     def repeats(first: list[str], second: list[str]) -> bool:
         if not all(second) or first[:-1] != second[:-1]:
@@ -211,7 +216,7 @@ RUNAWAY_REPEATS = 5
 def runaway_span(words: list[str]) -> tuple[int, int] | None:
     """[start, end) of the repeats after a runaway phrase's first saying (a cut-short last
     repeat included), or None."""
-    norm = [re.sub(r"[^\w']", "", w.lower()) for w in words]
+    norm = normalized(words)
     for i in range(len(norm)):
         for n in range(1, MAX_LOOP_WORDS + 1):
             phrase = norm[i:i + n]
@@ -253,8 +258,7 @@ def without_runaway(segments: list) -> list:
 def segments_fail(segments: list) -> bool:
     """faster-whisper's reason to retry a window at a higher temperature, on its segments (those
     of one window share its figures): too repetitive or too improbable. Silence was dropped."""
-    return any(s.compression_ratio > COMPRESSION_RATIO_THRESHOLD or s.avg_logprob < LOG_PROB_THRESHOLD
-               for s in segments)
+    return any(fails_thresholds(s.avg_logprob, s.compression_ratio) for s in segments)
 
 
 def trimmed(segments: list, keep: int) -> list:

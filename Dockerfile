@@ -43,4 +43,5 @@ USER 1000:1000
 EXPOSE 8080
 VOLUME ["/data"]
 # The same start as `npm start`, without npm in between so signals reach Parley (graceful shutdown).
-CMD ["node", "--import", "tsx", "src/main.ts"]
+# dist/main.mjs: the server bundle setup built (scripts/build-server.mjs).
+CMD ["node", "--enable-source-maps", "dist/main.mjs"]

@@ -6,6 +6,8 @@ export default defineConfig({
     include: ['test/**/*.test.ts'],
     // Every response a test app sends is checked against its route's declared schema.
     setupFiles: ['./test/support/contract-setup.ts'],
+    // The server bundle the tests' server processes run (dist/main.mjs), built from these sources.
+    globalSetup: ['./test/support/global-setup.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     // Two cores: engine tests are CPU-bound, keep parallelism modest.

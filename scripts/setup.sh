@@ -127,4 +127,6 @@ fi
 # The console at / (web/console/*.tsx, Preact) bundled by esbuild into web/build/console.js
 # (not committed; about a second).
 node --import tsx scripts/build-console.ts
+# The server bundled into dist/main.mjs (scripts/build-server.mjs; `npm start` rebuilds it too).
+node scripts/build-server.mjs
 echo "setup: done"

@@ -1,6 +1,7 @@
 /**
  * One node, several processes: `npm run -s start:node -- --processes N` starts N Parley
- * processes (src/main.ts, the roles PARLEY_ROLES names) sharing one listening port (node:cluster;
+ * processes (the server bundle dist/main.mjs that `start:node` builds from src/main.ts first,
+ * scripts/build-server.mjs; the roles PARLEY_ROLES names) sharing one listening port (node:cluster;
  * the kernel's connections handed out in turn), so a node uses every core for viewer streams
  * and every process has its own open-file limit (docs/capacity.md). N defaults to the cores.
  *
@@ -11,11 +12,15 @@
  * are passed to every process, each ends gracefully (src/platform/shutdown.ts), then the node.
  */
 import cluster, { type Worker } from 'node:cluster';
+import { existsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 
 /** A process that dies sooner than this after its start is not restarted at once (a crash loop). */
 const RESTART_DELAY_MS = 1_000;
+
+/** What each process runs: the server bundle (scripts/build-server.mjs). */
+const SERVER_BUNDLE = fileURLToPath(new URL('../dist/main.mjs', import.meta.url));
 
 export function processesOf(argv: string[], cores = availableParallelism()): number | string {
   const at = argv.indexOf('--processes');
@@ -40,7 +45,8 @@ function primary(): void {
         'Set REDIS_URL to a Redis server they share (or start one process).',
     );
   }
-  cluster.setupPrimary({ exec: fileURLToPath(new URL('./main.ts', import.meta.url)), execArgv: ['--import', 'tsx'] });
+  if (!existsSync(SERVER_BUNDLE)) fail(`${SERVER_BUNDLE} is missing: npm run build:server builds it (npm run start:node does).`);
+  cluster.setupPrimary({ exec: SERVER_BUNDLE, execArgv: ['--enable-source-maps'] });
   let stopping = false;
   const startedAt = new Map<Worker, number>();
   const start = () => {

@@ -13,8 +13,9 @@ import pino from 'pino';
 import { loadConfig } from '../config.js';
 import { createFfmpegAudio } from '../engines/audio/ffmpeg-audio.js';
 import { createEngines } from '../engines/index.js';
-import type { Refusal } from '../engines/needs.js';
+import { ENGINE_KINDS, type Refusal } from '../engines/needs.js';
 import type { EngineRegistry } from '../engines/registry.js';
+import type { EngineKind } from '../engines/types.js';
 import { normalizeLanguage } from '../languages.js';
 import { requirementTable } from './engine-table.js';
 
@@ -31,11 +32,16 @@ function unserved(refusal: Refusal, served: string[]): UsageError {
   return new UsageError(`${refusal.message}; served: ${served.length ? served.join(', ') : 'none'}`);
 }
 
-async function withEngines<T>(fn: (engines: EngineRegistry) => Promise<T>): Promise<T> {
+/**
+ * Runs `fn` with the engines of `kinds` loaded (and what they depend on), or every engine when
+ * none are named (`list`): a command that speaks with espeak need not start Whisper's host and
+ * the language model first (10 s against 1 s here).
+ */
+async function withEngines<T>(kinds: EngineKind[] | undefined, fn: (engines: EngineRegistry) => Promise<T>): Promise<T> {
   const config = loadConfig();
   // Engine status lines go to stderr so stdout stays clean JSON.
   const logger = pino({ level: process.env.LOG_LEVEL ?? 'warn' }, pino.destination(2));
-  const engines = await createEngines(config, logger);
+  const engines = await createEngines(config, logger, kinds ? new Set(kinds) : new Set(ENGINE_KINDS));
   try {
     return await fn(engines);
   } finally {
@@ -57,7 +63,7 @@ export function buildProgram(): Command {
     )
     .option('--json', 'print JSON')
     .action(async (o: { json?: boolean }) =>
-      withEngines(async (engines) => {
+      withEngines(undefined, async (engines) => {
         const rows = engines.status.map((s) => ({
           id: s.id,
           kind: s.kind,
@@ -81,7 +87,7 @@ export function buildProgram(): Command {
     .requiredOption('--language <code>', 'spoken language, e.g. en-US')
     .option('--json', 'print JSON')
     .action(async (file: string, o: { language: string; json?: boolean }) =>
-      withEngines(async (engines) => {
+      withEngines(['file-stt'], async (engines) => {
         const lang = language(o.language, '--language');
         const selected = engines.select({ kind: 'file-stt', language: lang });
         if (!selected.ok) throw unserved(selected.refusal, engines.languagesFor('file-stt'));
@@ -115,7 +121,7 @@ export function buildProgram(): Command {
     .requiredOption('--to <code>', 'target language')
     .option('--json', 'print JSON')
     .action(async (text: string, o: { from: string; to: string; json?: boolean }) =>
-      withEngines(async (engines) => {
+      withEngines(['translator'], async (engines) => {
         const from = language(o.from, '--from');
         const to = language(o.to, '--to');
         const selected = engines.select({ kind: 'translator', from, to });
@@ -144,7 +150,7 @@ export function buildProgram(): Command {
     .option('--rate <n>', 'speaking rate 0.5-2.0', '1')
     .option('--json', 'print JSON (voice, duration, boundaries)')
     .action(async (text: string, o: { language: string; out: string; voice?: string; rate: string; json?: boolean }) =>
-      withEngines(async (engines) => {
+      withEngines(['tts'], async (engines) => {
         const lang = language(o.language, '--language');
         const selected = engines.select({ kind: 'tts', language: lang, voice: o.voice });
         if (!selected.ok) throw unserved(selected.refusal, engines.languagesFor('tts'));
@@ -166,7 +172,7 @@ export function buildProgram(): Command {
     .option('--language <code>', 'summary language', 'en')
     .option('--json', 'print JSON')
     .action(async (file: string, o: { language: string; json?: boolean }) =>
-      withEngines(async (engines) => {
+      withEngines(['summarizer'], async (engines) => {
         const lang = language(o.language, '--language');
         const selected = engines.select({ kind: 'summarizer', language: lang });
         if (!selected.ok) throw unserved(selected.refusal, engines.languagesFor('summarizer'));

@@ -30,13 +30,14 @@ export function kindsForRoles(roles: readonly Role[]): Set<EngineKind> {
   return new Set(roles.flatMap((r) => ROLE_ENGINE_KINDS[r]));
 }
 
+/** Loads the engines of `kinds` (and what they depend on): by default, those the process's roles use. */
 export async function createEngines(
   config: EngineConfig,
   logger: Logger,
-  roles: readonly Role[] = config.platform.roles,
+  kinds: ReadonlySet<EngineKind> = kindsForRoles(config.platform.roles),
 ): Promise<EngineRegistry> {
   const modelsDir = config.engines.modelsDir ?? join(config.platform.dataDir, 'models');
-  const registry = await EngineRegistry.create({ config, modelsDir, logger }, CATALOG, kindsForRoles(roles));
+  const registry = await EngineRegistry.create({ config, modelsDir, logger }, CATALOG, kinds);
   // One line per engine at debug (LOG_LEVEL=debug, or `npm run -s engines`); one summary at info.
   for (const s of registry.status) {
     if (s.available)

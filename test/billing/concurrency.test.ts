@@ -33,7 +33,7 @@ interface WorkerResult {
 }
 
 function startWorker(env: Record<string, string>): { child: ChildProcess; ready: Promise<void>; result: Promise<WorkerResult> } {
-  const child = spawn('npx', ['tsx', join(import.meta.dirname, 'charge-worker.ts')], {
+  const child = spawn(process.execPath, ['--import', 'tsx', join(import.meta.dirname, 'charge-worker.ts')], {
     env: { ...process.env, ...env },
     stdio: ['pipe', 'pipe', 'pipe'],
   });

@@ -13,6 +13,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildProgram } from '../../src/cli/admin.js';
 import { api, backends, startTestApp, type TestApp } from '../support/app.js';
+import { commandArgs } from '../support/server.js';
 import { type Receiver, startReceiver } from '../webhooks/receiver.js';
 
 const exec = promisify(execFile);
@@ -69,7 +70,7 @@ describe.each(backends().slice(-1))('admin CLI key commands (%s)', (backend) => 
     let err = '';
     let code = 0;
     try {
-      ({ stdout: out, stderr: err } = await exec(process.execPath, ['--import', 'tsx', 'src/cli/admin.ts', ...args], {
+      ({ stdout: out, stderr: err } = await exec(process.execPath, commandArgs('admin', args), {
         cwd: ROOT,
         env: { ...process.env, REDIS_URL: '', PARLEY_WEBHOOK_ALLOW_PRIVATE: '1', ...db.env },
       }));

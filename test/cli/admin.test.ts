@@ -6,13 +6,14 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { api, startTestApp } from '../support/app.js';
+import { commandArgs, SERVER_ARGS } from '../support/server.js';
 
 const exec = promisify(execFile);
 const ROOT = join(import.meta.dirname, '..', '..');
 
 async function admin(dataDir: string, args: string[]): Promise<{ code: number; out: string; err: string }> {
   try {
-    const r = await exec(process.execPath, ['--import', 'tsx', 'src/cli/admin.ts', ...args], {
+    const r = await exec(process.execPath, commandArgs('admin', args), {
       cwd: ROOT,
       env: { ...process.env, PARLEY_DATA_DIR: dataDir, DATABASE_URL: '', REDIS_URL: '', PARLEY_WEBHOOK_ALLOW_PRIVATE: '1' },
     });
@@ -102,7 +103,7 @@ describe('first start', () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'parley-first-'));
     const start = () =>
       new Promise<{ out: string; port: number; stop: () => Promise<void> }>((resolve, reject) => {
-        const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+        const child = spawn(process.execPath, SERVER_ARGS, {
           cwd: ROOT,
           env: {
             ...process.env,

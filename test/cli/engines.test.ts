@@ -3,13 +3,14 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { haveSharedAudio, JFK } from '../support/audio.js';
+import { commandArgs } from '../support/server.js';
 
 const exec = promisify(execFile);
 const ROOT = join(import.meta.dirname, '..', '..');
 
 async function engines(args: string[]): Promise<{ code: number; out: string; err: string }> {
   try {
-    const r = await exec(process.execPath, ['--import', 'tsx', 'src/cli/engines.ts', ...args], {
+    const r = await exec(process.execPath, commandArgs('engines', args), {
       cwd: ROOT,
       env: { ...process.env, LOG_LEVEL: 'warn' },
     });

@@ -10,6 +10,7 @@ import type { ModelEntry } from '../../src/engines/models/catalog.js';
 import { downloadName, MODELS } from '../../src/engines/models/catalog.js';
 import { ChecksumError, pullModel } from '../../src/engines/models/install.js';
 import { readLock, verifyModel } from '../../src/engines/models/store.js';
+import { commandArgs } from '../support/server.js';
 
 /** A release-asset host: /dl/NAME redirects to /files/NAME, which honours Range (unless told not to). */
 interface Host {
@@ -188,7 +189,7 @@ describe('models CLI', () => {
   // Asynchronous: the download host runs in this process and must keep answering.
   const cli = (args: string[], env: Record<string, string>) =>
     new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
-      const child = spawn('npx', ['tsx', 'src/cli/models.ts', ...args], { env: { ...process.env, ...env } });
+      const child = spawn(process.execPath, commandArgs('models', args), { env: { ...process.env, ...env } });
       let stdout = '';
       let stderr = '';
       child.stdout.on('data', (d) => {

@@ -1,7 +1,7 @@
 /**
  * One fuzz run against a real server process: the data folder is seeded in-process (a funded
  * key, finished tasks with sentences, a task still processing), the server starts as a child
- * process (`node --import tsx src/main.ts`) on it, the fuzzer walks the served OpenAPI
+ * process (`node dist/main.mjs`, the bundle `npm start` runs) on it, the fuzzer walks the served OpenAPI
  * document and the WebSocket actions, and the report lists every 5xx, hang and crash, and
  * the error lines the server logged meanwhile.
  */

@@ -8,6 +8,7 @@ import { buildApp } from '../../src/app.js';
 import { ok } from '../../src/platform/http/reply.js';
 import { InMemoryRateLimiter, rateLimitHook } from '../../src/platform/rate-limit.js';
 import { api, testConfig } from '../support/app.js';
+import { SERVER_ARGS } from '../support/server.js';
 
 describe('HTTP conventions on a real socket', () => {
   let url: string;
@@ -103,7 +104,8 @@ describe('HTTP conventions on a real socket', () => {
 describe('the service process', () => {
   it('starts with the configured port, answers, and stops cleanly on SIGTERM', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'parley-main-'));
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+    const child = spawn(process.execPath, SERVER_ARGS, {
+      cwd: join(import.meta.dirname, '..', '..'),
       env: { ...process.env, PORT: '0', HOST: '127.0.0.1', PARLEY_DATA_DIR: dataDir, LOG_LEVEL: 'info', DATABASE_URL: '' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -148,7 +150,8 @@ describe('the service process', () => {
   });
 
   it('refuses to start on invalid configuration, naming the setting', async () => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+    const child = spawn(process.execPath, SERVER_ARGS, {
+      cwd: join(import.meta.dirname, '..', '..'),
       env: { ...process.env, PORT: 'abc' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });

@@ -1,6 +1,6 @@
 /**
  * Shutdown always ends (issue 19), with real processes: the server started as the README
- * says (`node --import tsx src/main.ts`) and signalled like a supervisor does.
+ * says (`node dist/main.mjs`, the bundle `npm start` runs) and signalled like a supervisor does.
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';

@@ -1,6 +1,6 @@
 /**
  * One message must never take the service down (issue 26, finding 1), on a real server
- * process (`node --import tsx src/main.ts`) with real WebSocket and HTTP clients: a glossary
+ * process (`node dist/main.mjs`, the bundle `npm start` runs) with real WebSocket and HTTP clients: a glossary
  * nested 5,000 deep (30 KB) once overflowed JSON.stringify's stack in the `config` handler and
  * the process exited, cutting every session; the same body on POST /api/v1/glossary/validate
  * answered 500. Every JSON value is now bounded before anything walks it

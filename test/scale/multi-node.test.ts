@@ -1,7 +1,7 @@
 /**
  * Parley as separate processes, as deployed (docs/deployment.md): PostgreSQL, Redis (bus, rate
  * limits, BullMQ jobs) and an S3-protocol server (s3rver, started here) shared by an api node,
- * two realtime nodes and worker nodes, each `node --import tsx src/main.ts` with PARLEY_ROLES
+ * two realtime nodes and worker nodes, each `node dist/main.mjs`, the bundle `npm start` runs with PARLEY_ROLES
  * and a data folder of its own (so nothing can go through a shared disk):
  * - an import uploaded to the api node is transcribed by the worker node, its audio served by
  *   the api node from S3 with ranged reads (206);

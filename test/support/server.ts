@@ -1,6 +1,7 @@
 /**
- * The server as a real child process (`node --import tsx src/main.ts`, the README's start),
- * for tests and benchmarks that need a real kill or a separate process's memory.
+ * The server as a real child process (`node dist/main.mjs`, what `npm start` runs: the bundle
+ * of src/main.ts that test/support/global-setup.ts builds before every test run), for tests and
+ * benchmarks that need a real kill or a separate process's memory.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
@@ -9,6 +10,19 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 const ROOT = join(import.meta.dirname, '..', '..');
+
+/**
+ * How a test starts a server process: the bundle `npm start` runs (scripts/build-server.mjs),
+ * with stack traces mapped to the TypeScript sources. Run with `cwd: ROOT`.
+ */
+export const SERVER_ARGS = ['--enable-source-maps', 'dist/main.mjs'];
+
+/** How a test runs an operator command (`admin`, `engines`, `models`): its bundle, as `npm run <name>` does. */
+export const commandArgs = (name: 'admin' | 'engines' | 'models', args: string[]): string[] => [
+  '--enable-source-maps',
+  `dist/${name}.mjs`,
+  ...args,
+];
 
 export async function freePort(): Promise<number> {
   const s = createServer();
@@ -30,7 +44,7 @@ export interface ServerProcess {
 
 export function startServer(env: Record<string, string>, readyMs = 60_000): ServerProcess {
   let out = '';
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+  const child = spawn(process.execPath, SERVER_ARGS, {
     cwd: ROOT,
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

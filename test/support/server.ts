@@ -4,6 +4,7 @@
  * benchmarks that need a real kill or a separate process's memory.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -16,6 +17,20 @@ const ROOT = join(import.meta.dirname, '..', '..');
  * with stack traces mapped to the TypeScript sources. Run with `cwd: ROOT`.
  */
 export const SERVER_ARGS = ['--enable-source-maps', 'dist/main.mjs'];
+
+/**
+ * Refuses to start a bundle older than the sources (a bench run straight with tsx after an
+ * edit would measure the old code): `npm run build:server` builds it; test runs always do.
+ */
+function checkBundleIsFresh(): void {
+  const bundle = join(ROOT, 'dist', 'main.mjs');
+  if (!existsSync(bundle)) throw new Error(`${bundle} is missing: run npm run build:server`);
+  const built = statSync(bundle).mtimeMs;
+  const newer = readdirSync(join(ROOT, 'src'), { recursive: true, encoding: 'utf8' }).find(
+    (f) => f.endsWith('.ts') && statSync(join(ROOT, 'src', f)).mtimeMs > built,
+  );
+  if (newer) throw new Error(`dist/main.mjs is older than src/${newer}: run npm run build:server`);
+}
 
 /** How a test runs an operator command (`admin`, `engines`, `models`): its bundle, as `npm run <name>` does. */
 export const commandArgs = (name: 'admin' | 'engines' | 'models', args: string[]): string[] => [
@@ -43,6 +58,7 @@ export interface ServerProcess {
 }
 
 export function startServer(env: Record<string, string>, readyMs = 60_000): ServerProcess {
+  checkBundleIsFresh();
   let out = '';
   const child = spawn(process.execPath, SERVER_ARGS, {
     cwd: ROOT,

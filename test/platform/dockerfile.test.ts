@@ -25,9 +25,13 @@ describe('Dockerfile and compose', () => {
 
   it('builds with scripts/setup.sh and starts as npm start does, on the Node of .nvmrc', () => {
     expect(dockerfile).toMatch(/^RUN PARLEY_WHISPER="\$PARLEY_WHISPER" bash scripts\/setup\.sh/m);
+    // npm start bundles the sources, then runs the bundle; the image's setup built the bundle.
     const start = JSON.parse(read('package.json')).scripts.start as string;
+    const [, build, run] = /^(node scripts\/build-server\.mjs --quiet) && exec (.+)$/.exec(start) ?? [];
+    expect(build, start).toBeDefined();
+    expect(read('scripts/setup.sh')).toMatch(/^node scripts\/build-server\.mjs$/m);
     const cmd = JSON.parse(/^CMD (\[.*\])$/m.exec(dockerfile)![1]!) as string[];
-    expect(cmd.join(' ')).toBe(start);
+    expect(cmd.join(' ')).toBe(run);
     const nodeMajor = read('.nvmrc').trim();
     expect(dockerfile).toMatch(new RegExp(`^FROM node:${nodeMajor}-bookworm-slim$`, 'm'));
     expect(process.versions.node.split('.')[0]).toBe(nodeMajor);

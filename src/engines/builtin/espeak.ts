@@ -251,6 +251,10 @@ export const espeakFactory: EngineFactory = {
       return { unavailable: `libespeak-ng is not usable: ${(err as Error).message} (apt-get install libespeak-ng1)` };
     }
     if (installed.length === 0) return { unavailable: 'no eSpeak voices installed (espeak-ng-data)' };
+    // libespeak-ng drops the first word event of the next synthesis when the voice checks above
+    // ran a second time in the process before any synthesis (a second registry: tests, the
+    // engines CLI beside a service): one throwaway synthesis here keeps every boundary.
+    espeakSynthesize('a', installed[0]![1], DEFAULT_WPM);
     return new EspeakSynthesizer(ctx.config.engines.ffmpegPath, installed);
   },
 };

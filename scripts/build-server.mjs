@@ -20,7 +20,6 @@ import { build } from 'esbuild';
 
 const ROOT = join(import.meta.dirname, '..');
 const OUT = join(ROOT, 'dist');
-export const SERVER_BUNDLE = join(OUT, 'main.mjs');
 /** Each bundle (dist/<name>.mjs) and the source it starts from. */
 const ENTRIES = {
   main: 'src/main.ts',

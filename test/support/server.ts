@@ -13,10 +13,17 @@ import { join } from 'node:path';
 const ROOT = join(import.meta.dirname, '..', '..');
 
 /**
- * How a test starts a server process: the bundle `npm start` runs (scripts/build-server.mjs),
- * with stack traces mapped to the TypeScript sources. Run with `cwd: ROOT`.
+ * Node's arguments for one of the bundles (scripts/build-server.mjs) as `npm start` / `npm run
+ * <name>` run it, stack traces mapped to the TypeScript sources. Run with `cwd: ROOT`.
  */
-export const SERVER_ARGS = ['--enable-source-maps', 'dist/main.mjs'];
+export const commandArgs = (name: 'main' | 'admin' | 'engines' | 'models', args: string[] = []): string[] => [
+  '--enable-source-maps',
+  `dist/${name}.mjs`,
+  ...args,
+];
+
+/** How a test starts a server process: the bundle `npm start` runs. */
+export const SERVER_ARGS = commandArgs('main');
 
 /**
  * Refuses to start a bundle older than the sources (a bench run straight with tsx after an
@@ -31,13 +38,6 @@ function checkBundleIsFresh(): void {
   );
   if (newer) throw new Error(`dist/main.mjs is older than src/${newer}: run npm run build:server`);
 }
-
-/** How a test runs an operator command (`admin`, `engines`, `models`): its bundle, as `npm run <name>` does. */
-export const commandArgs = (name: 'admin' | 'engines' | 'models', args: string[]): string[] => [
-  '--enable-source-maps',
-  `dist/${name}.mjs`,
-  ...args,
-];
 
 export async function freePort(): Promise<number> {
   const s = createServer();

@@ -29,7 +29,7 @@
  * Usage: npm run -s bench:realtime [-- --max 32 | --levels 1,4] [--passes 1 --modes single,multi_speaker,multi_channel4,memory]
  */
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pino from 'pino';
@@ -268,6 +268,7 @@ async function main(): Promise<void> {
     // Enough decoders that the pool is not the limit (a live stream decoder ~20 MB, loaded on first use).
     PARLEY_POCKETSPHINX_DECODERS: String(Math.max(MODES.includes('multi_channel4') ? MAX_N * CHANNELS : MAX_N, MEMORY_SESSIONS + 1)),
     ...(ENGINE === 'whisper' ? { PARLEY_WHISPER: 'on', PARLEY_WHISPER_MODEL_DIR: WHISPER_MODEL_DIR } : { PARLEY_WHISPER: 'off' }),
+    ...(process.env.BENCH_SERVER_LOG && process.env.LOG_LEVEL ? { LOG_LEVEL: process.env.LOG_LEVEL } : {}),
   });
   const server = startServer(env);
   try {
@@ -293,6 +294,9 @@ async function main(): Promise<void> {
   } finally {
     server.child.kill('SIGTERM');
     await server.exited;
+    // BENCH_SERVER_LOG=file: the server's output (with LOG_LEVEL=debug and
+    // PARLEY_ENGINE_HOST_LOG_LEVEL=DEBUG, one line per decode: where the time went).
+    if (process.env.BENCH_SERVER_LOG) writeFileSync(process.env.BENCH_SERVER_LOG, server.output());
     rmSync(work, { recursive: true, force: true });
   }
 }

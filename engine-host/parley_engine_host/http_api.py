@@ -19,7 +19,7 @@ import numpy as np
 from . import multipart
 from .batched import batch_key, is_draft
 from .recognizer import BadAudio, Recognizer, Request, read_audio
-from .scheduler import PRIORITIES, Job, QueueFull, Scheduler
+from .scheduler import PRIORITIES, Job, QueueFull, Scheduler, Superseded
 from .speech import SAMPLE_RATE, Speaker
 
 log = logging.getLogger("parley_engine_host")
@@ -140,16 +140,17 @@ class Handler(BaseHTTPRequestHandler):
         recognizer = self.server.recognizer
         draft = self.server.draft_recognizer
         # draft_model=off: a draft of audio the draft model may not hear (Parley's energy-gated
-        # utterances, loud speech the VAD missed) is decoded by the main model, batched apart;
-        # but not while the host is crowded (several sessions' drafts batched lately): such a
-        # draft would take a decode of its own each round, beside the others' one batch.
-        use_draft_model = flag(form.get("draft_model"), "draft_model", True) or self.server.scheduler.crowded()
+        # utterances, loud speech the VAD missed) is decoded by the main model, batched apart,
+        # crowded or not: the draft model's text of such speech is empty or wrong, so its words
+        # would show only with the final (docs/whisper.md, "Finals without waiting").
+        use_draft_model = flag(form.get("draft_model"), "draft_model", True)
         if key is not None and not final and draft is not None and use_draft_model and request.language in draft.languages:
             recognizer = draft
         if key is not None:
             key = (recognizer.name, *key)
         result = self.run(priority, lambda: recognizer.transcribe(request),
-                          batch_key=key, payload=request, group_work=recognizer.transcribe_batch, final=final)
+                          batch_key=key, payload=request, group_work=recognizer.transcribe_batch, final=final,
+                          stream=self.stream_field(form) if priority == "live" else None)
         if response_format == "text":
             self.send_bytes(200, (result["text"] + "\n").encode(), "text/plain; charset=utf-8")
         elif response_format == "json":
@@ -313,12 +314,23 @@ class Handler(BaseHTTPRequestHandler):
             if self.client_gone():
                 job.cancelled = True  # queued work is skipped, running work stops at its next window
                 raise ConnectionError("client disconnected while its request waited")
+        if isinstance(job.error, Superseded):
+            raise ApiError(409, "dropped: this stream's final came before the draft was decoded", "superseded", "stream")
         if isinstance(job.error, BadAudio):
             raise ApiError(400, str(job.error), "invalid_audio", "file")
         if job.error is not None:
             log.error("%s: %s", failure[0], "".join(traceback.format_exception(job.error)))
             raise ApiError(500, f"{failure[0]}: {type(job.error).__name__}", failure[1])
         return job.result
+
+    def stream_field(self, form) -> str | None:
+        """`stream`: the live stream a pass belongs to (its final drops its drafts still queued)."""
+        value = form.get("stream")
+        if value is None or value == "":
+            return None
+        if len(value) > 128:
+            raise ApiError(400, "stream must be at most 128 characters", "invalid_value", "stream")
+        return value
 
     def client_gone(self) -> bool:
         """True when the client closed its side (readable with nothing to read)."""

@@ -56,6 +56,10 @@ class Cancelled(Exception):
     """The request's client went away; its work was dropped at the next step boundary."""
 
 
+class Superseded(Exception):
+    """A live draft still queued when a later pass of its stream (its final) came: dropped undecoded."""
+
+
 class Job:
     def __init__(
         self,
@@ -65,6 +69,7 @@ class Job:
         payload: Any = None,
         group_work: Callable[[list[Any]], list[Any]] | None = None,
         final: bool = False,
+        stream: str | None = None,
     ):
         self.priority = priority
         # Jobs with the same key may run as one group: group_work(payloads) -> results, in order.
@@ -82,6 +87,9 @@ class Job:
         self.error: BaseException | None = None
         self.cancelled = False  # set by the request thread when its client disconnects
         self.queued_at = time.monotonic()
+        # The live stream this pass belongs to: its drafts still queued when a pass of another
+        # kind (its final) comes are dropped, since they would only be decoded after it.
+        self.stream = stream
 
 
 class Scheduler:
@@ -108,9 +116,23 @@ class Scheduler:
         with self.lock:
             if len(self.heap) >= self.max_queued:
                 raise QueueFull(f"{len(self.heap)} requests already queued")
+            if job.stream is not None and job.rank != DRAFT_RANK:
+                self.drop_drafts_of(job.stream)
             heapq.heappush(self.heap, (job.rank, next(self.sequence), job))
             self.lock.notify_all()  # an idle worker, or one gathering mates for a final
         return job
+
+    def drop_drafts_of(self, stream: str) -> None:
+        """Called with the lock held: the stream's queued drafts are answered Superseded, undecoded.
+        A final is queued before drafts, so they could only come back after it, of no use."""
+        dropped = [j for _, _, j in self.heap if j.stream == stream and j.rank == DRAFT_RANK]
+        if not dropped:
+            return
+        self.heap = [entry for entry in self.heap if entry[2].stream != stream or entry[2].rank != DRAFT_RANK]
+        heapq.heapify(self.heap)
+        for job in dropped:
+            job.error = Superseded()
+            job.done.set()
 
     def depth(self) -> dict[str, Any]:
         with self.lock:

@@ -9,7 +9,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from parley_engine_host import scheduler as scheduler_module  # noqa: E402
-from parley_engine_host.scheduler import Cancelled, Job, QueueFull, Scheduler  # noqa: E402
+from parley_engine_host.scheduler import Cancelled, Job, QueueFull, Scheduler, Superseded  # noqa: E402
 
 
 class Recorder:
@@ -229,6 +229,44 @@ class GroupTest(unittest.TestCase):
         wait_all(scheduler.submit(final("f4")))  # nobody comes: it runs after the gather time
         self.assertGreaterEqual(time.monotonic() - started, 0.3)
         self.assertEqual(groups[-1], ["f4"])
+
+    def test_a_final_drops_its_streams_queued_drafts_undecoded(self):
+        groups, group_work = recording_group_work()
+        recorder = Recorder()
+
+        def draft(name, stream):
+            return Job("live", recorder.job(name, 1), batch_key="d", payload=name, group_work=group_work, stream=stream)
+
+        def final(name, stream=None):
+            return Job("live", recorder.job(name, 1), batch_key="f", payload=name, group_work=group_work, final=True,
+                       stream=stream)
+
+        scheduler = Scheduler(workers=1, max_queued=20)
+        gate = threading.Event()
+        blocker = scheduler.submit(Job("live", recorder.job("x", 1, gate=gate)))
+        wait_until(lambda: scheduler.depth()["running"] == 1)
+        a_draft, b_draft = scheduler.submit(draft("a-draft", "a")), scheduler.submit(draft("b-draft", "b"))
+        a_final = scheduler.submit(final("a-final", "a"))
+        # Answered at once, while the worker is still busy: stream a's draft could only run after its final.
+        self.assertTrue(a_draft.done.is_set())
+        self.assertIsInstance(a_draft.error, Superseded)
+        self.assertFalse(b_draft.done.is_set())
+        self.assertEqual(scheduler.depth()["queued"]["live"], 2)
+        gate.set()
+        wait_all(blocker, a_final, b_draft)
+        # The final (its group of one), then the other stream's draft; stream a's draft never ran.
+        self.assertEqual((groups, b_draft.result), ([["a-final"]], "b-draft"))
+        self.assertEqual(recorder.done_order(), ["x", "b-draft"])
+        # Live work without a stream drops nothing.
+        gate = threading.Event()
+        blocker = scheduler.submit(Job("live", recorder.job("y", 1, gate=gate)))
+        wait_until(lambda: scheduler.depth()["running"] == 1)
+        c_draft = scheduler.submit(draft("c-draft", "c"))
+        anonymous = scheduler.submit(final("final"))
+        self.assertFalse(c_draft.done.is_set())
+        gate.set()
+        wait_all(blocker, anonymous, c_draft)
+        self.assertEqual((groups[-1], c_draft.result, c_draft.error), (["final"], "c-draft", None))
 
     def test_a_lone_draft_gathers_mates_only_while_the_host_is_crowded(self):
         groups, group_work = recording_group_work()

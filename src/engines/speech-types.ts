@@ -152,6 +152,12 @@ export interface FileSttOptions {
    * (streaming/over-file.ts: loud speech the VAD missed, energy-gate.ts).
    */
   mainModel?: boolean;
+  /**
+   * The live stream a pass belongs to (an opaque id): the engine host drops the stream's drafts
+   * still queued when a pass that is not a draft (its final) comes, since they would only be
+   * decoded after it; such a draft fails (409 superseded).
+   */
+  stream?: string;
 }
 
 export interface FileRecognizer extends Engine {

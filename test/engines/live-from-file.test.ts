@@ -1,5 +1,5 @@
 import { pino } from 'pino';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { decodeToPcm } from '../../src/engines/audio/ffmpeg.js';
 import { pocketsphinxFileFactory } from '../../src/engines/builtin/pocketsphinx/index.js';
@@ -174,22 +174,37 @@ describe.skipIf(!haveSharedAudio())(
       expect(finals.map((f) => f.text).join(' ')).toMatch(/\w/);
     }, 60_000);
 
-    it('an interim pass still running when its utterance ends shows its words, before the final', async () => {
-      // The first draft is held until the utterance has ended (as when a loaded engine host is
-      // slow): its words must still be shown, not wait for the final queued behind it.
-      let release: () => void = () => {};
-      const gate = new Promise<void>((r) => {
-        release = r;
-      });
-      let drafts = 0;
-      const held: FileRecognizer = {
+    /** A recognizer whose passes wait for the test: `hold` says which pass waits for what. */
+    function heldRecognizer(hold: (options: { draft?: boolean }) => Promise<void> | null) {
+      const calls: { draft: boolean; stream?: string; signal?: AbortSignal }[] = [];
+      const recognizer: FileRecognizer = {
         ...remote,
         transcribe: async (audio, options) => {
-          if (options.draft && drafts++ === 0) await gate;
+          calls.push({
+            draft: options.draft === true,
+            ...(options.stream ? { stream: options.stream } : {}),
+            ...(options.signal ? { signal: options.signal } : {}),
+          });
+          const wait = hold(options);
+          if (wait) await wait;
+          options.signal?.throwIfAborted();
           return remote.transcribe(audio, options);
         },
       };
-      const live = new StreamingOverFile(held, vad, {
+      return { recognizer, calls };
+    }
+
+    function gate(): { wait: Promise<void>; open: () => void } {
+      let open: () => void = () => {};
+      const wait = new Promise<void>((r) => {
+        open = r;
+      });
+      return { wait, open };
+    }
+
+    /** "And so my fellow Americans" (0-2.6 s), then 2 s of silence: the VAD ends the utterance. */
+    async function utteranceWhilePassHeld(recognizer: FileRecognizer) {
+      const live = new StreamingOverFile(recognizer, vad, {
         intervalMs: 2000,
         maxUtteranceMs: 15_000,
         tentativeTail: true,
@@ -204,22 +219,55 @@ describe.skipIf(!haveSharedAudio())(
         onResult: (r) => results.push(r),
         onError: (e) => errors.push(e),
       });
-      // "And so my fellow Americans" (0-2.6 s), then 2 s of silence: the VAD ends the utterance.
       const pcm = new Int16Array(16000 * 4.6);
       pcm.set(int16(jfk.samples.subarray(0, 16000 * 2.6)));
       for (let i = 0; i < pcm.length; i += 1600) s.write(pcm.subarray(i, i + 1600));
+      return { s, results, errors };
+    }
+
+    it('an interim pass still running when its utterance ends: its final is asked for at once, and the draft, back first, is shown first', async () => {
+      // The first draft is held until the utterance has ended (as when a loaded engine host is
+      // slow), and the final until the draft is back: the draft's words are shown, then the final.
+      const draftGate = gate();
+      const finalGate = gate();
+      let drafts = 0;
+      const { recognizer, calls } = heldRecognizer((o) => (o.draft ? (drafts++ === 0 ? draftGate.wait : null) : finalGate.wait));
+      const { s, results, errors } = await utteranceWhilePassHeld(recognizer);
       await new Promise((r) => setTimeout(r, 100));
-      expect(results).toEqual([]); // the final waits behind the held pass (one in flight)
-      expect(drafts).toBe(1);
-      release();
+      expect(results).toEqual([]);
+      // The final was asked for while the draft was held (it does not wait for the draft's turn),
+      // both under the stream's one id.
+      expect(calls.map((c) => c.draft).sort()).toEqual([false, true]);
+      expect(calls[0]!.stream).toMatch(/\w/);
+      expect(calls[1]!.stream).toBe(calls[0]!.stream);
+      const draft = calls.find((c) => c.draft)!;
+      draftGate.open();
+      await vi.waitFor(() => expect(results.length).toBe(1), { timeout: 20_000 });
+      finalGate.open();
       await s.end();
       expect(errors).toEqual([]);
-      const final = results.find((r) => r.isFinal);
-      expect(final).toBeDefined();
+      expect(results.map((r) => r.isFinal)).toEqual([false, true]);
+      const [interim, final] = results;
       expect(final!.endMs).toBeLessThan(4000); // the VAD ended it while the pass was held, not end()
-      expect(results[0]?.isFinal).toBe(false);
-      expect(results[0]?.text).toMatch(/\w/);
-      expect(results[0]?.startMs).toBe(final?.startMs);
+      expect(interim!.text).toMatch(/\w/);
+      expect(interim!.startMs).toBe(final!.startMs);
+      expect(draft.signal?.aborted).toBe(false);
+    }, 60_000);
+
+    it('a final back before the draft in flight is shown at once; that draft is cancelled and shows nothing', async () => {
+      const draftGate = gate();
+      const { recognizer, calls } = heldRecognizer((o) => (o.draft ? draftGate.wait : null));
+      const { s, results, errors } = await utteranceWhilePassHeld(recognizer);
+      await vi.waitFor(() => expect(results.map((r) => r.isFinal)).toEqual([true]), { timeout: 20_000 });
+      // The held draft's request is cancelled (an engine host skips it if not decoded yet).
+      const drafts = calls.filter((c) => c.draft);
+      expect(drafts.length).toBe(1);
+      expect(drafts[0]!.signal?.aborted).toBe(true);
+      draftGate.open();
+      await s.end();
+      expect(errors).toEqual([]);
+      expect(results.map((r) => r.isFinal)).toEqual([true]);
+      expect(results[0]!.text).toMatch(/\w/);
     }, 60_000);
 
     it('a failing pass is reported as a typed EngineError; abort is immediate and idempotent', async () => {

@@ -170,6 +170,7 @@ function transcribeOnce(api: TranscriptionApi) {
           if (api.hostExtensions) {
             if (options.terms?.length) form.set('hotwords', options.terms.join(' '));
             form.set('priority', options.priority ?? 'batch');
+            if (options.stream) form.set('stream', options.stream);
             // Drafts: greedy search (docs/whisper.md); live passes: the fitted window.
             if (options.draft) form.set('beam_size', '1');
             for (const [k, v] of Object.entries(windowFields(api.fitted, options, durationMs / 1000))) form.set(k, v);

@@ -7,14 +7,18 @@
  *   the interim text, which only ever grows;
  * - the utterance's end (VAD speech end, `end()`, or `maxUtteranceMs` reached) is
  *   transcribed once more and sent as the final;
- * - at most one pass per stream is in flight: an interim pass is skipped while another pass
- *   runs (the next one simply covers more audio), finals queue behind it. A slow recognizer
- *   therefore gives fewer interims, never a growing backlog.
+ * - at most one interim pass per stream is in flight: it is skipped while another pass runs
+ *   (the next one simply covers more audio). A slow recognizer therefore gives fewer interims,
+ *   never a growing backlog. A final is asked for as soon as its utterance ends, beside the
+ *   draft in flight; results are emitted in order, and a draft whose final came back first is
+ *   cancelled and dropped (every pass names the stream, so the engine host drops a stream's
+ *   queued drafts when its final comes).
  * Every pass sends at most `maxUtteranceMs` of audio (plus the padding before the VAD start).
  * multi_language (`options.languages`): each pass asks the file recognizer to tell the
  * language among them; results carry it as `detectedLanguage`, and the language last heard is
  * the fallback of the next pass (a recognizer that hears none of them recognizes in it).
  */
+import { randomUUID } from 'node:crypto';
 import { copyRange } from '../audio/chunks.js';
 import { EngineError } from '../errors.js';
 import type {
@@ -91,6 +95,28 @@ interface Utterance {
   lastInterim: string;
 }
 
+/** A draft pass in flight, and whether its utterance's final came back (`finalBack`). */
+interface DraftPass {
+  utterance: Utterance;
+  request: AbortController;
+  finalHere: Promise<void>;
+  finalBack: () => void;
+  finalIsBack: () => boolean;
+}
+
+function draftPass(utterance: Utterance): DraftPass {
+  let back = false;
+  let resolveHere = () => {};
+  const finalHere = new Promise<void>((resolve) => {
+    resolveHere = resolve;
+  });
+  const finalBack = () => {
+    back = true;
+    resolveHere();
+  };
+  return { utterance, request: new AbortController(), finalHere, finalBack, finalIsBack: () => back };
+}
+
 export class StreamingOverFile implements StreamingRecognizer {
   readonly kind = 'streaming-stt' as const;
   readonly id: string;
@@ -125,9 +151,15 @@ class OverFileStream implements RecognizerStream {
   private utterance: Utterance | null = null;
   /** Where the last utterance ended: the next one's padding never reaches back over it. */
   private lastEnd = 0;
-  /** The pass in flight and the finals queued behind it. */
+  /** The passes' results, emitted in order: the pass in flight and the finals queued behind it. */
   private chain: Promise<void> = Promise.resolve();
   private pending = 0;
+  /** The draft pass in flight. */
+  private draft: DraftPass | null = null;
+  /** Finals asked for whose results are not emitted yet. */
+  private finalsOut = 0;
+  /** Names this stream's passes to the recognizer (FileSttOptions.stream). */
+  private readonly id = randomUUID();
   private readonly cancel = new AbortController();
   private ending: Promise<void> | null = null;
   private aborted = false;
@@ -260,8 +292,26 @@ class OverFileStream implements RecognizerStream {
     // utterance the energy gate just opened; Whisper only invents text for such input).
     if (endSample - u.startSample < MIN_FINAL_SAMPLES && u.passedAt === 0) return;
     const audio = this.slice(u.startSample, endSample);
+    // The final is asked for now, not after the draft in flight (its result is still emitted
+    // after that draft's): the host decodes finals before drafts, so it does not wait for the
+    // draft's turn, and sessions whose utterances end together have their finals decoded in
+    // one batch (docs/whisper.md, "Finals without waiting").
+    // multi_language: a final's fallback language is the one the final before it heard, so
+    // while that one is out, this one is asked for in turn.
+    const decoding = this.candidates && this.finalsOut > 0 ? null : this.transcribe(audio);
+    this.finalsOut++;
+    if (decoding) {
+      decoding.catch(() => {}); // awaited below, in turn
+      const draft = this.draft;
+      if (draft?.utterance === u) decoding.then(draft.finalBack, () => {});
+    }
     this.enqueue(async () => {
-      const t = await this.transcribe(audio);
+      let t: FileTranscript;
+      try {
+        t = await (decoding ?? this.transcribe(audio));
+      } finally {
+        this.finalsOut--;
+      }
       const text = t.text.trim();
       // An utterance with nothing in it gives no result, unless interims must be closed.
       if (!text && u.interimsSent === 0) return;
@@ -285,16 +335,45 @@ class OverFileStream implements RecognizerStream {
     u.passedAt = length;
     const endSample = this.received;
     const audio = this.slice(u.startSample, endSample);
+    // Known from now (the pass itself starts after the one in flight): a final asked for before
+    // this draft is back, even before it starts, is raced against it.
+    const pass = draftPass(u);
+    this.draft = pass;
     this.enqueue(async () => {
+      if (pass.finalIsBack()) return; // asked for after its final: of no use
       // Speech the VAD missed, the draft model misses too (jfk's shouted "ask not": "S.", ". . ."):
       // the main model drafts it until the VAD hears speech in the utterance, then the draft
       // model (one switch at most: passes of two models rarely agree on a word, and switching
       // back and forth by how long the last pass took left whole utterances to their final).
-      // A crowded engine host gives such drafts to its draft model anyway (docs/whisper.md).
-      const t = await this.transcribe(audio, true, u.closedBy === 'energy');
-      // Closed while this pass ran: its interim is still sent. The final waits behind this pass
-      // (one in flight), and under load it waits for other sessions' finals too; the words at
-      // an utterance's end would otherwise show only with it (docs/whisper.md, "Finals batched").
+      const drafting = this.transcribe(audio, true, u.closedBy === 'energy', pass.request.signal);
+      drafting.catch(() => {}); // awaited below unless its final comes back first
+      const first = await Promise.race([
+        drafting.then(
+          () => 'draft',
+          () => 'draft',
+        ),
+        pass.finalHere.then(() => 'final'),
+      ]);
+      if (this.draft === pass) this.draft = null;
+      if (first === 'final') {
+        // Its utterance's final came back first: the draft is of no use, and a host that has
+        // not decoded it yet skips it once its request is gone.
+        pass.request.abort();
+        return;
+      }
+      let t: FileTranscript;
+      try {
+        t = await drafting;
+      } catch (err) {
+        // Its final, asked for meanwhile, covers its audio: the engine host drops a stream's
+        // drafts still queued when its final comes (409 superseded), and any other failure
+        // shows in the final if it lasts.
+        if (u.endSample !== undefined) return;
+        throw err;
+      }
+      // Closed while this pass ran: its interim is still sent when it comes back before the
+      // final; the words at an utterance's end would otherwise show only with the final
+      // (docs/whisper.md, "Finals batched").
       const words = t.text.trim().split(/\s+/).filter(Boolean);
       // LocalAgreement over what follows the stable words: the words this pass and the one
       // before agree on there become stable too; the stable words themselves never change.
@@ -362,7 +441,7 @@ class OverFileStream implements RecognizerStream {
       });
   }
 
-  private transcribe(samples: Float32Array, draft = false, mainModel = false): Promise<FileTranscript> {
+  private transcribe(samples: Float32Array, draft = false, mainModel = false, signal?: AbortSignal): Promise<FileTranscript> {
     const candidates = this.candidates;
     const language = candidates ? this.lastLanguage : this.options.language;
     return this.file.transcribe(
@@ -372,9 +451,10 @@ class OverFileStream implements RecognizerStream {
         ...(candidates ? { languages: candidates } : {}),
         ...(this.terms.length ? { terms: this.terms } : {}),
         priority: 'live',
+        stream: this.id,
         ...(draft ? { draft } : {}),
         ...(mainModel ? { mainModel } : {}),
-        signal: this.cancel.signal,
+        signal: signal ? AbortSignal.any([this.cancel.signal, signal]) : this.cancel.signal,
       },
     );
   }

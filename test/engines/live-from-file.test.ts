@@ -270,6 +270,20 @@ describe.skipIf(!haveSharedAudio())(
       expect(results[0]!.text).toMatch(/\w/);
     }, 60_000);
 
+    it('a recognizer that throws at once fails the pass, not the write that ended the utterance', async () => {
+      const throwing: FileRecognizer = {
+        ...remote,
+        transcribe: () => {
+          throw new Error('recognizer refused synchronously');
+        },
+      };
+      const { s, results, errors } = await utteranceWhilePassHeld(throwing);
+      await s.end();
+      expect(results).toEqual([]);
+      expect(errors.length).toBeGreaterThan(0);
+      expect(errors.every((e) => e instanceof EngineError && e.code === 'stt_connection_lost')).toBe(true);
+    }, 60_000);
+
     it('a failing pass is reported as a typed EngineError; abort is immediate and idempotent', async () => {
       const failing = createOpenAiTranscription({ baseUrl: server.url, model: 'whisper-1', timeoutMs: 20_000, retries: 0 });
       const live = new StreamingOverFile(failing, vad, { intervalMs: 500, maxUtteranceMs: 15_000 });

@@ -441,7 +441,8 @@ class OverFileStream implements RecognizerStream {
       });
   }
 
-  private transcribe(samples: Float32Array, draft = false, mainModel = false, signal?: AbortSignal): Promise<FileTranscript> {
+  /** async: a recognizer that throws at once fails the pass, never the write() that asked for a final. */
+  private async transcribe(samples: Float32Array, draft = false, mainModel = false, signal?: AbortSignal): Promise<FileTranscript> {
     const candidates = this.candidates;
     const language = candidates ? this.lastLanguage : this.options.language;
     return this.file.transcribe(

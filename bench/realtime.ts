@@ -26,7 +26,8 @@
  * first (start and stop), so each figure holds a whole level's decoders; the fixed costs
  * (the two finals decoders, loaded when the recognizer is created) are in both and cancel out.
  *
- * Usage: npm run -s bench:realtime [-- --max 32 | --levels 1,4] [--passes 1 --modes single,multi_speaker,multi_channel4,memory]
+ * Usage: npm run -s bench:realtime [-- --max 32 | --levels 1,4] [--passes 1 --modes single,multi_speaker,multi_channel4,memory] [--trace-words]
+ *   BENCH_SERVER_LOG=file (with LOG_LEVEL=debug PARLEY_ENGINE_HOST_LOG_LEVEL=DEBUG): the server's output, for where the time went.
  */
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';

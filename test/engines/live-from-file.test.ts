@@ -85,7 +85,7 @@ describe.skipIf(!haveSharedAudio())(
       return { results, errors };
     }
 
-    it('sends growing stable-prefix interims before each final; finals match the file result; one pass in flight', async () => {
+    it('sends growing stable-prefix interims before each final; finals match the file result; at most a draft and a final in flight', async () => {
       const fileText = (await remote.transcribe(jfk, { language: 'en-US' })).text;
       expect(wordErrorRate(JFK_TEXT, fileText)).toBeLessThan(0.6);
       server.maxTranscriptionsInFlight = 0;
@@ -114,9 +114,11 @@ describe.skipIf(!haveSharedAudio())(
       expect(liveText).toContain('country');
       // Word times on the stream's timeline, inside their utterance.
       for (const f of finals) for (const w of f.words ?? []) expect(w.startMs).toBeGreaterThanOrEqual(f.startMs - 1);
-      // Real re-transcriptions happened (more requests than finals), never two at once.
+      // Real re-transcriptions happened (more requests than finals); never more than one draft
+      // and the final asked for beside it (when its utterance ends) at once.
       expect(server.requests.length - before).toBeGreaterThan(finals.length);
-      expect(server.maxTranscriptionsInFlight).toBe(1);
+      expect(server.maxTranscriptionsInFlight).toBeGreaterThanOrEqual(1);
+      expect(server.maxTranscriptionsInFlight).toBeLessThanOrEqual(2);
     }, 120_000);
 
     it('loud speech the VAD misses (jfk\'s shouted "ask not", 3.3-4.2 s) is sent to the recognizer as it is said', async () => {

@@ -55,7 +55,9 @@ describe.skipIf(!haveAudio).each(backends())('live captions through the remote r
     const passes = server.requests.slice(before).filter((r) => r.path === '/audio/transcriptions');
     expect(passes.length).toBeGreaterThanOrEqual(finals.length);
     expect(passes.every((r) => r.form?.language?.[0] === 'de')).toBe(true);
-    expect(server.maxTranscriptionsInFlight).toBe(1);
+    // One draft in flight at most, and an utterance's final asked for beside it when it ends.
+    expect(server.maxTranscriptionsInFlight).toBeGreaterThanOrEqual(1);
+    expect(server.maxTranscriptionsInFlight).toBeLessThanOrEqual(2);
     cl.ws.close();
   }, 120_000);
 

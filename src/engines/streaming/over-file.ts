@@ -10,9 +10,10 @@
  * - at most one interim pass per stream is in flight: it is skipped while another pass runs
  *   (the next one simply covers more audio). A slow recognizer therefore gives fewer interims,
  *   never a growing backlog. A final is asked for as soon as its utterance ends, beside the
- *   draft in flight; results are emitted in order, and a draft whose final came back first is
- *   cancelled and dropped (every pass names the stream, so the engine host drops a stream's
- *   queued drafts when its final comes).
+ *   draft in flight (after the final before it, if that one is still out: at most two passes
+ *   of a stream in flight); results are emitted in order, and a draft whose final came back
+ *   first is cancelled and dropped (every pass names the stream, so the engine host drops a
+ *   stream's queued drafts when its final comes).
  * Every pass sends at most `maxUtteranceMs` of audio (plus the padding before the VAD start).
  * multi_language (`options.languages`): each pass asks the file recognizer to tell the
  * language among them; results carry it as `detectedLanguage`, and the language last heard is
@@ -296,9 +297,10 @@ class OverFileStream implements RecognizerStream {
     // after that draft's): the host decodes finals before drafts, so it does not wait for the
     // draft's turn, and sessions whose utterances end together have their finals decoded in
     // one batch (docs/whisper.md, "Finals without waiting").
-    // multi_language: a final's fallback language is the one the final before it heard, so
-    // while that one is out, this one is asked for in turn.
-    const decoding = this.candidates && this.finalsOut > 0 ? null : this.transcribe(audio);
+    // While an earlier final is still out, this one is asked for in turn: at most one draft and
+    // one final of a stream are in flight (a remote API sees no burst), and in multi_language a
+    // final's fallback language is the one the final before it heard.
+    const decoding = this.finalsOut > 0 ? null : this.transcribe(audio);
     this.finalsOut++;
     if (decoding) {
       decoding.catch(() => {}); // awaited below, in turn

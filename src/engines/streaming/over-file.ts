@@ -33,90 +33,18 @@ import type {
   VadStream,
   VoiceActivityDetector,
 } from '../types.js';
-import { EnergyGate, type EnergyGateOptions } from './energy-gate.js';
-import { agreedPrefixLength, continuationIndex, shiftWords } from './word-agreement.js';
+import { type DraftPass, draftPass } from './draft-pass.js';
+import { EnergyGate } from './energy-gate.js';
+import type { OverFileOptions, Utterance } from './over-file-types.js';
+import { agreedPrefixLength, continuationIndex, shiftWords, tentativeTail } from './word-agreement.js';
 
+export type { OverFileOptions } from './over-file-types.js';
 export { agreedPrefixLength, continuationIndex } from './word-agreement.js';
 
 const RATE = 16_000;
 const SAMPLES_PER_MS = RATE / 1000;
 /** Utterances shorter than this (ms) with no pass yet get no final (see close()). */
 const MIN_FINAL_SAMPLES = 250 * SAMPLES_PER_MS;
-
-export interface OverFileOptions {
-  /** New audio (ms) an utterance must gain before the next interim pass. */
-  intervalMs: number;
-  /** Longest utterance sent in one pass; longer speech is finalized in pieces of this size. */
-  maxUtteranceMs: number;
-  /** Audio kept before the VAD's speech start (its detection lags the first syllable). */
-  paddingMs?: number;
-  /**
-   * How far before the VAD's speech start an utterance reaches back into audio the VAD called
-   * silence (never before the previous utterance's end). The VAD misses some real speech
-   * (silero at 0.5 misses jfk's "ask not", shouted over the crowd, even at 0.3); the
-   * recognizer, which hears it, gets that audio with the next utterance instead of never.
-   * Default: the padding.
-   */
-  lookbackMs?: number;
-  /**
-   * Interims show the latest pass's words after the agreed prefix too (a tentative tail), not
-   * only the words two passes agree on: each word appears one pass sooner. The agreed prefix
-   * never changes; the tail may be revised by the next pass. Words ending in the last
-   * `tailGuardMs` of a pass's audio (possibly cut mid-word) are left out of the tail.
-   */
-  tentativeTail?: boolean;
-  tailGuardMs?: number;
-  /**
-   * Loud sound far above the stream's noise floor opens an utterance too, where the VAD hears
-   * none (energy-gate.ts: shouted speech the VAD misses); such an utterance ends when the
-   * loudness does. false: the VAD alone.
-   */
-  energyGate?: (EnergyGateOptions & { closeAfterQuietMs?: number }) | false;
-}
-
-interface Utterance {
-  startSample: number;
-  /**
-   * Who opened it: the VAD, or the energy gate where the VAD heard nothing.
-   */
-  openedBy: 'vad' | 'energy';
-  /**
-   * Whose end closes it: the VAD's once it hears speech in it, else the energy gate's (until
-   * then its drafts are the main model's: a small draft model does not hear such speech either).
-   */
-  closedBy: 'vad' | 'energy';
-  /** Set when the utterance is closed (its final is queued). */
-  endSample?: number;
-  /** Utterance length (samples) when the last interim pass started. */
-  passedAt: number;
-  previous: string[];
-  stable: string[];
-  interimsSent: number;
-  /** The text of the last interim sent (a pass that changes nothing sends none). */
-  lastInterim: string;
-}
-
-/** A draft pass in flight, and whether its utterance's final came back (`finalBack`). */
-interface DraftPass {
-  utterance: Utterance;
-  request: AbortController;
-  finalHere: Promise<void>;
-  finalBack: () => void;
-  finalIsBack: () => boolean;
-}
-
-function draftPass(utterance: Utterance): DraftPass {
-  let back = false;
-  let resolveHere = () => {};
-  const finalHere = new Promise<void>((resolve) => {
-    resolveHere = resolve;
-  });
-  const finalBack = () => {
-    back = true;
-    resolveHere();
-  };
-  return { utterance, request: new AbortController(), finalHere, finalBack, finalIsBack: () => back };
-}
 
 export class StreamingOverFile implements StreamingRecognizer {
   readonly kind = 'streaming-stt' as const;
@@ -156,7 +84,7 @@ class OverFileStream implements RecognizerStream {
   private chain: Promise<void> = Promise.resolve();
   private pending = 0;
   /** The draft pass in flight. */
-  private draft: DraftPass | null = null;
+  private draft: DraftPass<Utterance> | null = null;
   /** Finals asked for whose results are not emitted yet. */
   private finalsOut = 0;
   /** Names this stream's passes to the recognizer (FileSttOptions.stream). */
@@ -349,13 +277,7 @@ class OverFileStream implements RecognizerStream {
       // back and forth by how long the last pass took left whole utterances to their final).
       const drafting = this.transcribe(audio, true, u.closedBy === 'energy', pass.request.signal);
       drafting.catch(() => {}); // awaited below unless its final comes back first
-      const first = await Promise.race([
-        drafting.then(
-          () => 'draft',
-          () => 'draft',
-        ),
-        pass.finalHere.then(() => 'final'),
-      ]);
+      const first = await pass.firstBack(drafting);
       if (this.draft === pass) this.draft = null;
       if (first === 'final') {
         // Its utterance's final came back first: the draft is of no use, and a host that has
@@ -387,7 +309,11 @@ class OverFileStream implements RecognizerStream {
         u.stable = [...u.stable, ...words.slice(from, from + agreed)];
       }
       u.previous = words;
-      const tail = from === null ? [] : this.tail(t, words, from + agreed, (endSample - u.startSample) / SAMPLES_PER_MS);
+      const audioMs = (endSample - u.startSample) / SAMPLES_PER_MS;
+      const tail =
+        from === null || !this.settings.tentativeTail
+          ? []
+          : tentativeTail(t, words, from + agreed, audioMs - (this.settings.tailGuardMs ?? 300));
       const shown = [...u.stable, ...tail];
       const text = shown.join(' ');
       if (!text || text === u.lastInterim) return;
@@ -401,23 +327,6 @@ class OverFileStream implements RecognizerStream {
         endMs: endSample / SAMPLES_PER_MS,
       });
     });
-  }
-
-  /**
-   * The tentative tail of an interim: this pass's words from `start` on (after those that
-   * continue the stable ones), as far as they end before the guard at the end of the audio (by
-   * the recognizer's word times; without them, all but the last word).
-   */
-  private tail(t: FileTranscript, words: string[], start: number, audioMs: number): string[] {
-    if (!this.settings.tentativeTail) return [];
-    const timed = t.segments.flatMap((s) => s.words);
-    const limit = audioMs - (this.settings.tailGuardMs ?? 300);
-    let end = words.length - 1;
-    if (timed.length === words.length) {
-      end = 0;
-      while (end < words.length && timed[end]!.endMs <= limit) end++;
-    }
-    return words.slice(start, Math.max(start, end));
   }
 
   /** Runs `pass` after the one in flight; failures go to onError, the stream goes on. */

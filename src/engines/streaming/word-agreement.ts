@@ -45,3 +45,18 @@ export function continuationIndex(stable: readonly string[], words: readonly str
 export function shiftWords(t: FileTranscript, offsetMs: number): Word[] {
   return t.segments.flatMap((s) => s.words).map((w) => ({ ...w, startMs: w.startMs + offsetMs, endMs: w.endMs + offsetMs }));
 }
+
+/**
+ * The tentative tail of an interim: a pass's words from `start` on (after those that continue the
+ * stable ones), as far as they end by `limitMs` (the guard before the end of the audio, by the
+ * recognizer's word times; without them, all but the last word).
+ */
+export function tentativeTail(t: FileTranscript, words: string[], start: number, limitMs: number): string[] {
+  const timed = t.segments.flatMap((s) => s.words);
+  let end = words.length - 1;
+  if (timed.length === words.length) {
+    end = 0;
+    while (end < words.length && timed[end]!.endMs <= limitMs) end++;
+  }
+  return words.slice(start, Math.max(start, end));
+}

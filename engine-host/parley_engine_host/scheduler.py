@@ -125,10 +125,13 @@ class Scheduler:
     def drop_drafts_of(self, stream: str) -> None:
         """Called with the lock held: the stream's queued drafts are answered Superseded, undecoded.
         A final is queued before drafts, so they could only come back after it, of no use."""
-        dropped = [j for _, _, j in self.heap if j.stream == stream and j.rank == DRAFT_RANK]
+        def stale(job: Job) -> bool:
+            return job.stream == stream and job.rank == DRAFT_RANK
+
+        dropped = [job for _, _, job in self.heap if stale(job)]
         if not dropped:
             return
-        self.heap = [entry for entry in self.heap if entry[2].stream != stream or entry[2].rank != DRAFT_RANK]
+        self.heap = [entry for entry in self.heap if not stale(entry[2])]
         heapq.heapify(self.heap)
         for job in dropped:
             job.error = Superseded()

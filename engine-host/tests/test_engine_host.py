@@ -155,6 +155,42 @@ class EngineHostTest(unittest.TestCase):
         self.assertTrue({"en", "de", "es", "fr", "zh"} <= set(ready["languages"]))
         self.assertTrue(self.host.ready_line.endswith("\n"))
 
+    def test_a_streams_final_answers_its_queued_draft_409_superseded(self):
+        answers: dict[str, tuple] = {}
+
+        def post(name: str, fields: dict) -> threading.Thread:
+            def run():
+                answers[name] = self.host.post_form("/v1/audio/transcriptions", {"language": "en", **fields}, self.jfk)
+            thread = threading.Thread(target=run)
+            thread.start()
+            return thread
+
+        def depth() -> dict:
+            return json.loads(self.host.request("/health")[2])
+
+        def wait_for(predicate) -> None:
+            deadline = time.monotonic() + 30
+            while not predicate():
+                self.assertLess(time.monotonic(), deadline)
+                time.sleep(0.01)
+
+        # An import's 30 s window (beam 5) holds the one worker while the stream's passes queue.
+        blocker = post("blocker", {"priority": "batch"})
+        wait_for(lambda: depth()["running"] == 1)
+        draft = post("draft", {"priority": "live", "beam_size": "1", "window_pad": "5", "window_fallback": "trim",
+                               "stream": "s1"})
+        wait_for(lambda: depth()["queued"]["live"] == 1)
+        final = post("final", {"priority": "live", "window_pad": "5", "window_fallback": "full", "stream": "s1",
+                               "response_format": "json"})
+        draft.join(30)
+        self.assertFalse(draft.is_alive(), "the superseded draft was answered at once")
+        status, _, body = answers["draft"]
+        self.assertEqual((status, json.loads(body)["error"]["code"]), (409, "superseded"), body)
+        for thread in (final, blocker):
+            thread.join(120)
+        self.assertEqual(answers["final"][0], 200, answers["final"][2])
+        self.assertIn("country", json.loads(answers["final"][2])["text"].lower())
+
     def test_health_and_models(self):
         status, _, body = self.host.request("/health")
         self.assertEqual(status, 200)

@@ -3,8 +3,7 @@
  * the final is asked for as soon as the utterance ends, beside the draft in flight, and whichever
  * comes back first decides whether the draft is still shown.
  */
-export interface DraftPass<U> {
-  utterance: U;
+export interface DraftPass {
   /** Aborts the draft's request (an engine host skips it if it has not decoded it yet). */
   request: AbortController;
   /** Called when the utterance's final has come back. */
@@ -14,14 +13,13 @@ export interface DraftPass<U> {
   firstBack: (drafting: Promise<unknown>) => Promise<'draft' | 'final'>;
 }
 
-export function draftPass<U>(utterance: U): DraftPass<U> {
+export function draftPass(): DraftPass {
   let back = false;
   let resolveHere = () => {};
   const finalHere = new Promise<void>((resolve) => {
     resolveHere = resolve;
   });
   return {
-    utterance,
     request: new AbortController(),
     finalBack: () => {
       back = true;

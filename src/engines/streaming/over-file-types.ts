@@ -1,4 +1,5 @@
 /** The types of live captions from a file recognizer (over-file.ts): its options, and the state of an utterance. */
+import type { DraftPass } from './draft-pass.js';
 import type { EnergyGateOptions } from './energy-gate.js';
 
 export interface OverFileOptions {
@@ -53,4 +54,6 @@ export interface Utterance {
   interimsSent: number;
   /** The text of the last interim sent (a pass that changes nothing sends none). */
   lastInterim: string;
+  /** Its latest draft pass (the one its final races, when that is still in flight). */
+  draft?: DraftPass;
 }

@@ -33,7 +33,7 @@ import type {
   VadStream,
   VoiceActivityDetector,
 } from '../types.js';
-import { type DraftPass, draftPass } from './draft-pass.js';
+import { draftPass } from './draft-pass.js';
 import { EnergyGate } from './energy-gate.js';
 import type { OverFileOptions, Utterance } from './over-file-types.js';
 import { agreedPrefixLength, continuationIndex, shiftWords, tentativeTail } from './word-agreement.js';
@@ -83,8 +83,6 @@ class OverFileStream implements RecognizerStream {
   /** The passes' results, emitted in order: the pass in flight and the finals queued behind it. */
   private chain: Promise<void> = Promise.resolve();
   private pending = 0;
-  /** The draft pass in flight. */
-  private draft: DraftPass<Utterance> | null = null;
   /** Finals asked for whose results are not emitted yet. */
   private finalsOut = 0;
   /** Names this stream's passes to the recognizer (FileSttOptions.stream). */
@@ -230,11 +228,8 @@ class OverFileStream implements RecognizerStream {
     // final's fallback language is the one the final before it heard.
     const decoding = this.finalsOut > 0 ? null : this.transcribe(audio);
     this.finalsOut++;
-    if (decoding) {
-      decoding.catch(() => {}); // awaited below, in turn
-      const draft = this.draft;
-      if (draft?.utterance === u) decoding.then(draft.finalBack, () => {});
-    }
+    // Tells the draft in flight, if any, that its final is back; a failure is awaited below, in turn.
+    decoding?.then(u.draft?.finalBack, () => {});
     this.enqueue(async () => {
       let t: FileTranscript;
       try {
@@ -267,8 +262,8 @@ class OverFileStream implements RecognizerStream {
     const audio = this.slice(u.startSample, endSample);
     // Known from now (the pass itself starts after the one in flight): a final asked for before
     // this draft is back, even before it starts, is raced against it.
-    const pass = draftPass(u);
-    this.draft = pass;
+    const pass = draftPass();
+    u.draft = pass;
     this.enqueue(async () => {
       if (pass.finalIsBack()) return; // asked for after its final: of no use
       // Speech the VAD missed, the draft model misses too (jfk's shouted "ask not": "S.", ". . ."):
@@ -276,10 +271,7 @@ class OverFileStream implements RecognizerStream {
       // model (one switch at most: passes of two models rarely agree on a word, and switching
       // back and forth by how long the last pass took left whole utterances to their final).
       const drafting = this.transcribe(audio, true, u.closedBy === 'energy', pass.request.signal);
-      drafting.catch(() => {}); // awaited below unless its final comes back first
-      const first = await pass.firstBack(drafting);
-      if (this.draft === pass) this.draft = null;
-      if (first === 'final') {
+      if ((await pass.firstBack(drafting)) === 'final') {
         // Its utterance's final came back first: the draft is of no use, and a host that has
         // not decoded it yet skips it once its request is gone.
         pass.request.abort();

@@ -8,35 +8,46 @@ import { createServer, type Server } from 'node:http';
 import { AppError, renderErrorBody } from '../platform/errors/app-error.js';
 import { errors } from '../platform/http/api-doc.js';
 import type { HttpApp } from '../platform/http/types.js';
+import type { CounterSeries, HistogramSeries } from './bound-series.js';
 import type { Metrics } from './metrics.js';
 
 /** Route templates, never raw URLs (ids in paths would make a series per task); unknown paths share one. */
-const routeOf = (r: { routeOptions: { url?: string } }) => r.routeOptions.url ?? '(unmatched)';
+const routeOf = (config: { url?: string } | undefined) => config?.url ?? '(unmatched)';
+
+/** One route's series, bound once: its timing and a counter per method and status seen. */
+interface RouteSeries {
+  counted: Map<string, CounterSeries>;
+  timed: Map<string, HistogramSeries>;
+}
 
 export function installHttpMetrics(app: HttpApp, metrics: Metrics): void {
-  // Label-bound series kept by (method, route, status): prom-client would otherwise hash the
-  // label set on every request (a bounded set: methods x route templates x statuses).
-  const counted = new Map<string, { inc(): void }>();
-  const timed = new Map<string, { observe(seconds: number): void }>();
+  // Keyed by the route's config object (one per route, the same for every request of it): an
+  // identity lookup, no key string built per request.
+  const byRoute = new WeakMap<object, RouteSeries>();
+  const unrouted = {};
   app.addHook('onResponse', (request, reply, done) => {
-    const route = routeOf(request);
+    const config = request.routeOptions.config as { url?: string } | undefined;
+    let route = byRoute.get(config ?? unrouted);
+    if (!route) {
+      route = { counted: new Map(), timed: new Map() };
+      byRoute.set(config ?? unrouted, route);
+    }
     const method = request.method;
     const status = reply.statusCode;
-    const countKey = `${method} ${status} ${route}`;
-    let counter = counted.get(countKey);
+    const countKey = method + status;
+    let counter = route.counted.get(countKey);
     if (!counter) {
-      counter = metrics.httpRequests.labels({ method, route, status: String(status) });
-      counted.set(countKey, counter);
+      counter = metrics.httpRequests.series({ method, route: routeOf(config), status: String(status) });
+      route.counted.set(countKey, counter);
     }
-    counter.inc();
+    counter.value += 1;
     // An SSE stream's duration is how long it stayed open, not a latency: it has its own histogram.
     const type = reply.raw.getHeader('content-type');
     if (typeof type !== 'string' || !type.startsWith('text/event-stream')) {
-      const timeKey = `${method} ${route}`;
-      let histogram = timed.get(timeKey);
+      let histogram = route.timed.get(method);
       if (!histogram) {
-        histogram = metrics.httpSeconds.labels({ method, route });
-        timed.set(timeKey, histogram);
+        histogram = metrics.httpSeconds.series({ method, route: routeOf(config) });
+        route.timed.set(method, histogram);
       }
       histogram.observe(reply.elapsedTime / 1000);
     }

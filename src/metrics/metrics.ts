@@ -6,6 +6,7 @@
  * listed in docs/metrics.md; the Grafana dashboard (docs/grafana-dashboard.json) uses them.
  */
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+import { BoundCounter, BoundHistogram } from './bound-series.js';
 
 /** Seconds; request paths are mostly milliseconds, engines seconds. */
 const HTTP_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
@@ -22,18 +23,19 @@ export interface SseObserver {
 export class Metrics {
   readonly registry = new Registry();
 
-  readonly httpRequests = new Counter({
+  // The two per-request families are bound-series families (bound-series.ts): no label hashing per request.
+  readonly httpRequests = new BoundCounter({
     name: 'parley_http_requests_total',
     help: 'HTTP requests answered (an SSE stream counts when it ends), by method, route template and status.',
-    labelNames: ['method', 'route', 'status'] as const,
-    registers: [this.registry],
+    labelNames: ['method', 'route', 'status'],
+    registry: this.registry,
   });
-  readonly httpSeconds = new Histogram({
+  readonly httpSeconds = new BoundHistogram({
     name: 'parley_http_request_duration_seconds',
     help: 'Time from request to complete response (not SSE streams: see parley_sse_stream_duration_seconds).',
-    labelNames: ['method', 'route'] as const,
+    labelNames: ['method', 'route'],
     buckets: HTTP_BUCKETS,
-    registers: [this.registry],
+    registry: this.registry,
   });
   readonly sseOpened = new Counter({
     name: 'parley_sse_streams_opened_total',

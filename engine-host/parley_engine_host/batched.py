@@ -38,6 +38,8 @@ from faster_whisper.transcribe import (
     get_suppressed_tokens,
 )
 
+from .token_budget import fit, token_counter
+
 # More drafts than this wait for the next batch: the batch's latency grows with its size.
 MAX_BATCH = 8
 SAMPLE_RATE = 16000
@@ -92,6 +94,10 @@ def decode_batch(model, requests: list) -> list[tuple[list[Segment], float, bool
     stacked = np.stack([pad_or_trim(f, frames) for f in features])
     durations = [len(r.audio) / SAMPLE_RATE for r in requests]
     prompt = first.prompt or None
+    # A fitted window may loop (see recognizer.py): bounded as there, by the longest audio, and
+    # with the prompt within Whisper's 448 tokens (token_budget.py).
+    max_new_tokens, hotwords = fit(token_counter(model), model.max_length, min(220, int(max(durations) * 8) + 8),
+                                   max(durations), prompt, first.hotwords or None, prompt_grows=False)
     if final and prompt:
         prompt = " " + prompt.strip()  # tokenized as the sequential path does (leading space)
     options = TranscriptionOptions(
@@ -103,9 +109,8 @@ def decode_batch(model, requests: list) -> list[tuple[list[Segment], float, bool
         max_initial_timestamp=0.0,
         word_timestamps=first.word_timestamps, prepend_punctuations="\"'“¿([{-",
         append_punctuations="\"'.。,，!！?？:：”)]}、", multilingual=False,
-        # A fitted window may loop (see recognizer.py): bounded as there, by the longest audio.
-        max_new_tokens=min(220, int(max(durations) * 8) + 8), clip_timestamps="0",
-        hallucination_silence_threshold=None, hotwords=first.hotwords or None,
+        max_new_tokens=max_new_tokens, clip_timestamps="0",
+        hallucination_silence_threshold=None, hotwords=hotwords,
     )
     pipeline = BatchedInferencePipeline(model)
     chunks = [{"offset": 0.0, "duration": d, "segments": []} for d in durations]

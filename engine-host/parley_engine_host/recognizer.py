@@ -21,6 +21,7 @@ from faster_whisper.audio import pad_or_trim as _pad_or_trim
 
 from .batched import MAX_WINDOW_S, decode_batch, fails_thresholds, is_draft
 from .languages import name_of
+from .token_budget import fit, token_counter
 
 SAMPLE_RATE = 16000
 FRAMES_PER_SECOND = 100
@@ -389,6 +390,11 @@ class Recognizer:
             # window's bound, far above real speech in any language; longer inputs (imports) keep
             # faster-whisper's own limit.
             options["max_new_tokens"] = int(seconds * 16) + 16
+        # The bound and the prompt must fit Whisper's 448 tokens (token_budget.py).
+        bound, options["hotwords"] = fit(token_counter(self.model), self.model.max_length, options.get("max_new_tokens"),
+                                         seconds, options["initial_prompt"], options["hotwords"], prompt_grows=True)
+        if bound is not None:
+            options["max_new_tokens"] = bound
         if request.temperature:  # 0 or absent: faster-whisper's fallback ladder, as OpenAI does
             options["temperature"] = [request.temperature]
         elif window_pad is not None:

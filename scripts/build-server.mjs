@@ -14,7 +14,7 @@
  * file, so each module's `import.meta.url` / `import.meta.dirname` is replaced by its source
  * file's, expressed relative to the bundle (the checkout can move; the bundle moves with it).
  */
-import { readFile } from 'node:fs/promises';
+import { readdir, readFile, rm } from 'node:fs/promises';
 import { dirname, join, relative } from 'node:path';
 import { build } from 'esbuild';
 
@@ -53,7 +53,7 @@ const sourceImportMeta = {
 };
 
 export async function buildServer() {
-  await build({
+  const result = await build({
     entryPoints: Object.entries(ENTRIES).map(([out, source]) => ({ in: join(ROOT, source), out })),
     outdir: OUT,
     outExtension: { '.js': '.mjs' },
@@ -62,13 +62,26 @@ export async function buildServer() {
     platform: 'node',
     target: 'node20',
     packages: 'external',
+    // A dynamic import() stays dynamic (a chunk of its own, dist/chunk-*.mjs): without splitting
+    // esbuild inlines it, and the packages it imports (BullMQ, the AWS SDK: about 1,000 files)
+    // became static imports that every start loaded, Redis and S3 configured or not.
+    splitting: true,
+    chunkNames: 'chunk-[hash]',
     // Stack traces name the TypeScript sources when node runs with --enable-source-maps.
     sourcemap: 'linked',
     // Class and function names stay as written (logs and error names use them).
     keepNames: true,
     plugins: [sourceImportMeta],
     logLevel: 'warning',
+    metafile: true,
+    absWorkingDir: ROOT, // the metafile's paths are relative to it
   });
+  // Chunks of earlier builds (their names hash their contents) would pile up in dist/.
+  const written = new Set(Object.keys(result.metafile.outputs).map((f) => join(ROOT, f)));
+  for (const name of await readdir(OUT)) {
+    const file = join(OUT, name);
+    if (name.startsWith('chunk-') && !written.has(file)) await rm(file, { force: true });
+  }
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {

@@ -6,7 +6,6 @@ import { createBillingModule } from './billing/module.js';
 import { createBroadcastsModule, registerBroadcasts } from './broadcasts/module.js';
 import { broadcastTaskRouting, firstRouting } from './broadcasts/routing.js';
 import { InProcessBus } from './bus/in-process.js';
-import { RedisBus } from './bus/redis.js';
 import type { EventBus } from './bus/types.js';
 import type { AppDeps, BuildOverrides, ParleyApp } from './composition/app-deps.js';
 import { broadcastsDeps } from './composition/broadcasts.js';
@@ -32,9 +31,7 @@ import { MetricsStore } from './metrics/store.js';
 import { createHttpServer } from './platform/http/server.js';
 import { createLogger } from './platform/logging.js';
 import { InMemoryRateLimiter, type RateLimiter } from './platform/rate-limit.js';
-import { RedisRateLimiter } from './platform/redis-rate-limit.js';
 import { InMemoryPresence } from './presence/in-memory.js';
-import { RedisPresence } from './presence/redis.js';
 import type { Presence } from './presence/types.js';
 import { reprocessQueue } from './processing/reprocess.js';
 import { registerAsyncApiRoutes } from './realtime/asyncapi-routes.js';
@@ -91,7 +88,9 @@ export async function buildApp(config: Config, overrides: BuildOverrides = {}): 
   const redisUrl = config.platform.redisUrl;
   let bus: EventBus = overrides.bus ?? new InProcessBus();
   let rateLimiter: RateLimiter = new InMemoryRateLimiter();
+  // The Redis modules (and ioredis) load only when Redis is configured: an embedded start skips them.
   if (redisUrl && !overrides.bus) {
+    const [{ RedisBus }, { RedisRateLimiter }] = await Promise.all([import('./bus/redis.js'), import('./platform/redis-rate-limit.js')]);
     const redisBus = new RedisBus(redisUrl, logger.child({ component: 'bus' }));
     await redisBus.ready();
     bus = redisBus;
@@ -99,7 +98,7 @@ export async function buildApp(config: Config, overrides: BuildOverrides = {}): 
   }
   // Presence is Redis's whenever Redis is configured, even beside an injected bus: the counts
   // must hold across every process that shares the deployment's Redis.
-  const presence: Presence = redisUrl ? new RedisPresence(redisUrl) : new InMemoryPresence();
+  const presence: Presence = redisUrl ? new (await import('./presence/redis.js')).RedisPresence(redisUrl) : new InMemoryPresence();
   const jobs = await openJobQueue(config, database, logger.child({ component: 'jobs' }), now);
   // Live sessions as event streams: the publisher where a recording runs, subscriptions anywhere (src/stream).
   // Search over the task library (src/search): triggers keep the index; live finals reach it

@@ -27,10 +27,11 @@ export function installHttpMetrics(app: HttpApp, metrics: Metrics): void {
   const unrouted = {};
   app.addHook('onResponse', (request, reply, done) => {
     const config = request.routeOptions.config as { url?: string } | undefined;
-    let route = byRoute.get(config ?? unrouted);
+    const routeKey = config ?? unrouted;
+    let route = byRoute.get(routeKey);
     if (!route) {
       route = { counted: new Map(), timed: new Map() };
-      byRoute.set(config ?? unrouted, route);
+      byRoute.set(routeKey, route);
     }
     const method = request.method;
     const status = reply.statusCode;

@@ -36,8 +36,11 @@ export interface ViewerSeats {
    * with a `share` is refused when one of its keys holds `share.limit` already.
    */
   claim(broadcastId: string, viewerId: string, max: number, leaseMs: number, share?: SeatShare): Promise<SeatAnswer>;
-  /** Renews a seat or queue place; false when the viewer holds neither any more. Pass the share keys it claimed with. */
-  renew(broadcastId: string, viewerId: string, leaseMs: number, shareKeys?: string[]): Promise<boolean>;
+  /**
+   * Renews the seats or queue places of many viewers of one broadcast at once (a heartbeat's):
+   * per viewer, false when it holds neither any more. Pass the share keys each claimed with.
+   */
+  renewMany(broadcastId: string, viewers: readonly { id: string; shareKeys?: readonly string[] }[], leaseMs: number): Promise<boolean[]>;
   leave(broadcastId: string, viewerId: string, shareKeys?: string[]): Promise<void>;
   counts(broadcastId: string): Promise<SeatCounts>;
 }
@@ -68,7 +71,12 @@ export function presenceSeats(presence: Presence): ViewerSeats {
   return {
     claim: (broadcastId, viewerId, max, leaseMs, share) =>
       presence.claim(group(broadcastId), viewerId, { leaseMs, capacity: max, waitingLine: true, share }).then(seatAnswer),
-    renew: (broadcastId, viewerId, leaseMs, shareKeys) => presence.renew(group(broadcastId), viewerId, leaseMs, shareKeys),
+    renewMany: (broadcastId, viewers, leaseMs) =>
+      presence.renewMany(
+        group(broadcastId),
+        viewers.map((v) => ({ member: v.id, shareKeys: v.shareKeys })),
+        leaseMs,
+      ),
     leave: async (broadcastId, viewerId, shareKeys) => {
       await presence.release(group(broadcastId), viewerId, shareKeys);
     },

@@ -11,6 +11,7 @@ interface Log {
 
 /** The embedded bus: handlers run on the next tick, so a publisher never waits on them. */
 export class InProcessBus implements EventBus {
+  readonly remote = false;
   private readonly handlers = new Map<string, Set<AnyHandler>>();
   private readonly logs = new Map<string, Log>();
   private nextSweep = 0;

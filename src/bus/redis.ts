@@ -14,6 +14,7 @@ import type { BusHandler, EventBus, RetainOptions, Unsubscribe } from './types.j
 type AnyHandler = (message: unknown, topic: string) => void;
 
 export class RedisBus implements EventBus {
+  readonly remote = true;
   private readonly pub: Redis;
   private readonly sub: Redis;
   private readonly handlers = new Map<string, Set<AnyHandler>>();

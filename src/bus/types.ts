@@ -23,6 +23,12 @@ export interface RetainOptions {
 }
 
 export interface EventBus {
+  /**
+   * Messages travel over a network (Redis): messages published together reach a subscriber in
+   * separate reads, a round trip or so apart, not in one tick as in process. Batching
+   * subscribers (a broadcast room's writes) wait a few milliseconds for such a burst.
+   */
+  readonly remote: boolean;
   publish<T extends Topic>(topic: T, message: MessageOf<T>, options?: { retain?: RetainOptions }): Promise<void>;
   /**
    * Resolves once the subscription is live (Redis: SUBSCRIBE acknowledged): every message

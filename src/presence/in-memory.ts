@@ -4,7 +4,7 @@
  * cost O(1) (a waiting member asking again finds its place in line by a scan of the line),
  * and lapsed leases are swept only once one may have lapsed, not on every call.
  */
-import type { ClaimAnswer, ClaimTerms, Presence, PresenceCounts } from './types.js';
+import type { ClaimAnswer, ClaimTerms, Presence, PresenceCounts, Renewal } from './types.js';
 
 interface Lease {
   until: number;
@@ -105,12 +105,18 @@ export class InMemoryPresence implements Presence {
   }
 
   async renew(group: string, member: string, leaseMs: number): Promise<boolean> {
+    return (await this.renewMany(group, [{ member }], leaseMs))[0] === true;
+  }
+
+  async renewMany(group: string, members: readonly Renewal[], leaseMs: number): Promise<boolean[]> {
     const t = this.now();
     const g = this.group(group, t, false);
-    const lease = g?.held.get(member) ?? g?.line.get(member);
-    if (!g || !lease) return false;
-    this.extend(g, lease, t + leaseMs);
-    return true;
+    return members.map(({ member }) => {
+      const lease = g?.held.get(member) ?? g?.line.get(member);
+      if (!g || !lease) return false;
+      this.extend(g, lease, t + leaseMs);
+      return true;
+    });
   }
 
   async release(group: string, member: string): Promise<PresenceCounts> {

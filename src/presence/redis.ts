@@ -8,7 +8,7 @@
  * nobody renews any more disappears by itself once its last lease has lapsed.
  */
 import { Redis } from 'ioredis';
-import type { ClaimAnswer, ClaimTerms, Presence, PresenceCounts } from './types.js';
+import type { ClaimAnswer, ClaimTerms, Presence, PresenceCounts, Renewal } from './types.js';
 
 // Keeps a key until at least `ms` from now (never shortens a longer expiry another lease set).
 const KEEP = `
@@ -67,25 +67,41 @@ share()
 return {0, holders, ahead + 1}
 `;
 
-// KEYS: held, line, order, then the member's share sets. ARGV: member, now, leaseMs.
-// A lapsed lease is not renewed (its place may be someone else's by now).
+// KEYS: held, line, order, then the share sets of the members renewed. ARGV: now, leaseMs, then
+// per member: its id, its number of share keys k, and k indices of those keys in KEYS.
+// Answers 1 (renewed) or 0 per member, in order. A lapsed lease is not renewed (its place may
+// be someone else's by now). Each key's expiry is kept once for the batch.
 const RENEW = `${KEEP}
-local now = tonumber(ARGV[2])
-local leaseMs = tonumber(ARGV[3])
-for i = 1, 2 do
-  local until_ = redis.call('ZSCORE', KEYS[i], ARGV[1])
-  if until_ and tonumber(until_) > now then
-    redis.call('ZADD', KEYS[i], now + leaseMs, ARGV[1])
-    keep(KEYS[i], leaseMs)
-    if i == 2 then keep(KEYS[3], leaseMs) end
-    for j = 4, #KEYS do
-      redis.call('ZADD', KEYS[j], now + leaseMs, ARGV[1])
-      keep(KEYS[j], leaseMs)
+local now = tonumber(ARGV[1])
+local leaseMs = tonumber(ARGV[2])
+local lease = now + leaseMs
+local answers = {}
+local written = {}
+local i = 3
+while i <= #ARGV do
+  local member = ARGV[i]
+  local k = tonumber(ARGV[i + 1])
+  local renewed = 0
+  for s = 1, 2 do
+    local until_ = redis.call('ZSCORE', KEYS[s], member)
+    if until_ and tonumber(until_) > now then
+      redis.call('ZADD', KEYS[s], lease, member)
+      written[s] = true
+      if s == 2 then written[3] = true end
+      for j = 1, k do
+        local key = tonumber(ARGV[i + 1 + j])
+        redis.call('ZADD', KEYS[key], lease, member)
+        written[key] = true
+      end
+      renewed = 1
+      break
     end
-    return 1
   end
+  answers[#answers + 1] = renewed
+  i = i + 2 + k
 end
-return 0
+for key in pairs(written) do keep(KEYS[key], leaseMs) end
+return answers
 `;
 
 export class RedisPresence implements Presence {
@@ -103,7 +119,11 @@ export class RedisPresence implements Presence {
   /** held, line, order, then the share sets: one hash tag, the group's. */
   private keys(group: string, shareKeys: readonly string[] = []): string[] {
     const p = `${this.prefix}{${group}}:`;
-    return [`${p}held`, `${p}line`, `${p}order`, ...shareKeys.map((k) => `${p}share:${k}`)];
+    return [`${p}held`, `${p}line`, `${p}order`, ...shareKeys.map((k) => this.shareKey(group, k))];
+  }
+
+  private shareKey(group: string, key: string): string {
+    return `${this.prefix}{${group}}:share:${key}`;
   }
 
   async claim(group: string, member: string, terms: ClaimTerms): Promise<ClaimAnswer> {
@@ -120,8 +140,29 @@ export class RedisPresence implements Presence {
   }
 
   async renew(group: string, member: string, leaseMs: number, shareKeys?: readonly string[]): Promise<boolean> {
-    const keys = this.keys(group, shareKeys);
-    return (await this.redis.eval(RENEW, keys.length, ...keys, member, this.now(), leaseMs)) === 1;
+    return (await this.renewMany(group, [{ member, shareKeys }], leaseMs))[0] === true;
+  }
+
+  async renewMany(group: string, members: readonly Renewal[], leaseMs: number): Promise<boolean[]> {
+    if (members.length === 0) return [];
+    // Each share key once in KEYS, named by its index in the members' arguments.
+    const keys = this.keys(group);
+    const index = new Map<string, number>();
+    const args: (string | number)[] = [this.now(), leaseMs];
+    for (const { member, shareKeys = [] } of members) {
+      args.push(member, shareKeys.length);
+      for (const k of shareKeys) {
+        let at = index.get(k);
+        if (at === undefined) {
+          keys.push(this.shareKey(group, k));
+          at = keys.length; // Lua's KEYS count from 1
+          index.set(k, at);
+        }
+        args.push(at);
+      }
+    }
+    const answers = (await this.redis.eval(RENEW, keys.length, ...keys, ...args)) as number[];
+    return answers.map((a) => a === 1);
   }
 
   async release(group: string, member: string, shareKeys?: readonly string[]): Promise<PresenceCounts> {

@@ -59,10 +59,10 @@ describe.each(presencePairFactories())('viewer seats ($name)', ({ make }) => {
     await at(0).claim(room, 'kept', 2, 150);
     expect(await at(1).claim(room, 'next', 2, LEASE)).toMatchObject({ admitted: false, position: 1 });
     await sleep(80);
-    expect(await at(1).renew(room, 'kept', 400)).toBe(true);
+    expect(await at(1).renewMany(room, [{ id: 'kept' }], 400)).toEqual([true]);
     await sleep(120);
     expect(await at(0).counts(room)).toEqual({ viewers: 1, queued: 1 });
-    expect(await at(1).renew(room, 'gone', 400)).toBe(false);
+    expect(await at(1).renewMany(room, [{ id: 'gone' }, { id: 'next' }], 400)).toEqual([false, true]);
     expect(await at(1).claim(room, 'next', 2, LEASE)).toEqual({ admitted: true, viewers: 2 });
   });
 
@@ -81,7 +81,7 @@ describe.each(presencePairFactories())('viewer seats ($name)', ({ make }) => {
     // Asking again (queue poll, seat renewal) is never refused, and a2 takes the seat b1 frees.
     await at(0).leave(room, 'b1', ['src:b']);
     expect(await at(1).claim(room, 'a2', 2, LEASE, mine)).toEqual({ admitted: true, viewers: 2 });
-    expect(await at(0).renew(room, 'a2', LEASE, mine.keys)).toBe(true);
+    expect(await at(0).renewMany(room, [{ id: 'a2', shareKeys: mine.keys }], LEASE)).toEqual([true]);
     await at(1).leave(room, 'a1', mine.keys);
     // a1 gone, src:a holds one again: a4 may queue (behind c1, which has not asked again yet).
     expect(await at(0).claim(room, 'a4', 2, LEASE, mine)).toMatchObject({ admitted: false, position: 2 });

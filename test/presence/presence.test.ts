@@ -146,6 +146,44 @@ describe.each(presencePairFactories())('presence: $name', ({ make }) => {
     expect(await a.count(w)).toEqual({ holders: 1, waiting: 1 });
   });
 
+  it('renewMany renews many members in one step: held, waiting and their shares; lapsed and unknown ones answer false', async () => {
+    const [a, b] = pair();
+    const g = newGroup();
+    const short = (capacity: number, share?: ClaimTerms['share']): ClaimTerms => ({ leaseMs: 150, capacity, waitingLine: true, share });
+    const x = { keys: ['src:x'], limit: 1 };
+    const y = { keys: ['src:y', 'tok:t'], limit: 1 };
+    await a.claim(g, 'held-x', short(2, x));
+    await a.claim(g, 'held-y', short(2, y));
+    await a.claim(g, 'waiting', short(2));
+    await a.claim(g, 'lapsing', short(3));
+    // Three of the four renewed together (two with share keys), one not, one never there.
+    await sleep(80);
+    const answers = await b.renewMany(
+      g,
+      [{ member: 'held-x', shareKeys: x.keys }, { member: 'nobody' }, { member: 'held-y', shareKeys: y.keys }, { member: 'waiting' }],
+      400,
+    );
+    expect(answers).toEqual([true, false, true, true]);
+    await sleep(120);
+    // Past the first lease: the renewed ones stay (the waiting one still waits), the other lapsed.
+    expect(await a.count(g)).toEqual({ holders: 2, waiting: 1 });
+    expect(await b.renewMany(g, [{ member: 'lapsing' }, { member: 'held-x', shareKeys: x.keys }], 400)).toEqual([false, true]);
+    // The share keys were renewed with their members: each source is still at its share.
+    expect(await a.claim(g, 'x2', line(5, x))).toMatchObject({ outcome: 'over_share', key: 'src:x' });
+    expect(await a.claim(g, 't2', line(5, { keys: ['src:z', 'tok:t'], limit: 1 }))).toMatchObject({ outcome: 'over_share', key: 'tok:t' });
+    expect(await b.renewMany(g, [], 400)).toEqual([]);
+    // A batch as large as a heartbeat's (500 members) in one call.
+    const many = Array.from({ length: 500 }, (_, i) => `m${i}`);
+    const big = newGroup();
+    for (const m of many) await a.claim(big, m, noLine(1000, { keys: [`src:${m}`], limit: 1 }));
+    const renewed = await b.renewMany(
+      big,
+      many.map((m) => ({ member: m, shareKeys: [`src:${m}`] })),
+      LEASE,
+    );
+    expect(renewed.filter(Boolean)).toHaveLength(500);
+  });
+
   it('groups are apart: the same member in two groups, each counted alone', async () => {
     const [a, b] = pair();
     const [g, h] = [newGroup(), newGroup()];

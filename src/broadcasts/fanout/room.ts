@@ -21,6 +21,15 @@ const STATE_MS = 1_000;
  * may be lost, so a row is never trusted longer than this.
  */
 export const FACTS_MS = 1_000;
+/**
+ * A room this large fed by a remote bus gathers its caption frames for `gatherMs` (hub.ts)
+ * before writing (issue 30): each write is a syscall per viewer, and over Redis the messages
+ * published together (a caption's origin and translation) arrive a round trip apart, so
+ * writing at the end of each tick cost one write per viewer per message instead of one. With
+ * the in-process bus they arrive in one tick and the end-of-tick write already joins them;
+ * smaller rooms write at once too (their writes are cheap, and every millisecond shows).
+ */
+const GATHER_VIEWERS = 500;
 
 interface Facts {
   at: number;
@@ -52,6 +61,8 @@ export class ViewerRoom {
     /** max_viewers as last heard (max_viewers_changed): what a queued viewer claims against. */
     public maxViewers: number,
     private readonly onAccessChanged: (room: ViewerRoom) => void,
+    /** How long a large room waits for more frames before writing (0: end of the tick). */
+    private readonly gatherMs = 0,
   ) {}
 
   get size(): number {
@@ -190,7 +201,8 @@ export class ViewerRoom {
   private schedule(): void {
     if (this.scheduled) return;
     this.scheduled = true;
-    setImmediate(() => this.flush());
+    if (this.gatherMs > 0 && this.count >= GATHER_VIEWERS) setTimeout(() => this.flush(), this.gatherMs);
+    else setImmediate(() => this.flush());
   }
 
   /** Writes the tick's caption frames: one buffer per group, the same to each of its viewers. */

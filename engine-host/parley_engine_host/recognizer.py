@@ -150,6 +150,21 @@ def without_invented(segments: list) -> list:
     return [best] if p >= ONLY_SEGMENT_FLOOR else []
 
 
+# In a fitted window, faster-whisper decodes what follows the last segment's end as a window of
+# its own; when that is only the end of the input (the silence the VAD left after the speech),
+# Whisper continues the text it was given as the previous text instead of hearing anything: the
+# French "... ne possède pas de boîte vocale." came back followed by "Je vous invite à vous
+# présenter, car l'expéditeur ne possède pas de bois de vocale" (a 0.45 s remainder of a 5.7 s
+# final on an AMD EPYC). Segments of a window that starts this close to the input's end are
+# dropped (segments of the first window, at seek 0, are kept however late they start).
+TAIL_WINDOW_S = 1.0
+
+
+def without_tail_windows(segments: list, seconds: float) -> list:
+    """The segments but those decoded from a window starting in the input's last TAIL_WINDOW_S."""
+    return [s for s in segments if s.seek == 0 or s.seek / FRAMES_PER_SECOND < seconds - TAIL_WINDOW_S]
+
+
 # A fitted window loops on some short inputs: "Blueberry Blueberry", "Grass Grass Helper",
 # "Picovoice Picovoice Picovoice", or the whole utterance again ("This is the multi-keyboard
 # test for porcupine This is the multi-keyboard test for porcup") (docs/whisper.md, "Fitted
@@ -417,6 +432,8 @@ class Recognizer:
                 _window.pad_frames = None
             segments.append(segment)
             yield
+        if window_pad is not None:
+            segments = without_tail_windows(segments, seconds)
         return without_invented(segments), info
 
     def verbose(self, segments, language: str, probability: float, duration: float, words: bool) -> dict[str, Any]:

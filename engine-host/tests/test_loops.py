@@ -8,15 +8,15 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 try:
     from faster_whisper.transcribe import Segment, Word
     from parley_engine_host.recognizer import (loop_start, segments_loop_start, trimmed, without_invented,
-                                                without_runaway)
+                                                without_runaway, without_tail_windows)
 except ImportError as error:  # faster-whisper absent: the engine host's own tests say how to set up
     raise unittest.SkipTest(f"engine host dependencies missing: {error}") from error
 
 
-def segment(text: str, *probabilities: float):
+def segment(text: str, *probabilities: float, seek: int = 0):
     words = [Word(word=w, start=i * 0.5, end=i * 0.5 + 0.4, probability=p)
              for i, (w, p) in enumerate(zip(text.split(), probabilities))]
-    return Segment(id=0, seek=0, start=0.0, end=len(words) * 0.5, text=" " + text, tokens=[], avg_logprob=-0.3,
+    return Segment(id=0, seek=seek, start=seek / 100, end=seek / 100 + len(words) * 0.5, text=" " + text, tokens=[], avg_logprob=-0.3,
                    compression_ratio=1.0, no_speech_prob=0.01, words=words or None, temperature=0.0)
 
 
@@ -47,6 +47,18 @@ class LoopTest(unittest.TestCase):
         self.assertEqual([s.text.strip() for s in cut], ["Okay.", "Grass Helper"])
         self.assertEqual([w.word for w in cut[1].words], ["Grass", "Helper"])
         self.assertEqual(cut[1].end, cut[1].words[-1].end)
+
+
+class TailWindowTest(unittest.TestCase):
+    def test_a_window_starting_in_the_inputs_last_second_is_dropped_the_first_windows_segments_kept(self):
+        heard = segment("Vous ne pouvez répondre à ce message.")
+        late_first_window = segment("Oui.")  # seek 0: the first window's, however late it starts
+        invented = segment("Je vous invite à vous présenter, car l'expéditeur ne possède pas", seek=528)
+        kept = without_tail_windows([heard, late_first_window, invented], 5.728)
+        self.assertEqual([s.text for s in kept], [heard.text, late_first_window.text])
+        # A window starting earlier than the last second is speech that the first window left.
+        later = segment("Et puis.", seek=450)
+        self.assertEqual(len(without_tail_windows([heard, later], 5.728)), 2)
 
 
 class RunawayTest(unittest.TestCase):

@@ -111,9 +111,10 @@ export class InMemoryPresence implements Presence {
   async renewMany(group: string, members: readonly Renewal[], leaseMs: number): Promise<boolean[]> {
     const t = this.now();
     const g = this.group(group, t, false);
+    if (!g) return members.map(() => false);
     return members.map(({ member }) => {
-      const lease = g?.held.get(member) ?? g?.line.get(member);
-      if (!g || !lease) return false;
+      const lease = g.held.get(member) ?? g.line.get(member);
+      if (!lease) return false;
       this.extend(g, lease, t + leaseMs);
       return true;
     });

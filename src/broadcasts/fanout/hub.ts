@@ -13,11 +13,9 @@ import { BROADCAST_REVOKED_TOPIC } from '../events.js';
 import type { ViewerSeats } from '../seats.js';
 import type { Broadcast } from '../store.js';
 import { viewerTopic } from '../viewer-events.js';
-import { ViewerRoom } from './room.js';
+import { REMOTE_GATHER_MS, ViewerRoom } from './room.js';
 import type { RoomViewer } from './viewer.js';
 
-/** How long a large room fed over a remote bus gathers frames before writing (room.ts). */
-const REMOTE_GATHER_MS = 5;
 /**
  * Seats renewed in one presence call. On Redis it is one Lua script, and Redis serves nobody
  * else meanwhile: 500 members with a share key each took 3-4 ms a call here, so batches stay

@@ -22,7 +22,7 @@ const STATE_MS = 1_000;
  */
 export const FACTS_MS = 1_000;
 /**
- * A room this large fed by a remote bus gathers its caption frames for `gatherMs` (hub.ts)
+ * A room this large fed by a remote bus gathers its caption frames for REMOTE_GATHER_MS
  * before writing (issue 30): each write is a syscall per viewer, and over Redis the messages
  * published together (a caption's origin and translation) arrive a round trip apart, so
  * writing at the end of each tick cost one write per viewer per message instead of one. With
@@ -30,6 +30,8 @@ export const FACTS_MS = 1_000;
  * smaller rooms write at once too (their writes are cheap, and every millisecond shows).
  */
 const GATHER_VIEWERS = 500;
+/** How long such a room gathers (hub.ts passes it for a remote bus, 0 otherwise). */
+export const REMOTE_GATHER_MS = 5;
 
 interface Facts {
   at: number;

@@ -150,13 +150,17 @@ def without_invented(segments: list) -> list:
     return [best] if p >= ONLY_SEGMENT_FLOOR else []
 
 
-# In a fitted window, faster-whisper decodes what follows the last segment's end as a window of
-# its own; when that is only the end of the input (the silence the VAD left after the speech),
-# Whisper continues the text it was given as the previous text instead of hearing anything: the
-# French "... ne possède pas de boîte vocale." came back followed by "Je vous invite à vous
-# présenter, car l'expéditeur ne possède pas de bois de vocale" (a 0.45 s remainder of a 5.7 s
-# final on an AMD EPYC). Segments of a window that starts this close to the input's end are
-# dropped (segments of the first window, at seek 0, are kept however late they start).
+# faster-whisper decodes what follows a window's last segment as a window of its own; when that
+# is only the end of the input (the silence after the speech), Whisper continues the text it was
+# given as the previous text instead of hearing anything. In a fitted window: the French "... ne
+# possède pas de boîte vocale." came back followed by "Je vous invite à vous présenter, car
+# l'expéditeur ne possède pas de bois de vocale" (a 0.45 s remainder of a 5.7 s final on an AMD
+# EPYC). In the 30 s window: a 5.3 s LibriVox clip with 50 hot words ended "... all disposed. You
+# can't just do it, you can't just do it, ..." (73 words from its 5.0-5.28 s remainder; at the
+# ladder's temperatures 7 runs in 8 do it, each with another phrase). The window before it saw the
+# whole remainder already (a window spans 30 s), so nothing heard is lost: segments of a window that
+# starts this close to the input's end are dropped (those of the first window, at seek 0, are kept
+# however late they start).
 TAIL_WINDOW_S = 1.0
 
 
@@ -224,9 +228,12 @@ def segments_loop_start(segments: list) -> int | None:
 # not a real real real ..." a hundred times: base in the 30 s window on a LibriVox clip with a
 # 50-term hotword list; the temperature ladder's samples differ from run to run, so only some
 # runs do it). Real speech says a phrase at most three or four times in a row ("no, no, no, no"):
-# a phrase of up to MAX_LOOP_WORDS words said RUNAWAY_REPEATS times or more in a row is kept once.
-# Unlike loop_start (a fitted window's short input, decoded again), this holds for any length.
+# a phrase of up to MAX_RUNAWAY_WORDS words said RUNAWAY_REPEATS times or more in a row is kept
+# once. Runaway phrases run longer than a fitted window's loops ("we're all in the same state",
+# "just a little bit of ego"). Unlike loop_start (a fitted window's short input, decoded again),
+# this holds for any length.
 RUNAWAY_REPEATS = 5
+MAX_RUNAWAY_WORDS = 10
 
 
 def runaway_span(words: list[str]) -> tuple[int, int] | None:
@@ -234,7 +241,7 @@ def runaway_span(words: list[str]) -> tuple[int, int] | None:
     repeat included), or None."""
     norm = normalized(words)
     for i in range(len(norm)):
-        for n in range(1, MAX_LOOP_WORDS + 1):
+        for n in range(1, MAX_RUNAWAY_WORDS + 1):
             phrase = norm[i:i + n]
             if len(phrase) < n or not all(phrase):
                 break
@@ -432,8 +439,8 @@ class Recognizer:
                 _window.pad_frames = None
             segments.append(segment)
             yield
-        if window_pad is not None:
-            segments = without_tail_windows(segments, seconds)
+        # With the VAD filter, seeks count in the speech it kept, not in the input.
+        segments = without_tail_windows(segments, info.duration_after_vad if request.vad_filter else seconds)
         return without_invented(segments), info
 
     def verbose(self, segments, language: str, probability: float, duration: float, words: bool) -> dict[str, Any]:

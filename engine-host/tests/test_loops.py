@@ -70,6 +70,9 @@ class RunawayTest(unittest.TestCase):
         self.assertEqual(kept[0].end, kept[0].words[-1].end)
         phrase = without_runaway([segment("we will go on " + "we will go on " * 6 + "and on")])
         self.assertEqual(phrase[0].text.strip(), "we will go on and on")
+        # A longer phrase (the 30 s window's runaways run to five words and more).
+        sentence = without_runaway([segment("all disposed. " + "You can't just do it, you can't just do it, " * 8 + "you can't")])
+        self.assertEqual(sentence[0].text.strip(), "all disposed. You can't just do it,")
 
     def test_real_repeats_are_left_alone(self):
         for text in ["No, no, no, no, stop.", "very very good", "ha ha ha ha", "one two one two one two"]:

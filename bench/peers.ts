@@ -28,7 +28,7 @@
  * Install the peers first: bench/peers/setup.sh (a peer that is not installed or does not
  * start is reported with the reason and the run goes on).
  *
- * Usage: npm run -s bench:peers [-- --levels 1,2,4 --systems parley,whisperlivekit,whisperlive --model-dir DIR]
+ * Usage: npm run -s bench:peers [-- --levels 1,2,4 --systems parley,whisperlivekit,whisperlive --model-dir DIR --trace-words]
  */
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -127,6 +127,16 @@ interface Row {
 }
 
 const load = () => loadavg()[0]!.toFixed(2);
+
+/** `--trace-words`: each session's sentences as the client saw them, then its words with their delays ("*": first shown by the final). */
+const TRACE_WORDS = process.argv.includes('--trace-words');
+function printTrace(system: string, session: number, r: SessionResult, words: string[]): void {
+  const start = r.sentAt[0] ?? 0;
+  console.log(`   ${system} session ${session + 1}:`);
+  for (const s of r.seen)
+    console.log(`     ${((s.at - start) / 1000).toFixed(2)} s #${s.sid} ${s.final ? 'final  ' : 'interim'} ${s.words.join(' ')}`);
+  console.log(`     words: ${words.join(', ')}`);
+}
 const sorted = (xs: number[]) => [...xs].sort((a, b) => a - b);
 
 async function level(sys: RunningSystem, n: number, stream: ReturnType<typeof buildStream>, timeline: TimedWord[]): Promise<Row> {
@@ -149,7 +159,16 @@ async function level(sys: RunningSystem, n: number, stream: ReturnType<typeof bu
     ),
   );
   const onlyByFinal: number[] = [];
-  const bySentence = sorted(results.flatMap((r) => wordDelays(r.seen, r.sentAt, CHUNK_MS, timeline, alignedIndexes, onlyByFinal)));
+  const bySentence = sorted(
+    results.flatMap((r, i) => {
+      const trace: string[] = [];
+      const delays = wordDelays(r.seen, r.sentAt, CHUNK_MS, timeline, alignedIndexes, onlyByFinal, (word, ms, byFinal) =>
+        trace.push(`${word} ${ms.toFixed(0)}${byFinal ? '*' : ''}`),
+      );
+      if (TRACE_WORDS) printTrace(sys.name, i, r, trace);
+      return delays;
+    }),
+  );
   const lags = sorted(results.flatMap((r) => r.finalLags));
   const errors = [...new Set(results.flatMap((r) => r.errors))];
   const lagP95 = percentile(lags, 95);

@@ -1,6 +1,7 @@
 /** The types of live captions from a file recognizer (over-file.ts): its options, and the state of an utterance. */
 import type { DraftPass } from './draft-pass.js';
 import type { EnergyGateOptions } from './energy-gate.js';
+import type { InterimText } from './interim-text.js';
 
 export interface OverFileOptions {
   /** New audio (ms) an utterance must gain before the next interim pass. */
@@ -49,8 +50,8 @@ export interface Utterance {
   endSample?: number;
   /** Utterance length (samples) when the last interim pass started. */
   passedAt: number;
-  previous: string[];
-  stable: string[];
+  /** Its interim text, from its draft passes. */
+  interim: InterimText;
   interimsSent: number;
   /** The text of the last interim sent (a pass that changes nothing sends none). */
   lastInterim: string;

@@ -4,7 +4,8 @@
  * - the VAD cuts the stream into utterances;
  * - while an utterance grows, it is re-transcribed whole every `intervalMs` of new audio;
  *   the words two consecutive passes agree on (a common prefix) are committed and sent as
- *   the interim text, which only ever grows;
+ *   the interim text, whose committed words never change (interim-text.ts: after them, the
+ *   latest pass's further words as a tentative tail);
  * - the utterance's end (VAD speech end, `end()`, or `maxUtteranceMs` reached) is
  *   transcribed once more and sent as the final;
  * - at most one interim pass per stream is in flight: it is skipped while another pass runs
@@ -35,8 +36,9 @@ import type {
 } from '../types.js';
 import { draftPass } from './draft-pass.js';
 import { EnergyGate } from './energy-gate.js';
+import { InterimText } from './interim-text.js';
 import type { OverFileOptions, Utterance } from './over-file-types.js';
-import { agreedPrefixLength, continuationIndex, shiftWords, tentativeTail } from './word-agreement.js';
+import { shiftWords } from './word-agreement.js';
 
 export type { OverFileOptions } from './over-file-types.js';
 export { agreedPrefixLength, continuationIndex } from './word-agreement.js';
@@ -193,8 +195,20 @@ class OverFileStream implements RecognizerStream {
     this.close(Math.max(this.utterance.startSample + 1, Math.min(this.received, at + this.padSamples)));
   }
 
+  private interimText(): InterimText {
+    return new InterimText({ tentativeTail: this.settings.tentativeTail ?? false, tailGuardMs: this.settings.tailGuardMs ?? 300 });
+  }
+
   private begin(startSample: number, openedBy: Utterance['openedBy']): void {
-    this.utterance = { startSample, openedBy, closedBy: openedBy, passedAt: 0, previous: [], stable: [], interimsSent: 0, lastInterim: '' };
+    this.utterance = {
+      startSample,
+      openedBy,
+      closedBy: openedBy,
+      passedAt: 0,
+      interim: this.interimText(),
+      interimsSent: 0,
+      lastInterim: '',
+    };
   }
 
   /** Speech longer than one pass allows is finalized in pieces; the next piece starts at once. */
@@ -290,24 +304,7 @@ class OverFileStream implements RecognizerStream {
       // Closed while this pass ran: its interim is still sent when it comes back before the
       // final; the words at an utterance's end would otherwise show only with the final
       // (docs/whisper.md, "Finals batched").
-      const words = t.text.trim().split(/\s+/).filter(Boolean);
-      // LocalAgreement over what follows the stable words: the words this pass and the one
-      // before agree on there become stable too; the stable words themselves never change.
-      const from = continuationIndex(u.stable, words);
-      const fromBefore = continuationIndex(u.stable, u.previous);
-      let agreed = 0;
-      if (from !== null && fromBefore !== null) {
-        agreed = agreedPrefixLength(u.previous.slice(fromBefore), words.slice(from));
-        u.stable = [...u.stable, ...words.slice(from, from + agreed)];
-      }
-      u.previous = words;
-      const audioMs = (endSample - u.startSample) / SAMPLES_PER_MS;
-      const tail =
-        from === null || !this.settings.tentativeTail
-          ? []
-          : tentativeTail(t, words, from + agreed, audioMs - (this.settings.tailGuardMs ?? 300));
-      const shown = [...u.stable, ...tail];
-      const text = shown.join(' ');
+      const text = u.interim.add(t, (endSample - u.startSample) / SAMPLES_PER_MS);
       if (!text || text === u.lastInterim) return;
       u.lastInterim = text;
       u.interimsSent++;

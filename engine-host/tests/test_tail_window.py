@@ -86,8 +86,9 @@ class FullWindowTailTest(unittest.TestCase):
         audio = np.frombuffer(pcm, dtype="<i2").astype(np.float32) / 32768
         recognizer = Recognizer(WhisperModel(str(MODEL_DIR), device="cpu", compute_type="int8", cpu_threads=2), "base")
         # "unless to be rather cold hearted and rather selfish is to be ill disposed": 14 words.
-        # Sampled at 0.4 (a step of the ladder), so each run is another draw: one that loops in 8 passes.
-        for run in range(6):
+        # Sampled at 0.4 (a step of the ladder), so each run is another draw: 7 in 8 looped without
+        # the rule (5 of 6 in this test), so four runs all pass without it about once in 4,000.
+        for run in range(4):
             out = run_to_end(recognizer.transcribe(Request(audio=audio, language="en", prompt=", ".join(TERMS) + ".",
                                                            hotwords=" ".join(TERMS), temperature=0.4, word_timestamps=True)))
             with self.subTest(run=run):

@@ -162,9 +162,8 @@ async function level(sys: RunningSystem, n: number, stream: ReturnType<typeof bu
   const bySentence = sorted(
     results.flatMap((r, i) => {
       const trace: string[] = [];
-      const delays = wordDelays(r.seen, r.sentAt, CHUNK_MS, timeline, alignedIndexes, onlyByFinal, (word, ms, byFinal) =>
-        trace.push(`${word} ${ms.toFixed(0)}${byFinal ? '*' : ''}`),
-      );
+      const add = (word: string, ms: number, byFinal: boolean) => trace.push(`${word} ${ms.toFixed(0)}${byFinal ? '*' : ''}`);
+      const delays = wordDelays(r.seen, r.sentAt, CHUNK_MS, timeline, alignedIndexes, onlyByFinal, TRACE_WORDS ? add : undefined);
       if (TRACE_WORDS) printTrace(sys.name, i, r, trace);
       return delays;
     }),

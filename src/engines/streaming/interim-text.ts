@@ -50,9 +50,14 @@ export class InterimText {
         this.stableEndMs = times?.[from + agreed - 1]?.endMs ?? this.pendingEnds[agreed - 1];
       }
     }
-    const pending = from === null ? null : words.slice(from + agreed);
-    this.pending = pending;
-    this.pendingEnds = from === null || !pending ? [] : pending.map((_, i) => times?.[from + agreed + i]?.endMs);
+    if (from === null) {
+      this.pending = null;
+      this.pendingEnds = [];
+    } else {
+      const next = from + agreed;
+      this.pending = words.slice(next);
+      this.pendingEnds = this.pending.map((_, i) => times?.[next + i]?.endMs);
+    }
     const tail =
       from === null || !this.options.tentativeTail ? [] : tentativeTail(t, words, from + agreed, audioMs - this.options.tailGuardMs);
     return [...this.stable, ...tail].join(' ');

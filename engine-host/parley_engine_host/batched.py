@@ -14,8 +14,8 @@ on 2 cores) otherwise wait for each other one by one. A final is decoded through
 alone, so its text does not depend on whether others waited with it; finals share a batch only
 when their audio lengths fall in the same FINAL_BUCKET_S bucket (the padding a shorter one gains
 stays small). Where the sequential path would go on, the final is decoded again as there: when
-its text loops or fails faster-whisper's thresholds, at a longer pad and then in the 30 s window
-(recognizer.py, `redo`).
+its text loops or fails faster-whisper's thresholds, at a longer pad (the batch's looping finals
+together) and then, each alone, in the 30 s window (recognizer.py, `redo_batch`).
 
 faster-whisper's own batched pipeline does this for the 30 s chunks of one file; its
 `forward` is used here over windows of different sessions instead (the decode, the split into
@@ -82,15 +82,17 @@ def batch_key(request) -> tuple | None:
             request.hotwords or "", request.window_pad, request.word_timestamps)
 
 
-def decode_batch(model, requests: list) -> list[tuple[list[Segment], float, bool]]:
+def decode_batch(model, requests: list, window_pad: float | None = None) -> list[tuple[list[Segment], float, bool]]:
     """Each request's segments, duration (seconds) and whether faster-whisper's sequential
     path would have retried it at a higher temperature, decoded in one batch (same batch_key).
-    Drafts decode without timestamp tokens (cheaper); finals with them, as the sequential path."""
+    Drafts decode without timestamp tokens (cheaper); finals with them, as the sequential path.
+    `window_pad`: silence after the longest audio, when not the requests' own (a redo's)."""
     first = requests[0]
+    pad = first.window_pad if window_pad is None else window_pad
     final = not is_draft(first)
     tokenizer = Tokenizer(model.hf_tokenizer, model.model.is_multilingual, task="transcribe", language=first.language)
     features = [model.feature_extractor(r.audio)[..., :-1] for r in requests]
-    frames = min(3000, max(f.shape[-1] for f in features) + int(first.window_pad * FRAMES_PER_SECOND))
+    frames = min(3000, max(f.shape[-1] for f in features) + int(pad * FRAMES_PER_SECOND))
     stacked = np.stack([pad_or_trim(f, frames) for f in features])
     durations = [len(r.audio) / SAMPLE_RATE for r in requests]
     prompt = first.prompt or None

@@ -353,21 +353,47 @@ class Recognizer:
 
     def transcribe_batch(self, requests: list[Request]) -> list[dict[str, Any]]:
         """Live requests with the same batched.batch_key, decoded together. A draft's loop is
-        trimmed. A final is decoded again as the sequential path does (`redo`) when its text loops
-        or fails faster-whisper's thresholds."""
-        results = []
-        for request, (segments, duration, retry) in zip(requests, decode_batch(self.model, requests)):
+        trimmed. Finals whose text loops or fails faster-whisper's thresholds are decoded again
+        as the sequential path does (`redo_batch`)."""
+        results: list[dict[str, Any] | None] = [None] * len(requests)
+        again: list[int] = []
+        for i, (request, (segments, duration, retry)) in enumerate(zip(requests, decode_batch(self.model, requests))):
             kept = without_invented(segments)
             repeat = segments_loop_start(kept)
             if is_draft(request):
                 if repeat is not None:
                     kept = trimmed(kept, repeat)
             elif repeat is not None or retry:  # as transcribe() does with such a final
-                kept, info = run_to_end(self.redo(request, request.language))
-                results.append(self.verbose(kept, info.language, info.language_probability, info.duration,
-                                            request.word_timestamps))
+                again.append(i)
                 continue
-            results.append(self.verbose(kept, request.language, 1.0, duration, request.word_timestamps))
+            results[i] = self.verbose(kept, request.language, 1.0, duration, request.word_timestamps)
+        for i, result in zip(again, self.redo_batch([requests[i] for i in again])):
+            results[i] = result
+        return results
+
+    def redo_batch(self, requests: list[Request]) -> list[dict[str, Any]]:
+        """`redo` for the finals of one batch that need it: decoded again together at the wider
+        pad, then each that still loops or fails alone in the 30 s window. One after another,
+        four sessions' looping finals of one utterance end (jfk's second "And so my fellow
+        Americans" on Intel Xeon) cost 0.36 s each after their batch, and the last session's
+        caption came 1.5 s later than the first's (docs/whisper.md, session 21)."""
+        if not requests:
+            return []
+        wider = max(LOOP_RETRY_PAD_S, (requests[0].window_pad or 0) * 2)
+        longest = max(len(r.audio) for r in requests) / SAMPLE_RATE
+        fitted = longest + wider < MAX_WINDOW_S  # every batched final is >= LOOP_RETRY_MIN_S long
+        decoded = decode_batch(self.model, requests, window_pad=wider) if fitted else [None] * len(requests)
+        results = []
+        for request, again in zip(requests, decoded):
+            if again is not None:
+                segments, duration, retry = again
+                kept = without_invented(segments)
+                if segments_loop_start(kept) is None and not retry:
+                    results.append(self.verbose(kept, request.language, 1.0, duration, request.word_timestamps))
+                    continue
+            kept, info = run_to_end(self.decode(request, request.language, None))
+            results.append(self.verbose(kept, info.language, info.language_probability, info.duration,
+                                        request.word_timestamps))
         return results
 
     def redo(self, request: Request, language: str | None):

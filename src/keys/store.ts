@@ -116,7 +116,10 @@ export class KeyStore {
     this.authBatchQuery ??= precompile<'hashes'>((param) =>
       this.authLookup(sql<boolean>`api_keys.key_hash = any(${param('hashes')}::text[])`),
     );
-    return (await this.db.executeQuery<KeyForAuth>(this.authBatchQuery({ hashes }))).rows;
+    const query = this.authBatchQuery({ hashes });
+    // A named statement: the server plans this join once per connection, not on every request.
+    if (this.database.prepared) return this.database.prepared<KeyForAuth>(this.withBillingEpoch ? 'parley_key_lookup_epoch' : 'parley_key_lookup', query);
+    return (await this.db.executeQuery<KeyForAuth>(query)).rows;
   }
 
   /** A key that is not deleted. */

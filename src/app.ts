@@ -44,6 +44,7 @@ import { SearchService } from './search/service.js';
 import { SearchStore } from './search/store.js';
 import { registerLanguageRoutes } from './served-languages/routes.js';
 import { openBlobStore } from './storage/create.js';
+import { PostgresChangeFeed } from './store/change-feed.js';
 import { openDatabase } from './store/database.js';
 import { SessionStreams } from './stream/session-streams.js';
 import { createSubtitlesModule } from './subtitles/module.js';
@@ -79,6 +80,16 @@ export async function buildApp(config: Config, overrides: BuildOverrides = {}): 
     pgSchema: overrides.pgSchema,
   });
   await migrate(database);
+  // PostgreSQL: changes to keys and billing heard from every process, so their reads can be
+  // kept in memory (src/store/change-feed.ts); SQLite's caches read counters in the file instead.
+  const changes =
+    config.platform.keyCache && config.platform.databaseUrl
+      ? new PostgresChangeFeed({
+          databaseUrl: config.platform.databaseUrl,
+          pgSchema: overrides.pgSchema,
+          logger: logger.child({ component: 'store' }),
+        })
+      : undefined;
   const build = buildString();
   const roles = config.platform.roles;
 
@@ -124,6 +135,7 @@ export async function buildApp(config: Config, overrides: BuildOverrides = {}): 
     database,
     now,
     cacheLookups: config.platform.keyCache,
+    changes,
     verifyWebhookUrl: (url, secret, keyId) => sender.verifyUrl(url, secret, keyId),
   });
   const { webhooks } = createWebhooksModule({ database, jobs, keys, sender, options: config.webhooks, logger: webhookLogger, now });
@@ -135,6 +147,7 @@ export async function buildApp(config: Config, overrides: BuildOverrides = {}): 
     logger,
     now,
     keyPolicies: keys,
+    changes,
     notices: creditWebhooks(webhooks),
     onCharged: metrics.observeCharge,
   });
@@ -194,6 +207,7 @@ export async function buildApp(config: Config, overrides: BuildOverrides = {}): 
     config,
     logger,
     database,
+    changes,
     bus,
     streams,
     liveSearch,
@@ -335,6 +349,7 @@ export async function buildApp(config: Config, overrides: BuildOverrides = {}): 
       await presence.close();
       await engines.close();
       blobs.close?.();
+      await changes?.close();
       await database.close();
     },
   };

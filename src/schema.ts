@@ -9,6 +9,7 @@
 import { billingMigration } from './billing/migrations/0002_billing.js';
 import { billingEpochMigration } from './billing/migrations/0701_billing_epoch.js';
 import { billingEpochPostgresMigration } from './billing/migrations/0702_billing_epoch_postgres.js';
+import { billingNoticesPostgresMigration } from './billing/migrations/0704_billing_notices_postgres.js';
 import type { BillingTables } from './billing/tables.js';
 import { broadcastsMigration } from './broadcasts/migrations/0500_broadcasts.js';
 import { broadcastHostsMigration } from './broadcasts/migrations/0501_broadcast_hosts.js';
@@ -28,6 +29,7 @@ import { jobFairnessMigration } from './jobs/migrations/0051_job_fairness.js';
 import type { JobTables } from './jobs/tables.js';
 import { accountsKeysMigration } from './keys/migrations/0001_accounts_keys.js';
 import { authEpochMigration } from './keys/migrations/0700_auth_epoch.js';
+import { authNoticesPostgresMigration } from './keys/migrations/0703_auth_notices_postgres.js';
 import type { KeyTables } from './keys/tables.js';
 import type { PlanTables } from './plans/tables.js';
 import { liveRecordingsMigration } from './realtime/live/migrations/0600_live_recordings.js';
@@ -93,6 +95,8 @@ export const MIGRATIONS: Migration[] = [
   authEpochMigration,
   billingEpochMigration,
   billingEpochPostgresMigration,
+  authNoticesPostgresMigration,
+  billingNoticesPostgresMigration,
   sentenceRevisionsMigration,
 ];
 

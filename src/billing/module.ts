@@ -8,6 +8,7 @@ import type { EventBus } from '../bus/types.js';
 import type { Config } from '../config.js';
 import { LimitsCalculator } from '../plans/limits.js';
 import { PlanService } from '../plans/service.js';
+import type { ChangeVersions } from '../store/change-feed.js';
 import type { Database } from '../store/database.js';
 import { createTicketService, type TicketService } from '../tickets/service.js';
 import type { CreditNotices } from './events.js';
@@ -32,14 +33,17 @@ export function createBillingModule(d: {
   keyPolicies: KeyPolicySource;
   /** Where credit crossings are written durably (the webhooks feature's outbox). */
   notices?: CreditNotices;
+  /** PostgreSQL: changes heard from every process (src/store/change-feed.ts). */
+  changes?: ChangeVersions;
   /** Metrics: points charged by usage type. */
   onCharged?: (usageType: string, points: number) => void;
 }): BillingModule {
   const now = d.now ?? (() => new Date());
   // Billing reads in memory behind the billing epoch (read-cache.ts): on SQLite read by the
-  // cache, on PostgreSQL by each request's key lookup. A plan change by this process drops the
+  // cache, on PostgreSQL the change feed's version (or, while it does not listen, the epoch
+  // read by each request's key lookup). A plan change by this process drops the
   // epochs read in this turn (SQLite).
-  const readCache = d.config.platform.keyCache ? new BillingReadCache(d.database.sqlite) : undefined;
+  const readCache = d.config.platform.keyCache ? new BillingReadCache(d.database.sqlite, d.changes) : undefined;
   const plans = new PlanService(d.database, { catalogue: d.config.plans.catalogue, now, afterWrite: () => readCache?.written() });
   const billing = new BillingService({
     database: d.database,

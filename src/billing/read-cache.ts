@@ -10,12 +10,15 @@
  * read it guards, so a change in between is seen the next time.
  *
  * On SQLite the epoch is read here (a prepared statement, microseconds). On PostgreSQL that
- * read would cost a round trip of its own, as much as the reads it guards, so the epoch comes
- * with the request's key lookup instead (the same statement, src/keys/store.ts, migration 0702)
- * and a caller passes it in; a read without one (a live session's per-minute check, whose
- * principal outlives its request) goes to the database. Either way the epoch is read before the
- * data it guards and after the request started, so nothing committed before a request is missed.
+ * read would cost a round trip of its own, as much as the reads it guards. There the change
+ * feed's version for the account stands in for it (src/store/change-feed.ts: moved by the
+ * notices triggers send, migration 0704, and by this process's own writes) while the feed
+ * listens; otherwise the epoch read with the request's key (the same statement,
+ * src/keys/store.ts, migration 0702) when the caller passes it in; a read with neither (a live
+ * session's per-minute check while the feed does not listen) goes to the database. The two kinds
+ * of number are never compared with each other (`Entry.fed`).
  */
+import type { ChangeVersions } from '../store/change-feed.js';
 import type { SqliteConnection, SqliteStatement } from '../store/database.js';
 
 /** What a plan's limits count (see LimitsCalculator.evaluate). */
@@ -48,6 +51,8 @@ export interface Fresh<T> {
 
 interface Entry {
   epoch: number;
+  /** Whether `epoch` is the change feed's version (PostgreSQL) rather than a billing epoch. */
+  fed: boolean;
   validUntilMs: number;
   value: unknown;
 }
@@ -60,8 +65,9 @@ export class BillingReadCache {
   private turnEnds = false;
 
   constructor(
-    /** SQLite: where epochs are read; none (PostgreSQL): only epochs callers pass are used. */
+    /** SQLite: where epochs are read; none (PostgreSQL): the feed's versions, or epochs callers pass. */
     private readonly sqlite: SqliteConnection | undefined,
+    private readonly changes?: ChangeVersions,
     private readonly maxEntries = 20_000,
   ) {}
 
@@ -93,22 +99,26 @@ export class BillingReadCache {
   /** After a write to plans, lots or charges by this process: epochs are read again. */
   written(): void {
     this.turnEpochs.clear();
+    this.changes?.billingChanged();
   }
 
   /**
    * The value cached under `key` for the account when its epoch has not moved and time has not
    * run past its validity; otherwise `read()`, kept for next time. A read that fails is not kept.
-   * `knownEpoch`: the account's epoch read by this request (PostgreSQL's key lookup); without it
-   * and without SQLite there is no epoch to trust, and the read goes to the database.
+   * `knownEpoch`: the account's epoch read by this request (PostgreSQL's key lookup), used when
+   * the change feed does not listen; without either and without SQLite there is nothing to
+   * trust, and the read goes to the database.
    */
   async through<T>(accountId: string, key: string, nowMs: number, read: () => Promise<Fresh<T>>, knownEpoch?: number): Promise<T> {
-    const epoch = knownEpoch ?? this.epoch(accountId);
+    const version = this.changes?.billing(accountId);
+    const fed = version !== undefined;
+    const epoch = version ?? knownEpoch ?? this.epoch(accountId);
     if (epoch === undefined) return (await read()).value;
     const entry = this.entries.get(key);
-    if (entry && entry.epoch === epoch && nowMs < entry.validUntilMs) return entry.value as T;
+    if (entry && entry.epoch === epoch && entry.fed === fed && nowMs < entry.validUntilMs) return entry.value as T;
     const fresh = await read();
     if (this.entries.size >= this.maxEntries) this.entries.clear();
-    this.entries.set(key, { epoch, validUntilMs: fresh.validUntilMs, value: fresh.value });
+    this.entries.set(key, { epoch, fed, validUntilMs: fresh.validUntilMs, value: fresh.value });
     return fresh.value;
   }
 }

@@ -203,8 +203,8 @@ export class BillingReads {
 
   /**
    * The plan assignment row and the key's and the account pool's unexpired balances, cached
-   * behind the billing epoch: on SQLite always, on PostgreSQL when `epoch` (read by this
-   * request's key lookup) is given.
+   * behind the billing epoch: on SQLite always, on PostgreSQL while the change feed listens or
+   * when `epoch` (read by this request's key lookup) is given (read-cache.ts).
    */
   async planAndBalances(accountId: string, keyId: string, now: Date, epoch?: number): Promise<PlanAndBalances> {
     if (!this.cache) return (await this.readPlanAndBalances(accountId, keyId, now)).value;
@@ -276,15 +276,14 @@ export class BillingReads {
   }
 
   /**
-   * The minute counts of a plan's limits in one statement. Cached (on SQLite, and on PostgreSQL
-   * when the query carries the request's epoch) until a charge or a refund of the account (its
-   * epoch), the end of the plan day, the oldest counted charge leaving the rolling window, or
-   * the instant of a charge stamped later than now (another process's clock) would change them.
+   * The minute counts of a plan's limits in one statement. Cached (on SQLite; on PostgreSQL while
+   * the change feed listens or when the query carries the request's epoch: read-cache.ts) until
+   * a charge or a refund of the account (its epoch), the end of the plan day, the oldest counted
+   * charge leaving the rolling window, or the instant of a charge stamped later than now
+   * (another process's clock) would change them.
    */
   async limitMinutes(accountId: string, q: LimitMinutesQuery, now: Date): Promise<LimitMinutes> {
-    if (!this.cache || (q.epoch === undefined && this.database.dialect !== 'sqlite')) {
-      return (await this.readLimitMinutes(accountId, q, false)).value;
-    }
+    if (!this.cache) return (await this.readLimitMinutes(accountId, q, false)).value;
     const key = `m\u0000${accountId}\u0000${q.day[0]}\u0000${q.rolling ? q.windowMs : ''}\u0000${q.totalFrom ?? ''}`;
     return this.cache.through(accountId, key, now.getTime(), () => this.readLimitMinutes(accountId, q, true), q.epoch);
   }

@@ -14,6 +14,7 @@ import type { HttpApp } from '../platform/http/types.js';
 import type { RateLimiter } from '../platform/rate-limit.js';
 import type { LiveSearchIndex } from '../search/live-index.js';
 import type { BlobStore } from '../storage/types.js';
+import type { PostgresChangeFeed } from '../store/change-feed.js';
 import type { Database } from '../store/database.js';
 import type { SessionStreams } from '../stream/session-streams.js';
 import type { SummaryTemplateCatalogue } from '../summary-templates/catalogue.js';
@@ -28,6 +29,8 @@ export interface AppDeps {
   config: Config;
   logger: Logger;
   database: Database;
+  /** PostgreSQL with PARLEY_KEY_CACHE: changes to keys and billing heard from every process. */
+  changes?: PostgresChangeFeed;
   bus: EventBus;
   /** Live sessions as event streams: the publisher where a recording runs, subscriptions anywhere (src/stream). */
   streams: SessionStreams;

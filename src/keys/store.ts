@@ -1,10 +1,11 @@
 /** Store operations for accounts and API keys (the only SQL of this feature). */
 import { randomUUID } from 'node:crypto';
 import { type CompiledQuery, type Expression, type Selectable, type SqlBool, sql, type Updateable } from 'kysely';
+import type { ChangeVersions } from '../store/change-feed.js';
 import type { Database, Executor } from '../store/database.js';
 import { precompile } from '../store/precompiled.js';
 import { KeyLookupBatch } from './auth-batch.js';
-import { KeyLookupCache } from './auth-cache.js';
+import { feedAuthVersion, KeyLookupCache, SqliteAuthEpoch } from './auth-cache.js';
 import type { AccountsTable, ApiKeysTable, KeyForAuth, KeyRow } from './tables.js';
 
 export type { KeyForAuth, KeyRow } from './tables.js';
@@ -18,22 +19,28 @@ export class KeyStore {
   /** PostgreSQL: the lookups of requests that arrive together, in one statement (auth-batch.ts). */
   private readonly batch: KeyLookupBatch | undefined;
 
-  /** Lookups by key hash, checked against the auth epoch on every use (SQLite only: auth-cache.ts). */
+  /**
+   * Lookups by key hash, checked against the version of keys and accounts on every use
+   * (auth-cache.ts): SQLite's auth epoch, or PostgreSQL's change feed when there is one.
+   */
   private readonly lookups: KeyLookupCache | undefined;
 
   /**
    * PostgreSQL with caching on: the lookup also reads the account's billing epoch (one more
-   * indexed row in the same statement), so GET /me/plan and the like cost one round trip when
-   * the billing reads are cached (src/billing/read-cache.ts). The key itself is read every time.
+   * indexed row in the same statement), so a request whose key was read from the database (the
+   * change feed not listening, or the key's first request) still answers GET /me/plan and the
+   * like from the billing read cache (src/billing/read-cache.ts).
    */
   private readonly withBillingEpoch: boolean;
 
   constructor(
     private readonly database: Database,
-    options: { cacheLookups?: boolean } = {},
+    options: { cacheLookups?: boolean; changes?: ChangeVersions } = {},
   ) {
-    if (options.cacheLookups !== false && database.sqlite) this.lookups = new KeyLookupCache(database.sqlite);
-    this.withBillingEpoch = options.cacheLookups !== false && database.dialect === 'postgres';
+    const caching = options.cacheLookups !== false;
+    if (caching && database.sqlite) this.lookups = new KeyLookupCache(new SqliteAuthEpoch(database.sqlite));
+    else if (caching && options.changes) this.lookups = new KeyLookupCache(feedAuthVersion(options.changes));
+    this.withBillingEpoch = caching && database.dialect === 'postgres';
     if (database.dialect === 'postgres') this.batch = new KeyLookupBatch((hashes) => this.readManyForAuth(hashes));
   }
 
@@ -74,18 +81,19 @@ export class KeyStore {
 
   /**
    * The key with this hash and its account's flags, deleted keys included (the caller decides).
-   * Runs on every authenticated request, so the statement is compiled once; on SQLite a found
-   * key is kept while the auth epoch stays the same (auth-cache.ts), on PostgreSQL the lookups of
-   * requests that arrive together are one statement (auth-batch.ts), read after each of them began.
+   * Runs on every authenticated request: a found key is kept while the version of keys and
+   * accounts stays the same (auth-cache.ts); reads go to the database through one compiled
+   * statement, on PostgreSQL the lookups of requests that arrive together as one (auth-batch.ts),
+   * read after each of them began.
    */
   async findForAuth(keyHash: string): Promise<KeyForAuth | null> {
-    if (this.batch) return this.batch.get(keyHash);
-    if (!this.lookups) return this.readForAuth(keyHash);
-    const epoch = this.lookups.epoch();
-    const cached = this.lookups.get(keyHash, epoch);
-    if (cached) return cached;
-    const row = await this.readForAuth(keyHash);
-    if (row) this.lookups.set(keyHash, row, epoch);
+    const version = this.lookups?.version();
+    if (version !== undefined) {
+      const cached = this.lookups?.get(keyHash, version);
+      if (cached) return cached;
+    }
+    const row = await (this.batch ? this.batch.get(keyHash) : this.readForAuth(keyHash));
+    if (row && version !== undefined) this.lookups?.set(keyHash, row, version);
     return row;
   }
 
@@ -118,7 +126,8 @@ export class KeyStore {
     );
     const query = this.authBatchQuery({ hashes });
     // A named statement: the server plans this join once per connection, not on every request.
-    if (this.database.prepared) return this.database.prepared<KeyForAuth>(this.withBillingEpoch ? 'parley_key_lookup_epoch' : 'parley_key_lookup', query);
+    if (this.database.prepared)
+      return this.database.prepared<KeyForAuth>(this.withBillingEpoch ? 'parley_key_lookup_epoch' : 'parley_key_lookup', query);
     return (await this.db.executeQuery<KeyForAuth>(query)).rows;
   }
 

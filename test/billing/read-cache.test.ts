@@ -5,8 +5,9 @@
  * a spend, a refund, a plan change, a revoked key) the other answers on the very next request;
  * and what only time changes (a lot expiring, a charge leaving the rolling window, a charge
  * stamped ahead by another process's clock) shows as soon as the clock gets there. On
- * PostgreSQL the reads are cached too, behind the account's epoch read with the key (one round
- * trip a request), and only for the request that read it.
+ * PostgreSQL the reads (and key lookups) are cached too, behind the change feed's versions
+ * (src/store/change-feed.ts): what another process writes shows once its notice is heard, which
+ * each read here waits for (`caughtUp`; test/store/change-feed.test.ts tests the feed itself).
  */
 import { type RawBuilder, sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -30,6 +31,7 @@ describe.each(backends())('billing reads seen across processes (%s)', (backend) 
       env: redisEnv(backend),
       reuse: { dataDir: first.dataDir, pgSchema: first.pgSchema },
     });
+    await first.app.deps.changes?.ready();
   });
   afterAll(async () => {
     await second?.close();
@@ -38,6 +40,7 @@ describe.each(backends())('billing reads seen across processes (%s)', (backend) 
 
   /** GET /me/plan through the first process, twice (the second answer is the cached one where there is a cache). */
   const plan = async (key: string) => {
+    await first.app.deps.changes?.caughtUp(); // PostgreSQL: every notice committed so far heard
     const once = await api(first.url, 'GET', '/api/v1/me/plan', { key });
     const again = await api(first.url, 'GET', '/api/v1/me/plan', { key });
     expect(again.status).toBe(once.status);
@@ -49,7 +52,7 @@ describe.each(backends())('billing reads seen across processes (%s)', (backend) 
     return once.body.data;
   };
 
-  it('a top-up, a spend, a plan change, minutes, a refund and a revoked key from the other process show at once', async () => {
+  it('a top-up, a spend, a plan change, minutes, a refund and a revoked key from the other process show on the next request', async () => {
     const k = await realKey(first);
     const other = second.app.deps;
     expect(await plan(k.key)).toEqual({ mode: 'credit', plan: null, available_credit: 0 });
@@ -111,7 +114,7 @@ describe.each(backends())('billing reads seen across processes (%s)', (backend) 
     expect(later.daily_used_minutes).toBe(0);
   });
 
-  it('a change written by hand in SQL (an operator, another tool) shows at once', async () => {
+  it('a change written by hand in SQL (an operator, another tool) shows on the next request', async () => {
     const k = await realKey(first);
     const db = second.app.deps.database.db;
     await first.app.deps.billing.grantCredit({ accountId: k.accountId, points: 10, pool: 'account' });
@@ -131,13 +134,14 @@ describe.each(backends())('billing reads seen across processes (%s)', (backend) 
     expect((await first.app.deps.billing.standing(kept)).available).toBe(10);
     expect((await plan(k.key)).available_credit).toBe(10);
     await second.app.deps.billing.chargeOneOff(k, { type: 'summary', points: 3, idempotencyKey: `kept:${k.keyId}` });
+    await first.app.deps.changes?.caughtUp();
     expect((await first.app.deps.billing.standing(kept)).available).toBe(7);
     expect((await plan(k.key)).available_credit).toBe(7);
   });
 
-  // What shows that PostgreSQL answers from memory: a change that moves no epoch (triggers off,
-  // as a superuser's bulk load can do) is not seen until something moves the epoch.
-  it.runIf(backend === 'postgres')('on PostgreSQL the plan, balances and minutes are cached behind the epoch', async () => {
+  // What shows that PostgreSQL answers from memory: a change that sends no notice (triggers off,
+  // as a superuser's bulk load can do) is not seen until something moves the version.
+  it.runIf(backend === 'postgres')('on PostgreSQL the plan, balances and minutes are cached behind the change feed', async () => {
     const k = await realKey(first);
     const db = second.app.deps.database.db;
     const quietly = (statement: RawBuilder<unknown>) =>

@@ -17,10 +17,10 @@
  * database as with the cache off. A connection that dies without an error (a peer gone from the
  * network) is found by a check every HEARTBEAT_MS that must answer within HEARTBEAT_TIMEOUT_MS.
  *
- * What this gives up against reading every request (docs/capacity.md, "Request path"): a change
- * committed by another process is seen once its notice arrives (well under a millisecond on one
- * host) rather than by any request that starts after the commit; for at most the heartbeat's
- * window when the listening connection is lost without an error.
+ * What this gives up against reading every request (ARCHITECTURE.md, "Keys and
+ * authentication"): a change committed by another process is seen once its notice arrives (well
+ * under a millisecond on one host) rather than by any request that starts after the commit; and
+ * up to the heartbeat's window late when the listening connection is lost without an error.
  */
 import pg from 'pg';
 

@@ -45,7 +45,7 @@ export const platformSettings = defineSection({
   ),
   keyCache: settings.bool(
     'PARLEY_KEY_CACHE',
-    "Keep each account's plan, balances and plan-limit minute counts (and, on SQLite, API key lookups) in memory, checked on every request against counters that any change to a key, an account, a plan, a credit lot or a charge moves, so a change still takes effect on the next request; on PostgreSQL the account's counter is read with the key, in the request's one statement. Off: database reads on every request.",
+    "Keep API key lookups and each account's plan, balances and plan-limit minute counts in memory, checked on every request against versions that any change to a key, an account, a plan, a credit lot or a charge moves, so a change still takes effect on the next request. SQLite: counters in the file. PostgreSQL: notices every writer's triggers send (LISTEN/NOTIFY on one extra connection per process; a change by another process applies once its notice arrives, under a millisecond on one host; while that connection is down, reads go to the database). Off: database reads on every request.",
     true,
   ),
   trustProxy: settings.bool('PARLEY_TRUST_PROXY', 'Believe X-Forwarded-For for the client address (only behind your own proxy).', false),

@@ -32,6 +32,8 @@ const HISTORY = [
   '0700_auth_epoch',
   '0701_billing_epoch',
   '0702_billing_epoch_postgres',
+  '0703_auth_notices_postgres',
+  '0704_billing_notices_postgres',
   '0800_sentence_revisions',
 ];
 

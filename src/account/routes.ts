@@ -4,7 +4,7 @@ import { principalOf, requireApiKey } from '../platform/auth/hooks.js';
 import type { Authenticator } from '../platform/auth/types.js';
 import { AppError } from '../platform/errors/app-error.js';
 import { errors, since } from '../platform/http/api-doc.js';
-import { ok } from '../platform/http/reply.js';
+import { ok, okShared } from '../platform/http/reply.js';
 import type { HttpApp } from '../platform/http/types.js';
 import type { AccountService } from './service.js';
 
@@ -91,7 +91,10 @@ export function registerAccountRoutes(app: HttpApp, deps: { auth: Authenticator;
         ...since('1.9.0'),
       },
     },
-    async (request) => ok(await deps.account.plan(principalOf(request))),
+    async (request) => {
+      const view = await deps.account.plan(principalOf(request));
+      return Object.isFrozen(view) ? okShared(view) : ok(view); // frozen: a plan-bound view, handed out again
+    },
   );
 
   app.get(

@@ -60,15 +60,23 @@ export class AccountService {
     if (plan.mode === 'credit') return { mode: 'credit', plan: null, available_credit: available };
     if (plan.mode === 'unlimited') return { mode: 'unlimited', plan: null, features: { all: true }, expired_at: plan.expiresAt };
     const report = await this.deps.limits.evaluate(principal.accountId, plan, now, policy, epoch);
+    // The same report (LimitsCalculator hands out the very same object while the counts hold),
+    // plan and expiry: the same frozen view, which the route answers as a shared body (okShared).
+    const known = this.planBoundViews.get(report.view);
+    if (known && known.plan === plan.plan && known.expiresAt === plan.expiresAt) return known.view;
     const lists = featureLists(plan.plan);
-    return {
+    const view: PlanView = Object.freeze({
       mode: 'unlimited',
-      plan: { name: plan.plan.name, expired_at: plan.expiresAt },
+      plan: Object.freeze({ name: plan.plan.name, expired_at: plan.expiresAt }),
       features: lists.features,
       oneoff_features: lists.oneoff,
       limits: report.view,
-    };
+    });
+    this.planBoundViews.set(report.view, { plan: plan.plan, expiresAt: plan.expiresAt, view });
+    return view;
   }
+
+  private readonly planBoundViews = new WeakMap<LimitsView, { plan: PlanDefinition; expiresAt: string | null; view: PlanView }>();
 
   /**
    * Lots with credit left and unexpired, soonest expiry first, never-expiring last. The key

@@ -15,6 +15,7 @@ import { installCors } from './cors.js';
 import { clientErrorResponse, installErrorHandling } from './errors.js';
 import { lazyChildLoggers } from './lazy-logger.js';
 import { openApiOptions } from './openapi.js';
+import { encodeBody } from './reply.js';
 import { installRequestLog, type RequestLogMode } from './request-log.js';
 import { closeAllSse, type SseStream } from './sse.js';
 import type { HttpApp } from './types.js';
@@ -119,7 +120,8 @@ export async function createHttpServer(options: HttpServerOptions): Promise<Http
   installRequestLog(app, options.requestLog);
   // Response schemas document the interface and are checked by the contract test; they must
   // never change a body (fast-json-stringify would drop undeclared fields and coerce types).
-  app.setSerializerCompiler(() => (data) => JSON.stringify(data));
+  // Shared answers (reply.ts, okShared) are encoded once.
+  app.setSerializerCompiler(() => encodeBody);
 
   installCors(app, { corsOrigins: options.corsOrigins, isPublicPath });
 

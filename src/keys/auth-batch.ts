@@ -1,9 +1,9 @@
 /**
  * Key lookups of the requests that arrive together, read in one statement (PostgreSQL, issue
- * 30). Each authenticated request needs its key read fresh (a disabled or deleted key must fail
- * on the very next request, whichever process changed it), and on PostgreSQL each statement is
- * a network round trip whose driver work costs this process more than the rest of a small
- * request. Lookups asked for in one turn of the event loop (the requests read from the sockets
+ * 30): the keys not in memory (auth-cache.ts), or every key while the change feed does not
+ * listen. Such a lookup must be read fresh (a disabled or deleted key must fail on the very next
+ * request, whichever process changed it), and on PostgreSQL each statement is a network round
+ * trip whose driver work costs this process more than the rest of a small request. Lookups asked for in one turn of the event loop (the requests read from the sockets
  * in one poll) are sent as one `key_hash = any($1)` statement once that turn ends, so the
  * statement starts after every request it answers began: each still sees everything committed
  * before it arrived, which is all "fresh" promises. Nothing is kept once answered. Requests for

@@ -14,14 +14,18 @@
  * on every change this process makes (`authChanged`, `billingChanged`: at once, before its own
  * notice comes back), and whenever the listening connection is made or lost. While it is not
  * listening the versions are undefined and nothing may be served from memory: requests read the
- * database as with the cache off. A connection that dies without an error (a peer gone from the
- * network) is found by a check every HEARTBEAT_MS that must answer within HEARTBEAT_TIMEOUT_MS.
+ * database as with the cache off. The feed checks that it hears, before it listens and every
+ * HEARTBEAT_MS after: it sends a probe notice of its own on CHANNEL and must hear it back within
+ * HEARTBEAT_TIMEOUT_MS, so a connection that died without an error (a peer gone from the
+ * network) or one that cannot listen (a pooler in transaction mode hands LISTEN and NOTIFY to
+ * different server connections) is not trusted.
  *
  * What this gives up against reading every request (ARCHITECTURE.md, "Keys and
  * authentication"): a change committed by another process is seen once its notice arrives (well
  * under a millisecond on one host) rather than by any request that starts after the commit; and
  * up to the heartbeat's window late when the listening connection is lost without an error.
  */
+import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 
 export const CHANGE_CHANNEL = 'parley_changes';
@@ -58,6 +62,11 @@ export class PostgresChangeFeed implements ChangeVersions {
   private attempt = 0;
   private timer: NodeJS.Timeout | undefined;
   private readonly waiters: Array<() => void> = [];
+  /** Probe notices sent and not yet heard back, by token (probe). */
+  private readonly probing = new Map<string, () => void>();
+  private probes = 0;
+  /** This feed's own mark on its probes: every process of the schema hears them. */
+  private readonly probeMark = randomBytes(6).toString('hex');
 
   constructor(private readonly options: { databaseUrl: string; pgSchema?: string; logger?: ChangeFeedLogger }) {
     void this.connect();
@@ -120,6 +129,7 @@ export class PostgresChangeFeed implements ChangeVersions {
       await client.connect();
       this.schema = (await client.query<{ s: string }>('SELECT current_schema() AS s')).rows[0]?.s;
       await client.query(`LISTEN ${CHANGE_CHANNEL}`);
+      await this.probe(client);
       if (this.closed || this.client !== client) return;
       this.attempt = 0;
       this.setListening(true);
@@ -130,31 +140,52 @@ export class PostgresChangeFeed implements ChangeVersions {
     }
   }
 
-  /** A statement every HEARTBEAT_MS: a connection that no longer answers is dropped. */
+  /** A probe every HEARTBEAT_MS: a connection that no longer hears is dropped. */
   private beat(client: pg.Client): void {
     this.timer = setTimeout(() => {
-      const late = setTimeout(() => this.lost(client, new Error('no answer to the heartbeat')), HEARTBEAT_TIMEOUT_MS);
-      client.query('SELECT 1').then(
+      this.probe(client).then(
         () => {
-          clearTimeout(late);
           if (this.client === client && this.listening) this.beat(client);
         },
-        (err: unknown) => {
-          clearTimeout(late);
-          this.lost(client, err);
-        },
+        (err: unknown) => this.lost(client, err),
       );
     }, HEARTBEAT_MS);
     this.timer.unref();
   }
 
+  /** Sends a notice of its own and resolves when it is heard back (rejects after HEARTBEAT_TIMEOUT_MS). */
+  private probe(client: pg.Client): Promise<void> {
+    const token = `${this.probeMark}-${++this.probes}`;
+    return new Promise<void>((resolve, reject) => {
+      const late = setTimeout(() => {
+        this.probing.delete(token);
+        reject(new Error('the probe notice was not heard back'));
+      }, HEARTBEAT_TIMEOUT_MS);
+      late.unref();
+      this.probing.set(token, () => {
+        clearTimeout(late);
+        resolve();
+      });
+      client.query('SELECT pg_notify($1, $2)', [CHANGE_CHANNEL, `${this.schema} probe ${token}`]).catch((err: unknown) => {
+        clearTimeout(late);
+        this.probing.delete(token);
+        reject(err);
+      });
+    });
+  }
+
   private heard(payload: string): void {
-    const [schema, kind, accountId] = payload.split(' ');
+    // "<schema> auth", "<schema> billing [<account id>]" or "<schema> probe <token>".
+    const [schema, kind, subject] = payload.split(' ');
     if (schema !== this.schema) return; // another deployment (or test) in the same database
-    if (kind === 'auth') this.authChanged();
-    else if (kind === 'billing' && accountId) {
+    if (kind === 'probe') {
+      const ours = subject ? this.probing.get(subject) : undefined; // other processes' probes too
+      if (subject) this.probing.delete(subject);
+      ours?.();
+    } else if (kind === 'auth') this.authChanged();
+    else if (kind === 'billing' && subject) {
       if (this.billingAt.size >= MAX_ACCOUNTS) this.billingChanged();
-      else this.billingAt.set(accountId, ++this.counter);
+      else this.billingAt.set(subject, ++this.counter);
     } else if (kind === 'billing') this.billingChanged();
   }
 

@@ -35,6 +35,10 @@ const PROCESS_WIDE: Record<string, { names: string[]; why: string }> = {
     why: 'a GGUF model loaded once per process (gigabytes); known weakness: the first registry sets its threads',
   },
   'src/platform/http/sse.ts': { names: ['shared'], why: "memo of a payload object's JSON (WeakMap: lives as long as the payload)" },
+  'src/platform/http/reply.ts': {
+    names: ['sharedBodies', 'envelopes'],
+    why: "memo of a frozen body's envelope and JSON (WeakMaps: live as long as the body)",
+  },
   'src/platform/log-destination.ts': { names: ['pendingAtExit', 'exitHandlerInstalled'], why: "the process's exit hook" },
 };
 

@@ -104,19 +104,27 @@ export class BillingReadCache {
 
   /**
    * The value cached under `key` for the account when its epoch has not moved and time has not
-   * run past its validity; otherwise `read()`, kept for next time. A read that fails is not kept.
+   * run past its validity; otherwise `read(true)`, kept for next time, or `read(false)` when
+   * nothing can be kept (the read may then skip finding out how long it holds). A read that
+   * fails is not kept.
    * `knownEpoch`: the account's epoch read by this request (PostgreSQL's key lookup), used when
    * the change feed does not listen; without either and without SQLite there is nothing to
    * trust, and the read goes to the database.
    */
-  async through<T>(accountId: string, key: string, nowMs: number, read: () => Promise<Fresh<T>>, knownEpoch?: number): Promise<T> {
+  async through<T>(
+    accountId: string,
+    key: string,
+    nowMs: number,
+    read: (kept: boolean) => Promise<Fresh<T>>,
+    knownEpoch?: number,
+  ): Promise<T> {
     const version = this.changes?.billing(accountId);
     const fed = version !== undefined;
     const epoch = version ?? knownEpoch ?? this.epoch(accountId);
-    if (epoch === undefined) return (await read()).value;
+    if (epoch === undefined) return (await read(false)).value;
     const entry = this.entries.get(key);
     if (entry && entry.epoch === epoch && entry.fed === fed && nowMs < entry.validUntilMs) return entry.value as T;
-    const fresh = await read();
+    const fresh = await read(true);
     if (this.entries.size >= this.maxEntries) this.entries.clear();
     this.entries.set(key, { epoch, fed, validUntilMs: fresh.validUntilMs, value: fresh.value });
     return fresh.value;

@@ -285,7 +285,8 @@ export class BillingReads {
   async limitMinutes(accountId: string, q: LimitMinutesQuery, now: Date): Promise<LimitMinutes> {
     if (!this.cache) return (await this.readLimitMinutes(accountId, q, false)).value;
     const key = `m\u0000${accountId}\u0000${q.day[0]}\u0000${q.rolling ? q.windowMs : ''}\u0000${q.totalFrom ?? ''}`;
-    return this.cache.through(accountId, key, now.getTime(), () => this.readLimitMinutes(accountId, q, true), q.epoch);
+    // Bounds (a second statement) only for a value the cache keeps.
+    return this.cache.through(accountId, key, now.getTime(), (kept) => this.readLimitMinutes(accountId, q, kept), q.epoch);
   }
 
   private limitBoundsQuery?: ReturnType<typeof precompile<'account' | 'from' | 'until'>>;

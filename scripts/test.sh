@@ -13,16 +13,8 @@ npx biome check .
 echo "== type check (tsc)"
 npx tsc -p tsconfig.json
 npx tsc -p web/console/tsconfig.json
-echo "== engine host tests (Python unittest, the real Whisper model)"
-if [ -x .venv/engine-host/bin/python ]; then
-  .venv/engine-host/bin/python -m unittest discover engine-host/tests
-elif [ "${PARLEY_TEST_REQUIRE_WHISPER:-}" = "1" ]; then
-  echo "PARLEY_TEST_REQUIRE_WHISPER=1 but the engine host is not installed" >&2
-  exit 1
-else
-  echo "skipped: no .venv/engine-host (setup could not install Whisper)"
-fi
-echo "== tests (vitest)"
+# The engine host's Python tests run as one file of the suite (test/engines/engine-host-python.test.ts).
+echo "== tests (vitest; the engine host's Python tests among them)"
 summary=$(mktemp)
 status=0
 PARLEY_TEST_SUMMARY_FILE="$summary" npx vitest run "$@" || status=$?

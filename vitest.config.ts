@@ -12,12 +12,10 @@ export default defineConfig({
     hookTimeout: 60_000,
     // Two cores: engine tests are CPU-bound, keep parallelism modest.
     pool: 'forks',
-    // Workers are reused from file to file (isolate: false): each file still gets its own
-    // copy of the project's modules (vitest resets them between files), but node_modules,
-    // Node's start-up and the worker process are paid once per worker instead of once per file
-    // (about a second of CPU for each of 250 files; docs/benchmarks.md, "CI time (session 22)").
-    // Nothing in the suite mocks modules, and the few tests that set process.env put it back.
-    poolOptions: { forks: { maxForks: 2, minForks: 1, isolate: false } },
+    // A fresh worker for each file (vitest's default, kept on purpose): with workers reused
+    // (isolate: false) a CI run's two workers grew to 10-11 GB each, from what files leave
+    // behind, and the run was slower, not faster (docs/benchmarks.md, "CI time (session 22)").
+    poolOptions: { forks: { maxForks: 2, minForks: 1 } },
     reporters: ['default', './test/support/summary-reporter.ts'],
     // Known slow files first (test/support/slow-files.txt): no long file is left to run alone at the end.
     sequence: { sequencer: SlowFirstSequencer },

@@ -67,7 +67,7 @@ describe.skipIf(librivoxClips().length === 0).each(backends())('a quick restart 
         const started = cl.messages.find((m) => m.data?.action === 'session_started');
         expect(started, JSON.stringify(cl.messages)).toBeDefined();
         const taskId = started!.data.task_id as string;
-        // 24.7 s of speech at 2x real time: under one 30 s segment, so all of it is only on the local disk.
+        // 24.7 s of speech at 3x real time: under one 30 s segment, so all of it is only on the local disk.
         const pcm = speechPcm();
         await sendPcmFrames(cl.ws, pcm);
         const sentMs = pcm.length / 32;

@@ -105,10 +105,13 @@ export async function liveClient(base: string, key: string) {
   return { ws, messages, send };
 }
 
-/** Sends 16 kHz s16le PCM as binary frames of 200 ms every 100 ms: twice real time. */
+/**
+ * Sends 16 kHz s16le PCM as binary frames of 300 ms every 100 ms: three times real time, under
+ * the connection's audio rate limit (four times real time, src/realtime/limits.ts).
+ */
 export async function sendPcmFrames(ws: WebSocket, pcm: Buffer): Promise<void> {
-  for (let i = 0; i < pcm.length; i += 6400) {
-    ws.send(pcm.subarray(i, i + 6400));
+  for (let i = 0; i < pcm.length; i += 9600) {
+    ws.send(pcm.subarray(i, i + 9600));
     await new Promise((r) => setTimeout(r, 100));
   }
 }

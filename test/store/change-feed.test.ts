@@ -8,17 +8,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PostgresChangeFeed } from '../../src/store/change-feed.js';
 import { realKey } from '../billing/support.js';
 import { api, backends, startTestApp, type TestApp } from '../support/app.js';
+import { until } from '../webhooks/receiver.js';
 
 const PG_URL = process.env.DATABASE_URL;
-
-/** Polls `check` until it holds (the feed's reconnection runs on its own timer). */
-async function until(check: () => boolean, timeoutMs = 5_000): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > end) throw new Error('timed out');
-    await new Promise((r) => setTimeout(r, 5));
-  }
-}
 
 describe.runIf(backends().includes('postgres'))('PostgreSQL change feed', () => {
   let first: TestApp;

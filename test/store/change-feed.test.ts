@@ -90,21 +90,31 @@ describe.runIf(backends().includes('postgres'))('PostgreSQL change feed', () => 
   it('nothing read before the listening connection was lost is trusted after it: the feed reconnects and reads again', async () => {
     const feed = first.app.deps.changes;
     if (!feed) throw new Error('no change feed');
-    const k = await realKey(first);
-    await first.app.deps.billing.grantCredit({ accountId: k.accountId, points: 10, pool: 'account' });
-    expect((await plan(k.key)).body.data.available_credit).toBe(10);
-    // A change that sends no notice (triggers off), then the listening connection cut.
-    await other()
-      .transaction()
-      .execute(async (trx) => {
-        await sql`set local session_replication_role = replica`.execute(trx);
-        await sql`update credit_lots set remaining_milli = 6000 where account_id = ${k.accountId}`.execute(trx);
-      });
-    expect((await plan(k.key)).body.data.available_credit).toBe(10); // still from memory
-    const before = feed.auth();
-    const pid = await feed.backendPid();
-    await sql`select pg_terminate_backend(${pid}::int)`.execute(other());
-    await until(() => feed.auth() !== undefined && feed.auth() !== before);
-    expect((await plan(k.key)).body.data.available_credit).toBe(6);
+    // The feed may drop what it keeps on its own between two reads (a probe not heard back within
+    // 2 s on a loaded machine, a billing change elsewhere): then "still from memory" cannot be
+    // seen, and the scenario is played again with a new key. A read of 6 while the account's
+    // version stood still is a failure at once.
+    for (let attempt = 1; ; attempt++) {
+      const k = await realKey(first);
+      await first.app.deps.billing.grantCredit({ accountId: k.accountId, points: 10, pool: 'account' });
+      expect((await plan(k.key)).body.data.available_credit).toBe(10);
+      const version = feed.billing(k.accountId);
+      // A change that sends no notice (triggers off), then the listening connection cut.
+      await other()
+        .transaction()
+        .execute(async (trx) => {
+          await sql`set local session_replication_role = replica`.execute(trx);
+          await sql`update credit_lots set remaining_milli = 6000 where account_id = ${k.accountId}`.execute(trx);
+        });
+      const fromMemory = (await plan(k.key)).body.data.available_credit;
+      if (fromMemory !== 10 && feed.billing(k.accountId) !== version && attempt < 3) continue;
+      expect(fromMemory).toBe(10); // still from memory
+      const before = feed.auth();
+      const pid = await feed.backendPid();
+      await sql`select pg_terminate_backend(${pid}::int)`.execute(other());
+      await until(() => feed.auth() !== undefined && feed.auth() !== before);
+      expect((await plan(k.key)).body.data.available_credit).toBe(6);
+      return;
+    }
   });
 });

@@ -27,6 +27,7 @@ import { api, backends, createPgSchema, dropPgSchema, type TestApp } from '../su
 import { haveSharedAudio } from '../support/audio.js';
 import { longRecordingWebm } from '../support/long-recording.js';
 import { testRedisUrl } from '../support/services.js';
+import { until } from '../support/until.js';
 import { newBroadcast, openViewer, realKey, type SseEvent } from './support.js';
 
 const MINUTES = 20;
@@ -60,12 +61,6 @@ async function feed(ws: { send(b: Buffer): void }, webm: Buffer, from: number, t
   for (let i = from; i < to; i += perFrame) {
     ws.send(webm.subarray(i, Math.min(to, i + perFrame)));
     await sleep(100);
-  }
-}
-
-async function until(cond: () => boolean, timeoutMs: number): Promise<void> {
-  for (const end = Date.now() + timeoutMs; !cond(); await sleep(250)) {
-    if (Date.now() > end) throw new Error('condition not met in time');
   }
 }
 
@@ -146,7 +141,12 @@ describe.skipIf(!shared).each(backends())('catch-up for late joiners: a 20-minut
     await idle(host);
     lap('heard');
     await feed(host.ws, webm, at(JOIN_AT_MINUTE - 1), at(JOIN_AT_MINUTE), bytesPerSecond);
-    await until(() => seconds(finals(host).at(-1)?.start_time ?? '00:00') >= (JOIN_AT_MINUTE - 1) * 60, 180_000);
+    await until(
+      () => seconds(finals(host).at(-1)?.start_time ?? '00:00') >= (JOIN_AT_MINUTE - 1) * 60,
+      180_000,
+      'the host past the join minute',
+      250,
+    );
     lap('minute 14 heard');
     // Two intervals: the run after the last final has written (extractive summary, Apertium translations).
     await sleep(8_000);

@@ -12,6 +12,7 @@ import { nodeClient } from '../../src/client/node.js';
 import { connect, event, jfkPcm, type Msg, startLiveApp, streamPcm, vt, waitFor } from '../realtime/support.js';
 import { api, type TestApp } from '../support/app.js';
 import { testRedisUrl } from '../support/services.js';
+import { until } from '../support/until.js';
 import { expectError, newBroadcast, onAir, openViewer, realKey, type ViewerClient } from './support.js';
 
 const pcm = jfkPcm();
@@ -34,15 +35,6 @@ function reader<E>(stream: SseStream<E>) {
       while (!(await it.next()).done) {}
     },
   };
-}
-
-/** Polls an async condition (counts that settle as streams close). */
-async function until(cond: () => Promise<boolean>, timeoutMs = 10_000): Promise<void> {
-  const until = Date.now() + timeoutMs;
-  while (!(await cond())) {
-    if (Date.now() > until) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 100));
-  }
 }
 
 describe.each(kinds)('broadcast viewer stream (sqlite, %s, real host)', (_name, backendEnv) => {
@@ -250,7 +242,12 @@ describe.each(kinds)('broadcast viewer stream (sqlite, %s, real host)', (_name, 
     const full = await openViewer(t, b.token, '', { 'x-forwarded-for': '10.78.0.1' });
     expectError(full, 503, 'broadcast_capacity_exceeded');
     for (const v of waiting) v.close();
-    await until(() => api(t.url, 'GET', `/api/v1/broadcasts/${b.id}`, { key }).then((r) => r.body.data.queue_count === 1));
+    await until(
+      () => api(t.url, 'GET', `/api/v1/broadcasts/${b.id}`, { key }).then((r) => r.body.data.queue_count === 1),
+      10_000,
+      'one viewer queued',
+      100,
+    );
     // The host raises max_viewers: viewers are told, the waiting one is admitted.
     expect((await api(t.url, 'PATCH', `/api/v1/broadcasts/${b.id}`, { key, body: { max_viewers: 3 } })).status).toBe(200);
     expect((await third.next((e) => e.event === 'max_viewers_changed')).data).toEqual({ max_viewers: 3 });
@@ -271,7 +268,12 @@ describe.each(kinds)('broadcast viewer stream (sqlite, %s, real host)', (_name, 
     const second = await openViewer(t, b.token);
     expect((await second.next((e) => e.event === 'connected')).data.phase).toBe('live');
     expect((await second.next((e) => e.event === 'queued')).data).toEqual({ position: 1, estimated_wait: expect.any(String) });
-    await until(() => api(t.url, 'GET', `/api/v1/broadcasts/${b.id}`, { key }).then((r) => r.body.data.queue_count === 1));
+    await until(
+      () => api(t.url, 'GET', `/api/v1/broadcasts/${b.id}`, { key }).then((r) => r.body.data.queue_count === 1),
+      10_000,
+      'one viewer queued',
+      100,
+    );
     const spoken = (e: { event: string }) => e.event === 'origin' || e.event === 'translation';
 
     await streamPcm(host, pcm, 4);

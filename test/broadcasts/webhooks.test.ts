@@ -8,7 +8,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connect, jfkPcm, type Msg, startLiveApp, streamPcm, vt } from '../realtime/support.js';
 import { api, type TestApp } from '../support/app.js';
-import { type Receiver, startReceiver, until } from '../webhooks/receiver.js';
+import { until } from '../support/until.js';
+import { type Receiver, startReceiver } from '../webhooks/receiver.js';
 import { newBroadcast } from './support.js';
 
 describe('broadcast recordings: webhooks to the broadcast callback_url (sqlite, real engines)', () => {

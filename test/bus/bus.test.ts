@@ -22,6 +22,7 @@ import type { EventBus } from '../../src/bus/types.js';
 import type { SessionEvent } from '../../src/stream/events.js';
 import { busPairFactories } from '../support/buses.js';
 import { testRedisUrl } from '../support/services.js';
+import { until } from '../support/until.js';
 
 const redisUrl = testRedisUrl();
 
@@ -31,14 +32,6 @@ async function collect<T extends Topic>(bus: EventBus, topic: T): Promise<Messag
   const got: MessageOf<T>[] = [];
   await bus.subscribe(topic, (m) => got.push(m));
   return got;
-}
-
-async function until(cond: () => boolean, ms = 5000): Promise<void> {
-  const t0 = Date.now();
-  while (!cond()) {
-    if (Date.now() - t0 > ms) throw new Error('timed out');
-    await new Promise((r) => setTimeout(r, 5));
-  }
 }
 
 const low = (n: number): CreditLowEvent => ({ accountId: `a${n}`, balance: n, threshold: 50, at: '2026-01-01T00:00:00.000Z' });

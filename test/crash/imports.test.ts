@@ -11,7 +11,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { upload } from '../imports/support.js';
 import { api, backends } from '../support/app.js';
 import { convert, haveSharedAudio, JFK } from '../support/audio.js';
-import { type Receiver, startReceiver, until } from '../webhooks/receiver.js';
+import { until } from '../support/until.js';
+import { type Receiver, startReceiver } from '../webhooks/receiver.js';
 import { crashSite, killAt, startKey, usage } from './support.js';
 
 const mp3 = haveSharedAudio() ? convert(JFK, 'mp3') : null;

@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { jfkPcm } from '../realtime/support.js';
 import { api, backends } from '../support/app.js';
 import { haveSharedAudio } from '../support/audio.js';
-import { until } from '../webhooks/receiver.js';
+import { until } from '../support/until.js';
 import { crashSite, endedTask, killAt, liveClient, sendPcmFrames, startKey, usage } from './support.js';
 
 const CASES = ['recording', 'live.uploading', 'live.processing', 'live.summarized'];

@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { api, backends } from '../support/app.js';
 import { librivoxClips } from '../support/audio.js';
-import { until } from '../webhooks/receiver.js';
+import { until } from '../support/until.js';
 import { crashSite, endedTask, liveClient, sendPcmFrames, startKey } from './support.js';
 
 /** Local audio files (`<task>.wav`) left under the realtime temp folder of the data dir. */

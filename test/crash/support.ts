@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import WebSocket from 'ws';
 import { api, type Backend, createPgSchema, dropPgSchema } from '../support/app.js';
 import { localServerEnv, type ServerProcess, startServer } from '../support/server.js';
-import { until } from '../webhooks/receiver.js';
+import { until } from '../support/until.js';
 
 export interface CrashSite {
   base: string;

@@ -9,18 +9,13 @@ import { normalizeWords, wordErrorRate } from '../../src/engines/quality/wer.js'
 import { SharedResources } from '../../src/engines/shared-resources.js';
 import type { FileRecognizer, PcmAudio, StreamingRecognizer, SttResult, VoiceActivityDetector } from '../../src/engines/types.js';
 import { haveSharedAudio, JFK, JFK_TEXT, librivoxClips, SHARED_AUDIO } from '../support/audio.js';
+import { until } from '../support/until.js';
 
 const KEYWORDS = join(SHARED_AUDIO, 'multiple_keywords.wav');
 
 const ff = { ffmpegPath: 'ffmpeg' };
 const config = { engines: { pocketsphinxDecoders: 2, pocketsphinxStreamVocabulary: 15_000, pocketsphinxRefreshMs: 800 } };
 const ctx = { config } as never;
-
-async function until(cond: () => boolean, ms: number, what: string): Promise<void> {
-  for (const end = Date.now() + ms; !cond(); await new Promise((r) => setTimeout(r, 20))) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-  }
-}
 
 describe.skipIf(!haveSharedAudio())('built-in speech engines on real speech', () => {
   let vad: VoiceActivityDetector;

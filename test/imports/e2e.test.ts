@@ -13,8 +13,9 @@ import { importFile, nodeClient } from '../../src/client/node.js';
 import type { EngineRegistry } from '../../src/engines/registry.js';
 import { api, backends, startTestApp, type TestApp } from '../support/app.js';
 import { convert, haveSharedAudio, JFK, STEREO } from '../support/audio.js';
+import { until } from '../support/until.js';
 import { readSse } from '../tasks/harness.js';
-import { type Receiver, startReceiver, until } from '../webhooks/receiver.js';
+import { type Receiver, startReceiver } from '../webhooks/receiver.js';
 import { builtinImportEngines, upload, watchSse } from './support.js';
 
 const formats = haveSharedAudio() ? { mp3: convert(JFK, 'mp3'), wav: convert(JFK, 'wav'), m4a: convert(JFK, 'm4a') } : null;

@@ -11,7 +11,8 @@ import { InProcessBus } from '../../src/bus/in-process.js';
 import type { CreatedKey } from '../../src/keys/service.js';
 import { api, backends, startTestApp, type TestApp } from '../support/app.js';
 import { convert, haveSharedAudio, JFK } from '../support/audio.js';
-import { type Receiver, startReceiver, until } from '../webhooks/receiver.js';
+import { until } from '../support/until.js';
+import { type Receiver, startReceiver } from '../webhooks/receiver.js';
 import { type SseEvent, upload, watchSse } from './support.js';
 
 const PLANS = JSON.stringify({

@@ -10,7 +10,7 @@ import { ImportStore } from '../../src/imports/store.js';
 import { startTestApp, type TestApp } from '../support/app.js';
 import { convert, haveSharedAudio, JFK } from '../support/audio.js';
 import { testRedisUrl } from '../support/services.js';
-import { until } from '../webhooks/receiver.js';
+import { until } from '../support/until.js';
 import { upload, watchSse } from './support.js';
 
 const redisUrl = testRedisUrl();

@@ -11,7 +11,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { api } from '../support/app.js';
 import { convert, haveSharedAudio, JFK } from '../support/audio.js';
 import { firstStartKey, localServerEnv, startServer } from '../support/server.js';
-import { startReceiver, until } from '../webhooks/receiver.js';
+import { until } from '../support/until.js';
+import { startReceiver } from '../webhooks/receiver.js';
 import { upload, watchSse } from './support.js';
 
 // About 66 s of real speech: long enough to be caught while transcribing.

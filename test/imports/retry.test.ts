@@ -11,7 +11,8 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { api, startTestApp } from '../support/app.js';
 import { convert, haveSharedAudio, JFK } from '../support/audio.js';
-import { startReceiver, until } from '../webhooks/receiver.js';
+import { until } from '../support/until.js';
+import { startReceiver } from '../webhooks/receiver.js';
 import { builtinImportEngines, upload, watchSse } from './support.js';
 
 const mp3 = haveSharedAudio() ? convert(JFK, 'mp3') : null;

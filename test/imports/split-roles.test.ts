@@ -10,7 +10,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { createPgSchema, dropPgSchema, startTestApp } from '../support/app.js';
 import { convert, haveSharedAudio, JFK } from '../support/audio.js';
 import { testRedisUrl } from '../support/services.js';
-import { startReceiver, until } from '../webhooks/receiver.js';
+import { until } from '../support/until.js';
+import { startReceiver } from '../webhooks/receiver.js';
 import { builtinImportEngines, upload, watchSse } from './support.js';
 
 const redisUrl = testRedisUrl();

@@ -16,7 +16,8 @@ import { nodeClient, PCM_BYTES_PER_SECOND, pcmFrames } from '../../src/client/no
 import { wordErrorRate } from '../../src/engines/quality/wer.js';
 import { api, backends, type TestApp } from '../support/app.js';
 import { JFK_TEXT } from '../support/audio.js';
-import { type Receiver, startReceiver, until } from '../webhooks/receiver.js';
+import { until } from '../support/until.js';
+import { type Receiver, startReceiver } from '../webhooks/receiver.js';
 import { connect, JFK, startLiveApp, startSession, ticketAndKey, vt } from './support.js';
 
 const haveAudio = existsSync(JFK);

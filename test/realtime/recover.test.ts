@@ -11,7 +11,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { api } from '../support/app.js';
 import { firstStartKey, localServerEnv, startServer } from '../support/server.js';
-import { until } from '../webhooks/receiver.js';
+import { until } from '../support/until.js';
 import { JFK, jfkPcm } from './support.js';
 
 describe.skipIf(!existsSync(JFK))('live recording across a kill -9 and a restart', () => {

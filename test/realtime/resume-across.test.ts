@@ -19,7 +19,7 @@ import { LiveRecordingStore, tokenHash } from '../../src/realtime/live/store.js'
 import { api, createPgSchema, dropPgSchema, type TestApp } from '../support/app.js';
 import { startS3Server, type TestS3Server } from '../support/s3-server.js';
 import { testRedisUrl } from '../support/services.js';
-import { until } from '../webhooks/receiver.js';
+import { until } from '../support/until.js';
 import {
   type Client,
   connect,

@@ -28,7 +28,8 @@ import { convert, haveSharedAudio, JFK } from '../support/audio.js';
 import { startS3Server } from '../support/s3-server.js';
 import { firstStartKey, freePort, type ServerProcess, startServer } from '../support/server.js';
 import { testRedisUrl } from '../support/services.js';
-import { startReceiver, until } from '../webhooks/receiver.js';
+import { until } from '../support/until.js';
+import { startReceiver } from '../webhooks/receiver.js';
 
 const redisUrl = testRedisUrl();
 const pg = process.env.DATABASE_URL;

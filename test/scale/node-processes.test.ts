@@ -11,6 +11,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { processesOf } from '../../src/node.js';
 import { localServerEnv } from '../support/server.js';
 import { testRedisUrl } from '../support/services.js';
+import { until } from '../support/until.js';
 
 const ROOT = new URL('../..', import.meta.url).pathname;
 const redisUrl = testRedisUrl();
@@ -28,14 +29,6 @@ function startNode(env: Record<string, string>, args: string[]) {
 function childrenOf(pid: number): number[] {
   const text = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim();
   return text ? text.split(/\s+/).map(Number) : [];
-}
-
-async function until(check: () => boolean | Promise<boolean>, ms = 60_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error('timed out');
-    await new Promise((r) => setTimeout(r, 200));
-  }
 }
 
 describe('a node of several processes', () => {
@@ -69,27 +62,40 @@ describe('a node of several processes', () => {
       const node = startNode(env, ['--processes', '2']);
       try {
         const pid = node.child.pid!;
-        await until(() => childrenOf(pid).length === 2);
-        await until(() =>
-          fetch(`${base}/api/v1/version`).then(
-            (r) => r.ok,
-            () => false,
-          ),
+        await until(() => childrenOf(pid).length === 2, 60_000, 'two processes', 200);
+        await until(
+          () =>
+            fetch(`${base}/api/v1/version`).then(
+              (r) => r.ok,
+              () => false,
+            ),
+          60_000,
+          'an answer',
+          200,
         );
         // Many requests land on both processes (handed out in turn): each answers.
         const answers = await Promise.all(Array.from({ length: 20 }, () => fetch(`${base}/api/v1/version`).then((r) => r.status)));
         expect(answers.every((s) => s === 200)).toBe(true);
         const [victim] = childrenOf(pid);
         process.kill(victim!, 'SIGKILL');
-        await until(() => {
-          const now = childrenOf(pid);
-          return now.length === 2 && !now.includes(victim!);
-        });
-        await until(() =>
-          fetch(`${base}/api/v1/version`).then(
-            (r) => r.ok,
-            () => false,
-          ),
+        await until(
+          () => {
+            const now = childrenOf(pid);
+            return now.length === 2 && !now.includes(victim!);
+          },
+          60_000,
+          'the killed process replaced',
+          200,
+        );
+        await until(
+          () =>
+            fetch(`${base}/api/v1/version`).then(
+              (r) => r.ok,
+              () => false,
+            ),
+          60_000,
+          'an answer after the restart',
+          200,
         );
         node.child.kill('SIGTERM');
         expect(await node.exited).toBe(0);

@@ -10,7 +10,7 @@ import { createServer, type Server, Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { PostgresChangeFeed } from '../../src/store/change-feed.js';
 import { backends } from '../support/app.js';
-import { until } from '../webhooks/receiver.js';
+import { until } from '../support/until.js';
 
 const PG_URL = process.env.DATABASE_URL;
 

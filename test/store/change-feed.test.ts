@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PostgresChangeFeed } from '../../src/store/change-feed.js';
 import { realKey } from '../billing/support.js';
 import { api, backends, startTestApp, type TestApp } from '../support/app.js';
-import { until } from '../webhooks/receiver.js';
+import { until } from '../support/until.js';
 
 const PG_URL = process.env.DATABASE_URL;
 

@@ -15,7 +15,8 @@ import { wireOrigin } from '../../src/stream/wire.js';
 import { connect, event, jfkPcm, startLiveApp, startSession, streamPcm, vt } from '../realtime/support.js';
 import { api, createPgSchema, dropPgSchema, type TestApp } from '../support/app.js';
 import { testRedisUrl } from '../support/services.js';
-import { type Got, rawStreamRoute, readingClient, STREAM_PATH, until } from './support.js';
+import { until } from '../support/until.js';
+import { type Got, rawStreamRoute, readingClient, STREAM_PATH } from './support.js';
 
 const redisUrl = testRedisUrl();
 const pg = Boolean(process.env.DATABASE_URL);

@@ -11,7 +11,8 @@ import type { SessionEvent } from '../../src/stream/events.js';
 import { sentenceError } from '../../src/stream/sentence-errors.js';
 import { SessionStreams } from '../../src/stream/session-streams.js';
 import { busPairFactories } from '../support/buses.js';
-import { sentence, until } from './support.js';
+import { until } from '../support/until.js';
+import { sentence } from './support.js';
 
 const logger = createLogger('silent');
 const failed = { code: 'translation_failed', severity: 'error', message: 'Translation failed.', context: 'translation' };
@@ -34,7 +35,7 @@ describe.each(busPairFactories())('sentence errors on the session stream ($name 
     for (const body of sentence(1, 40)) pub.publish(body);
     pub.publish(sentenceError({ ...failed, details: { translation_language: 'fr' } }, 1));
     for (const body of sentence(2, 40)) pub.publish(body);
-    await until(() => live.length === 11);
+    await until(() => live.length === 11, 30_000);
     expect(live.map((e) => e.seq)).toEqual(Array.from({ length: 11 }, (_, i) => i + 1));
     expect(live[5]).toMatchObject({
       event: 'sentence_error',

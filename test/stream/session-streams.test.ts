@@ -13,7 +13,8 @@ import { createLogger } from '../../src/platform/logging.js';
 import type { SessionEvent, SessionEventBody } from '../../src/stream/events.js';
 import { REPLAY_FINALS, SessionStreams, type SessionSubscription } from '../../src/stream/session-streams.js';
 import { busPairFactories } from '../support/buses.js';
-import { sentence, until } from './support.js';
+import { until } from '../support/until.js';
+import { sentence } from './support.js';
 
 const logger = createLogger('silent');
 

@@ -15,7 +15,8 @@ import { SUBSCRIBER_POLICY } from '../../src/stream/outbox.js';
 import { connect, startLiveApp, startSession, ticketAndKey } from '../realtime/support.js';
 import { startTestApp, type TestApp } from '../support/app.js';
 import { testRedisUrl } from '../support/services.js';
-import { type Got, kept, publishPaced, rawStreamRoute, readingClient, STREAM_PATH, stalledClient, until } from './support.js';
+import { until } from '../support/until.js';
+import { type Got, kept, publishPaced, rawStreamRoute, readingClient, STREAM_PATH, stalledClient } from './support.js';
 
 const redisUrl = testRedisUrl();
 const buses = [{ bus: 'in-process', env: {} as Record<string, string> }];

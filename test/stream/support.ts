@@ -9,6 +9,7 @@ import { type SseStream, streamToSse } from '../../src/platform/http/sse.js';
 import { isEnd, isInterim, type SessionEvent, type SessionEventBody } from '../../src/stream/events.js';
 import type { SessionPublisher } from '../../src/stream/session-streams.js';
 import { parseSseBlock } from '../support/sse.js';
+import { until } from '../support/until.js';
 
 export const STREAM_PATH = '/test/sessions';
 
@@ -146,14 +147,6 @@ export function kept(events: Got[]): [string, number][] {
     .map((e) => [e.event, e.event === 'result' ? e.data.origin.sid : e.data.sid]);
 }
 
-export async function until(cond: () => boolean, ms = 30_000, what = 'condition'): Promise<void> {
-  const t0 = Date.now();
-  while (!cond()) {
-    if (Date.now() - t0 > ms) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 2));
-  }
-}
-
 /** Publishes `sentences` sentences, each batch only once `reader` has its last event (so a reading client is never behind). */
 export async function publishPaced(pub: SessionPublisher, sentences: number, size: number, seen: () => number): Promise<number> {
   let count = 0;
@@ -164,7 +157,7 @@ export async function publishPaced(pub: SessionPublisher, sentences: number, siz
     }
     if (sid % 10 === 9) {
       const last = pub.lastSeq;
-      await until(() => seen() >= last, 30_000, `seq ${last} at the reading subscriber`);
+      await until(() => seen() >= last, 30_000, `seq ${last} at the reading subscriber`, 2);
     }
   }
   return count;

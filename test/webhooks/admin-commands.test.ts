@@ -3,7 +3,8 @@ import { Command } from 'commander';
 import { afterEach, describe, expect, it } from 'vitest';
 import { registerWebhookCommands } from '../../src/cli/admin/webhook-commands.js';
 import { startTestApp, type TestApp } from '../support/app.js';
-import { startReceiver, until } from './receiver.js';
+import { until } from '../support/until.js';
+import { startReceiver } from './receiver.js';
 
 describe('webhook admin commands', () => {
   const cleanup: (() => Promise<void>)[] = [];

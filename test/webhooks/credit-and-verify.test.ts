@@ -7,7 +7,8 @@ import type { ServerResponse } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
 import { verifyWebhookSignature } from '../../src/webhooks/signer.js';
 import { backends, startTestApp } from '../support/app.js';
-import { type Received, startReceiver, until } from './receiver.js';
+import { until } from '../support/until.js';
+import { type Received, startReceiver } from './receiver.js';
 
 describe.each(backends())('credit webhooks and URL verification (%s)', (backend) => {
   const cleanup: (() => Promise<void>)[] = [];

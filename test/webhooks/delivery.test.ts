@@ -10,7 +10,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { InProcessBus } from '../../src/bus/in-process.js';
 import { verifyWebhookSignature } from '../../src/webhooks/signer.js';
 import { backends, createPgSchema, dropPgSchema, startTestApp, type TestApp } from '../support/app.js';
-import { type Receiver, startReceiver, until } from './receiver.js';
+import { until } from '../support/until.js';
+import { type Receiver, startReceiver } from './receiver.js';
 
 const SCALE = 0.005; // 10/30/90/270 s -> 50/150/450/1350 ms
 

@@ -16,7 +16,8 @@ import { verifyWebhookSignature } from '../../src/webhooks/signer.js';
 import { connect, JFK, jfkPcm, liveEngines, startSession, streamPcm, vt } from '../realtime/support.js';
 import { api, backends, createPgSchema, dropPgSchema, startTestApp } from '../support/app.js';
 import { outboxFor } from '../support/outbox.js';
-import { startReceiver, until } from './receiver.js';
+import { until } from '../support/until.js';
+import { startReceiver } from './receiver.js';
 
 describe.each(backends())('durable task webhooks (%s)', (backend) => {
   const cleanup: (() => Promise<unknown>)[] = [];

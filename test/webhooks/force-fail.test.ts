@@ -6,7 +6,8 @@ import { createHmac } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { InProcessBus } from '../../src/bus/in-process.js';
 import { api, backends, startTestApp, type TestApp } from '../support/app.js';
-import { type Receiver, startReceiver, until } from './receiver.js';
+import { until } from '../support/until.js';
+import { type Receiver, startReceiver } from './receiver.js';
 
 describe.each(backends())('force-fail webhook (%s)', (backend) => {
   let t: TestApp;

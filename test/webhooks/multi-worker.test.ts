@@ -10,7 +10,8 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createPgSchema, dropPgSchema, startTestApp } from '../support/app.js';
 import { testRedisUrl } from '../support/services.js';
-import { startReceiver, until } from './receiver.js';
+import { until } from '../support/until.js';
+import { startReceiver } from './receiver.js';
 
 const redisUrl = testRedisUrl();
 const pg = process.env.DATABASE_URL;

@@ -14,7 +14,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { InProcessBus } from '../../src/bus/in-process.js';
 import { verifyWebhookSignature } from '../../src/webhooks/signer.js';
 import { backends, createPgSchema, dropPgSchema, startTestApp } from '../support/app.js';
-import { startReceiver, until } from './receiver.js';
+import { until } from '../support/until.js';
+import { startReceiver } from './receiver.js';
 
 describe.each(backends())('durable credit webhooks and outbox repair (%s)', (backend) => {
   const cleanup: (() => Promise<unknown>)[] = [];

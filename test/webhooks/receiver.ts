@@ -47,12 +47,3 @@ export async function startReceiver(answer: (req: Received, res: ServerResponse)
       }),
   };
 }
-
-/** Waits until `check` returns true (polling), or fails after `timeoutMs`. */
-export async function until(check: () => boolean | Promise<boolean>, timeoutMs = 5000, what = 'condition'): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}

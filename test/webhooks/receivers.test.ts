@@ -8,7 +8,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { verifyWebhookSignature } from '../../src/webhooks/signer.js';
 import { backends, startTestApp } from '../support/app.js';
-import { startReceiver, until } from './receiver.js';
+import { until } from '../support/until.js';
+import { startReceiver } from './receiver.js';
 
 describe.each(backends())('misbehaving webhook receivers (%s)', (backend) => {
   const cleanup: (() => Promise<void>)[] = [];

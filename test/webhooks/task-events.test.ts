@@ -8,7 +8,8 @@ import { randomUUID } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
 import { RECORDING_FAILED_TEXT } from '../../src/webhooks/events.js';
 import { backends, startTestApp, type TestApp } from '../support/app.js';
-import { startReceiver, until } from './receiver.js';
+import { until } from '../support/until.js';
+import { startReceiver } from './receiver.js';
 
 async function task(
   t: TestApp,

@@ -5,7 +5,9 @@
  * - public paths (viewer, public token exchange, version, shared task pages): any origin,
  *   no credentials, methods GET, POST, OPTIONS;
  * - every other path: only origins in PARLEY_CORS_ORIGINS ("*" for any), echoed back;
- * - `Vary: Origin` on every response (the answer depends on the origin);
+ * - `Vary: Origin` where the answer depends on the origin: private routes (the origin is echoed
+ *   or refused) and preflights (refused without one). A public route's answer is the same for
+ *   every origin and without one ("*"), so it has no Vary: a cache may share it;
  * - preflights (OPTIONS) are answered here, before authentication: 204 with the methods and
  *   the request headers asked for, 400 when Origin or Access-Control-Request-Method is
  *   missing, 404 when the origin is not allowed.
@@ -13,7 +15,8 @@
 import type { FastifyReply } from 'fastify';
 import type { HttpApp } from './types.js';
 
-const EXPOSED = 'Retry-After, X-Request-Id, Content-Length, Content-Range, Accept-Ranges';
+/** Content-Length is not listed: the Fetch standard exposes it to scripts already (a CORS-safelisted response header). */
+const EXPOSED = 'Retry-After, X-Request-Id, Content-Range, Accept-Ranges';
 const PUBLIC_METHODS = 'GET, POST, OPTIONS';
 const PRIVATE_METHODS = 'GET, POST, PUT, PATCH, DELETE, OPTIONS';
 
@@ -35,10 +38,10 @@ export function installCors(app: HttpApp, options: { corsOrigins: string[]; isPu
   app.decorateRequest('corsPreflightEnabled', false);
 
   app.addHook('onRequest', (request, reply, done) => {
-    // The first onRequest hook (server.ts installs it before any other): nothing set Vary yet.
-    reply.header('Vary', 'Origin');
     const origin = request.headers.origin;
     const isPublic = options.isPublicPath(request.url);
+    // The first onRequest hook (server.ts installs it before any other): nothing set Vary yet.
+    if (!isPublic || request.raw.method === 'OPTIONS') reply.header('Vary', 'Origin');
     let allowOrigin: string | null;
     if (isPublic) allowOrigin = '*';
     else allowOrigin = origin !== undefined && (allowAny || allowed.has(origin)) ? origin : null;

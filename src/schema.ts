@@ -26,6 +26,7 @@ import { importsMigration } from './imports/migrations/0300_imports.js';
 import type { ImportTables } from './imports/tables.js';
 import { jobsMigration } from './jobs/migrations/0050_jobs.js';
 import { jobFairnessMigration } from './jobs/migrations/0051_job_fairness.js';
+import { jobEnqueueOrderMigration } from './jobs/migrations/0052_job_enqueue_order.js';
 import type { JobTables } from './jobs/tables.js';
 import { accountsKeysMigration } from './keys/migrations/0001_accounts_keys.js';
 import { authEpochMigration } from './keys/migrations/0700_auth_epoch.js';
@@ -73,6 +74,7 @@ export const MIGRATIONS: Migration[] = [
   accountsKeysMigration,
   jobsMigration,
   jobFairnessMigration,
+  jobEnqueueOrderMigration,
   tasksMigration,
   taskListVersionsMigration,
   sentenceIdsFromOneMigration,

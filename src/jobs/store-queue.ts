@@ -26,7 +26,16 @@ export interface StoreQueueOptions {
 export const DEFAULT_ATTEMPTS = 5;
 
 /** A new row of the jobs table (the database queue's jobs, and the Redis queue's outbox). */
-export function newJobRow(job: { id: string; name: string; payload: unknown; status: string; options: JobOptions; now: Date }) {
+export function newJobRow(job: {
+  id: string;
+  name: string;
+  payload: unknown;
+  status: string;
+  options: JobOptions;
+  now: Date;
+  /** The enqueueing queue's next sequence number (StoreJobQueue.nextSeq); none: the run_at tie stays. */
+  seq?: number;
+}) {
   const now = job.now.toISOString();
   return {
     id: job.id,
@@ -40,6 +49,7 @@ export function newJobRow(job: { id: string; name: string; payload: unknown; sta
     last_error: null,
     dedupe_key: job.options.dedupeKey ?? null,
     fair_key: job.options.fairKey ?? null,
+    enqueue_seq: job.seq ?? null,
     created_at: now,
     updated_at: now,
   };
@@ -62,6 +72,8 @@ export class StoreJobQueue implements JobQueue {
   private readonly controllers = new Set<AbortController>();
   private readonly renewals = new Set<NodeJS.Timeout>();
   private readonly workerId = randomUUID();
+  /** The last enqueue_seq this queue gave. */
+  private lastSeq = 0;
   private timer: NodeJS.Timeout | undefined;
   private closing = false;
   private ticking = false;
@@ -92,7 +104,7 @@ export class StoreJobQueue implements JobQueue {
     const id = randomUUID();
     await db
       .insertInto('jobs')
-      .values(newJobRow({ id, name, payload, status: 'pending', options, now: this.now() }))
+      .values(newJobRow({ id, name, payload, status: 'pending', options, now: this.now(), seq: this.nextSeq() }))
       .execute();
     if (this.workers.has(name)) queueMicrotask(() => void this.tick());
     return id;
@@ -133,6 +145,15 @@ export class StoreJobQueue implements JobQueue {
     }
   }
 
+  /**
+   * Microseconds of the clock, moved on by one where the clock has not moved: increasing within
+   * this process, and across processes as close to enqueue order as their clocks are.
+   */
+  private nextSeq(): number {
+    this.lastSeq = Math.max(this.now().getTime() * 1000, this.lastSeq + 1);
+    return this.lastSeq;
+  }
+
   private async claim(name: string) {
     const { db, dialect } = this.database;
     const now = this.now();
@@ -142,6 +163,8 @@ export class StoreJobQueue implements JobQueue {
     // the job whose group (fair_key) was served least recently first (a group never served,
     // or a job without a group, counts as never served), then by due time. So an account with
     // ten waiting imports and one with one take turns: each claim moves its group to the back.
+    // Inside a group, first in, first out: jobs enqueued in the same millisecond share a run_at,
+    // and enqueue_seq says which came first.
     const lastServed = sql<string>`coalesce((select max(served.claimed_at) from jobs as served
       where served.name = jobs.name and served.fair_key = jobs.fair_key), '')`;
     const due = db
@@ -156,6 +179,7 @@ export class StoreJobQueue implements JobQueue {
       )
       .orderBy(lastServed)
       .orderBy('run_at')
+      .orderBy('enqueue_seq')
       .limit(1);
     const candidate = dialect === 'postgres' ? due.forUpdate().skipLocked() : due;
     const row = await db

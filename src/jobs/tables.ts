@@ -15,6 +15,8 @@ export interface JobsTable {
   dedupe_key: string | null;
   /** Fairness group (an account): claims go to the group served least recently. */
   fair_key: Generated<string | null>;
+  /** The order it was enqueued in (0052): breaks ties of run_at, so a group runs first in, first out. */
+  enqueue_seq: Generated<number | string | null>;
   /** When the job was last claimed by a worker. */
   claimed_at: Generated<string | null>;
   created_at: string;

@@ -12,6 +12,7 @@ const HISTORY = [
   '0003_tickets',
   '0050_jobs',
   '0051_job_fairness',
+  '0052_job_enqueue_order',
   '0100_tasks',
   '0110_task_list_versions',
   '0120_sentence_ids_from_one',

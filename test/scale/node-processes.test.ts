@@ -62,17 +62,19 @@ describe('a node of several processes', () => {
       const node = startNode(env, ['--processes', '2']);
       try {
         const pid = node.child.pid!;
+        const answering = (what: string) =>
+          until(
+            () =>
+              fetch(`${base}/api/v1/version`).then(
+                (r) => r.ok,
+                () => false,
+              ),
+            60_000,
+            what,
+            200,
+          );
         await until(() => childrenOf(pid).length === 2, 60_000, 'two processes', 200);
-        await until(
-          () =>
-            fetch(`${base}/api/v1/version`).then(
-              (r) => r.ok,
-              () => false,
-            ),
-          60_000,
-          'an answer',
-          200,
-        );
+        await answering('an answer');
         // Many requests land on both processes (handed out in turn): each answers.
         const answers = await Promise.all(Array.from({ length: 20 }, () => fetch(`${base}/api/v1/version`).then((r) => r.status)));
         expect(answers.every((s) => s === 200)).toBe(true);
@@ -87,16 +89,7 @@ describe('a node of several processes', () => {
           'the killed process replaced',
           200,
         );
-        await until(
-          () =>
-            fetch(`${base}/api/v1/version`).then(
-              (r) => r.ok,
-              () => false,
-            ),
-          60_000,
-          'an answer after the restart',
-          200,
-        );
+        await answering('an answer after the restart');
         node.child.kill('SIGTERM');
         expect(await node.exited).toBe(0);
       } finally {

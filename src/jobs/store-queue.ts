@@ -102,9 +102,10 @@ export class StoreJobQueue implements JobQueue {
       if (existing) return existing.id;
     }
     const id = randomUUID();
+    const now = this.now();
     await db
       .insertInto('jobs')
-      .values(newJobRow({ id, name, payload, status: 'pending', options, now: this.now(), seq: this.nextSeq() }))
+      .values(newJobRow({ id, name, payload, status: 'pending', options, now, seq: this.nextSeq(now) }))
       .execute();
     if (this.workers.has(name)) queueMicrotask(() => void this.tick());
     return id;
@@ -146,11 +147,12 @@ export class StoreJobQueue implements JobQueue {
   }
 
   /**
-   * Microseconds of the clock, moved on by one where the clock has not moved: increasing within
-   * this process, and across processes as close to enqueue order as their clocks are.
+   * Microseconds of the job's enqueue time (the same reading as its run_at), moved on by one
+   * where the clock has not moved: increasing within this process, and across processes as
+   * close to enqueue order as their clocks are.
    */
-  private nextSeq(): number {
-    this.lastSeq = Math.max(this.now().getTime() * 1000, this.lastSeq + 1);
+  private nextSeq(now: Date): number {
+    this.lastSeq = Math.max(now.getTime() * 1000, this.lastSeq + 1);
     return this.lastSeq;
   }
 
